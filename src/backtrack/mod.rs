@@ -1,0 +1,319 @@
+//! The native engine: bitset backtracking with most-constrained line choice.
+//!
+//! At every node the search picks the open row, column or region with the fewest open cells
+//! (a dead end when one has none) and branches over its cells. Fixed queens are placed first.
+//! Counting splits the tree into subtrees shared by all cores; counting the empty classic
+//! board uses the square's symmetry instead ([`symmetric`]).
+
+mod board;
+pub mod symmetric;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use board::{place_fixed, Board, LargeBoard, SmallBoard};
+
+use crate::model::{Pos, Problem};
+
+/// Which board representation to search on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BoardKind {
+    /// Single-word rows for n ≤ 64, multi-word rows above.
+    #[default]
+    Auto,
+    /// Force single-word rows (n ≤ 64 only).
+    Small,
+    /// Force multi-word rows (any n); tests use it to cross-check the two.
+    Large,
+}
+
+/// Knobs for one backtracking run.
+#[derive(Clone, Default)]
+pub struct Config {
+    /// Board representation.
+    pub board: BoardKind,
+    /// Stop (and report `interrupted`) once this instant passes.
+    pub deadline: Option<Instant>,
+    /// Worker threads for counting; 0 means all available cores.
+    pub threads: usize,
+    /// Called with (subtrees done, subtrees in all) while counting.
+    pub progress: Option<std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>>,
+}
+
+/// Work done by a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Queens placed by the search (fixed queens not included).
+    pub nodes: u64,
+    /// True when the deadline stopped the run before it finished.
+    pub interrupted: bool,
+}
+
+/// Result of a count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Count {
+    /// Solutions found (capped at the limit, if one was given).
+    pub total: u64,
+    /// Solutions distinct up to rotation and reflection, where defined (empty classic board,
+    /// counted without a limit).
+    pub unique: Option<u64>,
+    /// True when the count stopped at the limit.
+    pub limited: bool,
+    /// Work done.
+    pub stats: Stats,
+}
+
+/// Finds one solution (sorted by row), or proves there is none.
+pub fn solve(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
+    let mut found = None;
+    let stats = enumerate(problem, config, Some(1), |q| {
+        found = Some(q.to_vec());
+        true
+    });
+    (found, stats)
+}
+
+/// Calls `visit` with each solution (sorted by row), up to `limit` of them; `visit` returns
+/// false to stop early.
+pub fn enumerate(
+    problem: &Problem,
+    config: &Config,
+    limit: Option<u64>,
+    visit: impl FnMut(&[Pos]) -> bool,
+) -> Stats {
+    if use_small(problem, config.board) {
+        enumerate_on(&mut SmallBoard::new(problem), problem, config, limit, visit)
+    } else {
+        enumerate_on(&mut LargeBoard::new(problem), problem, config, limit, visit)
+    }
+}
+
+/// Counts solutions, on all cores, up to `limit` if given.
+pub fn count(problem: &Problem, config: &Config, limit: Option<u64>) -> Count {
+    if limit.is_none() && config.deadline.is_none() && problem.is_empty_classic() {
+        if let Some(c) = symmetric::count(problem.n(), config) {
+            return c;
+        }
+    }
+    if use_small(problem, config.board) {
+        count_on::<SmallBoard>(problem, config, limit)
+    } else {
+        count_on::<LargeBoard>(problem, config, limit)
+    }
+}
+
+fn use_small(problem: &Problem, kind: BoardKind) -> bool {
+    match kind {
+        BoardKind::Auto => problem.n() <= 64,
+        BoardKind::Small => {
+            assert!(problem.n() <= 64, "BoardKind::Small needs n <= 64");
+            true
+        }
+        BoardKind::Large => false,
+    }
+}
+
+fn enumerate_on<B: Board>(
+    board: &mut B,
+    problem: &Problem,
+    config: &Config,
+    limit: Option<u64>,
+    mut visit: impl FnMut(&[Pos]) -> bool,
+) -> Stats {
+    let mut run = Run::new(config.deadline, None);
+    let mut seen = 0u64;
+    let mut sorted = Vec::new();
+    if place_fixed(board, problem) {
+        run.search(board, &mut |q: &[Pos]| {
+            sorted.clear();
+            sorted.extend_from_slice(q);
+            sorted.sort_unstable();
+            seen += 1;
+            visit(&sorted) && limit.is_none_or(|k| seen < k)
+        });
+    }
+    run.stats()
+}
+
+fn count_on<B: Board>(problem: &Problem, config: &Config, limit: Option<u64>) -> Count {
+    let threads = match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
+        t => t,
+    };
+    let (tasks, found_early, split_nodes) = split(&mut B::new(problem), problem, threads * 16);
+    let total = AtomicU64::new(found_early);
+    let nodes = AtomicU64::new(split_nodes);
+    let next = AtomicUsize::new(0);
+    let done = AtomicU64::new(0);
+    let stop = AtomicBool::new(limit.is_some_and(|k| found_early >= k));
+    let interrupted = AtomicBool::new(false);
+    let report = |d: u64| {
+        if let Some(p) = &config.progress {
+            p(d, tasks.len() as u64);
+        }
+    };
+    report(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(tasks.len()) {
+            std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn_scoped(s, || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= tasks.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let mut board = B::new(problem);
+                    for &p in &tasks[i] {
+                        board.place(p);
+                    }
+                    let mut run = Run::new(config.deadline, Some(&stop));
+                    run.search(&mut board, &mut |_| {
+                        let t = total.fetch_add(1, Ordering::Relaxed) + 1;
+                        if limit.is_some_and(|k| t >= k) {
+                            stop.store(true, Ordering::Relaxed);
+                            return false;
+                        }
+                        true
+                    });
+                    nodes.fetch_add(run.nodes, Ordering::Relaxed);
+                    if run.interrupted {
+                        interrupted.store(true, Ordering::Relaxed);
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    report(done.fetch_add(1, Ordering::Relaxed) + 1);
+                })
+                .expect("spawning a counting thread");
+        }
+    });
+    let total = total.into_inner();
+    let limited = limit.is_some_and(|k| total >= k);
+    Count {
+        total: limit.map_or(total, |k| total.min(k)),
+        unique: None,
+        limited,
+        stats: Stats {
+            nodes: nodes.into_inner(),
+            interrupted: interrupted.into_inner() && !limited,
+        },
+    }
+}
+
+/// Expands the tree breadth-first until there are at least `want` open subtrees (or it is
+/// exhausted). Returns the subtrees as placement prefixes (fixed queens included), the
+/// solutions met on the way, and the nodes visited.
+fn split<B: Board>(board: &mut B, problem: &Problem, want: usize) -> (Vec<Vec<Pos>>, u64, u64) {
+    if !place_fixed(board, problem) {
+        return (Vec::new(), 0, 0);
+    }
+    let n = problem.n();
+    let base = board.queens().len();
+    let mut frontier = vec![board.queens().to_vec()];
+    let (mut solutions, mut nodes) = (0u64, 0u64);
+    let mut cells = Vec::new();
+    while !frontier.is_empty() && frontier.len() < want {
+        let mut next = Vec::new();
+        for prefix in &frontier {
+            if prefix.len() == n {
+                solutions += 1;
+                continue;
+            }
+            for &p in &prefix[base..] {
+                board.place(p);
+            }
+            if board.branch(&mut cells) {
+                for &p in &cells {
+                    let mut child = prefix.clone();
+                    child.push(p);
+                    next.push(child);
+                    nodes += 1;
+                }
+            }
+            for _ in base..prefix.len() {
+                board.undo();
+            }
+        }
+        frontier = next;
+    }
+    // Complete placements left in the frontier are solutions, not subtrees.
+    let before = frontier.len();
+    frontier.retain(|p| p.len() < n);
+    solutions += (before - frontier.len()) as u64;
+    (frontier, solutions, nodes)
+}
+
+/// One depth-first search: node counting, deadline and stop flag checks.
+struct Run<'a> {
+    nodes: u64,
+    deadline: Option<Instant>,
+    stop: Option<&'a AtomicBool>,
+    interrupted: bool,
+    /// Candidate buffers, one per depth, reused across the run.
+    buffers: Vec<Vec<Pos>>,
+}
+
+impl<'a> Run<'a> {
+    fn new(deadline: Option<Instant>, stop: Option<&'a AtomicBool>) -> Run<'a> {
+        Run {
+            nodes: 0,
+            deadline,
+            stop,
+            interrupted: false,
+            buffers: Vec::new(),
+        }
+    }
+
+    fn stats(&self) -> Stats {
+        Stats {
+            nodes: self.nodes,
+            interrupted: self.interrupted,
+        }
+    }
+
+    /// Returns false when the search must stop (visitor said so, deadline, stop flag).
+    fn search<B: Board>(
+        &mut self,
+        board: &mut B,
+        visit: &mut dyn FnMut(&[Pos]) -> bool,
+    ) -> bool {
+        let depth = board.queens().len();
+        if depth == board.n() {
+            return visit(board.queens());
+        }
+        if self.nodes & 0xfff == 0 && self.should_stop() {
+            return false;
+        }
+        let mut cells = if depth < self.buffers.len() {
+            std::mem::take(&mut self.buffers[depth])
+        } else {
+            Vec::new()
+        };
+        let mut go_on = true;
+        if board.branch(&mut cells) {
+            for &p in &cells {
+                self.nodes += 1;
+                board.place(p);
+                go_on = self.search(board, visit);
+                board.undo();
+                if !go_on {
+                    break;
+                }
+            }
+        }
+        if self.buffers.len() <= depth {
+            self.buffers.resize_with(depth + 1, Vec::new);
+        }
+        self.buffers[depth] = cells;
+        go_on
+    }
+
+    fn should_stop(&mut self) -> bool {
+        if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return true;
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.interrupted = true;
+            return true;
+        }
+        false
+    }
+}

@@ -1,0 +1,301 @@
+//! Counting the empty classic board with the square's eight symmetries.
+//!
+//! This is Takaken's algorithm (Kenji Takahashi's N-Queens program, 2000s, widely reproduced):
+//! the search only builds placements that are the smallest of their symmetry class, split in
+//! two phases by whether a queen stands in the corner, and classifies each found placement as
+//! invariant under 90° rotation (class of 2), 180° rotation (class of 4) or neither (class of 8).
+//! That gives the total (A000170) and the count up to rotation and reflection (A002562) in
+//! one pass that visits about one eighth of the tree. Subtrees are shared among the cores.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use super::{Config, Count, Stats};
+
+/// Largest n the symmetric counter handles (its masks are `u64` and shift left by up to 2n).
+pub const MAX_N: usize = 31;
+
+/// Counts the empty classic `n`×`n` board; `None` when n is outside the range this counter is
+/// written for (the caller then falls back to the general search).
+pub fn count(n: usize, config: &Config) -> Option<Count> {
+    if !(5..=MAX_N).contains(&n) {
+        return None;
+    }
+    let tasks = tasks(n);
+    let threads = match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
+        t => t,
+    };
+    let next = AtomicUsize::new(0);
+    let done = AtomicU64::new(0);
+    let (c8, c4, c2, nodes) = (
+        AtomicU64::new(0),
+        AtomicU64::new(0),
+        AtomicU64::new(0),
+        AtomicU64::new(0),
+    );
+    let report = |d: u64| {
+        if let Some(p) = &config.progress {
+            p(d, tasks.len() as u64);
+        }
+    };
+    report(0);
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(tasks.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&task) = tasks.get(i) else { break };
+                let mut st = State::new(n, task);
+                st.run(task);
+                c8.fetch_add(st.count8, Ordering::Relaxed);
+                c4.fetch_add(st.count4, Ordering::Relaxed);
+                c2.fetch_add(st.count2, Ordering::Relaxed);
+                nodes.fetch_add(st.nodes, Ordering::Relaxed);
+                report(done.fetch_add(1, Ordering::Relaxed) + 1);
+            });
+        }
+    });
+    let (c8, c4, c2) = (c8.into_inner(), c4.into_inner(), c2.into_inner());
+    Some(Count {
+        total: 8 * c8 + 4 * c4 + 2 * c2,
+        unique: Some(c8 + c4 + c2),
+        limited: false,
+        stats: Stats {
+            nodes: nodes.into_inner(),
+            interrupted: false,
+        },
+    })
+}
+
+/// One unit of work: a phase, its `bound1`, and the queen of the first free row.
+#[derive(Clone, Copy, Debug)]
+struct Task {
+    /// Phase 1: a queen in the top-left corner. Phase 2: none in any corner of row 0.
+    corner: bool,
+    bound1: usize,
+    /// The queen (as a bit) of row 2 in phase 1, of row 1 in phase 2.
+    bit: u64,
+}
+
+/// All tasks, the large phase-2 ones first so the cores finish together.
+fn tasks(n: usize) -> Vec<Task> {
+    let mut out = Vec::new();
+    let st = State::new(n, Task { corner: false, bound1: 1, bit: 0 });
+    for bound1 in 1..n {
+        let bound2 = n - 1 - bound1;
+        if bound1 >= bound2 {
+            break;
+        }
+        let bit = 1u64 << bound1;
+        let mut free = st.mask & !((bit << 1) | bit | (bit >> 1));
+        if 1 < bound1 {
+            free &= !st.sidemask;
+        }
+        push_bits(&mut out, free, |bit| Task { corner: false, bound1, bit });
+    }
+    for bound1 in 2..n - 1 {
+        let bit = 1u64 << bound1;
+        let (left, down, right) = ((2 | bit) << 1, 1 | bit, bit >> 1);
+        let mut free = st.mask & !(left | down | right);
+        if 2 < bound1 {
+            free &= !2;
+        }
+        push_bits(&mut out, free, |bit| Task { corner: true, bound1, bit });
+    }
+    out
+}
+
+fn push_bits(out: &mut Vec<Task>, mut m: u64, make: impl Fn(u64) -> Task) {
+    while m != 0 {
+        let bit = m & m.wrapping_neg();
+        m ^= bit;
+        out.push(make(bit));
+    }
+}
+
+struct State {
+    last: usize,
+    mask: u64,
+    topbit: u64,
+    endbit: u64,
+    sidemask: u64,
+    lastmask: u64,
+    bound1: usize,
+    bound2: usize,
+    board: [u64; MAX_N + 1],
+    count8: u64,
+    count4: u64,
+    count2: u64,
+    nodes: u64,
+}
+
+impl State {
+    fn new(n: usize, task: Task) -> State {
+        let topbit = 1u64 << (n - 1);
+        let mut st = State {
+            last: n - 1,
+            mask: (1u64 << n) - 1,
+            topbit,
+            endbit: topbit >> 1,
+            sidemask: topbit | 1,
+            lastmask: topbit | 1,
+            bound1: task.bound1,
+            bound2: n - 1 - task.bound1,
+            board: [0; MAX_N + 1],
+            count8: 0,
+            count4: 0,
+            count2: 0,
+            nodes: 0,
+        };
+        if !task.corner {
+            // The masks widen by one column on each side for every step of bound1.
+            for _ in 1..task.bound1 {
+                st.lastmask |= st.lastmask >> 1 | st.lastmask << 1;
+                st.endbit >>= 1;
+            }
+        }
+        st
+    }
+
+    fn run(&mut self, task: Task) {
+        if task.corner {
+            let b1 = 1u64 << self.bound1;
+            self.board[0] = 1;
+            self.board[1] = b1;
+            let (left, down, right) = ((2 | b1) << 1, 1 | b1, b1 >> 1);
+            let bit = task.bit;
+            self.board[2] = bit;
+            self.nodes += 1;
+            self.corner(3, (left | bit) << 1, down | bit, (right | bit) >> 1);
+        } else {
+            let b0 = 1u64 << self.bound1;
+            self.board[0] = b0;
+            let bit = task.bit;
+            self.board[1] = bit;
+            self.nodes += 1;
+            self.side(2, (b0 << 1 | bit) << 1, b0 | bit, (b0 >> 1 | bit) >> 1);
+        }
+    }
+
+    /// Phase 1 (Takaken's Backtrack1): queen in the corner, so only the diagonal reflection
+    /// can map a placement to itself; `bound1` bans column 1 above row `bound1`.
+    fn corner(&mut self, y: usize, left: u64, down: u64, right: u64) {
+        let mut free = self.mask & !(left | down | right);
+        if y == self.last {
+            if free != 0 {
+                self.board[y] = free;
+                self.count8 += 1;
+            }
+            return;
+        }
+        if y < self.bound1 {
+            free &= !2;
+        }
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            self.board[y] = bit;
+            self.nodes += 1;
+            self.corner(y + 1, (left | bit) << 1, down | bit, (right | bit) >> 1);
+        }
+    }
+
+    /// Phase 2 (Takaken's Backtrack2): no corner queen; side masks keep the placement the
+    /// smallest of its class, and [`State::classify`] decides its class size.
+    fn side(&mut self, y: usize, left: u64, down: u64, right: u64) {
+        let mut free = self.mask & !(left | down | right);
+        if y == self.last {
+            if free != 0 && free & self.lastmask == 0 {
+                self.board[y] = free;
+                self.classify();
+            }
+            return;
+        }
+        if y < self.bound1 {
+            free &= !self.sidemask;
+        } else if y == self.bound2 {
+            if down & self.sidemask == 0 {
+                return;
+            }
+            if down & self.sidemask != self.sidemask {
+                free &= self.sidemask;
+            }
+        }
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            self.board[y] = bit;
+            self.nodes += 1;
+            self.side(y + 1, (left | bit) << 1, down | bit, (right | bit) >> 1);
+        }
+    }
+
+    /// Compares the placement with its 90°, 180° and 270° rotations: counts it in the class
+    /// of 2, 4 or 8 if it is the smallest, and drops it if a rotation is smaller.
+    fn classify(&mut self) {
+        let b = &self.board;
+        let e = self.last;
+        if b[self.bound2] == 1 {
+            let (mut own, mut ptn) = (1, 2u64);
+            while own <= e {
+                let (mut bit, mut you) = (1u64, e);
+                while b[you] != ptn && b[own] >= bit {
+                    bit <<= 1;
+                    you -= 1;
+                }
+                if b[own] > bit {
+                    return;
+                }
+                if b[own] < bit {
+                    break;
+                }
+                own += 1;
+                ptn <<= 1;
+            }
+            if own > e {
+                self.count2 += 1;
+                return;
+            }
+        }
+        if b[e] == self.endbit {
+            let mut own = 1;
+            while own <= e {
+                let you = e - own;
+                let (mut bit, mut ptn) = (1u64, self.topbit);
+                while ptn != b[you] && b[own] >= bit {
+                    bit <<= 1;
+                    ptn >>= 1;
+                }
+                if b[own] > bit {
+                    return;
+                }
+                if b[own] < bit {
+                    break;
+                }
+                own += 1;
+            }
+            if own > e {
+                self.count4 += 1;
+                return;
+            }
+        }
+        if b[self.bound1] == self.topbit {
+            let (mut own, mut ptn) = (1, self.topbit >> 1);
+            while own <= e {
+                let (mut bit, mut you) = (1u64, 0);
+                while b[you] != ptn && b[own] >= bit {
+                    bit <<= 1;
+                    you += 1;
+                }
+                if b[own] > bit {
+                    return;
+                }
+                if b[own] < bit {
+                    break;
+                }
+                own += 1;
+                ptn >>= 1;
+            }
+        }
+        self.count8 += 1;
+    }
+}

@@ -1,0 +1,359 @@
+//! The one problem model shared by every family: size, regions, fixed queens, blocked cells, rule.
+//!
+//! Classic n-queens, n-queens completion and region Queens are all a [`Problem`]: exactly one
+//! queen per row and per column, optionally exactly one per region, with the [`DiagonalRule`]
+//! deciding which diagonal neighbours conflict. Coordinates are `(row, col)`, 0-based, row 0 at
+//! the top. Contradictions (two fixed queens attacking each other) are *not* rejected here: they
+//! are a normal "no solution" result that the engines and the verifier report.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use crate::error::Error;
+
+/// A cell `(row, col)`, 0-based, row 0 = top row.
+pub type Pos = (usize, usize);
+
+/// Largest board the model accepts. The engines are written for it; memory is O(n²) bits.
+pub const MAX_N: usize = 4096;
+
+/// Which pairs of queens on a diagonal conflict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DiagonalRule {
+    /// Chess queens: at most one queen on every diagonal line.
+    Full,
+    /// Region Queens: only queens on corner-adjacent cells conflict.
+    Touch,
+}
+
+impl fmt::Display for DiagonalRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DiagonalRule::Full => "full",
+            DiagonalRule::Touch => "touch",
+        })
+    }
+}
+
+/// One diagonal line of the board, as CSPLib prob079 names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Diagonal {
+    /// The cells with `row + col == k` (`k` in `0..2n-1`).
+    Sum(usize),
+    /// The cells with `col - row + n - 1 == k` (`k` in `0..2n-1`); CSPLib's `[k, 0]` pairs
+    /// name `row - col == k - (n - 1)`, i.e. this index mirrored: see [`Diagonal::from_csplib`].
+    Diff(usize),
+}
+
+impl Diagonal {
+    /// The diagonal CSPLib prob079 writes as the pair `[k, t]` on an `n`×`n` board:
+    /// `t = 1` is `r + c = k`, `t = 0` is `r - c = k - (n - 1)`.
+    pub fn from_csplib(n: usize, k: usize, t: u8) -> Option<Diagonal> {
+        if n == 0 || k > 2 * n - 2 {
+            return None;
+        }
+        match t {
+            1 => Some(Diagonal::Sum(k)),
+            // r - c = k - (n-1)  <=>  c - r + n - 1 = 2(n-1) - k
+            0 => Some(Diagonal::Diff(2 * (n - 1) - k)),
+            _ => None,
+        }
+    }
+
+    /// Whether the cell lies on this diagonal of an `n`×`n` board.
+    pub fn contains(self, n: usize, (r, c): Pos) -> bool {
+        match self {
+            Diagonal::Sum(k) => r + c == k,
+            Diagonal::Diff(k) => c + n - 1 - r == k,
+        }
+    }
+}
+
+/// A partition of the board into exactly `n` named regions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Regions {
+    n: usize,
+    ids: Vec<u32>,
+    names: Vec<String>,
+}
+
+impl Regions {
+    /// Builds the partition from one name per cell (row-major). Region indices are given in
+    /// order of first appearance, so the top-left cell is always in region 0.
+    pub fn from_names<S: AsRef<str>>(n: usize, cells: &[S]) -> Result<Regions, Error> {
+        if cells.len() != n * n {
+            return Err(Error::model(format!(
+                "region map has {} cells, expected {}×{}",
+                cells.len(),
+                n,
+                n
+            )));
+        }
+        let mut names: Vec<String> = Vec::new();
+        let mut index = std::collections::HashMap::new();
+        let mut ids = Vec::with_capacity(n * n);
+        for cell in cells {
+            let name = cell.as_ref();
+            let id = *index.entry(name.to_string()).or_insert_with(|| {
+                names.push(name.to_string());
+                names.len() - 1
+            });
+            ids.push(id as u32);
+        }
+        if names.len() != n {
+            return Err(Error::model(format!(
+                "region map has {} regions ({}), expected exactly {} (one per row)",
+                names.len(),
+                preview(&names),
+                n
+            )));
+        }
+        Ok(Regions { n, ids, names })
+    }
+
+    /// The region index (`0..n`) of a cell.
+    #[inline]
+    pub fn id(&self, (r, c): Pos) -> usize {
+        self.ids[r * self.n + c] as usize
+    }
+
+    /// The display name of a region.
+    pub fn name(&self, id: usize) -> &str {
+        &self.names[id]
+    }
+
+    /// All region names, by index.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The cells of every region, row-major within each region.
+    pub fn cells(&self) -> Vec<Vec<Pos>> {
+        let mut out = vec![Vec::new(); self.n];
+        for r in 0..self.n {
+            for c in 0..self.n {
+                out[self.id((r, c))].push((r, c));
+            }
+        }
+        out
+    }
+}
+
+fn preview(names: &[String]) -> String {
+    let shown: Vec<&str> = names.iter().take(12).map(String::as_str).collect();
+    let mut s = shown.join(" ");
+    if names.len() > shown.len() {
+        s.push_str(" …");
+    }
+    s
+}
+
+/// One placement problem: an `n`×`n` board with its rules and preset cells.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    n: usize,
+    rule: DiagonalRule,
+    regions: Option<Regions>,
+    fixed: Vec<Pos>,
+    blocked: Vec<Pos>,
+    excluded: Vec<Diagonal>,
+    /// One bit per cell, row-major: set when the cell is blocked or on an excluded diagonal.
+    closed: Vec<u64>,
+}
+
+impl Problem {
+    /// The empty classic `n`×`n` board (rule [`DiagonalRule::Full`]).
+    pub fn new(n: usize) -> Result<Problem, Error> {
+        if n == 0 || n > MAX_N {
+            return Err(Error::model(format!(
+                "board size {n} is out of range (1..={MAX_N})"
+            )));
+        }
+        Ok(Problem {
+            n,
+            rule: DiagonalRule::Full,
+            regions: None,
+            fixed: Vec::new(),
+            blocked: Vec::new(),
+            excluded: Vec::new(),
+            closed: vec![0; (n * n).div_ceil(64)],
+        })
+    }
+
+    /// Sets the diagonal rule.
+    pub fn with_rule(mut self, rule: DiagonalRule) -> Problem {
+        self.rule = rule;
+        self
+    }
+
+    /// Adds a region partition (its size must match the board).
+    pub fn with_regions(mut self, regions: Regions) -> Result<Problem, Error> {
+        if regions.n != self.n {
+            return Err(Error::model(format!(
+                "region map is {}×{} but the board is {}×{}",
+                regions.n, regions.n, self.n, self.n
+            )));
+        }
+        self.regions = Some(regions);
+        Ok(self)
+    }
+
+    /// Adds fixed queens (duplicates are merged).
+    pub fn with_fixed(mut self, queens: &[Pos]) -> Result<Problem, Error> {
+        for &p in queens {
+            self.check_on_board(p, "fixed queen")?;
+        }
+        self.fixed.extend_from_slice(queens);
+        self.fixed.sort_unstable();
+        self.fixed.dedup();
+        Ok(self)
+    }
+
+    /// Adds blocked cells, which may never hold a queen.
+    pub fn with_blocked(mut self, cells: &[Pos]) -> Result<Problem, Error> {
+        for &p in cells {
+            self.check_on_board(p, "blocked cell")?;
+        }
+        self.blocked.extend_from_slice(cells);
+        self.blocked.sort_unstable();
+        self.blocked.dedup();
+        self.rebuild_closed();
+        Ok(self)
+    }
+
+    /// Excludes whole diagonals (CSPLib prob079's Excluded Diagonals problem).
+    pub fn with_excluded(mut self, diagonals: &[Diagonal]) -> Result<Problem, Error> {
+        for &d in diagonals {
+            let k = match d {
+                Diagonal::Sum(k) | Diagonal::Diff(k) => k,
+            };
+            if k > 2 * self.n - 2 {
+                return Err(Error::model(format!(
+                    "diagonal {d:?} is off the {}×{} board",
+                    self.n, self.n
+                )));
+            }
+        }
+        self.excluded.extend_from_slice(diagonals);
+        self.excluded.sort_unstable();
+        self.excluded.dedup();
+        self.rebuild_closed();
+        Ok(self)
+    }
+
+    fn check_on_board(&self, (r, c): Pos, what: &str) -> Result<(), Error> {
+        if r >= self.n || c >= self.n {
+            return Err(Error::model(format!(
+                "{what} ({r},{c}) is off the {}×{} board (rows and columns are 0..{})",
+                self.n,
+                self.n,
+                self.n - 1
+            )));
+        }
+        Ok(())
+    }
+
+    fn rebuild_closed(&mut self) {
+        let n = self.n;
+        self.closed.iter_mut().for_each(|w| *w = 0);
+        let mut set = |i: usize| self.closed[i / 64] |= 1 << (i % 64);
+        for &(r, c) in &self.blocked {
+            set(r * n + c);
+        }
+        for &d in &self.excluded {
+            for r in 0..n {
+                let c = match d {
+                    Diagonal::Sum(k) => k.checked_sub(r).filter(|&c| c < n),
+                    Diagonal::Diff(k) => (k + r).checked_sub(n - 1).filter(|&c| c < n),
+                };
+                if let Some(c) = c {
+                    set(r * n + c);
+                }
+            }
+        }
+    }
+
+    /// Board size.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The diagonal rule.
+    pub fn rule(&self) -> DiagonalRule {
+        self.rule
+    }
+
+    /// The region partition, if any.
+    pub fn regions(&self) -> Option<&Regions> {
+        self.regions.as_ref()
+    }
+
+    /// Fixed queens, sorted.
+    pub fn fixed(&self) -> &[Pos] {
+        &self.fixed
+    }
+
+    /// Explicitly blocked cells, sorted.
+    pub fn blocked(&self) -> &[Pos] {
+        &self.blocked
+    }
+
+    /// Excluded diagonals, sorted.
+    pub fn excluded(&self) -> &[Diagonal] {
+        &self.excluded
+    }
+
+    /// Whether a queen may ever stand on this cell (not blocked, not on an excluded diagonal).
+    #[inline]
+    pub fn is_open(&self, (r, c): Pos) -> bool {
+        let i = r * self.n + c;
+        self.closed[i / 64] & (1 << (i % 64)) == 0
+    }
+
+    /// True for the empty classic board: no regions, fixed queens, blocked cells or exclusions,
+    /// rule `full`. Its solutions have the 8 symmetries of the square.
+    pub fn is_empty_classic(&self) -> bool {
+        self.rule == DiagonalRule::Full
+            && self.regions.is_none()
+            && self.fixed.is_empty()
+            && self.blocked.is_empty()
+            && self.excluded.is_empty()
+    }
+
+    /// Whether two distinct cells conflict under this problem's rules (same row, column,
+    /// region, or diagonal as the rule defines it). The verifier states the same rules
+    /// independently; this helper serves the engines.
+    pub fn attacks(&self, a: Pos, b: Pos) -> bool {
+        let (dr, dc) = (a.0.abs_diff(b.0), a.1.abs_diff(b.1));
+        if a == b {
+            return false;
+        }
+        dr == 0
+            || dc == 0
+            || self.regions.as_ref().is_some_and(|g| g.id(a) == g.id(b))
+            || match self.rule {
+                DiagonalRule::Full => dr == dc,
+                DiagonalRule::Touch => dr == 1 && dc == 1,
+            }
+    }
+
+    /// The same problem with a different set of fixed queens.
+    pub fn replace_fixed(&self, queens: &[Pos]) -> Result<Problem, Error> {
+        let mut p = self.clone();
+        p.fixed.clear();
+        p.with_fixed(queens)
+    }
+
+    /// The same problem with a different set of blocked cells.
+    pub fn replace_blocked(&self, cells: &[Pos]) -> Result<Problem, Error> {
+        let mut p = self.clone();
+        p.blocked.clear();
+        p.with_blocked(cells)
+    }
+}
+
+/// Formats a cell as `(r,c)`, the way every message in the product names cells.
+pub fn cell(p: Pos) -> String {
+    format!("({},{})", p.0, p.1)
+}

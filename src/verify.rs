@@ -1,0 +1,210 @@
+//! The independent verifier: the one place the rules are stated without search.
+//!
+//! Both engines are tested against it and every board the product prints passes through it.
+//! It deliberately shares no code with the engines beyond the [`Problem`] accessors: lines are
+//! grouped with hash maps, not bitsets, so a bug in the engines' bit tricks cannot hide here.
+
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use crate::model::{cell, DiagonalRule, Pos, Problem};
+
+/// One broken rule, naming the cells involved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Violation {
+    /// A queen off the board.
+    OffBoard {
+        /// The offending cell.
+        cell: Pos,
+    },
+    /// The same cell listed twice.
+    Duplicate {
+        /// The repeated cell.
+        cell: Pos,
+    },
+    /// A queen on a blocked cell or an excluded diagonal.
+    Blocked {
+        /// The offending cell.
+        cell: Pos,
+    },
+    /// Two queens in one row.
+    SameRow {
+        /// First queen.
+        a: Pos,
+        /// Second queen.
+        b: Pos,
+    },
+    /// Two queens in one column.
+    SameColumn {
+        /// First queen.
+        a: Pos,
+        /// Second queen.
+        b: Pos,
+    },
+    /// Two queens in one region.
+    SameRegion {
+        /// First queen.
+        a: Pos,
+        /// Second queen.
+        b: Pos,
+        /// The region's name.
+        region: String,
+    },
+    /// Two queens on one diagonal line (rule `full`).
+    SameDiagonal {
+        /// First queen.
+        a: Pos,
+        /// Second queen.
+        b: Pos,
+    },
+    /// Two queens on corner-adjacent cells (rule `touch`).
+    Touch {
+        /// First queen.
+        a: Pos,
+        /// Second queen.
+        b: Pos,
+    },
+    /// A fixed queen of the problem is not among the answer's queens.
+    MissingFixed {
+        /// The fixed queen.
+        cell: Pos,
+    },
+    /// Fewer or more than `n` queens.
+    WrongCount {
+        /// `n`.
+        expected: usize,
+        /// Queens given.
+        found: usize,
+    },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::OffBoard { cell: p } => write!(f, "queen {} is off the board", cell(*p)),
+            Violation::Duplicate { cell: p } => write!(f, "queen {} is listed twice", cell(*p)),
+            Violation::Blocked { cell: p } => write!(f, "queen {} stands on a blocked cell", cell(*p)),
+            Violation::SameRow { a, b } => {
+                write!(f, "queens {} and {} share row {}", cell(*a), cell(*b), a.0)
+            }
+            Violation::SameColumn { a, b } => {
+                write!(f, "queens {} and {} share column {}", cell(*a), cell(*b), a.1)
+            }
+            Violation::SameRegion { a, b, region } => {
+                write!(f, "queens {} and {} share region {region}", cell(*a), cell(*b))
+            }
+            Violation::SameDiagonal { a, b } => {
+                write!(f, "queens {} and {} share a diagonal", cell(*a), cell(*b))
+            }
+            Violation::Touch { a, b } => {
+                write!(f, "queens {} and {} touch diagonally", cell(*a), cell(*b))
+            }
+            Violation::MissingFixed { cell: p } => {
+                write!(f, "fixed queen {} is missing from the answer", cell(*p))
+            }
+            Violation::WrongCount { expected, found } => {
+                write!(f, "{found} queens placed, a solution needs {expected}")
+            }
+        }
+    }
+}
+
+/// Checks a complete answer: exactly `n` queens, every fixed queen among them, no conflict.
+/// Returns the first violation found.
+pub fn verify(problem: &Problem, queens: &[Pos]) -> Result<(), Violation> {
+    if let Some(v) = conflicts(problem, queens).into_iter().next() {
+        return Err(v);
+    }
+    let placed: HashSet<Pos> = queens.iter().copied().collect();
+    if let Some(&p) = problem.fixed().iter().find(|p| !placed.contains(p)) {
+        return Err(Violation::MissingFixed { cell: p });
+    }
+    if queens.len() != problem.n() {
+        return Err(Violation::WrongCount {
+            expected: problem.n(),
+            found: queens.len(),
+        });
+    }
+    Ok(())
+}
+
+/// Every conflict among a partial placement: cells off the board, duplicates, blocked cells,
+/// and every pair of queens that share a line or touch. Does not require `n` queens.
+pub fn conflicts(problem: &Problem, queens: &[Pos]) -> Vec<Violation> {
+    let n = problem.n();
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut on_board = Vec::with_capacity(queens.len());
+    for &p in queens {
+        if p.0 >= n || p.1 >= n {
+            out.push(Violation::OffBoard { cell: p });
+        } else if !seen.insert(p) {
+            out.push(Violation::Duplicate { cell: p });
+        } else {
+            if !problem.is_open(p) {
+                out.push(Violation::Blocked { cell: p });
+            }
+            on_board.push(p);
+        }
+    }
+
+    // Group queens by each line; every pair in a group is a conflict.
+    for (a, b) in pairs_sharing(&on_board, |p| Some(p.0 as i64)) {
+        out.push(Violation::SameRow { a, b });
+    }
+    for (a, b) in pairs_sharing(&on_board, |p| Some(p.1 as i64)) {
+        out.push(Violation::SameColumn { a, b });
+    }
+    if let Some(g) = problem.regions() {
+        for (a, b) in pairs_sharing(&on_board, |p| Some(g.id(p) as i64)) {
+            let region = g.name(g.id(a)).to_string();
+            out.push(Violation::SameRegion { a, b, region });
+        }
+    }
+    match problem.rule() {
+        DiagonalRule::Full => {
+            let sum = pairs_sharing(&on_board, |p| Some(p.0 as i64 + p.1 as i64));
+            let diff = pairs_sharing(&on_board, |p| Some(p.0 as i64 - p.1 as i64));
+            for (a, b) in sum.into_iter().chain(diff) {
+                out.push(Violation::SameDiagonal { a, b });
+            }
+        }
+        DiagonalRule::Touch => {
+            for &(r, c) in &on_board {
+                // Look only down-left and down-right so each pair is named once.
+                for dc in [-1i64, 1] {
+                    let nc = c as i64 + dc;
+                    if nc >= 0 && seen.contains(&(r + 1, nc as usize)) {
+                        out.push(Violation::Touch { a: (r, c), b: (r + 1, nc as usize) });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn pairs_sharing(queens: &[Pos], key: impl Fn(Pos) -> Option<i64>) -> Vec<(Pos, Pos)> {
+    let mut groups: HashMap<i64, Vec<Pos>> = HashMap::new();
+    for &p in queens {
+        if let Some(k) = key(p) {
+            groups.entry(k).or_default().push(p);
+        }
+    }
+    let mut pairs = Vec::new();
+    let mut keys: Vec<_> = groups.keys().copied().collect();
+    keys.sort_unstable();
+    for k in keys {
+        let mut g = groups.remove(&k).unwrap_or_default();
+        g.sort_unstable();
+        for i in 0..g.len() {
+            for j in i + 1..g.len() {
+                pairs.push((g[i], g[j]));
+            }
+        }
+    }
+    pairs
+}
