@@ -4,6 +4,8 @@
 pub mod backtrack;
 pub mod error;
 pub mod model;
+pub mod parse;
+pub mod report;
 pub mod verify;
 
 pub use error::Error;

@@ -86,15 +86,28 @@ impl fmt::Display for Violation {
         match self {
             Violation::OffBoard { cell: p } => write!(f, "queen {} is off the board", cell(*p)),
             Violation::Duplicate { cell: p } => write!(f, "queen {} is listed twice", cell(*p)),
-            Violation::Blocked { cell: p } => write!(f, "queen {} stands on a blocked cell", cell(*p)),
+            Violation::Blocked { cell: p } => {
+                write!(f, "queen {} stands on a blocked cell", cell(*p))
+            }
             Violation::SameRow { a, b } => {
                 write!(f, "queens {} and {} share row {}", cell(*a), cell(*b), a.0)
             }
             Violation::SameColumn { a, b } => {
-                write!(f, "queens {} and {} share column {}", cell(*a), cell(*b), a.1)
+                write!(
+                    f,
+                    "queens {} and {} share column {}",
+                    cell(*a),
+                    cell(*b),
+                    a.1
+                )
             }
             Violation::SameRegion { a, b, region } => {
-                write!(f, "queens {} and {} share region {region}", cell(*a), cell(*b))
+                write!(
+                    f,
+                    "queens {} and {} share region {region}",
+                    cell(*a),
+                    cell(*b)
+                )
             }
             Violation::SameDiagonal { a, b } => {
                 write!(f, "queens {} and {} share a diagonal", cell(*a), cell(*b))
@@ -178,7 +191,10 @@ pub fn conflicts(problem: &Problem, queens: &[Pos]) -> Vec<Violation> {
                 for dc in [-1i64, 1] {
                     let nc = c as i64 + dc;
                     if nc >= 0 && seen.contains(&(r + 1, nc as usize)) {
-                        out.push(Violation::Touch { a: (r, c), b: (r + 1, nc as usize) });
+                        out.push(Violation::Touch {
+                            a: (r, c),
+                            b: (r + 1, nc as usize),
+                        });
                     }
                 }
             }

@@ -94,6 +94,19 @@ pub fn count(problem: &Problem, config: &Config, limit: Option<u64>) -> Count {
         if let Some(c) = symmetric::count(problem.n(), config) {
             return c;
         }
+        if problem.n() < 5 {
+            let mut all = Vec::new();
+            let stats = enumerate(problem, config, None, |q| {
+                all.push(q.to_vec());
+                true
+            });
+            return Count {
+                total: all.len() as u64,
+                unique: Some(symmetric::unique_by_canonical_form(problem.n(), &all)),
+                limited: false,
+                stats,
+            };
+        }
     }
     if use_small(problem, config.board) {
         count_on::<SmallBoard>(problem, config, limit)
@@ -270,11 +283,7 @@ impl<'a> Run<'a> {
     }
 
     /// Returns false when the search must stop (visitor said so, deadline, stop flag).
-    fn search<B: Board>(
-        &mut self,
-        board: &mut B,
-        visit: &mut dyn FnMut(&[Pos]) -> bool,
-    ) -> bool {
+    fn search<B: Board>(&mut self, board: &mut B, visit: &mut dyn FnMut(&[Pos]) -> bool) -> bool {
         let depth = board.queens().len();
         if depth == board.n() {
             return visit(board.queens());

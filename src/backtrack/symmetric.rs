@@ -79,7 +79,14 @@ struct Task {
 /// All tasks, the large phase-2 ones first so the cores finish together.
 fn tasks(n: usize) -> Vec<Task> {
     let mut out = Vec::new();
-    let st = State::new(n, Task { corner: false, bound1: 1, bit: 0 });
+    let st = State::new(
+        n,
+        Task {
+            corner: false,
+            bound1: 1,
+            bit: 0,
+        },
+    );
     for bound1 in 1..n {
         let bound2 = n - 1 - bound1;
         if bound1 >= bound2 {
@@ -90,7 +97,11 @@ fn tasks(n: usize) -> Vec<Task> {
         if 1 < bound1 {
             free &= !st.sidemask;
         }
-        push_bits(&mut out, free, |bit| Task { corner: false, bound1, bit });
+        push_bits(&mut out, free, |bit| Task {
+            corner: false,
+            bound1,
+            bit,
+        });
     }
     for bound1 in 2..n - 1 {
         let bit = 1u64 << bound1;
@@ -99,7 +110,11 @@ fn tasks(n: usize) -> Vec<Task> {
         if 2 < bound1 {
             free &= !2;
         }
-        push_bits(&mut out, free, |bit| Task { corner: true, bound1, bit });
+        push_bits(&mut out, free, |bit| Task {
+            corner: true,
+            bound1,
+            bit,
+        });
     }
     out
 }
@@ -298,4 +313,27 @@ impl State {
         }
         self.count8 += 1;
     }
+}
+
+/// The number of placements distinct up to rotation and reflection, by comparing canonical
+/// forms: slow but obviously right, used for n < 5 and as a test oracle for [`count`].
+pub fn unique_by_canonical_form(n: usize, solutions: &[Vec<crate::model::Pos>]) -> u64 {
+    let mut seen = std::collections::HashSet::new();
+    for s in solutions {
+        let forms = (0..8).map(|k| {
+            let mut t: Vec<_> = s
+                .iter()
+                .map(|&(r, c)| {
+                    let (r, c) = if k & 4 != 0 { (c, r) } else { (r, c) };
+                    let r = if k & 1 != 0 { n - 1 - r } else { r };
+                    let c = if k & 2 != 0 { n - 1 - c } else { c };
+                    (r, c)
+                })
+                .collect();
+            t.sort_unstable();
+            t
+        });
+        seen.insert(forms.min().expect("eight forms"));
+    }
+    seen.len() as u64
 }

@@ -1,0 +1,145 @@
+//! The real binary on real files: output and exit codes as a user sees them.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn instance(name: &str) -> String {
+    format!("{}/instances/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn queens(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(o)).unwrap()
+}
+
+#[test]
+fn solve_prints_a_verified_board_and_exits_0() {
+    let o = queens(&["solve", &instance("nauck-1850.txt")], None);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    let board: String = out.lines().take(8).collect::<Vec<_>>().join("\n");
+    // The printed board is itself an instance with 8 fixed queens that checks as solved.
+    let c = queens(&["check", "-"], Some(&board));
+    assert!(
+        stdout(&c).contains("solved: all 8 queens placed"),
+        "{}",
+        stdout(&c)
+    );
+    assert!(out.contains("solved: 8×8, classic, diagonals full, 2 fixed"));
+}
+
+#[test]
+fn solve_all_json_lists_both_nauck_completions() {
+    let o = queens(
+        &["solve", &instance("nauck-1850.json"), "--all", "--json"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    assert_eq!(v["status"], "sat");
+    assert_eq!(v["count"], 2);
+    assert_eq!(v["solutions"].as_array().unwrap().len(), 2);
+    assert!(v["nodes"].as_u64().unwrap() > 0 && v["time_ms"].is_number());
+}
+
+#[test]
+fn unsolvable_is_a_result_with_exit_1() {
+    let o = queens(
+        &["solve", &instance("unsolvable-completion.txt"), "--json"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["status"], "unsat");
+    assert!(v["queens"].is_null());
+    let o = queens(&["solve", "-"], Some("QQ.\n...\n...\n"));
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "no solution: the fixed queens already break a rule: queens (0,0) and (0,1) share row 0\n"
+    );
+}
+
+#[test]
+fn count_with_unique_and_limit() {
+    let v = json(&queens(&["count", "--n", "8", "--unique", "--json"], None));
+    assert_eq!(
+        (v["count"].as_u64(), v["unique"].as_u64()),
+        (Some(92), Some(12))
+    );
+    let o = queens(&["count", &instance("region-7.txt"), "--limit", "2"], None);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).starts_with("count: 1\n"), "{}", stdout(&o));
+    let o = queens(&["count", "--n", "3"], None);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn check_names_every_conflict() {
+    let o = queens(&["check", "-", "--json"], Some("Q...\n.Q..\n....\nQ...\n"));
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["status"], "invalid");
+    let messages: Vec<&str> = v["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "queens (0,0) and (3,0) share column 0",
+            "queens (0,0) and (1,1) share a diagonal"
+        ]
+    );
+    let o = queens(&["check", &instance("region-7-started.json")], None);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).ends_with("consistent, 1 of 7 placed (can be completed)\n"));
+    let v = json(&queens(&["check", &instance("unsolvable-completion.txt"), "--json"], None));
+    assert_eq!((v["status"].as_str(), v["completable"].as_bool()), (Some("consistent"), Some(false)));
+    // Touching queens in a region puzzle.
+    let o = queens(&["check", "-"], Some("AB\nBA\nqueens: 0,0 1,1\n"));
+    assert!(
+        stdout(&o).contains("queens (0,0) and (1,1) touch diagonally"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_file_and_line() {
+    let path = instance("nope.txt");
+    let o = queens(&["solve", &path], None);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!("queens: error: {path}: ")),
+        "{err}"
+    );
+    let o = queens(&["solve", "-"], Some("...\n..\n...\n"));
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(o.stderr).unwrap(),
+        "queens: error: <stdin>: line 2: row has 2 cells, expected 3 like the first row\n"
+    );
+    let o = queens(&["solve"], None);
+    assert_eq!(o.status.code(), Some(2), "a missing FILE is a usage error");
+}

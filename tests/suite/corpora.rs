@@ -1,0 +1,34 @@
+//! Optional checks on the public corpora in `../shared/data/`; skipped when it is absent.
+
+use queens::backtrack::{self, Config};
+use queens::parse;
+
+fn corpus(name: &str) -> Option<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(name);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(_) => {
+            eprintln!("skipping: {} not found", path.display());
+            None
+        }
+    }
+}
+
+#[test]
+fn every_linkedin_level_has_exactly_one_solution() {
+    let Some(text) = corpus("linkedin-official-1-616.jsonl") else {
+        return;
+    };
+    let mut levels = 0;
+    for (i, line) in text.lines().enumerate() {
+        let p = parse::parse(&format!("linkedin line {}", i + 1), line).unwrap();
+        let c = backtrack::count(&p, &Config::default(), Some(2));
+        assert_eq!(c.total, 1, "line {}", i + 1);
+        let (q, _) = backtrack::solve(&p, &Config::default());
+        queens::verify(&p, &q.unwrap()).unwrap();
+        levels += 1;
+    }
+    assert!(levels > 600);
+}

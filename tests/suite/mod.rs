@@ -1,0 +1,8 @@
+//! Test modules; `gen` holds the random-instance generators the property tests share.
+
+mod cli;
+mod corpora;
+mod facts;
+pub mod gen;
+mod parse;
+mod properties;
