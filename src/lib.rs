@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod backtrack;
+pub mod encode;
 pub mod error;
 pub mod model;
 pub mod parse;
