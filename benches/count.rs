@@ -59,10 +59,25 @@ fn count(c: &mut Criterion) {
 fn count_general(c: &mut Criterion) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("instances");
     let mut group = c.benchmark_group("count_instances");
-    for name in ["nauck-1850.txt", "blocked-8.txt", "region-7.txt", "unsolvable-completion.txt"] {
+    for name in [
+        "nauck-1850.txt",
+        "blocked-8.txt",
+        "region-7.txt",
+        "unsolvable-completion.txt",
+    ] {
         let problem = queens::parse::read_path(&dir.join(name)).unwrap();
         group.bench_with_input(BenchmarkId::from_parameter(name), &problem, |b, p| {
-            b.iter(|| backtrack::count(p, &Config { threads: 1, ..Config::default() }, None).total)
+            b.iter(|| {
+                backtrack::count(
+                    p,
+                    &Config {
+                        threads: 1,
+                        ..Config::default()
+                    },
+                    None,
+                )
+                .total
+            })
         });
     }
     group.finish();

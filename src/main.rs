@@ -13,6 +13,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::json;
 
 use queens::backtrack::{self, Config};
+use queens::encode::amo::Encoding;
+use queens::sat::{self, SatStats};
 use queens::verify::{conflicts, verify};
 use queens::{parse, report, Error, Pos, Problem};
 
@@ -61,6 +63,39 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write the SAT encoding as DIMACS CNF, with comment lines mapping cell variables.
+    Encode {
+        #[command(flatten)]
+        input: Input,
+        /// At-most-one encoding: pairwise, seq, commander, product, bimander, auto.
+        #[arg(long, default_value = "auto")]
+        encoding: Encoding,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Read an external solver's model for FILE's encoding, verify it and print the board.
+    Decode {
+        /// The instance the CNF was made from.
+        file: PathBuf,
+        /// The solver's output (`s SATISFIABLE` + `v … 0` lines, or a bare literal list).
+        model: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Explain why a completion has no solution: a minimal set of fixed queens (and blocked
+    /// cells) that already has none.
+    Explain {
+        /// Instance file (text grid or JSON), or - for stdin.
+        file: PathBuf,
+        /// At-most-one encoding: pairwise, seq, commander, product, bimander, auto.
+        #[arg(long, default_value = "auto")]
+        encoding: Encoding,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check the queens given in FILE against the rules and name every conflict.
     Check {
         /// Instance file (text grid or JSON), or - for stdin.
@@ -91,17 +126,41 @@ impl Input {
     }
 }
 
-#[derive(Args)]
+#[derive(Args, Clone, Copy)]
 struct EngineArgs {
     /// Which engine answers.
     #[arg(long, value_enum, default_value_t = Engine::Backtrack)]
     engine: Engine,
+    /// At-most-one encoding for the SAT engine: pairwise, seq, commander, product, bimander, auto.
+    #[arg(long, default_value = "auto")]
+    encoding: Encoding,
+    /// Also run the other engine and fail (exit 3, both answers shown) if they disagree.
+    #[arg(long)]
+    cross_check: bool,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Engine {
     /// Native bitset backtracking.
     Backtrack,
+    /// CNF encoding solved with varisat.
+    Sat,
+}
+
+impl Engine {
+    fn name(self) -> &'static str {
+        match self {
+            Engine::Backtrack => "backtrack",
+            Engine::Sat => "sat",
+        }
+    }
+
+    fn other(self) -> Engine {
+        match self {
+            Engine::Backtrack => Engine::Sat,
+            Engine::Sat => Engine::Backtrack,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -154,28 +213,42 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             input,
             all,
             limit,
-            engine: _,
+            engine,
             json,
         } => {
             let problem = input.load()?;
-            solve(
-                &mut out,
-                &problem,
-                all || limit.is_some(),
-                limit,
-                json,
-                color,
-            )
+            let many = all || limit.is_some();
+            solve(&mut out, &problem, many, limit, engine, json, color)
         }
         Command::Count {
             input,
             limit,
             unique,
-            engine: _,
+            engine,
             json,
         } => {
             let problem = input.load()?;
-            count(&mut out, &problem, limit, unique, json)
+            count(&mut out, &problem, limit, unique, engine, json)
+        }
+        Command::Encode {
+            input,
+            encoding,
+            output,
+        } => {
+            let problem = input.load()?;
+            encode(&mut out, &problem, encoding, output)
+        }
+        Command::Decode { file, model, json } => {
+            let problem = parse::read_path(&file)?;
+            decode(&mut out, &problem, &model, json, color)
+        }
+        Command::Explain {
+            file,
+            encoding,
+            json,
+        } => {
+            let problem = parse::read_path(&file)?;
+            explain(&mut out, &problem, encoding, json, color)
         }
         Command::Check { file, json } => {
             let problem = parse::read_path(&file)?;
@@ -189,21 +262,187 @@ fn ms(t: Instant) -> f64 {
 }
 
 /// Every board is checked before it is shown.
-fn checked(problem: &Problem, queens: &[Pos]) -> Result<(), Failure> {
+fn checked(problem: &Problem, queens: &[Pos], engine: &str) -> Result<(), Failure> {
     verify(problem, queens).map_err(|v| {
         Failure::Internal(format!(
-            "the backtracker returned a board that breaks a rule: {v}"
+            "the {engine} engine returned a board that breaks a rule: {v}"
         ))
     })
 }
 
 /// Why a problem has no solution, as precisely as we can say cheaply: a conflict among the
 /// fixed queens, or an exhausted search.
-fn unsat_reason(problem: &Problem, nodes: u64) -> String {
+fn unsat_reason(problem: &Problem, engine: &Run) -> String {
     match conflicts(problem, problem.fixed()).first() {
         Some(v) => format!("the fixed queens already break a rule: {v}"),
-        None => format!("the search is exhausted ({nodes} nodes)"),
+        None => match engine.sat {
+            Some(_) => "the SAT solver proved the encoding unsatisfiable (`queens explain` names a minimal cause)".to_string(),
+            None => format!("the search is exhausted ({} nodes)", engine.nodes.unwrap_or(0)),
+        },
     }
+}
+
+/// What one engine did: its solutions (all verified) or count, and its work figures.
+struct Run {
+    engine: Engine,
+    encoding: Encoding,
+    solutions: Vec<Vec<Pos>>,
+    count: u64,
+    limited: bool,
+    unique: Option<u64>,
+    nodes: Option<u64>,
+    sat: Option<SatStats>,
+    time_ms: f64,
+}
+
+impl Run {
+    fn json_fields(&self, obj: &mut serde_json::Value) {
+        obj["engine"] = json!(self.engine.name());
+        obj["time_ms"] = json!(self.time_ms);
+        if let Some(nodes) = self.nodes {
+            obj["nodes"] = json!(nodes);
+        }
+        if let Some(st) = self.sat {
+            obj["encoding"] = json!(self.encoding.to_string());
+            obj["vars"] = json!(st.vars);
+            obj["clauses"] = json!(st.clauses);
+            obj["encode_ms"] = json!(st.encode_ms);
+            obj["solve_ms"] = json!(st.solve_ms);
+            obj["solver_calls"] = json!(st.solver_calls);
+        }
+    }
+
+    fn work(&self) -> String {
+        match (self.nodes, self.sat) {
+            (_, Some(st)) => format!(
+                "sat/{}, {} vars, {} clauses, encode {} ms, solve {} ms",
+                self.encoding, st.vars, st.clauses, st.encode_ms, st.solve_ms
+            ),
+            (nodes, None) => format!(
+                "backtrack, {} nodes, {} ms",
+                nodes.unwrap_or(0),
+                self.time_ms
+            ),
+        }
+    }
+}
+
+/// Solves (up to `cap` solutions) with one engine, verifying every board.
+fn run_solve(
+    problem: &Problem,
+    engine: Engine,
+    encoding: Encoding,
+    cap: Option<u64>,
+) -> Result<Run, Failure> {
+    let start = Instant::now();
+    let mut solutions: Vec<Vec<Pos>> = Vec::new();
+    let mut bad = None;
+    let mut visit = |q: &[Pos]| {
+        if let Err(e) = checked(problem, q, engine.name()) {
+            bad = Some(e);
+            return false;
+        }
+        solutions.push(q.to_vec());
+        true
+    };
+    let (nodes, sat) = match engine {
+        Engine::Backtrack => (
+            Some(backtrack::enumerate(problem, &Config::default(), cap, &mut visit).nodes),
+            None,
+        ),
+        Engine::Sat => (
+            None,
+            Some(sat::enumerate(problem, encoding, cap, &mut visit)?),
+        ),
+    };
+    if let Some(e) = bad {
+        return Err(e);
+    }
+    let count = solutions.len() as u64;
+    Ok(Run {
+        engine,
+        encoding,
+        limited: cap.is_some_and(|k| count >= k),
+        solutions,
+        count,
+        unique: None,
+        nodes,
+        sat,
+        time_ms: ms(start),
+    })
+}
+
+/// Counts with one engine.
+fn run_count(
+    problem: &Problem,
+    engine: Engine,
+    encoding: Encoding,
+    limit: Option<u64>,
+) -> Result<Run, Failure> {
+    let start = Instant::now();
+    let mut run = Run {
+        engine,
+        encoding,
+        solutions: Vec::new(),
+        count: 0,
+        limited: false,
+        unique: None,
+        nodes: None,
+        sat: None,
+        time_ms: 0.0,
+    };
+    match engine {
+        Engine::Backtrack => {
+            let bar = progress_bar("counting");
+            let mut config = Config::default();
+            if let Some(bar) = bar.clone() {
+                config.progress = Some(Arc::new(move |done, total| {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                }));
+            }
+            let c = backtrack::count(problem, &config, limit);
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            (run.count, run.limited, run.unique, run.nodes) =
+                (c.total, c.limited, c.unique, Some(c.stats.nodes));
+        }
+        Engine::Sat => {
+            let (total, limited, st) = sat::count(problem, encoding, limit)?;
+            (run.count, run.limited, run.sat) = (total, limited, Some(st));
+        }
+    }
+    run.time_ms = ms(start);
+    Ok(run)
+}
+
+/// With `--cross-check`: the other engine must agree on status (solve) or count.
+fn cross_check(first: &Run, second: &Run, what: &str, same: bool) -> Result<(), Failure> {
+    if same {
+        return Ok(());
+    }
+    let show = |r: &Run| match what {
+        "count" => format!(
+            "{}: count {}{}",
+            r.engine.name(),
+            r.count,
+            if r.limited { " (limit)" } else { "" }
+        ),
+        _ => format!(
+            "{}: {}",
+            r.engine.name(),
+            match r.solutions.first() {
+                Some(q) => format!("sat {q:?}"),
+                None => "unsat".to_string(),
+            }
+        ),
+    };
+    Err(Failure::Internal(format!(
+        "the engines disagree on the {what}:\n  {}\n  {}",
+        show(first),
+        show(second)
+    )))
 }
 
 fn solve(
@@ -211,47 +450,44 @@ fn solve(
     problem: &Problem,
     many: bool,
     limit: Option<u64>,
+    args: EngineArgs,
     json: bool,
     color: bool,
 ) -> Result<u8, Failure> {
-    let start = Instant::now();
-    let config = Config::default();
-    let mut solutions: Vec<Vec<Pos>> = Vec::new();
-    let mut bad = None;
     let cap = if many { limit } else { Some(1) };
-    let stats = backtrack::enumerate(problem, &config, cap, |q| {
-        if let Err(e) = checked(problem, q) {
-            bad = Some(e);
-            return false;
-        }
-        solutions.push(q.to_vec());
-        true
-    });
-    if let Some(e) = bad {
-        return Err(e);
+    let run = run_solve(problem, args.engine, args.encoding, cap)?;
+    if args.cross_check {
+        let other = run_solve(problem, args.engine.other(), args.encoding, cap)?;
+        let same = if many {
+            other.count == run.count
+        } else {
+            other.solutions.is_empty() == run.solutions.is_empty()
+        };
+        cross_check(&run, &other, if many { "count" } else { "status" }, same)?;
     }
-    let time_ms = ms(start);
+    let solutions = &run.solutions;
     let status = if solutions.is_empty() { "unsat" } else { "sat" };
     if json {
         let mut obj = json!({
             "status": status,
-            "engine": "backtrack",
             "n": problem.n(),
             "queens": solutions.first(),
-            "nodes": stats.nodes,
-            "time_ms": time_ms,
         });
+        run.json_fields(&mut obj);
         if many {
             obj["solutions"] = json!(solutions);
             obj["count"] = json!(solutions.len());
-            obj["limited"] = json!(limit.is_some_and(|k| solutions.len() as u64 >= k));
+            obj["limited"] = json!(run.limited);
+        }
+        if args.cross_check {
+            obj["cross_checked"] = json!(args.engine.other().name());
         }
         if solutions.is_empty() {
-            obj["reason"] = json!(unsat_reason(problem, stats.nodes));
+            obj["reason"] = json!(unsat_reason(problem, &run));
         }
         writeln!(out, "{obj}")?;
     } else if solutions.is_empty() {
-        writeln!(out, "no solution: {}", unsat_reason(problem, stats.nodes))?;
+        writeln!(out, "no solution: {}", unsat_reason(problem, &run))?;
     } else {
         for (i, s) in solutions.iter().enumerate() {
             if many {
@@ -263,20 +499,18 @@ fn solve(
             }
         }
         let what = if many {
-            let more = if limit.is_some_and(|k| solutions.len() as u64 >= k) {
-                " (limit reached)"
-            } else {
-                ""
-            };
+            let more = if run.limited { " (limit reached)" } else { "" };
             format!("{} solutions{more}", solutions.len())
         } else {
             "solved".to_string()
         };
+        writeln!(out, "{what}: {} ({})", report::summary(problem), run.work())?;
+    }
+    if args.cross_check && !json {
         writeln!(
             out,
-            "{what}: {} (backtrack, {} nodes, {time_ms} ms)",
-            report::summary(problem),
-            stats.nodes
+            "cross-checked: the {} engine agrees",
+            args.engine.other().name()
         )?;
     }
     Ok(if solutions.is_empty() { 1 } else { 0 })
@@ -304,58 +538,212 @@ fn count(
     problem: &Problem,
     limit: Option<u64>,
     want_unique: bool,
+    args: EngineArgs,
     json: bool,
 ) -> Result<u8, Failure> {
-    let start = Instant::now();
-    let bar = progress_bar("counting");
-    let mut config = Config::default();
-    if let Some(bar) = bar.clone() {
-        config.progress = Some(Arc::new(move |done, total| {
-            bar.set_length(total);
-            bar.set_position(done);
-        }));
+    let run = run_count(problem, args.engine, args.encoding, limit)?;
+    if args.cross_check {
+        let other = run_count(problem, args.engine.other(), args.encoding, limit)?;
+        cross_check(&run, &other, "count", other.count == run.count)?;
     }
-    let c = backtrack::count(problem, &config, limit);
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    let time_ms = ms(start);
-    let unique = if want_unique { c.unique } else { None };
+    let unique = if want_unique { run.unique } else { None };
     if json {
-        let obj = json!({
-            "count": c.total,
+        let mut obj = json!({
+            "count": run.count,
             "unique": unique,
-            "limited": c.limited,
-            "engine": "backtrack",
+            "limited": run.limited,
             "n": problem.n(),
-            "nodes": c.stats.nodes,
-            "time_ms": time_ms,
         });
+        run.json_fields(&mut obj);
+        if args.cross_check {
+            obj["cross_checked"] = json!(args.engine.other().name());
+        }
         writeln!(out, "{obj}")?;
     } else {
-        let more = if c.limited {
+        let more = if run.limited {
             " (limit reached; there may be more)"
         } else {
             ""
         };
-        writeln!(out, "count: {}{more}", c.total)?;
+        writeln!(out, "count: {}{more}", run.count)?;
         if want_unique {
-            match c.unique {
+            match run.unique {
                 Some(u) => writeln!(out, "unique: {u} (up to rotation and reflection)")?,
                 None => writeln!(
                     out,
-                    "unique: not defined here (only for the empty classic board counted without --limit)"
+                    "unique: not defined here (only for the empty classic board, backtrack engine, no --limit)"
                 )?,
             }
         }
+        writeln!(out, "{} ({})", report::summary(problem), run.work())?;
+        if args.cross_check {
+            writeln!(
+                out,
+                "cross-checked: the {} engine agrees",
+                args.engine.other().name()
+            )?;
+        }
+    }
+    Ok(if run.count == 0 { 1 } else { 0 })
+}
+
+fn encode(
+    out: &mut impl Write,
+    problem: &Problem,
+    encoding: Encoding,
+    output: Option<PathBuf>,
+) -> Result<u8, Failure> {
+    let encoded = sat::encode_problem(problem, encoding, queens::cnf::FixedMode::Simplify);
+    let header = vec![
+        format!("queens CNF: {}", report::summary(problem)),
+        format!(
+            "encoding {encoding}; fixed queens simplified away; variables 1..={} are cells",
+            encoded.map.cells().len()
+        ),
+        "decode a model with: queens decode INSTANCE MODEL".to_string(),
+    ];
+    match output {
+        Some(path) => {
+            let io = |e| {
+                Failure::Error(Error::Io {
+                    path: path.clone(),
+                    source: e,
+                })
+            };
+            let mut f = std::io::BufWriter::new(std::fs::File::create(&path).map_err(io)?);
+            queens::dimacs::write_cnf(&mut f, &encoded, &header).map_err(io)?;
+            f.flush().map_err(io)?;
+            eprintln!(
+                "wrote {}: {} vars, {} clauses",
+                path.display(),
+                encoded.stats.vars,
+                encoded.stats.clauses
+            );
+        }
+        None => queens::dimacs::write_cnf(out, &encoded, &header)?,
+    }
+    Ok(0)
+}
+
+fn decode(
+    out: &mut impl Write,
+    problem: &Problem,
+    model: &std::path::Path,
+    json: bool,
+    color: bool,
+) -> Result<u8, Failure> {
+    let text = std::fs::read_to_string(model).map_err(|e| Error::Io {
+        path: model.to_path_buf(),
+        source: e,
+    })?;
+    let answer = queens::dimacs::parse_model(&model.display().to_string(), &text)?;
+    // Cell variables do not depend on the encoding, only on the simplification.
+    let encoded = sat::encode_problem(
+        problem,
+        Encoding::Pairwise,
+        queens::cnf::FixedMode::Simplify,
+    );
+    let (status, queens_found, code) = match answer {
+        queens::dimacs::ModelAnswer::Sat(true_vars) => {
+            let set: std::collections::HashSet<usize> = true_vars.into_iter().collect();
+            let q = encoded.map.decode(|l| set.contains(&(l.index() + 1)));
+            if let Err(v) = verify(problem, &q) {
+                return Err(Failure::Error(Error::Input {
+                    origin: model.display().to_string(),
+                    message: format!("the model does not decode to a valid board: {v}"),
+                }));
+            }
+            ("sat", Some(q), 0)
+        }
+        queens::dimacs::ModelAnswer::Unsat => ("unsat", None, 1),
+        queens::dimacs::ModelAnswer::Unknown => ("unknown", None, 1),
+    };
+    if json {
         writeln!(
             out,
-            "{} (backtrack, {} nodes, {time_ms} ms)",
-            report::summary(problem),
-            c.stats.nodes
+            "{}",
+            json!({"status": status, "queens": queens_found, "n": problem.n()})
         )?;
+    } else {
+        match &queens_found {
+            Some(q) => {
+                write!(out, "{}", report::board(problem, q, color))?;
+                writeln!(out, "solved: the model decodes to a valid board")?;
+            }
+            None if status == "unsat" => {
+                writeln!(out, "no solution: the solver reports UNSATISFIABLE")?
+            }
+            None => writeln!(out, "unknown: the solver gave no answer")?,
+        }
     }
-    Ok(if c.total == 0 { 1 } else { 0 })
+    Ok(code)
+}
+
+fn explain(
+    out: &mut impl Write,
+    problem: &Problem,
+    encoding: Encoding,
+    json: bool,
+    color: bool,
+) -> Result<u8, Failure> {
+    let (exp, stats) = sat::explain(problem, encoding)?;
+    match exp {
+        sat::Explanation::Solvable(q) => {
+            checked(problem, &q, "sat")?;
+            if json {
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"status": "sat", "queens": q, "solver_calls": stats.solver_calls})
+                )?;
+            } else {
+                write!(out, "{}", report::board(problem, &q, color))?;
+                writeln!(out, "solvable: nothing to explain (a solution is shown)")?;
+            }
+            Ok(0)
+        }
+        sat::Explanation::Unsolvable {
+            core,
+            blocked_core,
+            reason,
+        } => {
+            if json {
+                let obj = json!({
+                    "status": "unsat",
+                    "core": core,
+                    "blocked_core": blocked_core,
+                    "reason": reason,
+                    "solver_calls": stats.solver_calls,
+                });
+                writeln!(out, "{obj}")?;
+            } else {
+                let shown = problem
+                    .replace_fixed(&core)?
+                    .replace_blocked(&blocked_core)?;
+                write!(out, "{}", report::board(&shown, &core, color))?;
+                let cells = |v: &[Pos]| {
+                    v.iter()
+                        .map(|&p| queens::model::cell(p))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                match &reason {
+                    Some(r) => writeln!(out, "unsolvable: {r}")?,
+                    None => writeln!(out, "unsolvable: these presets alone have no completion")?,
+                }
+                if !core.is_empty() {
+                    writeln!(out, "minimal core: fixed queens {}", cells(&core))?;
+                }
+                if !blocked_core.is_empty() {
+                    writeln!(out, "minimal core: blocked cells {}", cells(&blocked_core))?;
+                }
+                if !core.is_empty() || !blocked_core.is_empty() {
+                    writeln!(out, "removing any one of them makes the rest completable")?;
+                }
+            }
+            Ok(1)
+        }
+    }
 }
 
 fn check(out: &mut impl Write, problem: &Problem, json: bool, color: bool) -> Result<u8, Failure> {
@@ -374,7 +762,7 @@ fn check(out: &mut impl Write, problem: &Problem, json: bool, color: bool) -> Re
         "consistent" => {
             let (found, _) = backtrack::solve(problem, &Config::default());
             if let Some(q) = &found {
-                checked(problem, q)?;
+                checked(problem, q, "backtrack")?;
             }
             Some(found.is_some())
         }
@@ -410,7 +798,11 @@ fn check(out: &mut impl Write, problem: &Problem, json: bool, color: bool) -> Re
                 "consistent, {} of {} placed ({})",
                 queens.len(),
                 problem.n(),
-                if completable == Some(true) { "can be completed" } else { "cannot be completed" }
+                if completable == Some(true) {
+                    "can be completed"
+                } else {
+                    "cannot be completed"
+                }
             )?,
             _ => {
                 writeln!(out, "invalid: {} conflict(s)", violations.len())?;

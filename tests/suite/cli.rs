@@ -113,8 +113,14 @@ fn check_names_every_conflict() {
     let o = queens(&["check", &instance("region-7-started.json")], None);
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).ends_with("consistent, 1 of 7 placed (can be completed)\n"));
-    let v = json(&queens(&["check", &instance("unsolvable-completion.txt"), "--json"], None));
-    assert_eq!((v["status"].as_str(), v["completable"].as_bool()), (Some("consistent"), Some(false)));
+    let v = json(&queens(
+        &["check", &instance("unsolvable-completion.txt"), "--json"],
+        None,
+    ));
+    assert_eq!(
+        (v["status"].as_str(), v["completable"].as_bool()),
+        (Some("consistent"), Some(false))
+    );
     // Touching queens in a region puzzle.
     let o = queens(&["check", "-"], Some("AB\nBA\nqueens: 0,0 1,1\n"));
     assert!(
@@ -142,4 +148,133 @@ fn bad_input_exits_2_with_file_and_line() {
     );
     let o = queens(&["solve"], None);
     assert_eq!(o.status.code(), Some(2), "a missing FILE is a usage error");
+}
+
+#[test]
+fn sat_engine_with_cross_check_reports_its_encoding() {
+    let o = queens(
+        &[
+            "solve",
+            &instance("region-7.txt"),
+            "--engine",
+            "sat",
+            "--encoding",
+            "product",
+            "--cross-check",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    assert_eq!(
+        (v["engine"].as_str(), v["encoding"].as_str()),
+        (Some("sat"), Some("product"))
+    );
+    assert_eq!(v["cross_checked"], "backtrack");
+    assert!(v["vars"].as_u64().unwrap() > 0 && v["clauses"].as_u64().unwrap() > 0);
+    assert!(v["encode_ms"].is_number() && v["solve_ms"].is_number());
+    let o = queens(
+        &[
+            "count",
+            &instance("nauck-1850.txt"),
+            "--engine",
+            "sat",
+            "--cross-check",
+        ],
+        None,
+    );
+    assert!(stdout(&o).starts_with("count: 2\n"));
+    assert!(stdout(&o).contains("cross-checked: the backtrack engine agrees"));
+    let o = queens(&["solve", "--n", "4", "--encoding", "nope"], None);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn encode_to_file_and_decode_an_external_model() {
+    let dir = std::env::temp_dir().join(format!("queens-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cnf = dir.join("nauck.cnf");
+    let o = queens(
+        &[
+            "encode",
+            &instance("nauck-1850.txt"),
+            "--encoding",
+            "commander",
+            "-o",
+            cnf.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(&cnf).unwrap();
+    // Solve it as an external solver would and hand its output to `decode`.
+    let mut solver = varisat::Solver::new();
+    solver.add_dimacs_cnf(text.as_bytes()).unwrap();
+    assert!(solver.solve().unwrap());
+    let lits: Vec<String> = solver
+        .model()
+        .unwrap()
+        .iter()
+        .map(|l| l.to_dimacs().to_string())
+        .collect();
+    let model = dir.join("model.out");
+    std::fs::write(&model, format!("s SATISFIABLE\nv {} 0\n", lits.join(" "))).unwrap();
+    let o = queens(
+        &[
+            "decode",
+            &instance("nauck-1850.txt"),
+            model.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json(&o)["status"], "sat");
+    // A model that breaks a rule is bad input, named by file.
+    std::fs::write(&model, "s SATISFIABLE\nv 1 2 3 0\n").unwrap();
+    let o = queens(
+        &[
+            "decode",
+            &instance("nauck-1850.txt"),
+            model.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("the model does not decode to a valid board")
+    );
+    std::fs::write(&model, "s UNSATISFIABLE\n").unwrap();
+    let o = queens(
+        &[
+            "decode",
+            &instance("nauck-1850.txt"),
+            model.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn explain_prints_a_minimal_core() {
+    let o = queens(
+        &["explain", &instance("unsolvable-completion.txt"), "--json"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["status"], "unsat");
+    assert_eq!(v["core"], serde_json::json!([[0, 4], [4, 7], [7, 0]]));
+    assert_eq!(v["blocked_core"], serde_json::json!([]));
+    let o = queens(&["explain", &instance("nauck-1850.txt"), "--json"], None);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(json(&o)["status"], "sat");
 }

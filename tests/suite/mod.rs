@@ -6,3 +6,4 @@ mod facts;
 pub mod gen;
 mod parse;
 mod properties;
+mod sat;

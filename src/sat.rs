@@ -1,0 +1,249 @@
+//! The SAT engine: encode ([`crate::cnf`]), solve with varisat, decode the model to queens.
+//!
+//! Counting enumerates models with blocking clauses over the cell variables only (auxiliary
+//! variables of the encodings may take several values for one board). Explanations shrink
+//! varisat's failed assumptions to a minimal set of fixed queens and blocked cells.
+
+use std::time::Instant;
+
+use varisat::{CnfFormula, ExtendFormula, Lit, Solver};
+
+use crate::cnf::{encode, CellMap, FixedMode, Preset};
+use crate::encode::amo::Encoding;
+use crate::error::Error;
+use crate::model::{Pos, Problem};
+
+/// Size and timings of one SAT run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SatStats {
+    /// Variables in the CNF (cells plus auxiliary).
+    pub vars: usize,
+    /// Clauses in the CNF.
+    pub clauses: usize,
+    /// Cells with a variable.
+    pub cell_vars: usize,
+    /// Milliseconds spent encoding.
+    pub encode_ms: f64,
+    /// Milliseconds spent in the solver.
+    pub solve_ms: f64,
+    /// Solver calls made.
+    pub solver_calls: u64,
+}
+
+fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// A problem encoded into a formula, with its cell map.
+pub struct Encoded {
+    /// The CNF, exactly as given to the solver.
+    pub formula: CnfFormula,
+    /// Cells ↔ variables, assumptions.
+    pub map: CellMap,
+    /// Size and encode time.
+    pub stats: SatStats,
+}
+
+/// Encodes the problem into a fresh formula.
+pub fn encode_problem(problem: &Problem, encoding: Encoding, mode: FixedMode) -> Encoded {
+    let start = Instant::now();
+    let mut formula = CnfFormula::new();
+    let map = encode(problem, encoding, mode, &mut formula);
+    let stats = SatStats {
+        vars: formula.var_count(),
+        clauses: formula.len(),
+        cell_vars: map.cells().len(),
+        encode_ms: ms(start),
+        ..SatStats::default()
+    };
+    Encoded {
+        formula,
+        map,
+        stats,
+    }
+}
+
+fn solver_error(e: varisat::solver::SolverError) -> Error {
+    Error::Unsupported(format!("the SAT solver failed: {e}"))
+}
+
+/// Finds one solution with the SAT engine (not yet verified: callers verify).
+pub fn solve(problem: &Problem, encoding: Encoding) -> Result<(Option<Vec<Pos>>, SatStats), Error> {
+    let mut first = None;
+    let stats = enumerate(problem, encoding, Some(1), |q| {
+        first = Some(q.to_vec());
+        true
+    })?;
+    Ok((first, stats))
+}
+
+/// Calls `visit` with each solution, up to `limit`, adding a blocking clause after each.
+pub fn enumerate(
+    problem: &Problem,
+    encoding: Encoding,
+    limit: Option<u64>,
+    mut visit: impl FnMut(&[Pos]) -> bool,
+) -> Result<SatStats, Error> {
+    let Encoded {
+        formula,
+        map,
+        mut stats,
+    } = encode_problem(problem, encoding, FixedMode::Simplify);
+    let start = Instant::now();
+    let mut solver = Solver::new();
+    solver.add_formula(&formula);
+    let mut found = 0u64;
+    while limit.is_none_or(|k| found < k) {
+        stats.solver_calls += 1;
+        if !solver.solve().map_err(solver_error)? {
+            break;
+        }
+        let model = solver.model().expect("a satisfiable solver has a model");
+        let queens = map.decode(|l| model[l.index()] == l);
+        found += 1;
+        if !visit(&queens) {
+            break;
+        }
+        let block = map.blocking_clause(&queens);
+        if block.is_empty() {
+            // Every queen was decided before encoding: that was the only solution.
+            break;
+        }
+        solver.add_clause(&block);
+    }
+    stats.solve_ms = ms(start);
+    Ok(stats)
+}
+
+/// Counts solutions with blocking clauses, up to `limit`. Returns (count, limited, stats).
+pub fn count(
+    problem: &Problem,
+    encoding: Encoding,
+    limit: Option<u64>,
+) -> Result<(u64, bool, SatStats), Error> {
+    let mut total = 0;
+    let stats = enumerate(problem, encoding, limit, |_| {
+        total += 1;
+        true
+    })?;
+    Ok((total, limit.is_some_and(|k| total >= k), stats))
+}
+
+/// Why a problem is unsolvable: a minimal set of presets with no completion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Explanation {
+    /// The problem has a solution after all (shown).
+    Solvable(Vec<Pos>),
+    /// No solution. Removing any one member of `core` ∪ `blocked_core` makes the rest
+    /// solvable; both empty means the board has no solution even without presets.
+    Unsolvable {
+        /// Fixed queens in the core.
+        core: Vec<Pos>,
+        /// Blocked cells in the core.
+        blocked_core: Vec<Pos>,
+        /// A direct reason when there is one (two fixed queens attacking each other).
+        reason: Option<String>,
+    },
+}
+
+/// Explains an unsolvable completion: failed assumptions from varisat, then deletion-based
+/// shrinking (drop a member, re-solve; keep it out while still unsatisfiable), so the result
+/// is minimal: every strict subset of it has a completion.
+pub fn explain(problem: &Problem, encoding: Encoding) -> Result<(Explanation, SatStats), Error> {
+    // A fixed queen on an excluded diagonal has no variable to assume: it is a core alone.
+    if let Some(&p) = problem
+        .fixed()
+        .iter()
+        .find(|&&p| !problem.is_open(p) && problem.blocked().binary_search(&p).is_err())
+    {
+        let reason = format!(
+            "fixed queen ({},{}) stands on an excluded diagonal",
+            p.0, p.1
+        );
+        let exp = Explanation::Unsolvable {
+            core: vec![p],
+            blocked_core: Vec::new(),
+            reason: Some(reason),
+        };
+        return Ok((exp, SatStats::default()));
+    }
+    let Encoded {
+        formula,
+        map,
+        mut stats,
+    } = encode_problem(problem, encoding, FixedMode::Assume);
+    let start = Instant::now();
+    let mut solver = Solver::new();
+    solver.add_formula(&formula);
+    let all: Vec<Lit> = map.assumptions().iter().map(|&(l, _)| l).collect();
+    // First call: either a model (solvable) or the failed core.
+    stats.solver_calls += 1;
+    solver.assume(&all);
+    if solver.solve().map_err(solver_error)? {
+        let model = solver.model().expect("a satisfiable solver has a model");
+        let queens = map.decode(|l| model[l.index()] == l);
+        stats.solve_ms = ms(start);
+        return Ok((Explanation::Solvable(queens), stats));
+    }
+    let mut core = solver
+        .failed_core()
+        .map(<[Lit]>::to_vec)
+        .unwrap_or_default();
+    // Deletion-based minimisation. Members before `i` are needed: dropping one made the rest
+    // satisfiable, so every smaller unsatisfiable subset still contains it and the filtered
+    // core keeps them in place.
+    let mut i = 0;
+    while i < core.len() {
+        let trial: Vec<Lit> = core
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, &l)| l)
+            .collect();
+        stats.solver_calls += 1;
+        solver.assume(&trial);
+        if solver.solve().map_err(solver_error)? {
+            i += 1;
+        } else {
+            let failed = solver
+                .failed_core()
+                .map(<[Lit]>::to_vec)
+                .unwrap_or_default();
+            core = trial.into_iter().filter(|l| failed.contains(l)).collect();
+        }
+    }
+    stats.solve_ms = ms(start);
+    let mut queens_core = Vec::new();
+    let mut blocked_core = Vec::new();
+    for &(l, preset) in map.assumptions() {
+        if core.contains(&l) {
+            match preset {
+                Preset::Queen(p) => queens_core.push(p),
+                Preset::Blocked(p) => blocked_core.push(p),
+            }
+        }
+    }
+    queens_core.sort_unstable();
+    queens_core.dedup();
+    blocked_core.sort_unstable();
+    let reason = match (queens_core.as_slice(), blocked_core.as_slice()) {
+        ([a, b], []) if problem.attacks(*a, *b) => Some(format!(
+            "fixed queens ({},{}) and ({},{}) attack each other",
+            a.0, a.1, b.0, b.1
+        )),
+        ([a], [b]) if a == b => Some(format!(
+            "fixed queen ({},{}) stands on a blocked cell",
+            a.0, a.1
+        )),
+        ([], []) => Some("the board has no solution even without any preset".to_string()),
+        _ => None,
+    };
+    Ok((
+        Explanation::Unsolvable {
+            core: queens_core,
+            blocked_core,
+            reason,
+        },
+        stats,
+    ))
+}

@@ -1,0 +1,176 @@
+//! The SAT engine against known facts, the backtracker and the verifier.
+
+use proptest::prelude::*;
+use queens::backtrack::{self, Config};
+use queens::encode::amo::Encoding;
+use queens::sat::{self, Explanation};
+use queens::{dimacs, Problem};
+
+use super::facts::instance;
+use super::gen;
+
+const A000170: [u64; 9] = [1, 0, 0, 2, 10, 4, 40, 92, 352];
+
+#[test]
+fn sat_counts_match_a000170_up_to_9_for_every_encoding() {
+    for enc in Encoding::ALL.into_iter().chain([Encoding::Auto]) {
+        for n in 1..=9 {
+            let (count, limited, _) = sat::count(&Problem::new(n).unwrap(), enc, None).unwrap();
+            assert_eq!(count, A000170[n - 1], "n = {n}, {enc}");
+            assert!(!limited);
+        }
+    }
+}
+
+#[test]
+fn nauck_1850_has_two_sat_solutions_that_verify() {
+    for enc in Encoding::ALL {
+        let p = instance("nauck-1850.json");
+        let mut found = Vec::new();
+        sat::enumerate(&p, enc, None, |q| {
+            queens::verify(&p, q).unwrap();
+            found.push(q.to_vec());
+            true
+        })
+        .unwrap();
+        assert_eq!(found.len(), 2, "{enc}");
+    }
+}
+
+#[test]
+fn explanation_of_the_unsolvable_instance_is_minimal() {
+    let p = instance("unsolvable-completion.txt");
+    for enc in [Encoding::Auto, Encoding::Pairwise] {
+        let (exp, _) = sat::explain(&p, enc).unwrap();
+        let Explanation::Unsolvable {
+            core, blocked_core, ..
+        } = exp
+        else {
+            panic!("the instance is unsolvable")
+        };
+        assert_eq!(core, vec![(0, 4), (4, 7), (7, 0)]);
+        assert!(blocked_core.is_empty());
+        assert_minimal(&p, &core, &blocked_core);
+    }
+}
+
+/// The core alone has no completion, and dropping any member gives one (checked by the
+/// backtracker, not by the SAT engine that made the core).
+fn assert_minimal(p: &Problem, core: &[queens::Pos], blocked: &[queens::Pos]) {
+    let with = |q: &[queens::Pos], b: &[queens::Pos]| {
+        let sub = p.replace_fixed(q).unwrap().replace_blocked(b).unwrap();
+        backtrack::solve(&sub, &Config::default()).0.is_some()
+    };
+    assert!(!with(core, blocked), "the core itself must be unsolvable");
+    for i in 0..core.len() {
+        let mut q = core.to_vec();
+        q.remove(i);
+        assert!(
+            with(&q, blocked),
+            "without {:?} the rest must be completable",
+            core[i]
+        );
+    }
+    for i in 0..blocked.len() {
+        let mut b = blocked.to_vec();
+        b.remove(i);
+        assert!(
+            with(core, &b),
+            "without blocked {:?} the rest must be completable",
+            blocked[i]
+        );
+    }
+}
+
+#[test]
+fn explanation_names_attacking_pairs_and_blocked_queens() {
+    let p = queens::parse::parse(
+        "t",
+        "Q.......\n........\n..Q.....\n........\n.......Q\n........\n........\n........\n",
+    )
+    .unwrap();
+    let (exp, _) = sat::explain(&p, Encoding::Auto).unwrap();
+    let Explanation::Unsolvable { core, reason, .. } = exp else {
+        panic!()
+    };
+    assert_eq!(core, vec![(0, 0), (2, 2)]);
+    assert_eq!(
+        reason.as_deref(),
+        Some("fixed queens (0,0) and (2,2) attack each other")
+    );
+    let p = queens::parse::parse("t", "Q....\n.....\n.....\n.....\n.....\nblocked: 0,0\n").unwrap();
+    let (exp, _) = sat::explain(&p, Encoding::Auto).unwrap();
+    assert_eq!(
+        exp,
+        Explanation::Unsolvable {
+            core: vec![(0, 0)],
+            blocked_core: vec![(0, 0)],
+            reason: Some("fixed queen (0,0) stands on a blocked cell".into())
+        }
+    );
+}
+
+#[test]
+fn encode_then_external_model_then_decode_round_trip() {
+    let p = instance("region-7-started.json");
+    let encoded = sat::encode_problem(&p, Encoding::Seq, queens::cnf::FixedMode::Simplify);
+    let mut cnf = Vec::new();
+    dimacs::write_cnf(&mut cnf, &encoded, &["test".into()]).unwrap();
+    let cnf = String::from_utf8(cnf).unwrap();
+    assert!(cnf.contains("c fixed 3 4\n") && cnf.contains("\np cnf "));
+    // Solve the written CNF as an external solver would, and write its model as text.
+    let mut solver = varisat::Solver::new();
+    solver.add_dimacs_cnf(cnf.as_bytes()).unwrap();
+    assert!(solver.solve().unwrap());
+    let lits: Vec<String> = solver
+        .model()
+        .unwrap()
+        .iter()
+        .map(|l| l.to_dimacs().to_string())
+        .collect();
+    let text = format!("c from varisat\ns SATISFIABLE\nv {} 0\n", lits.join(" "));
+    let dimacs::ModelAnswer::Sat(true_vars) = dimacs::parse_model("m", &text).unwrap() else {
+        panic!()
+    };
+    let decoded = encoded.map.decode(|l| true_vars.contains(&(l.index() + 1)));
+    queens::verify(&p, &decoded).unwrap();
+    assert_eq!(
+        dimacs::parse_model("m", "s UNSATISFIABLE\n").unwrap(),
+        dimacs::ModelAnswer::Unsat
+    );
+    assert_eq!(
+        dimacs::parse_model("m", "s SATISFIABLE\nv 1 x 0\n")
+            .unwrap_err()
+            .to_string(),
+        "m: line 2: \"x\" is not a literal (expected a signed integer)"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    #[test]
+    fn sat_agrees_with_backtracker_and_verifier(p in gen::problem(6), e in 0usize..5) {
+        let enc = Encoding::ALL[e];
+        let expected = backtrack::count(&p, &Config::default(), None).total;
+        let mut found = 0u64;
+        sat::enumerate(&p, enc, None, |q| {
+            assert!(queens::verify(&p, q).is_ok(), "{enc}: {:?}", queens::verify(&p, q));
+            found += 1;
+            true
+        }).unwrap();
+        prop_assert_eq!(found, expected, "{}", enc);
+        let (one, _) = sat::solve(&p, enc).unwrap();
+        prop_assert_eq!(one.is_some(), expected > 0);
+        // Unsolvable: the explanation is minimal (or empty when no preset is to blame).
+        if expected == 0 {
+            if let (Explanation::Unsolvable { core, blocked_core, .. }, _) = sat::explain(&p, enc).unwrap() {
+                if !core.is_empty() || !blocked_core.is_empty() {
+                    assert_minimal(&p, &core, &blocked_core);
+                }
+            } else {
+                prop_assert!(false, "explain found a solution the engines did not");
+            }
+        }
+    }
+}
