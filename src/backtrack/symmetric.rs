@@ -193,55 +193,104 @@ impl State {
 
     /// Phase 1 (Takaken's Backtrack1): queen in the corner, so only the diagonal reflection
     /// can map a placement to itself; `bound1` bans column 1 above row `bound1`.
-    fn corner(&mut self, y: usize, left: u64, down: u64, right: u64) {
+    /// Iterative (explicit per-row stacks): about a third faster than recursion here.
+    fn corner(&mut self, y0: usize, left0: u64, down0: u64, right0: u64) {
+        let mut stack = [(0u64, 0u64, 0u64, 0u64); MAX_N + 1];
+        let Some(free0) = self.corner_free(y0, left0, down0, right0) else {
+            return;
+        };
+        stack[y0] = (free0, left0, down0, right0);
+        let mut y = y0;
+        loop {
+            let (free, left, down, right) = stack[y];
+            if free == 0 {
+                if y == y0 {
+                    return;
+                }
+                y -= 1;
+                continue;
+            }
+            let bit = free & free.wrapping_neg();
+            stack[y].0 = free ^ bit;
+            self.nodes += 1;
+            let (l, d, r) = ((left | bit) << 1, down | bit, (right | bit) >> 1);
+            if let Some(f) = self.corner_free(y + 1, l, d, r) {
+                y += 1;
+                stack[y] = (f, l, d, r);
+            }
+        }
+    }
+
+    /// The open cells of row `y` in phase 1; `None` when the row needs no branching (the
+    /// last row, counted here, or no cell).
+    #[inline(always)]
+    fn corner_free(&mut self, y: usize, left: u64, down: u64, right: u64) -> Option<u64> {
         let mut free = self.mask & !(left | down | right);
         if y == self.last {
             if free != 0 {
-                self.board[y] = free;
                 self.count8 += 1;
             }
-            return;
+            return None;
         }
         if y < self.bound1 {
             free &= !2;
         }
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free ^= bit;
-            self.board[y] = bit;
-            self.nodes += 1;
-            self.corner(y + 1, (left | bit) << 1, down | bit, (right | bit) >> 1);
-        }
+        (free != 0).then_some(free)
     }
 
     /// Phase 2 (Takaken's Backtrack2): no corner queen; side masks keep the placement the
     /// smallest of its class, and [`State::classify`] decides its class size.
-    fn side(&mut self, y: usize, left: u64, down: u64, right: u64) {
+    fn side(&mut self, y0: usize, left0: u64, down0: u64, right0: u64) {
+        let mut stack = [(0u64, 0u64, 0u64, 0u64); MAX_N + 1];
+        let Some(free0) = self.side_free(y0, left0, down0, right0) else {
+            return;
+        };
+        stack[y0] = (free0, left0, down0, right0);
+        let mut y = y0;
+        loop {
+            let (free, left, down, right) = stack[y];
+            if free == 0 {
+                if y == y0 {
+                    return;
+                }
+                y -= 1;
+                continue;
+            }
+            let bit = free & free.wrapping_neg();
+            stack[y].0 = free ^ bit;
+            self.board[y] = bit;
+            self.nodes += 1;
+            let (l, d, r) = ((left | bit) << 1, down | bit, (right | bit) >> 1);
+            if let Some(f) = self.side_free(y + 1, l, d, r) {
+                y += 1;
+                stack[y] = (f, l, d, r);
+            }
+        }
+    }
+
+    /// The open cells of row `y` in phase 2 after the side-mask rules; `None` when there is
+    /// nothing to branch on (the last row is classified here).
+    #[inline(always)]
+    fn side_free(&mut self, y: usize, left: u64, down: u64, right: u64) -> Option<u64> {
         let mut free = self.mask & !(left | down | right);
         if y == self.last {
             if free != 0 && free & self.lastmask == 0 {
                 self.board[y] = free;
                 self.classify();
             }
-            return;
+            return None;
         }
         if y < self.bound1 {
             free &= !self.sidemask;
         } else if y == self.bound2 {
             if down & self.sidemask == 0 {
-                return;
+                return None;
             }
             if down & self.sidemask != self.sidemask {
                 free &= self.sidemask;
             }
         }
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free ^= bit;
-            self.board[y] = bit;
-            self.nodes += 1;
-            self.side(y + 1, (left | bit) << 1, down | bit, (right | bit) >> 1);
-        }
+        (free != 0).then_some(free)
     }
 
     /// Compares the placement with its 90°, 180° and 270° rotations: counts it in the class
