@@ -4,6 +4,7 @@
 pub mod backtrack;
 pub mod error;
 pub mod model;
+pub mod proof;
 pub mod verify;
 
 pub use error::Error;
