@@ -24,6 +24,7 @@ pub mod encode;
 pub mod error;
 pub mod model;
 pub mod parse;
+pub mod proof;
 pub mod report;
 pub mod sat;
 pub mod verify;
