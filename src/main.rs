@@ -14,6 +14,7 @@ use serde_json::json;
 
 use queens::backtrack::{self, Config};
 use queens::encode::amo::Encoding;
+use queens::proof::{self, ProofFormat};
 use queens::sat::{self, SatStats};
 use queens::verify::{conflicts, verify};
 use queens::{parse, report, Error, Pos, Problem};
@@ -43,6 +44,8 @@ enum Command {
         limit: Option<u64>,
         #[command(flatten)]
         engine: EngineArgs,
+        #[command(flatten)]
+        proof: ProofArgs,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -124,6 +127,20 @@ impl Input {
             (None, None) => unreachable!("clap requires FILE or --n"),
         }
     }
+}
+
+#[derive(Args)]
+struct ProofArgs {
+    /// With --engine sat: when the answer is UNSAT, write a proof of it here (checked by the
+    /// built-in checker before the answer is printed).
+    #[arg(long, value_name = "P")]
+    proof: Option<PathBuf>,
+    /// Proof format: drat, binary-drat or lrat.
+    #[arg(long, value_name = "F", default_value = "drat", requires = "proof")]
+    proof_format: ProofFormat,
+    /// Where to write the exact CNF the proof refutes (default: the proof path + `.cnf`).
+    #[arg(long, value_name = "C", requires = "proof")]
+    cnf: Option<PathBuf>,
 }
 
 #[derive(Args, Clone, Copy)]
@@ -214,10 +231,33 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             all,
             limit,
             engine,
+            proof,
             json,
         } => {
             let problem = input.load()?;
             let many = all || limit.is_some();
+            if let Some(path) = &proof.proof {
+                if engine.engine != Engine::Sat || many {
+                    return Err(Failure::Error(Error::Unsupported(
+                        "--proof needs --engine sat and a single solve (no --all/--limit)".into(),
+                    )));
+                }
+                let cnf = proof.cnf.clone().unwrap_or_else(|| {
+                    let mut p = path.clone().into_os_string();
+                    p.push(".cnf");
+                    p.into()
+                });
+                return solve_with_proof(
+                    &mut out,
+                    &problem,
+                    engine,
+                    path,
+                    proof.proof_format,
+                    &cnf,
+                    json,
+                    color,
+                );
+            }
             solve(&mut out, &problem, many, limit, engine, json, color)
         }
         Command::Count {
@@ -514,6 +554,121 @@ fn solve(
         )?;
     }
     Ok(if solutions.is_empty() { 1 } else { 0 })
+}
+
+/// `solve --engine sat --proof P`: on UNSAT, the proof and the exact CNF it refutes are
+/// written and the proof is checked by the built-in checker before the answer is printed.
+#[allow(clippy::too_many_arguments)]
+fn solve_with_proof(
+    out: &mut impl Write,
+    problem: &Problem,
+    args: EngineArgs,
+    proof_path: &std::path::Path,
+    format: ProofFormat,
+    cnf_path: &std::path::Path,
+    json: bool,
+    color: bool,
+) -> Result<u8, Failure> {
+    let start = Instant::now();
+    let encoded = sat::encode_problem(problem, args.encoding, queens::cnf::FixedMode::Simplify);
+    let io = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |e| {
+            Failure::Error(Error::Io {
+                path: path.clone(),
+                source: e,
+            })
+        }
+    };
+    let mut proof_bytes = Vec::new();
+    let solve_start = Instant::now();
+    let model = proof::solve_with_proof(&encoded.formula, format, &mut proof_bytes)
+        .map_err(|e| Failure::Error(Error::Unsupported(format!("proof: {e}"))))?;
+    let solve_ms = ms(solve_start);
+    let mut obj = json!({
+        "n": problem.n(),
+        "engine": "sat",
+        "encoding": args.encoding.to_string(),
+        "vars": encoded.stats.vars,
+        "clauses": encoded.stats.clauses,
+        "encode_ms": encoded.stats.encode_ms,
+        "solve_ms": solve_ms,
+    });
+    let code = match model {
+        Some(model) => {
+            let set: std::collections::HashSet<varisat::Lit> = model.into_iter().collect();
+            let q = encoded.map.decode(|l| set.contains(&l));
+            checked(problem, &q, "sat")?;
+            obj["status"] = json!("sat");
+            obj["queens"] = json!(q);
+            if !json {
+                write!(out, "{}", report::board(problem, &q, color))?;
+                writeln!(
+                    out,
+                    "solved: {} (no proof written: the answer is SAT)",
+                    report::summary(problem)
+                )?;
+            }
+            0
+        }
+        None => {
+            let check_start = Instant::now();
+            let stats =
+                proof::check_proof(&encoded.formula, format, &proof_bytes).map_err(|e| {
+                    Failure::Internal(format!(
+                        "the solver's proof of unsatisfiability does not check: {e}"
+                    ))
+                })?;
+            let check_ms = ms(check_start);
+            std::fs::write(proof_path, &proof_bytes).map_err(io(proof_path))?;
+            let mut f =
+                std::io::BufWriter::new(std::fs::File::create(cnf_path).map_err(io(cnf_path))?);
+            let header = vec![
+                format!("queens CNF: {}", report::summary(problem)),
+                format!(
+                    "encoding {}; refuted by the {format} proof in {}",
+                    args.encoding,
+                    proof_path.display()
+                ),
+            ];
+            queens::dimacs::write_cnf(&mut f, &encoded, &header).map_err(io(cnf_path))?;
+            f.flush().map_err(io(cnf_path))?;
+            obj["status"] = json!("unsat");
+            obj["queens"] = json!(null);
+            obj["proof"] = json!({
+                "path": proof_path.display().to_string(),
+                "format": format.to_string(),
+                "cnf": cnf_path.display().to_string(),
+                "lemmas": stats.lemmas,
+                "checked": true,
+                "check_ms": check_ms,
+                "bytes": proof_bytes.len(),
+            });
+            if !json {
+                writeln!(out, "no solution: {}", unsat_reason_sat(problem))?;
+                writeln!(
+                    out,
+                    "proof: {} ({format}, {} lemmas, checked by the built-in checker in {check_ms} ms) refutes {}",
+                    proof_path.display(),
+                    stats.lemmas,
+                    cnf_path.display()
+                )?;
+            }
+            1
+        }
+    };
+    obj["time_ms"] = json!(ms(start));
+    if json {
+        writeln!(out, "{obj}")?;
+    }
+    Ok(code)
+}
+
+fn unsat_reason_sat(problem: &Problem) -> String {
+    match conflicts(problem, problem.fixed()).first() {
+        Some(v) => format!("the fixed queens already break a rule: {v}"),
+        None => "the SAT solver proved the encoding unsatisfiable".to_string(),
+    }
 }
 
 /// A progress bar on stderr when it is a terminal; hidden otherwise.

@@ -278,3 +278,45 @@ fn explain_prints_a_minimal_core() {
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(json(&o)["status"], "sat");
 }
+
+#[test]
+fn unsat_with_proof_writes_a_checked_proof_and_its_cnf() {
+    let dir = std::env::temp_dir().join(format!("queens-proof-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (proof, cnf) = (dir.join("u.lrat"), dir.join("u.cnf"));
+    let o = queens(
+        &[
+            "solve",
+            &instance("unsolvable-completion.txt"),
+            "--engine",
+            "sat",
+            "--proof",
+            proof.to_str().unwrap(),
+            "--proof-format",
+            "lrat",
+            "--cnf",
+            cnf.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(
+        (v["status"].as_str(), v["proof"]["checked"].as_bool()),
+        (Some("unsat"), Some(true))
+    );
+    let formula = varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
+    let bytes = std::fs::read(&proof).unwrap();
+    queens::proof::check_proof(&formula, queens::proof::ProofFormat::Lrat, &bytes).unwrap();
+    let o = queens(
+        &["solve", "--n", "4", "--proof", proof.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--proof without --engine sat is a usage error"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -174,3 +174,39 @@ proptest! {
         }
     }
 }
+
+/// UNSAT proofs for several unsolvable instances, in every format, checked by the crate's own
+/// RUP/LRAT checker against the CNF as written to disk (re-read from its DIMACS text).
+#[test]
+fn unsat_proofs_check_against_the_written_cnf() {
+    use queens::proof::{self, ProofFormat};
+    let mut cases = vec![
+        instance("unsolvable-completion.txt"),
+        Problem::new(3).unwrap(),
+        queens::parse::parse(
+            "t",
+            "QQ......\n........\n........\n........\n........\n........\n........\n........\n",
+        )
+        .unwrap(),
+        // Nauck's instance with its two completions' free cells in row 0 blocked.
+        instance("nauck-1850.txt").with_blocked(&[(0, 4)]).unwrap(),
+    ];
+    cases.push(Problem::new(6).unwrap().with_fixed(&[(0, 0)]).unwrap());
+    for p in &cases {
+        assert_eq!(backtrack::count(p, &Config::default(), None).total, 0);
+        for enc in [Encoding::Auto, Encoding::Seq] {
+            let encoded = sat::encode_problem(p, enc, queens::cnf::FixedMode::Simplify);
+            let mut text = Vec::new();
+            dimacs::write_cnf(&mut text, &encoded, &[]).unwrap();
+            let reread = varisat::dimacs::DimacsParser::parse(&text[..]).unwrap();
+            for format in ProofFormat::ALL {
+                let mut proof_bytes = Vec::new();
+                let model =
+                    proof::solve_with_proof(&encoded.formula, format, &mut proof_bytes).unwrap();
+                assert!(model.is_none(), "{format}: expected UNSAT");
+                proof::check_proof(&reread, format, &proof_bytes)
+                    .unwrap_or_else(|e| panic!("{enc}/{format}: {e}"));
+            }
+        }
+    }
+}
