@@ -311,14 +311,12 @@ fn checked(problem: &Problem, queens: &[Pos], engine: &str) -> Result<(), Failur
 }
 
 /// Why a problem has no solution, as precisely as we can say cheaply: a conflict among the
-/// fixed queens, or an exhausted search.
-fn unsat_reason(problem: &Problem, engine: &Run) -> String {
-    match conflicts(problem, problem.fixed()).first() {
-        Some(v) => format!("the fixed queens already break a rule: {v}"),
-        None => match engine.sat {
-            Some(_) => "the SAT solver proved the encoding unsatisfiable (`queens explain` names a minimal cause)".to_string(),
-            None => format!("the search is exhausted ({} nodes)", engine.nodes.unwrap_or(0)),
-        },
+/// fixed queens, or what the engine proved (`nodes` for the backtracker, `None` for SAT).
+fn unsat_reason(problem: &Problem, nodes: Option<u64>) -> String {
+    match (conflicts(problem, problem.fixed()).first(), nodes) {
+        (Some(v), _) => format!("the fixed queens already break a rule: {v}"),
+        (None, Some(nodes)) => format!("the search is exhausted ({nodes} nodes)"),
+        (None, None) => "the SAT solver proved the encoding unsatisfiable".to_string(),
     }
 }
 
@@ -523,11 +521,11 @@ fn solve(
             obj["cross_checked"] = json!(args.engine.other().name());
         }
         if solutions.is_empty() {
-            obj["reason"] = json!(unsat_reason(problem, &run));
+            obj["reason"] = json!(unsat_reason(problem, run.nodes));
         }
         writeln!(out, "{obj}")?;
     } else if solutions.is_empty() {
-        writeln!(out, "no solution: {}", unsat_reason(problem, &run))?;
+        writeln!(out, "no solution: {}", unsat_reason(problem, run.nodes))?;
     } else {
         for (i, s) in solutions.iter().enumerate() {
             if many {
@@ -645,7 +643,7 @@ fn solve_with_proof(
                 "bytes": proof_bytes.len(),
             });
             if !json {
-                writeln!(out, "no solution: {}", unsat_reason_sat(problem))?;
+                writeln!(out, "no solution: {}", unsat_reason(problem, None))?;
                 writeln!(
                     out,
                     "proof: {} ({format}, {} lemmas, checked by the built-in checker in {check_ms} ms) refutes {}",
@@ -662,13 +660,6 @@ fn solve_with_proof(
         writeln!(out, "{obj}")?;
     }
     Ok(code)
-}
-
-fn unsat_reason_sat(problem: &Problem) -> String {
-    match conflicts(problem, problem.fixed()).first() {
-        Some(v) => format!("the fixed queens already break a rule: {v}"),
-        None => "the SAT solver proved the encoding unsatisfiable".to_string(),
-    }
 }
 
 /// A progress bar on stderr when it is a terminal; hidden otherwise.

@@ -180,31 +180,41 @@ impl State {
             let bit = task.bit;
             self.board[2] = bit;
             self.nodes += 1;
-            self.corner(3, (left | bit) << 1, down | bit, (right | bit) >> 1);
+            self.walk::<true>(3, (left | bit) << 1, down | bit, (right | bit) >> 1);
         } else {
             let b0 = 1u64 << self.bound1;
             self.board[0] = b0;
             let bit = task.bit;
             self.board[1] = bit;
             self.nodes += 1;
-            self.side(2, (b0 << 1 | bit) << 1, b0 | bit, (b0 >> 1 | bit) >> 1);
+            self.walk::<false>(2, (b0 << 1 | bit) << 1, b0 | bit, (b0 >> 1 | bit) >> 1);
         }
     }
 
-    /// Phase 1 (Takaken's Backtrack1): queen in the corner, so only the diagonal reflection
-    /// can map a placement to itself; `bound1` bans column 1 above row `bound1`.
-    /// Iterative (explicit per-row stacks): about a third faster than recursion here.
-    fn corner(&mut self, y0: usize, left0: u64, down0: u64, right0: u64) {
+    /// Depth-first search below row `y0`, iterative with explicit per-row stacks (a fifth
+    /// faster than recursion here). `CORNER` selects the phase: 1 (Takaken's Backtrack1, a
+    /// queen in the corner, see [`State::corner_free`]) or 2 (Backtrack2, see
+    /// [`State::side_free`]).
+    fn walk<const CORNER: bool>(&mut self, y0: usize, left0: u64, down0: u64, right0: u64) {
+        let free_at = |st: &mut State, y, l, d, r| {
+            if CORNER {
+                st.corner_free(y, l, d, r)
+            } else {
+                st.side_free(y, l, d, r)
+            }
+        };
         let mut stack = [(0u64, 0u64, 0u64, 0u64); MAX_N + 1];
-        let Some(free0) = self.corner_free(y0, left0, down0, right0) else {
+        let Some(free0) = free_at(self, y0, left0, down0, right0) else {
             return;
         };
         stack[y0] = (free0, left0, down0, right0);
         let mut y = y0;
+        let mut nodes = 0;
         loop {
             let (free, left, down, right) = stack[y];
             if free == 0 {
                 if y == y0 {
+                    self.nodes += nodes;
                     return;
                 }
                 y -= 1;
@@ -212,17 +222,19 @@ impl State {
             }
             let bit = free & free.wrapping_neg();
             stack[y].0 = free ^ bit;
-            self.nodes += 1;
+            self.board[y] = bit;
+            nodes += 1;
             let (l, d, r) = ((left | bit) << 1, down | bit, (right | bit) >> 1);
-            if let Some(f) = self.corner_free(y + 1, l, d, r) {
+            if let Some(f) = free_at(self, y + 1, l, d, r) {
                 y += 1;
                 stack[y] = (f, l, d, r);
             }
         }
     }
 
-    /// The open cells of row `y` in phase 1; `None` when the row needs no branching (the
-    /// last row, counted here, or no cell).
+    /// The open cells of row `y` in phase 1 (queen in the corner, so only the diagonal
+    /// reflection can map a placement to itself; `bound1` bans column 1 above row `bound1`);
+    /// `None` when the row needs no branching (the last row, counted here, or no cell).
     #[inline(always)]
     fn corner_free(&mut self, y: usize, left: u64, down: u64, right: u64) -> Option<u64> {
         let mut free = self.mask & !(left | down | right);
@@ -238,38 +250,9 @@ impl State {
         (free != 0).then_some(free)
     }
 
-    /// Phase 2 (Takaken's Backtrack2): no corner queen; side masks keep the placement the
-    /// smallest of its class, and [`State::classify`] decides its class size.
-    fn side(&mut self, y0: usize, left0: u64, down0: u64, right0: u64) {
-        let mut stack = [(0u64, 0u64, 0u64, 0u64); MAX_N + 1];
-        let Some(free0) = self.side_free(y0, left0, down0, right0) else {
-            return;
-        };
-        stack[y0] = (free0, left0, down0, right0);
-        let mut y = y0;
-        loop {
-            let (free, left, down, right) = stack[y];
-            if free == 0 {
-                if y == y0 {
-                    return;
-                }
-                y -= 1;
-                continue;
-            }
-            let bit = free & free.wrapping_neg();
-            stack[y].0 = free ^ bit;
-            self.board[y] = bit;
-            self.nodes += 1;
-            let (l, d, r) = ((left | bit) << 1, down | bit, (right | bit) >> 1);
-            if let Some(f) = self.side_free(y + 1, l, d, r) {
-                y += 1;
-                stack[y] = (f, l, d, r);
-            }
-        }
-    }
-
-    /// The open cells of row `y` in phase 2 after the side-mask rules; `None` when there is
-    /// nothing to branch on (the last row is classified here).
+    /// The open cells of row `y` in phase 2 (no corner queen; the side masks keep the
+    /// placement the smallest of its class); `None` when there is nothing to branch on (the
+    /// last row is classified here by [`State::classify`]).
     #[inline(always)]
     fn side_free(&mut self, y: usize, left: u64, down: u64, right: u64) -> Option<u64> {
         let mut free = self.mask & !(left | down | right);

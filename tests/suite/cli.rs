@@ -209,17 +209,8 @@ fn encode_to_file_and_decode_an_external_model() {
     assert_eq!(o.status.code(), Some(0));
     let text = std::fs::read_to_string(&cnf).unwrap();
     // Solve it as an external solver would and hand its output to `decode`.
-    let mut solver = varisat::Solver::new();
-    solver.add_dimacs_cnf(text.as_bytes()).unwrap();
-    assert!(solver.solve().unwrap());
-    let lits: Vec<String> = solver
-        .model()
-        .unwrap()
-        .iter()
-        .map(|l| l.to_dimacs().to_string())
-        .collect();
     let model = dir.join("model.out");
-    std::fs::write(&model, format!("s SATISFIABLE\nv {} 0\n", lits.join(" "))).unwrap();
+    std::fs::write(&model, super::gen::external_solver_output(&text)).unwrap();
     let o = queens(
         &[
             "decode",

@@ -88,3 +88,18 @@ fn permute(p: &mut [usize], k: usize, f: &mut impl FnMut(&[usize])) {
         p.swap(k, i);
     }
 }
+
+/// Solves DIMACS text as an external solver would and returns its output in the SAT
+/// competition format (`s SATISFIABLE` and one `v … 0` line).
+pub fn external_solver_output(cnf: &str) -> String {
+    let mut solver = varisat::Solver::new();
+    solver.add_dimacs_cnf(cnf.as_bytes()).unwrap();
+    assert!(solver.solve().unwrap(), "expected a satisfiable CNF");
+    let lits: Vec<String> = solver
+        .model()
+        .unwrap()
+        .iter()
+        .map(|l| l.to_dimacs().to_string())
+        .collect();
+    format!("c from varisat\ns SATISFIABLE\nv {} 0\n", lits.join(" "))
+}

@@ -118,17 +118,7 @@ fn encode_then_external_model_then_decode_round_trip() {
     dimacs::write_cnf(&mut cnf, &encoded, &["test".into()]).unwrap();
     let cnf = String::from_utf8(cnf).unwrap();
     assert!(cnf.contains("c fixed 3 4\n") && cnf.contains("\np cnf "));
-    // Solve the written CNF as an external solver would, and write its model as text.
-    let mut solver = varisat::Solver::new();
-    solver.add_dimacs_cnf(cnf.as_bytes()).unwrap();
-    assert!(solver.solve().unwrap());
-    let lits: Vec<String> = solver
-        .model()
-        .unwrap()
-        .iter()
-        .map(|l| l.to_dimacs().to_string())
-        .collect();
-    let text = format!("c from varisat\ns SATISFIABLE\nv {} 0\n", lits.join(" "));
+    let text = gen::external_solver_output(&cnf);
     let dimacs::ModelAnswer::Sat(true_vars) = dimacs::parse_model("m", &text).unwrap() else {
         panic!()
     };
