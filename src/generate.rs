@@ -443,7 +443,7 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
         }
     };
     let mut problem = Problem::new(n).map_err(|e| err(n_line, e.to_string()))?;
-    let pairs = |name: &str| -> Result<Option<(usize, Vec<(usize, u64, u64)>)>, Error> {
+    let pairs = |name: &str| -> Result<Option<Vec<Pair>>, Error> {
         let Some((line, v)) = lettings.get(name) else {
             return Ok(None);
         };
@@ -481,7 +481,7 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
             ));
         }
         out.truncate(keep);
-        Ok(Some((*line, out)))
+        Ok(Some(out))
     };
     let count_matches = |name: &str, list: &str, len: Option<usize>| -> Result<(), Error> {
         if let (Some((l, v)), Some(len)) = (lettings.get(name), len) {
@@ -499,15 +499,15 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
     };
     let init = pairs("init")?;
     let diags = pairs("diags")?;
-    count_matches("given_queens", "init", init.as_ref().map(|(_, v)| v.len()))?;
-    count_matches("numdiags", "diags", diags.as_ref().map(|(_, v)| v.len()))?;
+    count_matches("given_queens", "init", init.as_ref().map(Vec::len))?;
+    count_matches("numdiags", "diags", diags.as_ref().map(Vec::len))?;
     if init.is_none() && diags.is_none() && first.is_some() {
         return Err(err(
             n_line,
             "a prefix was asked for but the file has no `init` or `diags` list".into(),
         ));
     }
-    if let Some((_, cells)) = init {
+    if let Some(cells) = init {
         let mut fixed = Vec::new();
         for (l, r, c) in cells {
             if r >= n as u64 || c >= n as u64 {
@@ -525,7 +525,7 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
             .with_fixed(&fixed)
             .map_err(|e| err(n_line, e.to_string()))?;
     }
-    if let Some((_, kts)) = diags {
+    if let Some(kts) = diags {
         let mut list = Vec::new();
         for (l, k, t) in kts {
             let d = (t <= 1)
@@ -548,6 +548,9 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
     }
     Ok(problem)
 }
+
+/// One `[a, b]` entry of a parameter list, with the line it starts on.
+type Pair = (usize, u64, u64);
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
