@@ -265,3 +265,19 @@ fn write_json_uses_name_arrays_for_long_region_names() {
     roundtrip(&p);
     roundtrip(&Problem::new(5).unwrap());
 }
+
+/// Many seeds and sizes; run with `cargo test --release --test generate -- --ignored`.
+#[test]
+#[ignore]
+fn region_puzzles_stress() {
+    // n = 13 already fails for some seeds (see `generate::regions`).
+    for n in 4..=12 {
+        let start = std::time::Instant::now();
+        for seed in 0..40 {
+            let p = generate::regions(n, seed).unwrap_or_else(|e| panic!("n={n} seed={seed}: {e}"));
+            assert_eq!(count2(&p), 1, "n={n} seed={seed}");
+            assert!(regions_connected(&p), "n={n} seed={seed}");
+        }
+        eprintln!("n={n}: 40 puzzles in {:?}", start.elapsed());
+    }
+}
