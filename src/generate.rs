@@ -180,7 +180,7 @@ const REGION_RESTARTS: usize = 200;
 /// from each queen by random frontier growth, then repairs: while a second solution exists, a
 /// cell holding one of its queens (not a planted queen) moves to a neighbouring region, which
 /// kills that solution and keeps the planted one and every region connected. After a bounded
-/// number of repairs it restarts; after [`REGION_RESTARTS`] restarts it returns an error rather
+/// number of repairs it restarts; after 200 restarts it returns an error rather
 /// than a puzzle that is not unique. n = 2 and 3 have no touch-rule placement at all.
 ///
 /// Tested for n = 4..=12 over many seeds (n = 12 takes about a quarter of a second in a release
