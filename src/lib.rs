@@ -22,6 +22,7 @@ pub mod cnf;
 pub mod dimacs;
 pub mod encode;
 pub mod error;
+pub mod generate;
 pub mod model;
 pub mod parse;
 pub mod proof;
