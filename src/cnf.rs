@@ -15,7 +15,7 @@ use varisat::Lit;
 
 use crate::encode::amo::{at_most_one, exactly_one, Encoding};
 use crate::encode::ClauseSink;
-use crate::model::{DiagonalRule, Pos, Problem};
+use crate::model::{Diagonal, DiagonalRule, Pos, Problem};
 use crate::verify::conflicts;
 
 /// What to do with fixed queens and blocked cells.
@@ -211,52 +211,35 @@ pub fn encode(
     let lits_of = |cells: &mut dyn Iterator<Item = Pos>| -> Vec<Lit> {
         cells.filter_map(|p| map.lit(p)).collect()
     };
-    let mut empty_line = None;
+    // Rows, columns and regions not yet satisfied: exactly one queen each.
+    let mut lines: Vec<(String, Vec<Pos>)> = Vec::new();
     for r in (0..n).filter(|&r| !row_done[r]) {
-        let lits = lits_of(&mut (0..n).map(|c| (r, c)));
-        if lits.is_empty() {
-            empty_line.get_or_insert(format!("row {r} has no cell left for a queen"));
-        }
-        exactly_one(sink, &lits, encoding);
+        lines.push((format!("row {r}"), (0..n).map(|c| (r, c)).collect()));
     }
     for c in (0..n).filter(|&c| !col_done[c]) {
-        let lits = lits_of(&mut (0..n).map(|r| (r, c)));
-        if lits.is_empty() {
-            empty_line.get_or_insert(format!("column {c} has no cell left for a queen"));
-        }
-        exactly_one(sink, &lits, encoding);
+        lines.push((format!("column {c}"), (0..n).map(|r| (r, c)).collect()));
     }
     if let Some(g) = regions {
         for (id, cells) in g.cells().into_iter().enumerate() {
-            if region_done[id] {
-                continue;
+            if !region_done[id] {
+                lines.push((format!("region {}", g.name(id)), cells));
             }
-            let lits = lits_of(&mut cells.into_iter());
-            if lits.is_empty() {
-                empty_line.get_or_insert(format!(
-                    "region {} has no cell left for a queen",
-                    g.name(id)
-                ));
-            }
-            exactly_one(sink, &lits, encoding);
         }
+    }
+    let mut empty_line = None;
+    for (name, cells) in lines {
+        let lits = lits_of(&mut cells.into_iter());
+        if lits.is_empty() {
+            empty_line.get_or_insert(format!("{name} has no cell left for a queen"));
+        }
+        exactly_one(sink, &lits, encoding);
     }
     match problem.rule() {
         DiagonalRule::Full => {
             for k in 0..2 * n - 1 {
-                // r + c = k
-                let sum = lits_of(
-                    &mut (0..n).filter_map(|r| k.checked_sub(r).filter(|&c| c < n).map(|c| (r, c))),
-                );
-                at_most_one(sink, &sum, encoding);
-                // c - r + n - 1 = k
-                let diff = lits_of(&mut (0..n).filter_map(|r| {
-                    (k + r)
-                        .checked_sub(n - 1)
-                        .filter(|&c| c < n)
-                        .map(|c| (r, c))
-                }));
-                at_most_one(sink, &diff, encoding);
+                for d in [Diagonal::Sum(k), Diagonal::Diff(k)] {
+                    at_most_one(sink, &lits_of(&mut d.cells(n)), encoding);
+                }
             }
         }
         DiagonalRule::Touch => {

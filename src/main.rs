@@ -783,16 +783,19 @@ fn decode(
         source: e,
     })?;
     let answer = queens::dimacs::parse_model(&model.display().to_string(), &text)?;
-    // Cell variables do not depend on the encoding, only on the simplification.
-    let encoded = sat::encode_problem(
+    // Cell variables do not depend on the encoding, only on the simplification, so only the
+    // cell map is needed: encode into a counting sink (a linear encoding, nothing stored)
+    // rather than building a formula that may have millions of clauses.
+    let map = queens::cnf::encode(
         problem,
-        Encoding::Pairwise,
+        Encoding::Seq,
         queens::cnf::FixedMode::Simplify,
+        &mut queens::encode::Counter::default(),
     );
     let (status, queens_found, code) = match answer {
         queens::dimacs::ModelAnswer::Sat(true_vars) => {
             let set: std::collections::HashSet<usize> = true_vars.into_iter().collect();
-            let q = encoded.map.decode(|l| set.contains(&(l.index() + 1)));
+            let q = map.decode(|l| set.contains(&(l.index() + 1)));
             if let Err(v) = verify(problem, &q) {
                 return Err(Failure::Error(Error::Input {
                     origin: model.display().to_string(),
@@ -897,7 +900,8 @@ fn check(out: &mut impl Write, problem: &Problem, json: bool, color: bool) -> Re
     let violations = conflicts(problem, queens);
     let (status, code) = if !violations.is_empty() {
         ("invalid", 1)
-    } else if verify(problem, queens).is_ok() {
+    } else if queens.len() == problem.n() {
+        // No conflict among n queens (which are the file's fixed queens): a full solution.
         ("solved", 0)
     } else {
         ("consistent", 0)

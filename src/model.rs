@@ -61,6 +61,17 @@ impl Diagonal {
         }
     }
 
+    /// The cells of this diagonal on an `n`×`n` board, top row first.
+    pub fn cells(self, n: usize) -> impl Iterator<Item = Pos> {
+        (0..n).filter_map(move |r| {
+            let c = match self {
+                Diagonal::Sum(k) => k.checked_sub(r),
+                Diagonal::Diff(k) => (k + r).checked_sub(n - 1),
+            };
+            c.filter(|&c| c < n).map(|c| (r, c))
+        })
+    }
+
     /// Whether the cell lies on this diagonal of an `n`×`n` board.
     pub fn contains(self, n: usize, (r, c): Pos) -> bool {
         match self {
@@ -262,14 +273,8 @@ impl Problem {
             set(r * n + c);
         }
         for &d in &self.excluded {
-            for r in 0..n {
-                let c = match d {
-                    Diagonal::Sum(k) => k.checked_sub(r).filter(|&c| c < n),
-                    Diagonal::Diff(k) => (k + r).checked_sub(n - 1).filter(|&c| c < n),
-                };
-                if let Some(c) = c {
-                    set(r * n + c);
-                }
+            for (r, c) in d.cells(n) {
+                set(r * n + c);
             }
         }
     }
