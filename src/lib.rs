@@ -25,6 +25,7 @@ pub mod error;
 pub mod generate;
 pub mod model;
 pub mod parse;
+pub mod plot;
 pub mod proof;
 pub mod report;
 pub mod sat;
