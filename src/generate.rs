@@ -728,3 +728,20 @@ pub fn write_json(problem: &Problem, id: &str) -> String {
     }
     format!("{{\n{}\n}}\n", fields.join(",\n"))
 }
+
+/// Writes an Excluded Diagonals instance as JSON keeping the list's order, so that `--first`
+/// on the written file still takes a prefix of the generated list (the prob079 convention).
+pub fn write_diagonals_json(n: usize, list: &[Diagonal], id: &str) -> String {
+    let pairs: Vec<String> = list
+        .iter()
+        .map(|&d| {
+            let (k, t) = to_csplib(n, d);
+            format!("[{k}, {t}]")
+        })
+        .collect();
+    format!(
+        "{{\n  \"id\": {},\n  \"n\": {n},\n  \"diags\": [{}]\n}}\n",
+        serde_json::to_string(id).expect("strings serialize"),
+        pairs.join(", ")
+    )
+}

@@ -19,6 +19,7 @@
 
 pub mod backtrack;
 pub mod cnf;
+pub mod compare;
 pub mod dimacs;
 pub mod encode;
 pub mod error;
@@ -29,6 +30,7 @@ pub mod plot;
 pub mod proof;
 pub mod report;
 pub mod sat;
+pub mod sources;
 pub mod verify;
 
 pub use error::Error;

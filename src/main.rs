@@ -13,9 +13,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::json;
 
 use queens::backtrack::{self, Config};
+use queens::compare::{self as cmp, EngineSpec};
 use queens::encode::amo::Encoding;
+use queens::generate;
 use queens::proof::{self, ProofFormat};
 use queens::sat::{self, SatStats};
+use queens::sources::{self, Selection};
 use queens::verify::{conflicts, verify};
 use queens::{parse, report, Error, Pos, Problem};
 
@@ -99,6 +102,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Generate an instance (deterministic for a seed), or a JSON-lines corpus with --count.
+    Generate {
+        #[command(subcommand)]
+        kind: GenerateKind,
+    },
+    /// Run instances on several engines, each attempt in a child process with a hard time
+    /// limit; every answer is verified, and a disagreement between engines exits with 3.
+    Compare(CompareArgs),
+    /// Internal: run one engine on the JSON instance on stdin and print a JSON report (what
+    /// `compare` runs in each child process).
+    #[command(hide = true)]
+    Attempt {
+        /// backtrack, backtrack:THREADS or sat:ENCODING.
+        #[arg(long)]
+        engine: EngineSpec,
+    },
     /// Check the queens given in FILE against the rules and name every conflict.
     Check {
         /// Instance file (text grid or JSON), or - for stdin.
@@ -111,22 +130,136 @@ enum Command {
 
 #[derive(Args)]
 struct Input {
-    /// Instance file (text grid or JSON), or - for stdin.
+    /// Instance file (text grid, JSON, CSPLib parameter file, or a JSON-lines corpus narrowed
+    /// to one record with --select), or - for stdin.
     #[arg(required_unless_present = "n", conflicts_with = "n")]
     file: Option<PathBuf>,
     /// The empty classic N×N board instead of a file.
     #[arg(long, value_name = "N")]
     n: Option<usize>,
+    #[command(flatten)]
+    selection: SelectionArgs,
 }
 
 impl Input {
     fn load(&self) -> Result<Problem, Error> {
         match (&self.file, self.n) {
-            (Some(path), _) => parse::read_path(path),
+            (Some(path), _) => Ok(sources::load_one(path, &self.selection.get(None))?.problem),
             (None, Some(n)) => Problem::new(n),
             (None, None) => unreachable!("clap requires FILE or --n"),
         }
     }
+}
+
+/// Which records of a corpus to use, and which prefix of their lists.
+#[derive(Args)]
+struct SelectionArgs {
+    /// Keep JSON-lines records whose FIELD equals VALUE (repeatable): `--select n=21`.
+    #[arg(long, value_name = "FIELD=VALUE", value_parser = Selection::parse_filter)]
+    select: Vec<(String, String)>,
+    /// Use only the first D excluded diagonals (and fixed queens) of each instance, as CSPLib
+    /// prob079 defines its instances.
+    #[arg(long, value_name = "D")]
+    first: Option<usize>,
+}
+
+impl SelectionArgs {
+    fn get(&self, take: Option<usize>) -> Selection {
+        Selection {
+            filters: self.select.clone(),
+            first: self.first,
+            take,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum GenerateKind {
+    /// Random n-queens completion (Gent, Jefferson & Nightingale's generator): up to M
+    /// non-attacking fixed queens.
+    Completion {
+        /// Board size.
+        #[arg(long)]
+        n: usize,
+        /// Fixed queens to place (fewer when n² attempts run out).
+        #[arg(long, value_name = "M")]
+        queens: usize,
+        #[command(flatten)]
+        out: GenerateOut,
+    },
+    /// Random Excluded Diagonals (CSPLib prob079): a maximal random list of diagonals that
+    /// leaves every row and column at least K open cells; any prefix is an instance.
+    Diagonals {
+        /// Board size.
+        #[arg(long)]
+        n: usize,
+        /// Open cells every row and column keeps (prob079 uses 4).
+        #[arg(long, value_name = "K", default_value_t = 4)]
+        min_free: usize,
+        /// Keep only the first D diagonals of the list (default: all).
+        #[arg(long, value_name = "D")]
+        first: Option<usize>,
+        #[command(flatten)]
+        out: GenerateOut,
+    },
+    /// A region Queens puzzle with exactly one solution (checked by the backtracker).
+    Regions {
+        /// Board size (4 to 64; from 13 some seeds fail and say so).
+        #[arg(long)]
+        n: usize,
+        #[command(flatten)]
+        out: GenerateOut,
+    },
+}
+
+#[derive(Args)]
+struct GenerateOut {
+    /// Random seed; the same seed gives the same instance.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Generate C instances with seeds SEED, SEED+1, … as JSON lines (one per line).
+    #[arg(long, value_name = "C", default_value_t = 1)]
+    count: u64,
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    /// Instance files, folders (every file inside) or JSON-lines corpora.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    selection: SelectionArgs,
+    /// Use at most K instances.
+    #[arg(long, value_name = "K")]
+    take: Option<usize>,
+    /// Comma-separated engines: backtrack (all cores), backtrack:THREADS, sat:ENCODING. The
+    /// first is the reference for ratios and the x axis of --plot.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "backtrack,sat:auto",
+        value_name = "LIST"
+    )]
+    engines: Vec<EngineSpec>,
+    /// Seconds each attempt may run before it is killed and reported as a timeout.
+    #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+    timeout: f64,
+    /// Instances run at the same time (1 keeps timings clean; engines of one instance always
+    /// run one after the other).
+    #[arg(long, value_name = "J", default_value_t = 1)]
+    jobs: usize,
+    /// Also write one CSV line per attempt here.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write an SVG log-log scatter of each engine's time against the first engine's.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// Print one JSON object (every attempt and the summary) instead of the table.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -279,7 +412,7 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             encode(&mut out, &problem, encoding, output)
         }
         Command::Decode { file, model, json } => {
-            let problem = parse::read_path(&file)?;
+            let problem = sources::load_one(&file, &Selection::default())?.problem;
             decode(&mut out, &problem, &model, json, color)
         }
         Command::Explain {
@@ -287,11 +420,23 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             encoding,
             json,
         } => {
-            let problem = parse::read_path(&file)?;
+            let problem = sources::load_one(&file, &Selection::default())?.problem;
             explain(&mut out, &problem, encoding, json, color)
         }
+        Command::Generate { kind } => generate(&mut out, kind),
+        Command::Compare(args) => compare(&mut out, args),
+        Command::Attempt { engine } => {
+            let problem = parse::read_path(std::path::Path::new("-"))?;
+            let report = queens::compare::attempt(&problem, engine)?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string(&report).expect("reports serialize")
+            )?;
+            Ok(0)
+        }
         Command::Check { file, json } => {
-            let problem = parse::read_path(&file)?;
+            let problem = sources::load_one(&file, &Selection::default())?.problem;
             check(&mut out, &problem, json, color)
         }
     }
@@ -959,6 +1104,272 @@ fn check(out: &mut impl Write, problem: &Problem, json: bool, color: bool) -> Re
                 for v in &violations {
                     writeln!(out, "  {v}")?;
                 }
+            }
+        }
+    }
+    Ok(code)
+}
+
+/// Makes one instance (as JSON text) from a seed.
+type Maker = Box<dyn Fn(u64) -> Result<String, Error>>;
+
+fn generate(out: &mut impl Write, kind: GenerateKind) -> Result<u8, Failure> {
+    let (opts, make): (&GenerateOut, Maker) = match &kind {
+        GenerateKind::Completion { n, queens, out } => {
+            let (n, m) = (*n, *queens);
+            let make = move |seed| {
+                let problem = generate::completion(n, m, seed)?;
+                Ok(generate::write_json(
+                    &problem,
+                    &format!("completion-{n}-{m}-{seed}"),
+                ))
+            };
+            (out, Box::new(make))
+        }
+        GenerateKind::Diagonals {
+            n,
+            min_free,
+            first,
+            out,
+        } => {
+            let (n, k, first) = (*n, *min_free, *first);
+            Problem::new(n)?;
+            let make = move |seed| {
+                let list = generate::diagonals(n, k, seed);
+                let d = first.unwrap_or(list.len());
+                if d > list.len() {
+                    return Err(Error::Unsupported(format!(
+                        "--first {d}: seed {seed} gives a maximal list of only {} diagonals \
+                         for n = {n}, K = {k}",
+                        list.len()
+                    )));
+                }
+                Ok(generate::write_diagonals_json(
+                    n,
+                    &list[..d],
+                    &format!("diag-{n}-{k}-{seed}"),
+                ))
+            };
+            (out, Box::new(make))
+        }
+        GenerateKind::Regions { n, out } => {
+            let n = *n;
+            let make = move |seed| {
+                let problem = generate::regions(n, seed)
+                    .map_err(|e| Error::Unsupported(format!("seed {seed}: {e}")))?;
+                Ok(generate::write_json(
+                    &problem,
+                    &format!("regions-{n}-{seed}"),
+                ))
+            };
+            (out, Box::new(make))
+        }
+    };
+    if opts.count == 0 {
+        return Err(Failure::Error(Error::Unsupported(
+            "--count must be at least 1".into(),
+        )));
+    }
+    let mut text = String::new();
+    for i in 0..opts.count {
+        let seed = opts.seed.checked_add(i).ok_or_else(|| {
+            Failure::Error(Error::Unsupported("--seed + --count overflows".into()))
+        })?;
+        let one = make(seed)?;
+        if opts.count == 1 {
+            text = one;
+        } else {
+            // One object per line: the writer's own layout, joined.
+            let line: Vec<&str> = one.lines().map(str::trim).collect();
+            text += &line.join(" ");
+            text.push('\n');
+        }
+    }
+    match &opts.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    Ok(0)
+}
+
+fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
+    let usage = |m: &str| Failure::Error(Error::Unsupported(m.to_string()));
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    if args.jobs == 0 {
+        return Err(usage("--jobs must be at least 1"));
+    }
+    if args.engines.is_empty() {
+        return Err(usage("--engines needs at least one engine"));
+    }
+    let instances = sources::load(&args.inputs, &args.selection.get(args.take))?;
+    if instances.is_empty() {
+        return Err(usage(
+            "no instances: the inputs (after --select/--take) are empty",
+        ));
+    }
+    let exe = std::env::current_exe().map_err(|e| Error::Io {
+        path: "queens".into(),
+        source: e,
+    })?;
+    let plan = cmp::Plan {
+        exe,
+        engines: args.engines.clone(),
+        timeout: std::time::Duration::from_secs_f64(args.timeout),
+        jobs: args.jobs,
+    };
+    let width = instances
+        .iter()
+        .map(|i| i.id.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let header = {
+        let mut h = format!("{:<width$} {:>5} {:<8}", "instance", "n", "status");
+        for e in &plan.engines {
+            h += &format!("  {:<34}", e.to_string());
+        }
+        h.trim_end().to_string()
+    };
+    let line = |row: &cmp::Row| {
+        let mut l = format!("{:<width$} {:>5} {:<8}", row.id, row.n, row.status_name());
+        for a in &row.attempts {
+            l += &format!("  {:<34}", cmp::fmt_attempt(a));
+        }
+        l.trim_end().to_string()
+    };
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new((instances.len() * plan.engines.len()) as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} [{bar:40}] {pos}/{len} attempts, {elapsed} (eta {eta})",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar
+    });
+    if !args.json {
+        writeln!(out, "{header}")?;
+    }
+    let on_attempt = |inst: &sources::Instance, spec: EngineSpec| {
+        if let Some(b) = &bar {
+            b.set_message(format!("{} {spec}", inst.id));
+            b.inc(1);
+        }
+    };
+    // Workers hand finished rows to this thread, which owns stdout.
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let (plan_ref, instances_ref, on_attempt_ref) = (&plan, &instances, &on_attempt);
+    let rows = std::thread::scope(|s| -> Result<Vec<cmp::Row>, Failure> {
+        let worker = s.spawn(move || {
+            let tx = std::sync::Mutex::new(tx);
+            cmp::run(plan_ref, instances_ref, on_attempt_ref, &|row| {
+                // The receiver lives until every row is in; a send cannot fail before that.
+                let _ = tx.lock().expect("sender").send(line(row));
+            })
+        });
+        let mut failed = None;
+        for text in rx {
+            if args.json || failed.is_some() {
+                continue;
+            }
+            let res = match &bar {
+                Some(b) => b.suspend(|| writeln!(out, "{text}").and_then(|_| out.flush())),
+                None => writeln!(out, "{text}"),
+            };
+            if let Err(e) = res {
+                failed = Some(e);
+            }
+        }
+        let rows = worker.join().expect("the comparison thread does not panic");
+        match failed {
+            Some(e) => Err(e.into()),
+            None => Ok(rows),
+        }
+    })?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let summary = cmp::summarize(&plan.engines, &rows);
+    if let Some(path) = &args.csv {
+        std::fs::write(path, cmp::csv(&rows)).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?;
+    }
+    if let Some(path) = &args.plot {
+        cmp::plot(path, &plan, &rows)?;
+    }
+    if args.json {
+        writeln!(out, "{}", cmp::to_json(&plan, &rows, &summary))?;
+    } else {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:<14} {:>6} {:>5} {:>5} {:>8} {:>6} {:>9} {:>9}  vs {} (same instances)",
+            "engine",
+            "solved",
+            "sat",
+            "unsat",
+            "timeouts",
+            "errors",
+            "median",
+            "total",
+            plan.engines[0]
+        )?;
+        for (i, s) in summary.iter().enumerate() {
+            let ratio = match s.ratio_to_reference {
+                _ if i == 0 => "reference".into(),
+                Some(r) => format!("{r:.2}× on {}", s.common),
+                None => "-".into(),
+            };
+            writeln!(
+                out,
+                "{:<14} {:>6} {:>5} {:>5} {:>8} {:>6} {:>9} {:>9}  {}",
+                s.engine,
+                s.solved,
+                s.sat,
+                s.unsat,
+                s.timeouts,
+                s.errors,
+                s.median_seconds.map_or("-".into(), cmp::fmt_seconds),
+                cmp::fmt_seconds(s.total_seconds),
+                ratio
+            )?;
+        }
+        writeln!(
+            out,
+            "limit {} per attempt, {} instance(s) at a time; times are engine time (SAT includes \
+             encoding); every reported board was verified",
+            cmp::fmt_seconds(args.timeout),
+            plan.jobs
+        )?;
+    }
+    out.flush()?;
+    let mut code = 0;
+    for row in &rows {
+        if row.disagreement() {
+            let said: Vec<String> = row
+                .attempts
+                .iter()
+                .map(|a| format!("{} says {}", a.engine, a.outcome.name()))
+                .collect();
+            eprintln!(
+                "queens: ENGINES DISAGREE on {}: {}",
+                row.id,
+                said.join(", ")
+            );
+            code = 3;
+        }
+        for a in &row.attempts {
+            if let cmp::Outcome::Error(m) = &a.outcome {
+                eprintln!("queens: {} failed on {}: {m}", a.engine, row.id);
+                code = 3;
             }
         }
     }

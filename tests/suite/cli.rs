@@ -3,11 +3,11 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn instance(name: &str) -> String {
+pub(super) fn instance(name: &str) -> String {
     format!("{}/instances/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn queens(args: &[&str], stdin: Option<&str>) -> Output {
+pub(super) fn queens(args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
         .args(args)
         .stdin(Stdio::piped())
@@ -21,11 +21,11 @@ fn queens(args: &[&str], stdin: Option<&str>) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn stdout(o: &Output) -> String {
+pub(super) fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
-fn json(o: &Output) -> serde_json::Value {
+pub(super) fn json(o: &Output) -> serde_json::Value {
     serde_json::from_str(&stdout(o)).unwrap()
 }
 

@@ -1,0 +1,603 @@
+//! Engine comparison: every instance on every engine, each attempt in a child process.
+//!
+//! varisat cannot be interrupted, so a time limit that really stops the work (and frees the
+//! CPU) needs a process boundary: the parent writes the instance to a child `queens attempt`
+//! on stdin, waits up to the limit, and kills it when the limit passes. A killed run is a
+//! timeout, never an answer. Each child reports its own engine time (encoding included for
+//! SAT, process start and parsing excluded), and the parent verifies every board it reports
+//! with [`crate::verify`] before counting it as solved.
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::backtrack;
+use crate::encode::amo::Encoding;
+use crate::generate::write_json;
+use crate::model::{Pos, Problem};
+use crate::sat;
+use crate::sources::Instance;
+use crate::verify::verify;
+
+/// One engine configuration, written `backtrack`, `backtrack:T` (T threads) or `sat:ENCODING`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineSpec {
+    /// The bitset backtracker; 0 threads means all cores.
+    Backtrack {
+        /// Worker threads (0 = all cores).
+        threads: usize,
+    },
+    /// varisat on the given at-most-one encoding.
+    Sat(Encoding),
+}
+
+impl fmt::Display for EngineSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineSpec::Backtrack { threads: 0 } => write!(f, "backtrack"),
+            EngineSpec::Backtrack { threads } => write!(f, "backtrack:{threads}"),
+            EngineSpec::Sat(e) => write!(f, "sat:{e}"),
+        }
+    }
+}
+
+impl FromStr for EngineSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<EngineSpec, String> {
+        let (name, arg) = match s.split_once(':') {
+            Some((a, b)) => (a, Some(b)),
+            None => (s, None),
+        };
+        match (name, arg) {
+            ("backtrack", None) => Ok(EngineSpec::Backtrack { threads: 0 }),
+            ("backtrack", Some(t)) => match t.parse::<usize>() {
+                Ok(threads) if threads >= 1 => Ok(EngineSpec::Backtrack { threads }),
+                _ => Err(format!(
+                    "`{s}`: after `backtrack:` give a thread count of 1 or more"
+                )),
+            },
+            ("sat", None) => Ok(EngineSpec::Sat(Encoding::Auto)),
+            ("sat", Some(e)) => e
+                .parse::<Encoding>()
+                .map(EngineSpec::Sat)
+                .map_err(|err| format!("`{s}`: {err}")),
+            _ => Err(format!(
+                "`{s}`: unknown engine (use backtrack, backtrack:THREADS or sat:ENCODING, \
+                 e.g. sat:seq)"
+            )),
+        }
+    }
+}
+
+/// What a child attempt prints: one JSON object on stdout.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    /// `true` when a solution was found, `false` when the engine proved there is none.
+    pub satisfiable: bool,
+    /// The solution, when one was found.
+    pub queens: Vec<Pos>,
+    /// Engine seconds (encoding included for SAT).
+    pub seconds: f64,
+    /// Backtracker: queens placed by the search.
+    pub nodes: Option<u64>,
+    /// SAT: conflicts, as [`sat::SatStats`] counts them.
+    pub conflicts: Option<u64>,
+    /// SAT: variables in the CNF.
+    pub vars: Option<usize>,
+    /// SAT: clauses in the CNF.
+    pub clauses: Option<usize>,
+}
+
+/// Runs one engine on one problem in this process (what `queens attempt` does in the child).
+pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Error> {
+    let start = Instant::now();
+    match spec {
+        EngineSpec::Backtrack { threads } => {
+            let config = backtrack::Config {
+                threads,
+                ..backtrack::Config::default()
+            };
+            let (found, stats) = backtrack::solve(problem, &config);
+            Ok(Report {
+                satisfiable: found.is_some(),
+                queens: found.unwrap_or_default(),
+                seconds: start.elapsed().as_secs_f64(),
+                nodes: Some(stats.nodes),
+                conflicts: None,
+                vars: None,
+                clauses: None,
+            })
+        }
+        EngineSpec::Sat(encoding) => {
+            let (found, stats) = sat::solve(problem, encoding)?;
+            Ok(Report {
+                satisfiable: found.is_some(),
+                queens: found.unwrap_or_default(),
+                seconds: (stats.encode_ms + stats.solve_ms) / 1e3,
+                nodes: None,
+                conflicts: None,
+                vars: Some(stats.vars),
+                clauses: Some(stats.clauses),
+            })
+        }
+    }
+}
+
+/// How an attempt ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// A solution, verified by the parent.
+    Sat,
+    /// Proven unsatisfiable.
+    Unsat,
+    /// Killed at the time limit.
+    Timeout,
+    /// The child failed (crash, bad output) or reported a board that does not verify.
+    Error(String),
+}
+
+impl Outcome {
+    /// `Some(true)` for SAT, `Some(false)` for UNSAT, `None` otherwise.
+    pub fn answer(&self) -> Option<bool> {
+        match self {
+            Outcome::Sat => Some(true),
+            Outcome::Unsat => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Short name for tables: `sat`, `unsat`, `timeout`, `error`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Sat => "sat",
+            Outcome::Unsat => "unsat",
+            Outcome::Timeout => "timeout",
+            Outcome::Error(_) => "error",
+        }
+    }
+}
+
+/// One engine's run on one instance.
+#[derive(Clone, Debug)]
+pub struct Attempt {
+    /// The engine.
+    pub engine: EngineSpec,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Engine seconds as the child reported them; the limit for timeouts; wall time for errors.
+    pub seconds: f64,
+    /// The child's report, when it finished.
+    pub report: Option<Report>,
+}
+
+/// Runs `exe attempt --engine SPEC` on the instance with a hard limit, and checks the answer.
+pub fn run_child(exe: &Path, problem: &Problem, spec: EngineSpec, limit: Duration) -> Attempt {
+    let start = Instant::now();
+    let fail = |msg: String, start: Instant| Attempt {
+        engine: spec,
+        outcome: Outcome::Error(msg),
+        seconds: start.elapsed().as_secs_f64(),
+        report: None,
+    };
+    let mut child = match Command::new(exe)
+        .arg("attempt")
+        .arg("--engine")
+        .arg(spec.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => return fail(format!("cannot start {}: {e}", exe.display()), start),
+    };
+    // Readers on their own threads, so a child writing a large board never blocks on a full
+    // pipe while we wait for it.
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let mut stderr = child.stderr.take().expect("stderr is piped");
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let input = write_json(problem, "attempt");
+    if let Some(mut stdin) = child.stdin.take() {
+        // A child that dies before reading reports its own error below.
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    let deadline = start + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(poll_interval(start.elapsed())),
+            Err(e) => {
+                let _ = child.kill();
+                return fail(format!("waiting for the child failed: {e}"), start);
+            }
+        }
+    };
+    let out = out_reader.join().unwrap_or_default();
+    let err = err_reader.join().unwrap_or_default();
+    let Some(status) = status else {
+        return Attempt {
+            engine: spec,
+            outcome: Outcome::Timeout,
+            seconds: limit.as_secs_f64(),
+            report: None,
+        };
+    };
+    if !status.success() {
+        let last = err
+            .lines()
+            .last()
+            .unwrap_or("no message")
+            .trim()
+            .to_string();
+        return fail(format!("child exited with {status}: {last}"), start);
+    }
+    let report: Report = match serde_json::from_str(out.trim()) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("unreadable child output ({e}): {out}"), start),
+    };
+    let outcome = if report.satisfiable {
+        match verify(problem, &report.queens) {
+            Ok(()) => Outcome::Sat,
+            Err(v) => Outcome::Error(format!("reported board breaks a rule: {v}")),
+        }
+    } else {
+        Outcome::Unsat
+    };
+    Attempt {
+        engine: spec,
+        outcome,
+        seconds: report.seconds,
+        report: Some(report),
+    }
+}
+
+/// Short runs are polled often (their times are what is being compared), long ones less.
+fn poll_interval(elapsed: Duration) -> Duration {
+    Duration::from_micros((elapsed.as_micros() as u64 / 100).clamp(200, 20_000))
+}
+
+/// One instance across all engines.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Position in the input.
+    pub index: usize,
+    /// Instance id.
+    pub id: String,
+    /// Board size.
+    pub n: usize,
+    /// One attempt per engine, in the order the engines were given.
+    pub attempts: Vec<Attempt>,
+}
+
+impl Row {
+    /// The status the engines agree on: `Some(true)` SAT, `Some(false)` UNSAT, `None` when no
+    /// engine answered.
+    pub fn status(&self) -> Option<bool> {
+        self.attempts.iter().find_map(|a| a.outcome.answer())
+    }
+
+    /// True when one engine says SAT and another UNSAT.
+    pub fn disagreement(&self) -> bool {
+        let answers: Vec<bool> = self
+            .attempts
+            .iter()
+            .filter_map(|a| a.outcome.answer())
+            .collect();
+        answers.iter().any(|&a| a) && answers.iter().any(|&a| !a)
+    }
+
+    /// Status word for tables: `sat`, `unsat`, `DISAGREE`, or `unknown`.
+    pub fn status_name(&self) -> &'static str {
+        if self.disagreement() {
+            "DISAGREE"
+        } else {
+            match self.status() {
+                Some(true) => "sat",
+                Some(false) => "unsat",
+                None => "unknown",
+            }
+        }
+    }
+}
+
+/// How to run a comparison.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The `queens` binary to run children with.
+    pub exe: std::path::PathBuf,
+    /// Engines, the first being the reference for ratios.
+    pub engines: Vec<EngineSpec>,
+    /// Per-attempt limit.
+    pub timeout: Duration,
+    /// Instances run at the same time (1 gives the cleanest timings).
+    pub jobs: usize,
+}
+
+/// Runs every instance on every engine. `on_row` is called as each instance finishes (from
+/// worker threads, in completion order); `on_attempt` after every attempt. Rows come back in
+/// input order.
+pub fn run(
+    plan: &Plan,
+    instances: &[Instance],
+    on_attempt: &(dyn Fn(&Instance, EngineSpec) + Sync),
+    on_row: &(dyn Fn(&Row) + Sync),
+) -> Vec<Row> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let rows = std::sync::Mutex::new(Vec::with_capacity(instances.len()));
+    std::thread::scope(|s| {
+        for _ in 0..plan.jobs.clamp(1, instances.len().max(1)) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(inst) = instances.get(i) else { break };
+                let attempts = plan
+                    .engines
+                    .iter()
+                    .map(|&spec| {
+                        let a = run_child(&plan.exe, &inst.problem, spec, plan.timeout);
+                        on_attempt(inst, spec);
+                        a
+                    })
+                    .collect();
+                let row = Row {
+                    index: i,
+                    id: inst.id.clone(),
+                    n: inst.problem.n(),
+                    attempts,
+                };
+                on_row(&row);
+                rows.lock().expect("no worker panics").push(row);
+            });
+        }
+    });
+    let mut rows = rows.into_inner().expect("no worker panics");
+    rows.sort_by_key(|r| r.index);
+    rows
+}
+
+/// Per-engine totals.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Engine name.
+    pub engine: String,
+    /// Instances answered (SAT + UNSAT), every board verified.
+    pub solved: usize,
+    /// Of which satisfiable.
+    pub sat: usize,
+    /// Of which proven unsatisfiable.
+    pub unsat: usize,
+    /// Attempts killed at the limit.
+    pub timeouts: usize,
+    /// Attempts that crashed or reported a board that does not verify.
+    pub errors: usize,
+    /// Median seconds over solved instances.
+    pub median_seconds: Option<f64>,
+    /// Total seconds over solved instances.
+    pub total_seconds: f64,
+    /// Instances this engine and the reference (first) engine both solved.
+    pub common: usize,
+    /// This engine's total time over the reference's, on the instances both solved.
+    pub ratio_to_reference: Option<f64>,
+}
+
+/// Summaries in engine order; ratios are against the first engine.
+pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
+    engines
+        .iter()
+        .enumerate()
+        .map(|(e, spec)| {
+            let mine: Vec<&Attempt> = rows.iter().map(|r| &r.attempts[e]).collect();
+            let mut times: Vec<f64> = mine
+                .iter()
+                .filter(|a| a.outcome.answer().is_some())
+                .map(|a| a.seconds)
+                .collect();
+            times.sort_by(f64::total_cmp);
+            let count =
+                |o: &dyn Fn(&Outcome) -> bool| mine.iter().filter(|a| o(&a.outcome)).count();
+            let both: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| {
+                    r.attempts[e].outcome.answer().is_some()
+                        && r.attempts[0].outcome.answer().is_some()
+                })
+                .map(|r| (r.attempts[e].seconds, r.attempts[0].seconds))
+                .collect();
+            let (mine_t, ref_t): (f64, f64) = both
+                .iter()
+                .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+            Summary {
+                engine: spec.to_string(),
+                solved: times.len(),
+                sat: count(&|o| *o == Outcome::Sat),
+                unsat: count(&|o| *o == Outcome::Unsat),
+                timeouts: count(&|o| *o == Outcome::Timeout),
+                errors: count(&|o| matches!(o, Outcome::Error(_))),
+                median_seconds: median(&times),
+                total_seconds: times.iter().sum(),
+                common: both.len(),
+                ratio_to_reference: (!both.is_empty() && ref_t > 0.0).then(|| mine_t / ref_t),
+            }
+        })
+        .collect()
+}
+
+fn median(sorted: &[f64]) -> Option<f64> {
+    match sorted.len() {
+        0 => None,
+        k if k % 2 == 1 => Some(sorted[k / 2]),
+        k => Some((sorted[k / 2 - 1] + sorted[k / 2]) / 2.0),
+    }
+}
+
+/// `1.23s`, `45ms`, `812µs`: three significant figures.
+pub fn fmt_seconds(s: f64) -> String {
+    if s >= 100.0 {
+        format!("{s:.0}s")
+    } else if s >= 1.0 {
+        format!("{s:.2}s")
+    } else if s >= 1e-3 {
+        format!("{:.1}ms", s * 1e3)
+    } else {
+        format!("{:.0}µs", s * 1e6)
+    }
+}
+
+/// Three significant figures: `812`, `4.12k`, `758k`, `2.31M`.
+pub fn fmt_count(k: u64) -> String {
+    let f = k as f64;
+    match k {
+        0..=9_999 => k.to_string(),
+        10_000..=99_999 => format!("{:.1}k", f / 1e3),
+        100_000..=999_999 => format!("{:.0}k", f / 1e3),
+        1_000_000..=9_999_999 => format!("{:.2}M", f / 1e6),
+        10_000_000..=99_999_999 => format!("{:.1}M", f / 1e6),
+        _ => format!("{:.0}M", f / 1e6),
+    }
+}
+
+/// One table cell for an attempt: time, then nodes (backtracker) or conflicts and
+/// variables/clauses (SAT); `>60.0s` for a timeout.
+pub fn fmt_attempt(a: &Attempt) -> String {
+    match (&a.outcome, &a.report) {
+        (Outcome::Timeout, _) => format!("timeout >{}", fmt_seconds(a.seconds)),
+        (Outcome::Error(_), _) => "ERROR".into(),
+        (_, Some(r)) => {
+            let mut s = fmt_seconds(r.seconds);
+            if let Some(k) = r.nodes {
+                s += &format!(" {} nodes", fmt_count(k));
+            }
+            if let Some(k) = r.conflicts {
+                s += &format!(" {} confl", fmt_count(k));
+            }
+            if let (Some(v), Some(c)) = (r.vars, r.clauses) {
+                s += &format!(" {}v/{}c", fmt_count(v as u64), fmt_count(c as u64));
+            }
+            s
+        }
+        (_, None) => fmt_seconds(a.seconds),
+    }
+}
+
+/// CSV, one line per attempt, with a header.
+pub fn csv(rows: &[Row]) -> String {
+    let mut s =
+        String::from("instance,n,engine,outcome,seconds,nodes,conflicts,vars,clauses,error\n");
+    let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for row in rows {
+        for a in &row.attempts {
+            let r = a.report.as_ref();
+            let err = match &a.outcome {
+                Outcome::Error(m) => m.replace('"', "\"\""),
+                _ => String::new(),
+            };
+            s += &format!(
+                "\"{}\",{},{},{},{:.6},{},{},{},{},\"{}\"\n",
+                row.id.replace('"', "\"\""),
+                row.n,
+                a.engine,
+                a.outcome.name(),
+                a.seconds,
+                opt(r.and_then(|r| r.nodes)),
+                opt(r.and_then(|r| r.conflicts)),
+                opt(r.and_then(|r| r.vars.map(|v| v as u64))),
+                opt(r.and_then(|r| r.clauses.map(|v| v as u64))),
+                err
+            );
+        }
+    }
+    s
+}
+
+/// The whole comparison as one JSON value.
+pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|row| {
+            let attempts: Vec<serde_json::Value> = row
+                .attempts
+                .iter()
+                .map(|a| {
+                    let r = a.report.as_ref();
+                    serde_json::json!({
+                        "engine": a.engine.to_string(),
+                        "outcome": a.outcome.name(),
+                        "seconds": a.seconds,
+                        "nodes": r.and_then(|r| r.nodes),
+                        "conflicts": r.and_then(|r| r.conflicts),
+                        "vars": r.and_then(|r| r.vars),
+                        "clauses": r.and_then(|r| r.clauses),
+                        "error": match &a.outcome { Outcome::Error(m) => Some(m), _ => None },
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "id": row.id,
+                "n": row.n,
+                "status": row.status_name(),
+                "attempts": attempts,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "engines": plan.engines.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+        "timeout_seconds": plan.timeout.as_secs_f64(),
+        "jobs": plan.jobs,
+        "instances": rows,
+        "summary": summary,
+    })
+}
+
+/// Writes the --plot scatter: each engine's time against the first engine's, per instance.
+pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), crate::Error> {
+    let series: Vec<crate::plot::Series> = (1..plan.engines.len())
+        .map(|e| crate::plot::Series {
+            label: plan.engines[e].to_string(),
+            points: rows
+                .iter()
+                .filter(|r| !matches!(r.attempts[0].outcome, Outcome::Error(_)))
+                .filter(|r| !matches!(r.attempts[e].outcome, Outcome::Error(_)))
+                .map(|r| crate::plot::Point {
+                    x: r.attempts[0].seconds,
+                    y: r.attempts[e].seconds,
+                    satisfiable: r.status(),
+                    x_timed_out: r.attempts[0].outcome == Outcome::Timeout,
+                    y_timed_out: r.attempts[e].outcome == Outcome::Timeout,
+                })
+                .collect(),
+        })
+        .collect();
+    if series.is_empty() {
+        return Err(crate::Error::Unsupported(
+            "--plot needs at least two engines (the first is the x axis)".into(),
+        ));
+    }
+    let reference = plan.engines[0].to_string();
+    crate::plot::scatter_svg(
+        path,
+        &format!("{} instances: time per instance", rows.len()),
+        &format!("{reference} seconds"),
+        "other engine seconds",
+        &series,
+        Some(plan.timeout.as_secs_f64()),
+    )
+}

@@ -1,0 +1,359 @@
+//! `generate`, instance sources (CSPLib files, JSON-lines corpora) and `compare`, end to end.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use queens::compare::{self, Attempt, EngineSpec, Outcome, Row};
+use queens::encode::amo::Encoding;
+use queens::sources::{self, Selection};
+
+use super::cli::{instance, json, queens, stdout};
+
+fn data(name: &str) -> String {
+    format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("queens-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn generate_is_deterministic_per_seed() {
+    for kind in [
+        vec!["generate", "completion", "--n", "12", "--queens", "5"],
+        vec!["generate", "diagonals", "--n", "12", "--first", "10"],
+        vec!["generate", "regions", "--n", "8"],
+    ] {
+        let run = |seed: &str| {
+            let mut args = kind.clone();
+            args.extend(["--seed", seed]);
+            let o = queens(&args, None);
+            assert_eq!(o.status.code(), Some(0), "{args:?}");
+            stdout(&o)
+        };
+        assert_eq!(run("5"), run("5"), "{kind:?}");
+        assert_ne!(run("5"), run("6"), "{kind:?}");
+    }
+}
+
+#[test]
+fn generated_files_are_valid_instances() {
+    let dir = scratch("gen");
+    let file = |n: &str| dir.join(n).display().to_string();
+    // A region puzzle has exactly one solution.
+    let o = queens(
+        &[
+            "generate",
+            "regions",
+            "--n",
+            "9",
+            "--seed",
+            "3",
+            "-o",
+            &file("r.json"),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let c = queens(&["count", &file("r.json"), "--json"], None);
+    assert_eq!(json(&c)["count"], 1);
+    // Completion queens do not attack each other: `check` finds no conflict.
+    let o = queens(
+        &[
+            "generate",
+            "completion",
+            "--n",
+            "20",
+            "--queens",
+            "9",
+            "--seed",
+            "4",
+            "-o",
+            &file("c.json"),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let c = queens(&["check", &file("c.json"), "--json"], None);
+    assert_eq!(
+        json(&c)["violations"].as_array().unwrap().len(),
+        0,
+        "{}",
+        stdout(&c)
+    );
+    // Diagonal lists keep their order: --first on the file takes the generated prefix.
+    let full = queens(&["generate", "diagonals", "--n", "14", "--seed", "2"], None);
+    let d6 = queens(
+        &[
+            "generate",
+            "diagonals",
+            "--n",
+            "14",
+            "--seed",
+            "2",
+            "--first",
+            "6",
+        ],
+        None,
+    );
+    let diags = |o: &std::process::Output| json(o)["diags"].as_array().unwrap().clone();
+    assert_eq!(diags(&full)[..6], diags(&d6)[..]);
+    std::fs::write(file("d.json"), stdout(&full)).unwrap();
+    let a = queens(&["count", &file("d.json"), "--first", "6", "--json"], None);
+    let b = queens(&["count", "-", "--json"], Some(&stdout(&d6)));
+    assert_eq!(json(&a)["count"], json(&b)["count"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn generate_count_writes_a_corpus_compare_can_read() {
+    let o = queens(
+        &[
+            "generate",
+            "completion",
+            "--n",
+            "10",
+            "--queens",
+            "4",
+            "--seed",
+            "1",
+            "--count",
+            "5",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    assert_eq!(text.lines().count(), 5);
+    let one = queens(
+        &["solve", "-", "--select", "id=completion-10-4-3", "--json"],
+        Some(&text),
+    );
+    // stdin holds several lines of JSON: it is a corpus, narrowed to one record.
+    assert!(
+        matches!(one.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+}
+
+#[test]
+fn csplib_parameter_files_are_instances() {
+    let o = queens(&["count", &data("nauck-1850.param"), "--json"], None);
+    assert_eq!(
+        json(&o)["count"],
+        2,
+        "Nauck's instance, 0-based coordinates"
+    );
+    // Counts for each prefix, checked by brute force over all 8! permutations in Python.
+    for (first, count) in [
+        ("0", 92),
+        ("2", 72),
+        ("4", 8),
+        ("6", 1),
+        ("8", 0),
+        ("10", 0),
+    ] {
+        let o = queens(
+            &["count", &data("diag-8.param"), "--first", first, "--json"],
+            None,
+        );
+        assert_eq!(json(&o)["count"], count, "--first {first}");
+    }
+    let all = queens(&["count", &data("diag-8.param"), "--json"], None);
+    assert_eq!(json(&all)["count"], 0);
+    let too_many = queens(&["count", &data("diag-8.param"), "--first", "11"], None);
+    assert_eq!(too_many.status.code(), Some(2));
+}
+
+#[test]
+fn corpus_lines_are_selected_by_field_and_prefix() {
+    let sel = |filters: &[(&str, &str)], first, take| Selection {
+        filters: filters
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        first,
+        take,
+    };
+    let corpus = PathBuf::from(data("corpus.jsonl"));
+    let all = sources::load(std::slice::from_ref(&corpus), &sel(&[], None, None)).unwrap();
+    let ids: Vec<&str> = all.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["nauck", "diag-a", "region"]);
+    let eights = sources::load(
+        std::slice::from_ref(&corpus),
+        &sel(&[("n", "8")], None, Some(5)),
+    )
+    .unwrap();
+    assert_eq!(eights.len(), 2);
+    let one = sources::load_one(&corpus, &sel(&[("id", "diag-a")], Some(3), None)).unwrap();
+    assert_eq!(one.problem.excluded().len(), 3);
+    // Errors name the file and the line.
+    let dir = scratch("corpus");
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "{\"id\":\"a\",\"n\":4}\n{\"id\":\"b\",\"n\":0}\n").unwrap();
+    let e = sources::load(std::slice::from_ref(&bad), &Selection::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bad.jsonl: line 2: field `n`"), "{e}");
+    let o = queens(&["solve", &data("corpus.jsonl")], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("3 instances match"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn engine_specs_parse_and_print() {
+    for s in [
+        "backtrack",
+        "backtrack:1",
+        "sat:seq",
+        "sat:auto",
+        "sat:product",
+    ] {
+        assert_eq!(s.parse::<EngineSpec>().unwrap().to_string(), s);
+    }
+    assert_eq!(
+        "sat".parse::<EngineSpec>().unwrap(),
+        EngineSpec::Sat(Encoding::Auto)
+    );
+    for bad in ["backtrack:0", "sat:nope", "minisat", "backtrack:x"] {
+        assert!(bad.parse::<EngineSpec>().is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn compare_runs_both_engines_and_a_timeout_fires() {
+    let dir = scratch("compare");
+    // The empty 1000×1000 board: the backtracker needs a fraction of a second, varisat on the
+    // sequential-counter encoding about 100 s, so a 3 s limit must kill it.
+    let big = dir.join("big.json");
+    std::fs::write(&big, "{\"id\": \"big\", \"n\": 1000}").unwrap();
+    let csv = dir.join("out.csv");
+    let start = Instant::now();
+    let o = queens(
+        &[
+            "compare",
+            &instance("nauck-1850.txt"),
+            &instance("unsolvable-completion.txt"),
+            &big.display().to_string(),
+            "--engines",
+            "backtrack,sat:seq",
+            "--timeout",
+            "3",
+            "--csv",
+            &csv.display().to_string(),
+            "--json",
+        ],
+        None,
+    );
+    let wall = start.elapsed();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        wall < Duration::from_secs(60),
+        "the timed-out child was not killed: {wall:?}"
+    );
+    let v = json(&o);
+    let rows = v["instances"].as_array().unwrap();
+    let outcome = |i: usize, e: usize| {
+        rows[i]["attempts"][e]["outcome"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!((outcome(0, 0), outcome(0, 1)), ("sat".into(), "sat".into()));
+    assert_eq!(
+        (outcome(1, 0), outcome(1, 1)),
+        ("unsat".into(), "unsat".into())
+    );
+    assert_eq!(outcome(2, 1), "timeout");
+    assert_eq!(rows[2]["attempts"][1]["seconds"], 3.0);
+    assert!(rows[1]["attempts"][0]["nodes"].as_u64().unwrap() > 0);
+    assert!(rows[1]["attempts"][1]["clauses"].as_u64().unwrap() > 0);
+    let summary = &v["summary"];
+    assert_eq!(summary[1]["timeouts"], 1);
+    assert_eq!(summary[1]["solved"], 2);
+    assert_eq!(summary[1]["common"], 2);
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 3 * 2);
+    assert!(
+        csv.contains("\"big\",1000,sat:seq,timeout,3.000000"),
+        "{csv}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compare_prints_a_table_and_summary() {
+    let o = queens(
+        &[
+            "compare",
+            &data("corpus.jsonl"),
+            "--select",
+            "n=8",
+            "--engines",
+            "backtrack:1,sat:pairwise",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.starts_with("instance"), "{out}");
+    assert!(
+        out.contains("nauck") && out.contains("diag-a") && !out.contains("region"),
+        "{out}"
+    );
+    assert!(
+        out.contains("sat:pairwise") && out.contains("on 2"),
+        "{out}"
+    );
+}
+
+fn attempt(engine: EngineSpec, outcome: Outcome) -> Attempt {
+    Attempt {
+        engine,
+        outcome,
+        seconds: 1.0,
+        report: None,
+    }
+}
+
+#[test]
+fn disagreements_and_failed_children_are_caught() {
+    let row = Row {
+        index: 0,
+        id: "x".into(),
+        n: 8,
+        attempts: vec![
+            attempt(EngineSpec::Backtrack { threads: 1 }, Outcome::Sat),
+            attempt(EngineSpec::Sat(Encoding::Seq), Outcome::Unsat),
+        ],
+    };
+    assert!(row.disagreement());
+    assert_eq!(row.status_name(), "DISAGREE");
+    let timeout = Row {
+        attempts: vec![
+            attempt(EngineSpec::Backtrack { threads: 1 }, Outcome::Unsat),
+            attempt(EngineSpec::Sat(Encoding::Seq), Outcome::Timeout),
+        ],
+        ..row
+    };
+    assert!(!timeout.disagreement());
+    assert_eq!(timeout.status(), Some(false));
+    // A child that cannot start is an error, not an answer.
+    let problem = queens::Problem::new(4).unwrap();
+    let a = compare::run_child(
+        std::path::Path::new("/nonexistent/queens"),
+        &problem,
+        EngineSpec::Backtrack { threads: 1 },
+        Duration::from_secs(1),
+    );
+    assert!(matches!(a.outcome, Outcome::Error(_)), "{:?}", a.outcome);
+}
