@@ -529,6 +529,14 @@ fn run_solve(
         true
     };
     let (nodes, sat) = match engine {
+        // One solution: the parallel search (same answer as the sequential one, on all cores).
+        Engine::Backtrack if cap == Some(1) => {
+            let (found, stats) = backtrack::solve(problem, &Config::default());
+            if let Some(q) = found {
+                visit(&q);
+            }
+            (Some(stats.nodes), None)
+        }
         Engine::Backtrack => (
             Some(backtrack::enumerate(problem, &Config::default(), cap, &mut visit).nodes),
             None,

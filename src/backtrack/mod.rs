@@ -64,13 +64,24 @@ pub struct Count {
 }
 
 /// Finds one solution (sorted by row), or proves there is none.
+///
+/// With more than one thread (`config.threads`; 0 = all cores) the tree is split into subtrees
+/// searched in parallel, and the answer is still the one the sequential search finds: a
+/// solution in subtree `i` cancels only the subtrees after `i`, and the earliest wins.
 pub fn solve(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
-    let mut found = None;
-    let stats = enumerate(problem, config, Some(1), |q| {
-        found = Some(q.to_vec());
-        true
-    });
-    (found, stats)
+    if threads(config) <= 1 {
+        let mut found = None;
+        let stats = enumerate(problem, config, Some(1), |q| {
+            found = Some(q.to_vec());
+            true
+        });
+        return (found, stats);
+    }
+    if use_small(problem, config.board) {
+        solve_parallel::<SmallBoard>(problem, config)
+    } else {
+        solve_parallel::<LargeBoard>(problem, config)
+    }
 }
 
 /// Calls `visit` with each solution (sorted by row), up to `limit` of them; `visit` returns
@@ -148,17 +159,95 @@ fn enumerate_on<B: Board>(
     run.stats()
 }
 
-fn count_on<B: Board>(problem: &Problem, config: &Config, limit: Option<u64>) -> Count {
-    let threads = match config.threads {
+/// Subtrees per thread when the tree is split for parallel search; a shared counter hands
+/// them out, so a lopsided tree still keeps every thread busy until the last few. A finer split
+/// (256 per thread) measured no better on the prob079 race (n = 21, 19 diagonals): there the
+/// limit is the machine, whose two cores run two single-threaded searches only 1.4× faster
+/// than one (BENCHMARKS.md).
+const SUBTREES_PER_THREAD: usize = 16;
+
+fn threads(config: &Config) -> usize {
+    match config.threads {
         0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
         t => t,
-    };
-    let (tasks, found_early, split_nodes) = split(&mut B::new(problem), problem, threads * 16);
-    let total = AtomicU64::new(found_early);
+    }
+}
+
+fn count_on<B: Board>(problem: &Problem, config: &Config, limit: Option<u64>) -> Count {
+    let total = AtomicU64::new(0);
+    let stop = AtomicBool::new(limit == Some(0));
+    let stats = on_subtrees::<B>(
+        problem,
+        config,
+        &|_| stop.load(Ordering::Relaxed),
+        &|_, _| {
+            let t = total.fetch_add(1, Ordering::Relaxed) + 1;
+            if limit.is_some_and(|k| t >= k) {
+                stop.store(true, Ordering::Relaxed);
+                return false;
+            }
+            true
+        },
+    );
+    let total = total.into_inner();
+    let limited = limit.is_some_and(|k| total >= k);
+    Count {
+        total: limit.map_or(total, |k| total.min(k)),
+        unique: None,
+        limited,
+        stats: Stats {
+            interrupted: stats.interrupted && !limited,
+            ..stats
+        },
+    }
+}
+
+fn solve_parallel<B: Board>(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
+    // The lowest subtree index with a solution so far, and that solution.
+    let best = AtomicUsize::new(usize::MAX);
+    let found = std::sync::Mutex::new(None::<(usize, Vec<Pos>)>);
+    let stats = on_subtrees::<B>(
+        problem,
+        config,
+        &|i| best.load(Ordering::Relaxed) < i,
+        &|i, q| {
+            let mut slot = found.lock().expect("no search thread panics");
+            if slot.as_ref().is_none_or(|(j, _)| i < *j) {
+                let mut q = q.to_vec();
+                q.sort_unstable();
+                *slot = Some((i, q));
+                best.fetch_min(i, Ordering::Relaxed);
+            }
+            false
+        },
+    );
+    let found = found.into_inner().expect("no search thread panics");
+    // A solution settles the question even if a deadline cut off a later subtree; without
+    // one, a cut-off search proved nothing.
+    let interrupted = stats.interrupted && found.is_none();
+    (
+        found.map(|(_, q)| q),
+        Stats {
+            interrupted,
+            ..stats
+        },
+    )
+}
+
+/// Splits the tree into subtrees (in depth-first order) and searches them on `config.threads`
+/// threads. `cancelled(i)` is polled before and during subtree `i`; `on_solution(i, queens)`
+/// is called for each solution in subtree `i` and returns false to end that subtree.
+fn on_subtrees<B: Board>(
+    problem: &Problem,
+    config: &Config,
+    cancelled: &(dyn Fn(usize) -> bool + Sync),
+    on_solution: &(dyn Fn(usize, &[Pos]) -> bool + Sync),
+) -> Stats {
+    let threads = threads(config);
+    let (tasks, split_nodes) = split(&mut B::new(problem), problem, threads * SUBTREES_PER_THREAD);
     let nodes = AtomicU64::new(split_nodes);
     let next = AtomicUsize::new(0);
     let done = AtomicU64::new(0);
-    let stop = AtomicBool::new(limit.is_some_and(|k| found_early >= k));
     let interrupted = AtomicBool::new(false);
     let report = |d: u64| {
         if let Some(p) = &config.progress {
@@ -172,62 +261,52 @@ fn count_on<B: Board>(problem: &Problem, config: &Config, limit: Option<u64>) ->
                 .stack_size(256 << 20)
                 .spawn_scoped(s, || loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= tasks.len() || stop.load(Ordering::Relaxed) {
+                    if i >= tasks.len() || interrupted.load(Ordering::Relaxed) {
                         break;
                     }
-                    let mut board = B::new(problem);
-                    for &p in &tasks[i] {
-                        board.place(p);
-                    }
-                    let mut run = Run::new(config.deadline, Some(&stop));
-                    run.search(&mut board, &mut |_| {
-                        let t = total.fetch_add(1, Ordering::Relaxed) + 1;
-                        if limit.is_some_and(|k| t >= k) {
-                            stop.store(true, Ordering::Relaxed);
-                            return false;
+                    if !cancelled(i) {
+                        let mut board = B::new(problem);
+                        for &p in &tasks[i] {
+                            board.place(p);
                         }
-                        true
-                    });
-                    nodes.fetch_add(run.nodes, Ordering::Relaxed);
-                    if run.interrupted {
-                        interrupted.store(true, Ordering::Relaxed);
-                        stop.store(true, Ordering::Relaxed);
+                        let cancel = || cancelled(i);
+                        let mut run = Run::new(config.deadline, Some(&cancel));
+                        run.search(&mut board, &mut |q| on_solution(i, q));
+                        nodes.fetch_add(run.nodes, Ordering::Relaxed);
+                        if run.interrupted {
+                            interrupted.store(true, Ordering::Relaxed);
+                        }
                     }
                     report(done.fetch_add(1, Ordering::Relaxed) + 1);
                 })
-                .expect("spawning a counting thread");
+                .expect("spawning a search thread");
         }
     });
-    let total = total.into_inner();
-    let limited = limit.is_some_and(|k| total >= k);
-    Count {
-        total: limit.map_or(total, |k| total.min(k)),
-        unique: None,
-        limited,
-        stats: Stats {
-            nodes: nodes.into_inner(),
-            interrupted: interrupted.into_inner() && !limited,
-        },
+    Stats {
+        nodes: nodes.into_inner(),
+        interrupted: interrupted.into_inner(),
     }
 }
 
-/// Expands the tree breadth-first until there are at least `want` open subtrees (or it is
-/// exhausted). Returns the subtrees as placement prefixes (fixed queens included), the
-/// solutions met on the way, and the nodes visited.
-fn split<B: Board>(board: &mut B, problem: &Problem, want: usize) -> (Vec<Vec<Pos>>, u64, u64) {
+/// Expands the tree breadth-first until there are at least `want` subtrees (or every prefix
+/// is a complete placement). Returns the subtrees as placement prefixes (fixed queens
+/// included; a complete prefix is a solution) and the nodes visited. Expanding level by level
+/// keeps the prefixes in depth-first order: subtree `i`'s solutions are the ones the
+/// sequential search meets before those of subtree `i + 1`.
+fn split<B: Board>(board: &mut B, problem: &Problem, want: usize) -> (Vec<Vec<Pos>>, u64) {
     if !place_fixed(board, problem) {
-        return (Vec::new(), 0, 0);
+        return (Vec::new(), 0);
     }
     let n = problem.n();
     let base = board.queens().len();
     let mut frontier = vec![board.queens().to_vec()];
-    let (mut solutions, mut nodes) = (0u64, 0u64);
+    let mut nodes = 0u64;
     let mut cells = Vec::new();
-    while !frontier.is_empty() && frontier.len() < want {
+    while frontier.len() < want && frontier.iter().any(|p| p.len() < n) {
         let mut next = Vec::new();
-        for prefix in &frontier {
+        for prefix in frontier {
             if prefix.len() == n {
-                solutions += 1;
+                next.push(prefix);
                 continue;
             }
             for &p in &prefix[base..] {
@@ -247,29 +326,26 @@ fn split<B: Board>(board: &mut B, problem: &Problem, want: usize) -> (Vec<Vec<Po
         }
         frontier = next;
     }
-    // Complete placements left in the frontier are solutions, not subtrees.
-    let before = frontier.len();
-    frontier.retain(|p| p.len() < n);
-    solutions += (before - frontier.len()) as u64;
-    (frontier, solutions, nodes)
+    (frontier, nodes)
 }
 
 /// One depth-first search: node counting, deadline and stop flag checks.
 struct Run<'a> {
     nodes: u64,
     deadline: Option<Instant>,
-    stop: Option<&'a AtomicBool>,
+    /// Polled every 4096 nodes: true ends the search (not an interruption).
+    cancel: Option<&'a dyn Fn() -> bool>,
     interrupted: bool,
     /// Candidate buffers, one per depth, reused across the run.
     buffers: Vec<Vec<Pos>>,
 }
 
 impl<'a> Run<'a> {
-    fn new(deadline: Option<Instant>, stop: Option<&'a AtomicBool>) -> Run<'a> {
+    fn new(deadline: Option<Instant>, cancel: Option<&'a dyn Fn() -> bool>) -> Run<'a> {
         Run {
             nodes: 0,
             deadline,
-            stop,
+            cancel,
             interrupted: false,
             buffers: Vec::new(),
         }
@@ -316,7 +392,7 @@ impl<'a> Run<'a> {
     }
 
     fn should_stop(&mut self) -> bool {
-        if self.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+        if self.cancel.is_some_and(|c| c()) {
             return true;
         }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {

@@ -147,3 +147,41 @@ fn deadline_interrupts_instead_of_answering() {
     let c = backtrack::count(&p, &config, None);
     assert!(c.stats.interrupted);
 }
+
+/// On instances big enough to be split into many subtrees (excluded diagonals near the hard
+/// ratio, satisfiable and not), the parallel search finds exactly the sequential board.
+#[test]
+fn parallel_solve_matches_sequential_on_excluded_diagonals() {
+    let (mut sat, mut unsat) = (0, 0);
+    for seed in 1..=24 {
+        let list = queens::generate::diagonals(14, 4, seed);
+        let p = queens::generate::diagonals_problem(14, &list, Some(12)).unwrap();
+        let seq = backtrack::solve(
+            &p,
+            &Config {
+                threads: 1,
+                ..Config::default()
+            },
+        );
+        let par = backtrack::solve(
+            &p,
+            &Config {
+                threads: 2,
+                ..Config::default()
+            },
+        );
+        assert_eq!(par.0, seq.0, "seed {seed}");
+        assert!(!par.1.interrupted);
+        match seq.0 {
+            Some(q) => {
+                queens::verify(&p, &q).unwrap();
+                sat += 1;
+            }
+            None => unsat += 1,
+        }
+    }
+    assert!(
+        sat > 0 && unsat > 0,
+        "{sat} sat, {unsat} unsat: pick a ratio that gives both"
+    );
+}

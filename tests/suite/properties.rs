@@ -31,6 +31,15 @@ proptest! {
     }
 
     #[test]
+    fn parallel_solve_returns_the_sequential_answer(p in gen::problem(7), threads in 2usize..5) {
+        for board in [BoardKind::Small, BoardKind::Large] {
+            let one = Config { board, threads: 1, ..Config::default() };
+            let many = Config { board, threads, ..Config::default() };
+            prop_assert_eq!(backtrack::solve(&p, &many).0, backtrack::solve(&p, &one).0, "{:?}", board);
+        }
+    }
+
+    #[test]
     fn count_limit_caps_and_flags(p in gen::problem(6), k in 1u64..4) {
         let all = gen::brute_force(&p).len() as u64;
         let c = backtrack::count(&p, &Config::default(), Some(k));
