@@ -86,8 +86,8 @@ pub struct Report {
     pub seconds: f64,
     /// Backtracker: queens placed by the search.
     pub nodes: Option<u64>,
-    /// SAT: conflicts, as [`sat::SatStats`] counts them.
-    pub conflicts: Option<u64>,
+    /// SAT: clauses the solver learned (≈ conflicts; see [`sat::solve_counting_learned`]).
+    pub learned: Option<u64>,
     /// SAT: variables in the CNF.
     pub vars: Option<usize>,
     /// SAT: clauses in the CNF.
@@ -109,19 +109,19 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 queens: found.unwrap_or_default(),
                 seconds: start.elapsed().as_secs_f64(),
                 nodes: Some(stats.nodes),
-                conflicts: None,
+                learned: None,
                 vars: None,
                 clauses: None,
             })
         }
         EngineSpec::Sat(encoding) => {
-            let (found, stats) = sat::solve(problem, encoding)?;
+            let (found, stats) = sat::solve_counting_learned(problem, encoding)?;
             Ok(Report {
                 satisfiable: found.is_some(),
                 queens: found.unwrap_or_default(),
                 seconds: (stats.encode_ms + stats.solve_ms) / 1e3,
                 nodes: None,
-                conflicts: None,
+                learned: stats.learned,
                 vars: Some(stats.vars),
                 clauses: Some(stats.clauses),
             })
@@ -433,7 +433,8 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
                 timeouts: count(&|o| *o == Outcome::Timeout),
                 errors: count(&|o| matches!(o, Outcome::Error(_))),
                 median_seconds: median(&times),
-                total_seconds: times.iter().sum(),
+                // fold, not sum: an empty f64 sum is -0.0, which would print as "-0µs".
+                total_seconds: times.iter().fold(0.0, |a, t| a + t),
                 common: both.len(),
                 ratio_to_reference: (!both.is_empty() && ref_t > 0.0).then(|| mine_t / ref_t),
             }
@@ -475,7 +476,7 @@ pub fn fmt_count(k: u64) -> String {
     }
 }
 
-/// One table cell for an attempt: time, then nodes (backtracker) or conflicts and
+/// One table cell for an attempt: time, then nodes (backtracker) or learned clauses and
 /// variables/clauses (SAT); `>60.0s` for a timeout.
 pub fn fmt_attempt(a: &Attempt) -> String {
     match (&a.outcome, &a.report) {
@@ -486,8 +487,8 @@ pub fn fmt_attempt(a: &Attempt) -> String {
             if let Some(k) = r.nodes {
                 s += &format!(" {} nodes", fmt_count(k));
             }
-            if let Some(k) = r.conflicts {
-                s += &format!(" {} confl", fmt_count(k));
+            if let Some(k) = r.learned {
+                s += &format!(" {} learned", fmt_count(k));
             }
             if let (Some(v), Some(c)) = (r.vars, r.clauses) {
                 s += &format!(" {}v/{}c", fmt_count(v as u64), fmt_count(c as u64));
@@ -501,7 +502,7 @@ pub fn fmt_attempt(a: &Attempt) -> String {
 /// CSV, one line per attempt, with a header.
 pub fn csv(rows: &[Row]) -> String {
     let mut s =
-        String::from("instance,n,engine,outcome,seconds,nodes,conflicts,vars,clauses,error\n");
+        String::from("instance,n,engine,outcome,seconds,nodes,learned,vars,clauses,error\n");
     let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
     for row in rows {
         for a in &row.attempts {
@@ -518,7 +519,7 @@ pub fn csv(rows: &[Row]) -> String {
                 a.outcome.name(),
                 a.seconds,
                 opt(r.and_then(|r| r.nodes)),
-                opt(r.and_then(|r| r.conflicts)),
+                opt(r.and_then(|r| r.learned)),
                 opt(r.and_then(|r| r.vars.map(|v| v as u64))),
                 opt(r.and_then(|r| r.clauses.map(|v| v as u64))),
                 err
@@ -543,7 +544,7 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                         "outcome": a.outcome.name(),
                         "seconds": a.seconds,
                         "nodes": r.and_then(|r| r.nodes),
-                        "conflicts": r.and_then(|r| r.conflicts),
+                        "learned": r.and_then(|r| r.learned),
                         "vars": r.and_then(|r| r.vars),
                         "clauses": r.and_then(|r| r.clauses),
                         "error": match &a.outcome { Outcome::Error(m) => Some(m), _ => None },

@@ -277,6 +277,12 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
     assert_eq!(rows[2]["attempts"][1]["seconds"], 3.0);
     assert!(rows[1]["attempts"][0]["nodes"].as_u64().unwrap() > 0);
     assert!(rows[1]["attempts"][1]["clauses"].as_u64().unwrap() > 0);
+    // Learned clauses are counted on SAT and UNSAT answers alike (a satisfiable one once
+    // crashed the child: the counter's proof stream refused the blocking clause).
+    for i in [0, 1] {
+        assert!(rows[i]["attempts"][1]["learned"].is_u64(), "{}", rows[i]);
+        assert!(rows[i]["attempts"][0]["learned"].is_null());
+    }
     let summary = &v["summary"];
     assert_eq!(summary[1]["timeouts"], 1);
     assert_eq!(summary[1]["solved"], 2);
