@@ -104,6 +104,13 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 ..backtrack::Config::default()
             };
             let (found, stats) = backtrack::solve(problem, &config);
+            if stats.interrupted {
+                // No deadline is set, so this cannot happen; if it did, "no solution" would be
+                // a lie.
+                return Err(crate::Error::Unsupported(
+                    "the backtracker was interrupted".into(),
+                ));
+            }
             Ok(Report {
                 satisfiable: found.is_some(),
                 queens: found.unwrap_or_default(),
@@ -216,11 +223,12 @@ pub fn run_child(exe: &Path, problem: &Problem, spec: EngineSpec, limit: Duratio
         // A child that dies before reading reports its own error below.
         let _ = stdin.write_all(input.as_bytes());
     }
-    let deadline = start + limit;
+    // A limit too far off for the clock is no limit.
+    let deadline = start.checked_add(limit);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => {
+            Ok(None) if deadline.is_some_and(|d| Instant::now() >= d) => {
                 let _ = child.kill();
                 let _ = child.wait();
                 break None;
@@ -243,9 +251,16 @@ pub fn run_child(exe: &Path, problem: &Problem, spec: EngineSpec, limit: Duratio
         };
     };
     if !status.success() {
+        // The message, not the `note: run with RUST_BACKTRACE` line or a backtrace frame that
+        // follow a panic's message.
         let last = err
             .lines()
-            .last()
+            .rfind(|l| {
+                !l.trim().is_empty()
+                    && !l.starts_with("note:")
+                    && !l.starts_with("stack backtrace:")
+                    && !l.starts_with(' ')
+            })
             .unwrap_or("no message")
             .trim()
             .to_string();

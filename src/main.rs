@@ -86,6 +86,8 @@ enum Command {
         file: PathBuf,
         /// The solver's output (`s SATISFIABLE` + `v … 0` lines, or a bare literal list).
         model: PathBuf,
+        #[command(flatten)]
+        selection: SelectionArgs,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -95,6 +97,8 @@ enum Command {
     Explain {
         /// Instance file (text grid or JSON), or - for stdin.
         file: PathBuf,
+        #[command(flatten)]
+        selection: SelectionArgs,
         /// At-most-one encoding: pairwise, seq, commander, product, bimander, auto.
         #[arg(long, default_value = "auto")]
         encoding: Encoding,
@@ -122,6 +126,8 @@ enum Command {
     Check {
         /// Instance file (text grid or JSON), or - for stdin.
         file: PathBuf,
+        #[command(flatten)]
+        selection: SelectionArgs,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -411,16 +417,22 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             let problem = input.load()?;
             encode(&mut out, &problem, encoding, output)
         }
-        Command::Decode { file, model, json } => {
-            let problem = sources::load_one(&file, &Selection::default())?.problem;
+        Command::Decode {
+            file,
+            model,
+            selection,
+            json,
+        } => {
+            let problem = sources::load_one(&file, &selection.get(None))?.problem;
             decode(&mut out, &problem, &model, json, color)
         }
         Command::Explain {
             file,
+            selection,
             encoding,
             json,
         } => {
-            let problem = sources::load_one(&file, &Selection::default())?.problem;
+            let problem = sources::load_one(&file, &selection.get(None))?.problem;
             explain(&mut out, &problem, encoding, json, color)
         }
         Command::Generate { kind } => generate(&mut out, kind),
@@ -435,8 +447,12 @@ fn run(cli: Cli) -> Result<u8, Failure> {
             )?;
             Ok(0)
         }
-        Command::Check { file, json } => {
-            let problem = sources::load_one(&file, &Selection::default())?.problem;
+        Command::Check {
+            file,
+            selection,
+            json,
+        } => {
+            let problem = sources::load_one(&file, &selection.get(None))?.problem;
             check(&mut out, &problem, json, color)
         }
     }
@@ -1178,13 +1194,20 @@ fn generate(out: &mut impl Write, kind: GenerateKind) -> Result<u8, Failure> {
             "--count must be at least 1".into(),
         )));
     }
+    // Several instances, or a `.jsonl` file (which every reader takes line by line), get one
+    // object per line; a single instance keeps the writer's readable layout.
+    let json_lines = opts.count > 1
+        || opts
+            .output
+            .as_ref()
+            .is_some_and(|p| p.extension().is_some_and(|e| e == "jsonl"));
     let mut text = String::new();
     for i in 0..opts.count {
         let seed = opts.seed.checked_add(i).ok_or_else(|| {
             Failure::Error(Error::Unsupported("--seed + --count overflows".into()))
         })?;
         let one = make(seed)?;
-        if opts.count == 1 {
+        if !json_lines {
             text = one;
         } else {
             // One object per line: the writer's own layout, joined.
@@ -1205,8 +1228,25 @@ fn generate(out: &mut impl Write, kind: GenerateKind) -> Result<u8, Failure> {
 
 fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     let usage = |m: &str| Failure::Error(Error::Unsupported(m.to_string()));
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        return Err(usage("--timeout must be a positive number of seconds"));
+    let timeout = match std::time::Duration::try_from_secs_f64(args.timeout) {
+        Ok(t) if args.timeout > 0.0 && t <= std::time::Duration::from_secs(366 * 24 * 3600) => t,
+        _ => {
+            return Err(usage(
+                "--timeout must be a positive number of seconds, at most a year",
+            ))
+        }
+    };
+    if args.plot.is_some() && args.engines.len() < 2 {
+        return Err(usage(
+            "--plot needs at least two engines (the first is the x axis)",
+        ));
+    }
+    // Fail on an unwritable output now, not after hours of attempts.
+    for path in args.csv.iter().chain(&args.plot) {
+        std::fs::File::create(path).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?;
     }
     if args.jobs == 0 {
         return Err(usage("--jobs must be at least 1"));
@@ -1227,7 +1267,7 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     let plan = cmp::Plan {
         exe,
         engines: args.engines.clone(),
-        timeout: std::time::Duration::from_secs_f64(args.timeout),
+        timeout,
         jobs: args.jobs,
     };
     let width = instances
@@ -1304,15 +1344,6 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
         b.finish_and_clear();
     }
     let summary = cmp::summarize(&plan.engines, &rows);
-    if let Some(path) = &args.csv {
-        std::fs::write(path, cmp::csv(&rows)).map_err(|e| Error::Io {
-            path: path.clone(),
-            source: e,
-        })?;
-    }
-    if let Some(path) = &args.plot {
-        cmp::plot(path, &plan, &rows)?;
-    }
     if args.json {
         writeln!(out, "{}", cmp::to_json(&plan, &rows, &summary))?;
     } else {
@@ -1359,6 +1390,16 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
         )?;
     }
     out.flush()?;
+    // After the results are shown, so a file that cannot be written loses nothing on screen.
+    if let Some(path) = &args.csv {
+        std::fs::write(path, cmp::csv(&rows)).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?;
+    }
+    if let Some(path) = &args.plot {
+        cmp::plot(path, &plan, &rows)?;
+    }
     let mut code = 0;
     for row in &rows {
         if row.disagreement() {

@@ -88,8 +88,11 @@ pub fn detect(path: &Path, text: &str) -> Format {
     let word = first
         .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
         .next();
+    // `n = 21` or `n be …`, not a region map whose first row starts with the tokens `n b`.
+    let after_n = first[1..].trim_start();
     if word == Some("letting")
-        || (word == Some("n") && first[1..].trim_start().starts_with(['=', 'b']))
+        || (word == Some("n")
+            && (after_n.starts_with('=') || after_n.split_whitespace().next() == Some("be")))
     {
         return Format::Csplib;
     }
@@ -174,11 +177,10 @@ fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Res
         let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
         (path.display().to_string(), text)
     };
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("stdin")
-        .to_string();
+    let stem = match path.file_stem().and_then(|s| s.to_str()) {
+        Some(s) if path != Path::new("-") => s.to_string(),
+        _ => "stdin".to_string(),
+    };
     match detect(path, &text) {
         Format::JsonLines => {
             for (i, line) in text.lines().enumerate() {

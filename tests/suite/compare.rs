@@ -363,3 +363,170 @@ fn disagreements_and_failed_children_are_caught() {
     );
     assert!(matches!(a.outcome, Outcome::Error(_)), "{:?}", a.outcome);
 }
+
+/// A stand-in for the `queens` binary: a shell script that reads the instance and prints the
+/// given report, whatever it was asked.
+fn fake_child(dir: &std::path::Path, name: &str, report: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\ncat > /dev/null\necho '{report}'\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn a_child_reporting_a_broken_board_is_an_error_not_an_answer() {
+    let dir = scratch("fake");
+    let problem = queens::Problem::new(4).unwrap();
+    let report = |queens: &str| {
+        format!(
+            r#"{{"satisfiable":true,"queens":{queens},"seconds":0.1,"nodes":1,"learned":null,"vars":null,"clauses":null}}"#
+        )
+    };
+    // Two queens in one column, and a board with too few queens: both rejected by the verifier.
+    for (name, queens) in [
+        ("same-column", "[[0,1],[1,1],[2,0],[3,2]]"),
+        ("short", "[[0,1]]"),
+    ] {
+        let exe = fake_child(&dir, name, &report(queens));
+        let a = compare::run_child(
+            &exe,
+            &problem,
+            EngineSpec::Backtrack { threads: 1 },
+            Duration::from_secs(10),
+        );
+        match &a.outcome {
+            Outcome::Error(m) => assert!(m.contains("breaks a rule"), "{name}: {m}"),
+            o => panic!("{name}: a broken board was taken as {o:?}"),
+        }
+    }
+    // The real board passes.
+    let exe = fake_child(&dir, "good", &report("[[0,1],[1,3],[2,0],[3,2]]"));
+    let a = compare::run_child(
+        &exe,
+        &problem,
+        EngineSpec::Backtrack { threads: 1 },
+        Duration::from_secs(10),
+    );
+    assert_eq!(a.outcome, Outcome::Sat);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_crashed_child_is_named_by_its_panic_message() {
+    let dir = scratch("crash");
+    let exe = dir.join("crash");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::write(
+            &exe,
+            "#!/bin/sh\ncat > /dev/null\necho \"thread 'main' panicked at src/x.rs:1:1:\" >&2\n\
+             echo 'the real reason' >&2\n\
+             echo 'note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace' >&2\n\
+             exit 101\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let a = compare::run_child(
+        &exe,
+        &queens::Problem::new(4).unwrap(),
+        EngineSpec::Sat(Encoding::Auto),
+        Duration::from_secs(10),
+    );
+    match &a.outcome {
+        Outcome::Error(m) => assert!(m.ends_with("the real reason"), "{m}"),
+        o => panic!("{o:?}"),
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compare_rejects_bad_limits_and_outputs_before_running() {
+    let corpus = data("corpus.jsonl");
+    for (args, says) in [
+        (vec!["--timeout", "1e20"], "--timeout"),
+        (vec!["--timeout", "0"], "--timeout"),
+        (
+            vec!["--engines", "backtrack", "--plot", "/tmp/x.svg"],
+            "two engines",
+        ),
+        (
+            vec!["--csv", "/nonexistent-dir/out.csv"],
+            "/nonexistent-dir/out.csv",
+        ),
+    ] {
+        let mut all = vec!["compare", corpus.as_str()];
+        all.extend(&args);
+        let start = Instant::now();
+        let o = queens(&all, None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(stdout(&o).is_empty(), "{args:?} ran before failing");
+        assert!(start.elapsed() < Duration::from_secs(10));
+    }
+}
+
+#[test]
+fn a_single_generated_jsonl_file_is_readable() {
+    let dir = scratch("one-jsonl");
+    let file = dir.join("one.jsonl").display().to_string();
+    let o = queens(
+        &[
+            "generate",
+            "diagonals",
+            "--n",
+            "10",
+            "--first",
+            "8",
+            "--count",
+            "1",
+            "-o",
+            &file,
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 1);
+    let o = queens(&["solve", &file, "--json"], None);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn check_explain_and_decode_select_from_a_corpus() {
+    // load_one tells users to pick with --select; every single-instance command takes it.
+    let corpus = data("corpus.jsonl");
+    let o = queens(&["check", &corpus], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--select"));
+    let id = json(&queens(
+        &["compare", &corpus, "--engines", "backtrack", "--json"],
+        None,
+    ))["instances"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let sel = format!("id={id}");
+    let o = queens(&["check", &corpus, "--select", &sel], None);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = queens(&["explain", &corpus, "--select", &sel], None);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -139,3 +139,17 @@ fn contradictory_input_parses_as_a_problem() {
     let p = parse::parse("g", "QQ.\n...\n...\nblocked: 0,0\n").unwrap();
     assert_eq!(p.fixed().len(), 2);
 }
+
+/// A region map whose first row starts with the region names `n b` is a region map, not a
+/// CSPLib file (`n = …` / `n be …`).
+#[test]
+fn region_map_starting_with_n_b_is_not_csplib() {
+    let dir = std::env::temp_dir().join(format!("queens-nb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("r.txt");
+    std::fs::write(&path, "n b b\nn n b\nc c c\n").unwrap();
+    let inst = queens::sources::load_one(&path, &queens::sources::Selection::default()).unwrap();
+    assert_eq!(inst.problem.n(), 3);
+    assert!(inst.problem.regions().is_some());
+    std::fs::remove_dir_all(dir).unwrap();
+}
