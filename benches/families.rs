@@ -6,7 +6,8 @@
 //! same boards; setup checks each one still has the expected answer (a generator change that
 //! alters an instance fails here instead of silently moving the figures). Instances are small
 //! enough that the whole file runs in about three minutes; `benches/sat.rs` and
-//! `benches/count.rs` cover the large classic boards.
+//! `benches/count.rs` cover the large classic boards. The `race/*` groups run the first
+//! instances of BENCHMARKS.md's hard-instance race from `../shared/data` (skipped when absent).
 
 use std::time::Duration;
 
@@ -15,6 +16,7 @@ use queens::backtrack::{self, Config};
 use queens::cnf::{self, FixedMode};
 use queens::encode::amo::Encoding;
 use queens::encode::Counter;
+use queens::sources::{self, Selection};
 use queens::{generate, sat, Problem};
 
 /// A named instance and whether it has a solution.
@@ -180,5 +182,52 @@ fn backtrack_count(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, encode, sat_solve, backtrack_solve, backtrack_count);
+/// The hard-instance race of BENCHMARKS.md in small: the first six CSPLib prob079 Excluded
+/// Diagonals instances with n = 21 and 19 diagonals (two of them unsatisfiable).
+fn race(c: &mut Criterion) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/csplib-prob079-excluded-diagonals.jsonl");
+    if !path.exists() {
+        eprintln!("race: {} is absent, skipped", path.display());
+        return;
+    }
+    let selection = Selection {
+        filters: vec![("n".into(), "21".into())],
+        first: Some(19),
+        take: Some(6),
+    };
+    let instances = sources::load(&[path], &selection).unwrap();
+    let all_cores = Config::default();
+    let mut group = c.benchmark_group("race/backtrack_solve");
+    quick(&mut group);
+    for inst in &instances {
+        for (name, config) in [("1-thread", &single_thread()), ("all-cores", &all_cores)] {
+            group.bench_with_input(BenchmarkId::new(name, &inst.id), &inst.problem, |b, p| {
+                b.iter(|| backtrack::solve(p, config).0.is_some())
+            });
+        }
+    }
+    group.finish();
+    // Only the satisfiable ones: varisat needs about half a minute per unsatisfiable instance.
+    let mut group = c.benchmark_group("race/sat_solve");
+    quick(&mut group);
+    for inst in &instances {
+        if backtrack::solve(&inst.problem, &all_cores).0.is_none() {
+            continue;
+        }
+        group.bench_with_input(BenchmarkId::new("auto", &inst.id), &inst.problem, |b, p| {
+            b.iter(|| sat::solve(p, Encoding::Auto).unwrap().0.is_some())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    encode,
+    sat_solve,
+    backtrack_solve,
+    backtrack_count,
+    race
+);
 criterion_main!(benches);
