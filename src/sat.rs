@@ -72,12 +72,7 @@ fn solver_error(e: varisat::solver::SolverError) -> Error {
 
 /// Finds one solution with the SAT engine (not yet verified: callers verify).
 pub fn solve(problem: &Problem, encoding: Encoding) -> Result<(Option<Vec<Pos>>, SatStats), Error> {
-    let mut first = None;
-    let stats = enumerate(problem, encoding, Some(1), |q| {
-        first = Some(q.to_vec());
-        true
-    })?;
-    Ok((first, stats))
+    solve_with(problem, encoding, false)
 }
 
 /// Like [`solve`], and also counts the clauses the solver learns (`stats.learned`), the
@@ -91,8 +86,16 @@ pub fn solve_counting_learned(
     problem: &Problem,
     encoding: Encoding,
 ) -> Result<(Option<Vec<Pos>>, SatStats), Error> {
+    solve_with(problem, encoding, true)
+}
+
+fn solve_with(
+    problem: &Problem,
+    encoding: Encoding,
+    count_learned: bool,
+) -> Result<(Option<Vec<Pos>>, SatStats), Error> {
     let mut first = None;
-    let stats = enumerate_with(problem, encoding, Some(1), true, &mut |q| {
+    let stats = enumerate_with(problem, encoding, Some(1), count_learned, &mut |q| {
         first = Some(q.to_vec());
         true
     })?;

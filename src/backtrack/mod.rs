@@ -160,10 +160,9 @@ fn enumerate_on<B: Board>(
 }
 
 /// Subtrees per thread when the tree is split for parallel search; a shared counter hands
-/// them out, so a lopsided tree still keeps every thread busy until the last few. A finer split
-/// (256 per thread) measured no better on the prob079 race (n = 21, 19 diagonals): there the
-/// limit is the machine, whose two cores run two single-threaded searches only 1.4× faster
-/// than one (BENCHMARKS.md).
+/// them out, so a lopsided tree still keeps every thread busy until the last few. Measured on
+/// the prob079 race (n = 21, 19 diagonals, 100 instances, quiet 2-core machine): two threads
+/// 1.78× faster than one with 16 per thread, 1.77× with 256, so the finer split buys nothing.
 const SUBTREES_PER_THREAD: usize = 16;
 
 fn threads(config: &Config) -> usize {
