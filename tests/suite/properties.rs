@@ -31,6 +31,9 @@ proptest! {
     }
 
     #[test]
+    // Small boards: these searches end inside the parallel solve's sequential probe, so this
+    // checks the probe; facts::parallel_solve_matches_sequential_on_excluded_diagonals checks
+    // the split.
     fn parallel_solve_returns_the_sequential_answer(p in gen::problem(7), threads in 2usize..5) {
         for board in [BoardKind::Small, BoardKind::Large] {
             let one = Config { board, threads: 1, ..Config::default() };
