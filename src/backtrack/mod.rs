@@ -125,13 +125,14 @@ pub fn enumerate(
     limit: Option<u64>,
     visit: impl FnMut(&[Pos]) -> bool,
 ) -> Stats {
+    let mut visit = limited(limit, visit);
     if use_small(problem, config.board) {
         enumerate_on(
             &mut SmallBoard::new(problem),
             problem,
             config,
             None,
-            &mut limited(limit, visit),
+            &mut visit,
         )
     } else {
         enumerate_on(
@@ -139,7 +140,7 @@ pub fn enumerate(
             problem,
             config,
             None,
-            &mut limited(limit, visit),
+            &mut visit,
         )
     }
 }
