@@ -69,7 +69,14 @@ pub struct Count {
 /// searched in parallel, and the answer is still the one the sequential search finds: a
 /// solution in subtree `i` cancels only the subtrees after `i`, and the earliest wins.
 pub fn solve(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
-    let small = use_small(problem, config.board);
+    if use_small(problem, config.board) {
+        solve_on::<SmallBoard>(problem, config)
+    } else {
+        solve_on::<LargeBoard>(problem, config)
+    }
+}
+
+fn solve_on<B: Board>(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
     let parallel = threads(config) > 1;
     // Most searches end within a few thousand nodes, where starting threads costs more than
     // it saves (Nauck's 8×8 instance: 0.04 ms alone, 0.44 ms split over two threads). So a
@@ -84,32 +91,18 @@ pub fn solve(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
         found = Some(q.to_vec());
         false
     };
-    let probed = if small {
-        enumerate_on(
-            &mut SmallBoard::new(problem),
-            problem,
-            config,
-            Some(&probe),
-            &mut keep,
-        )
-    } else {
-        enumerate_on(
-            &mut LargeBoard::new(problem),
-            problem,
-            config,
-            Some(&probe),
-            &mut keep,
-        )
-    };
+    let probed = enumerate_on(
+        &mut B::new(problem),
+        problem,
+        config,
+        Some(&probe),
+        &mut keep,
+    );
     // Done unless the probe was cut short: then the split search starts over.
     if !parallel || found.is_some() || polls.get() <= PROBE_POLLS || probed.interrupted {
         return (found, probed);
     }
-    let (found, stats) = if small {
-        solve_parallel::<SmallBoard>(problem, config)
-    } else {
-        solve_parallel::<LargeBoard>(problem, config)
-    };
+    let (found, stats) = solve_parallel::<B>(problem, config);
     let nodes = stats.nodes + probed.nodes;
     (found, Stats { nodes, ..stats })
 }
