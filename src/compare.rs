@@ -583,8 +583,19 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
     })
 }
 
+/// Whether [`plot`] can draw these engines: it needs a reference (x axis) and one more.
+pub fn check_plot(engines: &[EngineSpec]) -> Result<(), crate::Error> {
+    if engines.len() < 2 {
+        return Err(crate::Error::Unsupported(
+            "--plot needs at least two engines (the first is the x axis)".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Writes the --plot scatter: each engine's time against the first engine's, per instance.
 pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), crate::Error> {
+    check_plot(&plan.engines)?;
     let series: Vec<crate::plot::Series> = (1..plan.engines.len())
         .map(|e| crate::plot::Series {
             label: plan.engines[e].to_string(),
@@ -602,11 +613,6 @@ pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), crate::Error> 
                 .collect(),
         })
         .collect();
-    if series.is_empty() {
-        return Err(crate::Error::Unsupported(
-            "--plot needs at least two engines (the first is the x axis)".into(),
-        ));
-    }
     let reference = plan.engines[0].to_string();
     crate::plot::scatter_svg(
         path,

@@ -1236,10 +1236,8 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
             ))
         }
     };
-    if args.plot.is_some() && args.engines.len() < 2 {
-        return Err(usage(
-            "--plot needs at least two engines (the first is the x axis)",
-        ));
+    if args.plot.is_some() {
+        cmp::check_plot(&args.engines)?;
     }
     // Fail on an unwritable output now, not after hours of attempts.
     for path in args.csv.iter().chain(&args.plot) {
