@@ -364,18 +364,37 @@ fn disagreements_and_failed_children_are_caught() {
     assert!(matches!(a.outcome, Outcome::Error(_)), "{:?}", a.outcome);
 }
 
+/// Writes an executable shell script. Another test thread may fork while our write descriptor
+/// is open, and its child holds a copy until it execs; exec'ing the script then fails with
+/// "Text file busy" (ETXTBSY). So the script is run once, with retries, before it is handed
+/// out: after one successful exec no copy of the (now closed) descriptor can remain.
+fn script(dir: &std::path::Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::{Command, Stdio};
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for _ in 0..200 {
+        let run = Command::new(&path)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        match run {
+            Ok(_) => return path,
+            Err(e) if e.raw_os_error() == Some(26) => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            Err(e) => panic!("cannot run {}: {e}", path.display()),
+        }
+    }
+    panic!("{} stayed busy for 2 s", path.display())
+}
+
 /// A stand-in for the `queens` binary: a shell script that reads the instance and prints the
 /// given report, whatever it was asked.
 fn fake_child(dir: &std::path::Path, name: &str, report: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    std::fs::write(
-        &path,
-        format!("#!/bin/sh\ncat > /dev/null\necho '{report}'\n"),
-    )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    script(dir, name, &format!("cat > /dev/null\necho '{report}'\n"))
 }
 
 #[test]
@@ -419,19 +438,14 @@ fn a_child_reporting_a_broken_board_is_an_error_not_an_answer() {
 #[test]
 fn a_crashed_child_is_named_by_its_panic_message() {
     let dir = scratch("crash");
-    let exe = dir.join("crash");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::write(
-            &exe,
-            "#!/bin/sh\ncat > /dev/null\necho \"thread 'main' panicked at src/x.rs:1:1:\" >&2\n\
-             echo 'the real reason' >&2\n\
-             echo 'note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace' >&2\n\
-             exit 101\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    let exe = script(
+        &dir,
+        "crash",
+        "cat > /dev/null\necho \"thread 'main' panicked at src/x.rs:1:1:\" >&2\n\
+         echo 'the real reason' >&2\n\
+         echo 'note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace' >&2\n\
+         exit 101\n",
+    );
     let a = compare::run_child(
         &exe,
         &queens::Problem::new(4).unwrap(),
