@@ -141,7 +141,7 @@ struct Input {
     #[arg(required_unless_present = "n", conflicts_with = "n")]
     file: Option<PathBuf>,
     /// The empty classic N×N board instead of a file.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", conflicts_with_all = ["select", "first"])]
     n: Option<usize>,
     #[command(flatten)]
     selection: SelectionArgs,
@@ -1254,9 +1254,11 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     }
     let instances = sources::load(&args.inputs, &args.selection.get(args.take))?;
     if instances.is_empty() {
-        return Err(usage(
-            "no instances: the inputs (after --select/--take) are empty",
-        ));
+        return Err(usage(if args.selection.select.is_empty() {
+            "no instances: the inputs are empty"
+        } else {
+            sources::NOTHING_SELECTED
+        }));
     }
     let exe = std::env::current_exe().map_err(|e| Error::Io {
         path: "queens".into(),

@@ -12,21 +12,48 @@ use crate::model::{Diagonal, DiagonalRule, Pos, Problem, Regions};
 
 /// Reads an instance from a path, or from standard input when the path is `-`.
 pub fn read_path(path: &Path) -> Result<Problem, Error> {
-    let (origin, text) = if path == Path::new("-") {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| Error::Io {
-            path: path.to_path_buf(),
-            source: e,
-        })?;
-        ("<stdin>".to_string(), s)
-    } else {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
-            path: path.to_path_buf(),
-            source: e,
-        })?;
-        (path.display().to_string(), text)
-    };
+    let (origin, text) = read_text(path)?;
     parse(&origin, &text)
+}
+
+/// Reads a file's text, or standard input when the path is `-`, with the name error messages
+/// should use for it (`<stdin>` for `-`).
+pub fn read_text(path: &Path) -> Result<(String, String), Error> {
+    let io = |e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    if path == Path::new("-") {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(io)?;
+        Ok(("<stdin>".to_string(), s))
+    } else {
+        let text = std::fs::read_to_string(path).map_err(io)?;
+        Ok((path.display().to_string(), text))
+    }
+}
+
+/// Parses JSON text into a value; the error gives serde_json's line and column once, in front
+/// (`line 3 column 0: invalid JSON: EOF while parsing an object`).
+pub fn json_value(text: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|e| {
+        format!(
+            "line {} column {}: invalid JSON: {}",
+            e.line(),
+            e.column(),
+            json_message(&e)
+        )
+    })
+}
+
+/// serde_json's message without the " at line L column C" its `Display` ends with, for
+/// callers that name the position themselves.
+pub fn json_message(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    match full.rsplit_once(" at line ") {
+        Some((message, _)) => message.to_string(),
+        None => full,
+    }
 }
 
 /// Parses an instance, detecting the format: JSON when the first non-blank character is `{`,
@@ -247,12 +274,7 @@ const JSON_FIELDS: &[&str] = &[
 /// `diags` lists excluded diagonals as CSPLib prob079 writes them (`[k,1]`: r + c = k;
 /// `[k,0]`: r − c = k − (n − 1)).
 pub fn parse_json(origin: &str, text: &str) -> Result<Problem, Error> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        Error::input(
-            origin,
-            format!("line {} column {}: invalid JSON: {e}", e.line(), e.column()),
-        )
-    })?;
+    let value = json_value(text).map_err(|m| Error::input(origin, m))?;
     problem_from_json(&value).map_err(|m| Error::input(origin, m))
 }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::generate::parse_csplib;
 use crate::model::Problem;
-use crate::parse::{parse, problem_from_json};
+use crate::parse::{json_message, json_value, parse, problem_from_json, read_text};
 
 /// A named problem.
 #[derive(Clone, Debug)]
@@ -135,16 +135,17 @@ pub fn load(paths: &[PathBuf], selection: &Selection) -> Result<Vec<Instance>, E
     Ok(out)
 }
 
+/// What to say when a selection leaves nothing, so the user learns what can be selected on.
+pub const NOTHING_SELECTED: &str = "no instance matches the selection (--select compares JSON \
+     fields; a text grid or CSPLib file offers only `id`, its file name, and `n`)";
+
 /// Loads exactly one instance (the `solve`/`count` input): a corpus must be narrowed to a
 /// single record with the selection.
 pub fn load_one(path: &Path, selection: &Selection) -> Result<Instance, Error> {
     let mut all = load(&[path.to_path_buf()], selection)?;
     match all.len() {
         1 => Ok(all.pop().expect("one instance")),
-        0 => Err(Error::input(
-            &path.display().to_string(),
-            "no instance matches the selection",
-        )),
+        0 => Err(Error::input(&path.display().to_string(), NOTHING_SELECTED)),
         k => Err(Error::input(
             &path.display().to_string(),
             format!(
@@ -168,18 +169,21 @@ fn io(path: &Path, e: std::io::Error) -> Error {
     }
 }
 
+/// Adds the instances of one file that the selection keeps. A single JSON object is selected
+/// on like a corpus record; a text grid or CSPLib file like the record `{"id": file name,
+/// "n": size}`, so `--select` can pick from a folder of mixed files.
 fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Result<(), Error> {
-    let (origin, text) = if path == Path::new("-") {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| io(path, e))?;
-        ("<stdin>".to_string(), s)
-    } else {
-        let text = std::fs::read_to_string(path).map_err(|e| io(path, e))?;
-        (path.display().to_string(), text)
-    };
+    let (origin, text) = read_text(path)?;
     let stem = match path.file_stem().and_then(|s| s.to_str()) {
         Some(s) if path != Path::new("-") => s.to_string(),
         _ => "stdin".to_string(),
+    };
+    let plain = |problem: Problem| {
+        let fields = serde_json::json!({"id": stem, "n": problem.n()});
+        selection.matches(&fields).then(|| Instance {
+            id: stem.clone(),
+            problem,
+        })
     };
     match detect(path, &text) {
         Format::JsonLines => {
@@ -192,94 +196,84 @@ fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Res
                     continue;
                 }
                 let err = |m: String| Error::input(&origin, format!("line {line_no}: {m}"));
-                let mut record: Value = serde_json::from_str(line)
-                    .map_err(|e| err(format!("column {}: invalid JSON: {e}", e.column())))?;
-                if !selection.matches(&record) {
-                    continue;
-                }
-                if let Some(d) = selection.first {
-                    truncate(&mut record, d).map_err(err)?;
-                }
-                let problem = problem_from_json(&record).map_err(err)?;
-                let id = json_id(&record).unwrap_or_else(|| format!("{stem}:{line_no}"));
-                out.push(Instance { id, problem });
+                let record: Value = serde_json::from_str(line).map_err(|e| {
+                    Error::input(
+                        &origin,
+                        format!(
+                            "line {line_no} column {}: invalid JSON: {}",
+                            e.column(),
+                            json_message(&e)
+                        ),
+                    )
+                })?;
+                let default_id = format!("{stem}:{line_no}");
+                out.extend(from_record(record, selection, default_id).map_err(err)?);
             }
         }
         Format::Csplib => {
-            if !selection.filters.is_empty() {
-                return Err(Error::input(
-                    &origin,
-                    "--select applies to JSON-lines corpora only; this CSPLib parameter file \
-                     holds one instance",
-                ));
-            }
             let problem = parse_csplib(&origin, &text, selection.first)?;
-            out.push(Instance { id: stem, problem });
+            out.extend(plain(problem));
+        }
+        Format::Single if text.trim_start().starts_with('{') => {
+            let record = json_value(&text).map_err(|m| Error::input(&origin, m))?;
+            let found = from_record(record, selection, stem.clone())
+                .map_err(|m| Error::input(&origin, m))?;
+            out.extend(found);
         }
         Format::Single => {
-            if !selection.filters.is_empty() {
+            if selection.first.is_some() {
                 return Err(Error::input(
                     &origin,
-                    "--select applies to JSON-lines corpora only; this file holds one instance",
+                    "--first needs an ordered list of diagonals or queens (JSON, JSON lines \
+                     or a CSPLib parameter file), not a text grid",
                 ));
             }
-            let is_json = text.trim_start().starts_with('{');
-            let (problem, id) = match (is_json, selection.first) {
-                (true, Some(d)) => {
-                    let mut record: Value = serde_json::from_str(&text).map_err(|e| {
-                        Error::input(
-                            &origin,
-                            format!("line {} column {}: invalid JSON: {e}", e.line(), e.column()),
-                        )
-                    })?;
-                    truncate(&mut record, d).map_err(|m| Error::input(&origin, m))?;
-                    let problem =
-                        problem_from_json(&record).map_err(|m| Error::input(&origin, m))?;
-                    (problem, json_id(&record))
-                }
-                (false, Some(_)) => {
-                    return Err(Error::input(
-                        &origin,
-                        "--first needs an ordered list of diagonals or queens (JSON, JSON lines \
-                         or a CSPLib parameter file), not a text grid",
-                    ))
-                }
-                (true, None) => {
-                    let problem = parse(&origin, &text)?;
-                    let id = serde_json::from_str::<Value>(&text)
-                        .ok()
-                        .and_then(|v| json_id(&v));
-                    (problem, id)
-                }
-                (false, None) => (parse(&origin, &text)?, None),
-            };
-            let id = id.unwrap_or(stem);
-            out.push(Instance { id, problem });
+            out.extend(plain(parse(&origin, &text)?));
         }
     }
     Ok(())
 }
 
-/// Keeps the first `d` entries of a record's diagonal lists and fixed queens.
+/// The instance a JSON record describes, if the selection keeps it; errors name the field.
+fn from_record(
+    mut record: Value,
+    selection: &Selection,
+    default_id: String,
+) -> Result<Option<Instance>, String> {
+    if !selection.matches(&record) {
+        return Ok(None);
+    }
+    if let Some(d) = selection.first {
+        truncate(&mut record, d)?;
+    }
+    let problem = problem_from_json(&record)?;
+    let id = json_id(&record).unwrap_or(default_id);
+    Ok(Some(Instance { id, problem }))
+}
+
+/// Keeps the first `d` entries of a record's diagonal list and fixed queens. An empty list is
+/// left alone (prob079's excluded-diagonal records carry `"queens": []`); a list that is not
+/// empty must have at least `d` entries, so a prefix never silently means the whole list.
 fn truncate(record: &mut Value, d: usize) -> Result<(), String> {
     let mut any = false;
     for field in ["diags", "queens"] {
         if let Some(Value::Array(list)) = record.get_mut(field) {
-            if list.len() < d {
+            if list.len() >= d {
+                list.truncate(d);
+                any = true;
+            } else if !list.is_empty() {
                 return Err(format!(
                     "field `{field}`: --first {d} asks for more than its {} entries",
                     list.len()
                 ));
             }
-            list.truncate(d);
-            any = true;
         }
     }
     if any {
         Ok(())
     } else {
         Err(format!(
-            "--first {d}: the record has no `diags` or `queens` list to take a prefix of"
+            "--first {d}: the record has no `diags` or `queens` entries to take a prefix of"
         ))
     }
 }

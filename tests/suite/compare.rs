@@ -205,6 +205,104 @@ fn corpus_lines_are_selected_by_field_and_prefix() {
 }
 
 #[test]
+fn a_folder_of_mixed_files_is_selected_on_id_n_and_json_fields() {
+    let dir = scratch("mixed");
+    let grid = std::fs::read_to_string(instance("nauck-1850.txt")).unwrap();
+    std::fs::write(dir.join("nauck.txt"), grid).unwrap();
+    std::fs::copy(data("diag-8.param"), dir.join("diag-8.param")).unwrap();
+    std::fs::write(
+        dir.join("one.json"),
+        r#"{"id":"big-one","n":10,"queens":[]}"#,
+    )
+    .unwrap();
+    std::fs::copy(data("corpus.jsonl"), dir.join("corpus.jsonl")).unwrap();
+    let ids = |filters: &[(&str, &str)], first: Option<usize>| {
+        let sel = Selection {
+            filters: filters
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            first,
+            take: None,
+        };
+        let found = sources::load(std::slice::from_ref(&dir), &sel).unwrap();
+        found.into_iter().map(|i| i.id).collect::<Vec<_>>()
+    };
+    // Name order: corpus.jsonl (three records), diag-8.param, nauck.txt, one.json.
+    assert_eq!(
+        ids(&[], None),
+        ["nauck", "diag-a", "region", "diag-8", "nauck", "big-one"]
+    );
+    // Text grids and CSPLib files are selected on their file name and size, JSON on any field
+    // (it used to be an error to --select over a folder holding any single-instance file).
+    assert_eq!(
+        ids(&[("n", "8")], None),
+        ["nauck", "diag-a", "diag-8", "nauck"]
+    );
+    assert_eq!(ids(&[("id", "big-one")], None), ["big-one"]);
+    assert_eq!(ids(&[("id", "diag-8")], None), ["diag-8"]);
+    // --first leaves an empty `queens` list alone (prob079 records carry `"queens": []`).
+    let one = dir.join("one.json");
+    let sel = Selection {
+        first: Some(0),
+        ..Selection::default()
+    };
+    assert_eq!(sources::load_one(&one, &sel).unwrap().problem.n(), 10);
+    std::fs::write(
+        dir.join("prob079.jsonl"),
+        "{\"id\":\"p\",\"n\":8,\"queens\":[],\"diags\":[[0,0],[13,0],[6,0]]}\n",
+    )
+    .unwrap();
+    let sel = Selection {
+        first: Some(2),
+        ..Selection::default()
+    };
+    let p = sources::load_one(&dir.join("prob079.jsonl"), &sel).unwrap();
+    assert_eq!(p.problem.excluded().len(), 2);
+    // Nothing selected says what can be selected on.
+    let o = queens(
+        &["solve", &instance("nauck-1850.txt"), "--select", "k=1"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no instance matches") && err.contains("`n`"),
+        "{err}"
+    );
+    // --n has no file to select from: refused, not ignored.
+    let o = queens(&["solve", "--n", "8", "--first", "3"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--first"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn invalid_json_names_its_position_once() {
+    let dir = scratch("badjson");
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "{\"id\":\"a\",\"n\":4}\n{\"id\": x}\n").unwrap();
+    let e = sources::load(std::slice::from_ref(&bad), &Selection::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with("bad.jsonl: line 2 column 8: invalid JSON: expected value"),
+        "{e}"
+    );
+    let single = dir.join("single.json");
+    std::fs::write(&single, "{\"n\": 8,\n \"queens\": [[1,2]\n").unwrap();
+    let e = sources::load(std::slice::from_ref(&single), &Selection::default())
+        .unwrap_err()
+        .to_string();
+    assert!(!e.contains(" at line "), "{e}");
+    assert!(
+        e.contains("single.json: line 3 column 0: invalid JSON"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn engine_specs_parse_and_print() {
     for s in [
         "backtrack",
