@@ -12,6 +12,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -185,6 +186,18 @@ pub struct Attempt {
 
 /// Runs `exe attempt --engine SPEC` on the instance with a hard limit, and checks the answer.
 pub fn run_child(exe: &Path, problem: &Problem, spec: EngineSpec, limit: Duration) -> Attempt {
+    run_child_until(exe, problem, spec, limit, &AtomicBool::new(false))
+}
+
+/// [`run_child`], also killing the child as soon as `stop` is set (the attempt is then an
+/// error, "stopped": no answer was reached).
+pub fn run_child_until(
+    exe: &Path,
+    problem: &Problem,
+    spec: EngineSpec,
+    limit: Duration,
+    stop: &AtomicBool,
+) -> Attempt {
     let start = Instant::now();
     let fail = |msg: String, start: Instant| Attempt {
         engine: spec,
@@ -232,6 +245,11 @@ pub fn run_child(exe: &Path, problem: &Problem, spec: EngineSpec, limit: Duratio
                 let _ = child.kill();
                 let _ = child.wait();
                 break None;
+            }
+            Ok(None) if stop.load(Ordering::Relaxed) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return fail("stopped before it finished".into(), start);
             }
             Ok(None) => std::thread::sleep(poll_interval(start.elapsed())),
             Err(e) => {
@@ -350,29 +368,39 @@ pub struct Plan {
 
 /// Runs every instance on every engine. `on_row` is called as each instance finishes (from
 /// worker threads, in completion order); `on_attempt` after every attempt. Rows come back in
-/// input order.
+/// input order. Setting `stop` (say, when the reader of the table has gone) kills the running
+/// children and starts no more; only the instances finished by then come back.
 pub fn run(
     plan: &Plan,
     instances: &[Instance],
     on_attempt: &(dyn Fn(&Instance, EngineSpec) + Sync),
     on_row: &(dyn Fn(&Row) + Sync),
+    stop: &AtomicBool,
 ) -> Vec<Row> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
+    let next = AtomicUsize::new(0);
     let rows = std::sync::Mutex::new(Vec::with_capacity(instances.len()));
     std::thread::scope(|s| {
         for _ in 0..plan.jobs.clamp(1, instances.len().max(1)) {
             s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(inst) = instances.get(i) else { break };
-                let attempts = plan
-                    .engines
-                    .iter()
-                    .map(|&spec| {
-                        let a = run_child(&plan.exe, &inst.problem, spec, plan.timeout);
-                        on_attempt(inst, spec);
-                        a
-                    })
-                    .collect();
+                let mut attempts = Vec::with_capacity(plan.engines.len());
+                for &spec in &plan.engines {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    attempts.push(run_child_until(
+                        &plan.exe,
+                        &inst.problem,
+                        spec,
+                        plan.timeout,
+                        stop,
+                    ));
+                    on_attempt(inst, spec);
+                }
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
                 let row = Row {
                     index: i,
                     id: inst.id.clone(),
@@ -512,6 +540,107 @@ pub fn fmt_attempt(a: &Attempt) -> String {
         }
         (_, None) => fmt_seconds(a.seconds),
     }
+}
+
+/// Width of the instance column: the longest id, at least 8.
+pub fn id_width(instances: &[Instance]) -> usize {
+    instances
+        .iter()
+        .map(|i| i.id.len())
+        .max()
+        .unwrap_or(8)
+        .max(8)
+}
+
+/// The table's first line: instance, n, status, then one column per engine.
+pub fn table_header(engines: &[EngineSpec], id_width: usize) -> String {
+    let mut h = format!("{:<id_width$} {:>5} {:<8}", "instance", "n", "status");
+    for e in engines {
+        h += &format!("  {:<34}", e.to_string());
+    }
+    h.trim_end().to_string()
+}
+
+/// One table line per instance, as [`table_header`] lays it out.
+pub fn table_line(row: &Row, id_width: usize) -> String {
+    let mut l = format!(
+        "{:<id_width$} {:>5} {:<8}",
+        row.id,
+        row.n,
+        row.status_name()
+    );
+    for a in &row.attempts {
+        l += &format!("  {:<34}", fmt_attempt(a));
+    }
+    l.trim_end().to_string()
+}
+
+/// The per-engine summary under the table, ending with the limit and what the times mean.
+pub fn summary_text(plan: &Plan, summary: &[Summary]) -> String {
+    let mut s = format!(
+        "{:<14} {:>6} {:>5} {:>5} {:>8} {:>6} {:>9} {:>9}  vs {} (same instances)\n",
+        "engine",
+        "solved",
+        "sat",
+        "unsat",
+        "timeouts",
+        "errors",
+        "median",
+        "total",
+        plan.engines[0]
+    );
+    for (i, e) in summary.iter().enumerate() {
+        let ratio = match e.ratio_to_reference {
+            _ if i == 0 => "reference".into(),
+            Some(r) => format!("{r:.2}× on {}", e.common),
+            None => "-".into(),
+        };
+        s += &format!(
+            "{:<14} {:>6} {:>5} {:>5} {:>8} {:>6} {:>9} {:>9}  {}\n",
+            e.engine,
+            e.solved,
+            e.sat,
+            e.unsat,
+            e.timeouts,
+            e.errors,
+            e.median_seconds.map_or("-".into(), fmt_seconds),
+            fmt_seconds(e.total_seconds),
+            ratio
+        );
+    }
+    s += &format!(
+        "limit {} per attempt, {} instance(s) at a time; times are engine time (SAT includes \
+         encoding); every reported board was verified\n",
+        fmt_seconds(plan.timeout.as_secs_f64()),
+        plan.jobs
+    );
+    s
+}
+
+/// What must not pass quietly: engines disagreeing on an instance, and attempts that failed
+/// (crashed, or reported a board the verifier rejects). Empty when all is well.
+pub fn problems(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    for row in rows {
+        if row.disagreement() {
+            let said: Vec<String> = row
+                .attempts
+                .iter()
+                .map(|a| format!("{} says {}", a.engine, a.outcome.name()))
+                .collect();
+            out.push(format!(
+                "ENGINES DISAGREE on {}: {}",
+                row.id,
+                said.join(", ")
+            ));
+        }
+        for a in &row.attempts {
+            if let Outcome::Error(m) = &a.outcome {
+                out.push(format!("{} failed on {}: {m}", a.engine, row.id));
+            }
+        }
+    }
+    out
 }
 
 /// CSV, one line per attempt, with a header.

@@ -1270,26 +1270,7 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
         timeout,
         jobs: args.jobs,
     };
-    let width = instances
-        .iter()
-        .map(|i| i.id.len())
-        .max()
-        .unwrap_or(8)
-        .max(8);
-    let header = {
-        let mut h = format!("{:<width$} {:>5} {:<8}", "instance", "n", "status");
-        for e in &plan.engines {
-            h += &format!("  {:<34}", e.to_string());
-        }
-        h.trim_end().to_string()
-    };
-    let line = |row: &cmp::Row| {
-        let mut l = format!("{:<width$} {:>5} {:<8}", row.id, row.n, row.status_name());
-        for a in &row.attempts {
-            l += &format!("  {:<34}", cmp::fmt_attempt(a));
-        }
-        l.trim_end().to_string()
-    };
+    let width = cmp::id_width(&instances);
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new((instances.len() * plan.engines.len()) as u64);
         bar.set_style(
@@ -1302,7 +1283,7 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
         bar
     });
     if !args.json {
-        writeln!(out, "{header}")?;
+        writeln!(out, "{}", cmp::table_header(&plan.engines, width))?;
     }
     let on_attempt = |inst: &sources::Instance, spec: EngineSpec| {
         if let Some(b) = &bar {
@@ -1310,19 +1291,37 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
             b.inc(1);
         }
     };
-    // Workers hand finished rows to this thread, which owns stdout.
+    // Workers hand finished rows to this thread, which owns stdout. When stdout fails (the
+    // reader of `compare … | head` has gone), `stop` kills the running children and no more
+    // attempts start: nobody is left to read them.
     let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let (plan_ref, instances_ref, on_attempt_ref) = (&plan, &instances, &on_attempt);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (plan_ref, instances_ref, on_attempt_ref, stop_ref) =
+        (&plan, &instances, &on_attempt, &stop);
     let rows = std::thread::scope(|s| -> Result<Vec<cmp::Row>, Failure> {
         let worker = s.spawn(move || {
             let tx = std::sync::Mutex::new(tx);
-            cmp::run(plan_ref, instances_ref, on_attempt_ref, &|row| {
+            let on_row = |row: &cmp::Row| {
                 // The receiver lives until every row is in; a send cannot fail before that.
-                let _ = tx.lock().expect("sender").send(line(row));
-            })
+                let _ = tx.lock().expect("sender").send(cmp::table_line(row, width));
+            };
+            cmp::run(plan_ref, instances_ref, on_attempt_ref, &on_row, stop_ref)
         });
         let mut failed = None;
-        for text in rx {
+        loop {
+            use std::sync::mpsc::RecvTimeoutError;
+            let text = match rx.recv_timeout(std::time::Duration::from_millis(200)) {
+                Ok(text) => text,
+                Err(RecvTimeoutError::Disconnected) => break,
+                // Between rows, which may be minutes apart: has the reader gone?
+                Err(RecvTimeoutError::Timeout) => {
+                    if failed.is_none() && stdout_reader_gone() {
+                        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                        failed = Some(std::io::ErrorKind::BrokenPipe.into());
+                    }
+                    continue;
+                }
+            };
             if args.json || failed.is_some() {
                 continue;
             }
@@ -1331,6 +1330,7 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
                 None => writeln!(out, "{text}"),
             };
             if let Err(e) = res {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
                 failed = Some(e);
             }
         }
@@ -1348,46 +1348,7 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
         writeln!(out, "{}", cmp::to_json(&plan, &rows, &summary))?;
     } else {
         writeln!(out)?;
-        writeln!(
-            out,
-            "{:<14} {:>6} {:>5} {:>5} {:>8} {:>6} {:>9} {:>9}  vs {} (same instances)",
-            "engine",
-            "solved",
-            "sat",
-            "unsat",
-            "timeouts",
-            "errors",
-            "median",
-            "total",
-            plan.engines[0]
-        )?;
-        for (i, s) in summary.iter().enumerate() {
-            let ratio = match s.ratio_to_reference {
-                _ if i == 0 => "reference".into(),
-                Some(r) => format!("{r:.2}× on {}", s.common),
-                None => "-".into(),
-            };
-            writeln!(
-                out,
-                "{:<14} {:>6} {:>5} {:>5} {:>8} {:>6} {:>9} {:>9}  {}",
-                s.engine,
-                s.solved,
-                s.sat,
-                s.unsat,
-                s.timeouts,
-                s.errors,
-                s.median_seconds.map_or("-".into(), cmp::fmt_seconds),
-                cmp::fmt_seconds(s.total_seconds),
-                ratio
-            )?;
-        }
-        writeln!(
-            out,
-            "limit {} per attempt, {} instance(s) at a time; times are engine time (SAT includes \
-             encoding); every reported board was verified",
-            cmp::fmt_seconds(args.timeout),
-            plan.jobs
-        )?;
+        write!(out, "{}", cmp::summary_text(&plan, &summary))?;
     }
     out.flush()?;
     // After the results are shown, so a file that cannot be written loses nothing on screen.
@@ -1400,27 +1361,30 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     if let Some(path) = &args.plot {
         cmp::plot(path, &plan, &rows)?;
     }
-    let mut code = 0;
-    for row in &rows {
-        if row.disagreement() {
-            let said: Vec<String> = row
-                .attempts
-                .iter()
-                .map(|a| format!("{} says {}", a.engine, a.outcome.name()))
-                .collect();
-            eprintln!(
-                "queens: ENGINES DISAGREE on {}: {}",
-                row.id,
-                said.join(", ")
-            );
-            code = 3;
-        }
-        for a in &row.attempts {
-            if let cmp::Outcome::Error(m) = &a.outcome {
-                eprintln!("queens: {} failed on {}: {m}", a.engine, row.id);
-                code = 3;
-            }
-        }
+    let problems = cmp::problems(&rows);
+    for p in &problems {
+        eprintln!("queens: {p}");
     }
-    Ok(code)
+    Ok(if problems.is_empty() { 0 } else { 3 })
+}
+
+/// True when stdout is a pipe whose read end has closed (`queens compare … | head` after
+/// `head` exits). Writing would fail with EPIPE; polling tells without writing.
+#[cfg(unix)]
+fn stdout_reader_gone() -> bool {
+    use rustix::event::{poll, PollFd, PollFlags};
+    let stdout = std::io::stdout();
+    let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+    // A zero timeout: just look. POLLERR is reported for a pipe with no readers left.
+    let zero = rustix::event::Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    poll(&mut fds, Some(&zero)).is_ok_and(|k| k > 0)
+        && fds[0].revents().intersects(PollFlags::ERR | PollFlags::HUP)
+}
+
+#[cfg(not(unix))]
+fn stdout_reader_gone() -> bool {
+    false
 }

@@ -395,6 +395,54 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
 }
 
 #[test]
+fn compare_stops_when_its_reader_goes_away() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    // Every attempt runs into its 20 s limit, so the run takes minutes when it goes to the end.
+    // Reading the header and closing the pipe (`compare … | head -1`) must end it within a
+    // moment, quietly (exit 0), killing the running child: compare polls stdout between rows
+    // (it used to run every attempt, and then only stopped at the first row after the close).
+    let dir = scratch("pipe");
+    let big = dir.join("big.json");
+    std::fs::write(&big, "{\"id\": \"big\", \"n\": 1000}").unwrap();
+    let big = big.display().to_string();
+    let mut args = vec!["compare", "--engines", "sat:seq", "--timeout", "20"];
+    args.extend(std::iter::repeat_n(big.as_str(), 5));
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut header = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut header)
+        .unwrap();
+    assert!(header.starts_with("instance"), "{header}");
+    // The reader (and with it the pipe's only read end) is dropped here.
+    let o = child.wait_with_output().unwrap();
+    let wall = start.elapsed();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        wall < Duration::from_secs(6),
+        "compare kept running after its reader left: {wall:?}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn compare_prints_a_table_and_summary() {
     let o = queens(
         &[
@@ -442,6 +490,10 @@ fn disagreements_and_failed_children_are_caught() {
     };
     assert!(row.disagreement());
     assert_eq!(row.status_name(), "DISAGREE");
+    assert_eq!(
+        compare::problems(std::slice::from_ref(&row)),
+        ["ENGINES DISAGREE on x: backtrack:1 says sat, sat:seq says unsat"]
+    );
     let timeout = Row {
         attempts: vec![
             attempt(EngineSpec::Backtrack { threads: 1 }, Outcome::Unsat),
