@@ -190,18 +190,9 @@ fn corpus_lines_are_selected_by_field_and_prefix() {
     assert_eq!(eights.len(), 2);
     let one = sources::load_one(&corpus, &sel(&[("id", "diag-a")], Some(3), None)).unwrap();
     assert_eq!(one.problem.excluded().len(), 3);
-    // Errors name the file and the line.
-    let dir = scratch("corpus");
-    let bad = dir.join("bad.jsonl");
-    std::fs::write(&bad, "{\"id\":\"a\",\"n\":4}\n{\"id\":\"b\",\"n\":0}\n").unwrap();
-    let e = sources::load(std::slice::from_ref(&bad), &Selection::default())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("bad.jsonl: line 2: field `n`"), "{e}");
     let o = queens(&["solve", &data("corpus.jsonl")], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("3 instances match"));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -278,13 +269,19 @@ fn a_folder_of_mixed_files_is_selected_on_id_n_and_json_fields() {
 }
 
 #[test]
-fn invalid_json_names_its_position_once() {
+fn corpus_errors_name_file_line_and_position_once() {
     let dir = scratch("badjson");
     let bad = dir.join("bad.jsonl");
-    std::fs::write(&bad, "{\"id\":\"a\",\"n\":4}\n{\"id\": x}\n").unwrap();
-    let e = sources::load(std::slice::from_ref(&bad), &Selection::default())
-        .unwrap_err()
-        .to_string();
+    let error = |text: &str| {
+        std::fs::write(&bad, text).unwrap();
+        sources::load(std::slice::from_ref(&bad), &Selection::default())
+            .unwrap_err()
+            .to_string()
+    };
+    let e = error("{\"id\":\"a\",\"n\":4}\n{\"id\":\"b\",\"n\":0}\n");
+    assert!(e.contains("bad.jsonl: line 2: field `n`"), "{e}");
+    // The position came twice: `line 2: column 8: … at line 1 column 8`.
+    let e = error("{\"id\":\"a\",\"n\":4}\n{\"id\": x}\n");
     assert!(
         e.ends_with("bad.jsonl: line 2 column 8: invalid JSON: expected value"),
         "{e}"
