@@ -160,7 +160,8 @@ impl Input {
 /// Which records of a corpus to use, and which prefix of their lists.
 #[derive(Args)]
 struct SelectionArgs {
-    /// Keep JSON-lines records whose FIELD equals VALUE (repeatable): `--select n=21`.
+    /// Keep instances whose FIELD equals VALUE (repeatable): `--select n=21`. JSON records
+    /// and files offer their fields; text grids and CSPLib files their `id` (file name) and `n`.
     #[arg(long, value_name = "FIELD=VALUE", value_parser = Selection::parse_filter)]
     select: Vec<(String, String)>,
     /// Use only the first D excluded diagonals (and fixed queens) of each instance, as CSPLib
@@ -1239,15 +1240,11 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     if args.plot.is_some() {
         cmp::check_plot(&args.engines)?;
     }
-    // Fail on an unwritable output now, not after hours of attempts.
-    for path in args.csv.iter().chain(&args.plot) {
-        std::fs::File::create(path).map_err(|e| Error::Io {
-            path: path.clone(),
-            source: e,
-        })?;
-    }
     if args.jobs == 0 {
         return Err(usage("--jobs must be at least 1"));
+    }
+    if args.take == Some(0) {
+        return Err(usage("--take must be at least 1"));
     }
     if args.engines.is_empty() {
         return Err(usage("--engines needs at least one engine"));
@@ -1259,6 +1256,14 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
         } else {
             sources::NOTHING_SELECTED
         }));
+    }
+    // Fail on an unwritable output now, not after hours of attempts (and only once the
+    // arguments and inputs are known to be good, so a typo does not empty an old file).
+    for path in args.csv.iter().chain(&args.plot) {
+        std::fs::File::create(path).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?;
     }
     let exe = std::env::current_exe().map_err(|e| Error::Io {
         path: "queens".into(),
@@ -1298,7 +1303,7 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (plan_ref, instances_ref, on_attempt_ref, stop_ref) =
         (&plan, &instances, &on_attempt, &stop);
-    let rows = std::thread::scope(|s| -> Result<Vec<cmp::Row>, Failure> {
+    let (rows, cut_short) = std::thread::scope(|s| {
         let worker = s.spawn(move || {
             let tx = std::sync::Mutex::new(tx);
             let on_row = |row: &cmp::Row| {
@@ -1335,22 +1340,23 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
             }
         }
         let rows = worker.join().expect("the comparison thread does not panic");
-        match failed {
-            Some(e) => Err(e.into()),
-            None => Ok(rows),
-        }
-    })?;
+        (rows, failed)
+    });
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let summary = cmp::summarize(&plan.engines, &rows);
-    if args.json {
-        writeln!(out, "{}", cmp::to_json(&plan, &rows, &summary))?;
-    } else {
-        writeln!(out)?;
-        write!(out, "{}", cmp::summary_text(&plan, &summary))?;
+    // Cut short, stdout takes nothing more, but the rows finished by then still go to the
+    // CSV and plot, and their disagreements and failures are still reported.
+    if cut_short.is_none() {
+        let summary = cmp::summarize(&plan.engines, &rows);
+        if args.json {
+            writeln!(out, "{}", cmp::to_json(&plan, &rows, &summary))?;
+        } else {
+            writeln!(out)?;
+            write!(out, "{}", cmp::summary_text(&plan, &summary))?;
+        }
+        out.flush()?;
     }
-    out.flush()?;
     // After the results are shown, so a file that cannot be written loses nothing on screen.
     if let Some(path) = &args.csv {
         std::fs::write(path, cmp::csv(&rows)).map_err(|e| Error::Io {
@@ -1365,7 +1371,12 @@ fn compare(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     for p in &problems {
         eprintln!("queens: {p}");
     }
-    Ok(if problems.is_empty() { 0 } else { 3 })
+    match cut_short {
+        _ if !problems.is_empty() => Ok(3),
+        // A reader that left is no error (exit 0); a stdout that failed otherwise is.
+        Some(e) => Err(e.into()),
+        None => Ok(0),
+    }
 }
 
 /// True when stdout is a pipe whose read end has closed (`queens compare … | head` after

@@ -45,11 +45,12 @@ impl Selection {
         }
     }
 
-    fn matches(&self, record: &Value) -> bool {
+    /// Whether every filter matches the field `lookup` gives for its name.
+    fn matches(&self, lookup: impl Fn(&str) -> Option<Value>) -> bool {
         self.filters.iter().all(|(field, want)| {
-            record.get(field).is_some_and(|v| match v {
-                Value::String(s) => s == want,
-                other => serde_json::from_str::<Value>(want).is_ok_and(|w| w == *other),
+            lookup(field).is_some_and(|v| match v {
+                Value::String(s) => s == *want,
+                other => serde_json::from_str::<Value>(want).is_ok_and(|w| w == other),
             })
         })
     }
@@ -178,11 +179,12 @@ fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Res
         Some(s) if path != Path::new("-") => s.to_string(),
         _ => "stdin".to_string(),
     };
-    let plain = |problem: Problem| {
-        let fields = serde_json::json!({"id": stem, "n": problem.n()});
-        selection.matches(&fields).then(|| Instance {
-            id: stem.clone(),
-            problem,
+    // Files without fields are selected on their name and size.
+    let plain_matches = |problem: &Problem| {
+        selection.matches(|field| match field {
+            "id" => Some(Value::String(stem.clone())),
+            "n" => Some(problem.n().into()),
+            _ => None,
         })
     };
     match detect(path, &text) {
@@ -211,8 +213,19 @@ fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Res
             }
         }
         Format::Csplib => {
-            let problem = parse_csplib(&origin, &text, selection.first)?;
-            out.extend(plain(problem));
+            // The filters look at the whole instance; a --first error only concerns a
+            // selected file.
+            let whole = parse_csplib(&origin, &text, None)?;
+            if plain_matches(&whole) {
+                let problem = match selection.first {
+                    Some(_) => parse_csplib(&origin, &text, selection.first)?,
+                    None => whole,
+                };
+                out.push(Instance {
+                    id: stem.clone(),
+                    problem,
+                });
+            }
         }
         Format::Single if text.trim_start().starts_with('{') => {
             let record = json_value(&text).map_err(|m| Error::input(&origin, m))?;
@@ -221,6 +234,10 @@ fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Res
             out.extend(found);
         }
         Format::Single => {
+            let problem = parse(&origin, &text)?;
+            if !plain_matches(&problem) {
+                return Ok(());
+            }
             if selection.first.is_some() {
                 return Err(Error::input(
                     &origin,
@@ -228,19 +245,30 @@ fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Res
                      or a CSPLib parameter file), not a text grid",
                 ));
             }
-            out.extend(plain(parse(&origin, &text)?));
+            out.push(Instance {
+                id: stem.clone(),
+                problem,
+            });
         }
     }
     Ok(())
 }
 
 /// The instance a JSON record describes, if the selection keeps it; errors name the field.
+/// A record without `id` is selected on the id it is listed under, and one without `n` on the
+/// size its other fields give (a region map's), as the table shows them.
 fn from_record(
     mut record: Value,
     selection: &Selection,
     default_id: String,
 ) -> Result<Option<Instance>, String> {
-    if !selection.matches(&record) {
+    let lookup = |field: &str| match (field, record.get(field)) {
+        (_, Some(v)) => Some(v.clone()),
+        ("id", None) => Some(Value::String(default_id.clone())),
+        ("n", None) => problem_from_json(&record).ok().map(|p| p.n().into()),
+        _ => None,
+    };
+    if !selection.matches(lookup) {
         return Ok(None);
     }
     if let Some(d) = selection.first {

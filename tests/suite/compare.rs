@@ -232,6 +232,17 @@ fn a_folder_of_mixed_files_is_selected_on_id_n_and_json_fields() {
     );
     assert_eq!(ids(&[("id", "big-one")], None), ["big-one"]);
     assert_eq!(ids(&[("id", "diag-8")], None), ["diag-8"]);
+    // A JSON file without `id` or `n` is selected on what the table shows for it.
+    std::fs::write(
+        dir.join("plain.json"),
+        r#"{"regions":["AABB","AABB","CCDD","CCDD"]}"#,
+    )
+    .unwrap();
+    assert_eq!(ids(&[("id", "plain")], None), ["plain"]);
+    assert_eq!(ids(&[("n", "4")], None), ["region", "plain"]);
+    // --first concerns the selected instances only, not a text grid that is passed over.
+    assert_eq!(ids(&[("id", "diag-8")], Some(3)), ["diag-8"]);
+    std::fs::remove_file(dir.join("plain.json")).unwrap();
     // --first leaves an empty `queens` list alone (prob079 records carry `"queens": []`).
     let one = dir.join("one.json");
     let sel = Selection {
@@ -391,20 +402,49 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// `queens attempt` children running the given engine, found through /proc.
+fn attempts_running(engine: &str) -> usize {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    procs
+        .filter_map(|p| std::fs::read(p.ok()?.path().join("cmdline")).ok())
+        .filter(|cmd| {
+            let args: Vec<&[u8]> = cmd.split(|&b| b == 0).collect();
+            args.windows(3)
+                .any(|w| w[0] == b"attempt" && w[1] == b"--engine" && w[2] == engine.as_bytes())
+        })
+        .count()
+}
+
 #[test]
 fn compare_stops_when_its_reader_goes_away() {
     use std::io::BufRead;
     use std::process::{Command, Stdio};
-    // Every attempt runs into its 20 s limit, so the run takes minutes when it goes to the end.
-    // Reading the header and closing the pipe (`compare … | head -1`) must end it within a
-    // moment, quietly (exit 0), killing the running child: compare polls stdout between rows
-    // (it used to run every attempt, and then only stopped at the first row after the close).
+    // Nauck's instance is answered at once; each copy of diag-22-4-5 (unsatisfiable; varisat
+    // needs minutes) runs into its 20 s limit, so the run takes over a minute when it goes to
+    // the end. Reading the header and the first row and then closing the pipe (`compare … |
+    // head -2`) must end it within a moment, quietly (exit 0), killing the running child:
+    // compare polls stdout between rows. It used to run every attempt, and then to stop only at
+    // the first row written after the close, dropping the finished rows from the CSV.
+    // No other test runs sat:bimander, so its children can be counted.
+    let engine = "sat:bimander";
     let dir = scratch("pipe");
-    let big = dir.join("big.json");
-    std::fs::write(&big, "{\"id\": \"big\", \"n\": 1000}").unwrap();
-    let big = big.display().to_string();
-    let mut args = vec!["compare", "--engines", "sat:seq", "--timeout", "20"];
-    args.extend(std::iter::repeat_n(big.as_str(), 5));
+    let csv = dir.join("out.csv").display().to_string();
+    let corpus = std::fs::read_to_string(format!(
+        "{}/instances/excluded-diagonals/diag-22-d20.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let line = corpus.lines().find(|l| l.contains("\"diag-22-4-5\""));
+    let hard = dir.join("hard.json");
+    std::fs::write(&hard, line.unwrap()).unwrap();
+    let hard = hard.display().to_string();
+    let nauck = instance("nauck-1850.txt");
+    let timeout = ["--timeout", "20"];
+    let mut args = vec!["compare", "--engines", engine, "--csv", &csv, &nauck];
+    args.extend(timeout);
+    args.extend(std::iter::repeat_n(hard.as_str(), 4));
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
         .args(&args)
@@ -413,29 +453,27 @@ fn compare_stops_when_its_reader_goes_away() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut header = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut header)
-        .unwrap();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (mut header, mut first) = (String::new(), String::new());
+    reader.read_line(&mut header).unwrap();
+    reader.read_line(&mut first).unwrap();
     assert!(header.starts_with("instance"), "{header}");
-    // The reader (and with it the pipe's only read end) is dropped here.
+    assert!(first.starts_with("nauck-1850"), "{first}");
+    drop(reader); // the pipe's only read end
     let o = child.wait_with_output().unwrap();
     let wall = start.elapsed();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
     assert!(
-        o.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(
-        wall < Duration::from_secs(6),
+        wall < Duration::from_secs(10),
         "compare kept running after its reader left: {wall:?}"
     );
+    assert_eq!(attempts_running(engine), 0, "a child outlived compare");
+    // The finished row is kept; the killed attempt is not passed off as a result.
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    assert!(csv.contains("\"nauck-1850\",8,sat:bimander,sat"), "{csv}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -609,9 +647,20 @@ fn a_crashed_child_is_named_by_its_panic_message() {
 #[test]
 fn compare_rejects_bad_limits_and_outputs_before_running() {
     let corpus = data("corpus.jsonl");
+    // A rejected run leaves an existing --csv file as it was (it used to empty it first).
+    let dir = scratch("reject");
+    let old = dir.join("old.csv");
+    std::fs::write(&old, "kept\n").unwrap();
+    let old = old.display().to_string();
     for (args, says) in [
         (vec!["--timeout", "1e20"], "--timeout"),
         (vec!["--timeout", "0"], "--timeout"),
+        (vec!["--take", "0", "--csv", &old], "--take"),
+        (vec!["--jobs", "0", "--csv", &old], "--jobs"),
+        (
+            vec!["--select", "n=99", "--csv", &old],
+            "no instance matches",
+        ),
         (
             vec!["--engines", "backtrack", "--plot", "/tmp/x.svg"],
             "two engines",
@@ -631,6 +680,8 @@ fn compare_rejects_bad_limits_and_outputs_before_running() {
         assert!(stdout(&o).is_empty(), "{args:?} ran before failing");
         assert!(start.elapsed() < Duration::from_secs(10));
     }
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "kept\n");
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
