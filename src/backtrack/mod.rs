@@ -77,14 +77,16 @@ pub fn solve(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
 }
 
 fn solve_on<B: Board>(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
-    let parallel = threads(config) > 1;
     // Most searches end within a few thousand nodes, where starting threads costs more than
     // it saves (Nauck's 8×8 instance: 0.04 ms alone, 0.44 ms split over two threads). So a
-    // parallel solve first searches alone for about PROBE_POLLS × 4096 nodes.
+    // parallel solve first searches alone for about PROBE_POLLS × 4096 nodes. The thread
+    // count is asked for only then: available_parallelism reads cgroup files, about 60 µs,
+    // which is a quarter of an easy prob079 instance's whole search.
+    let parallel = std::cell::OnceCell::new();
     let polls = std::cell::Cell::new(0u32);
     let probe = || {
         polls.set(polls.get() + 1);
-        parallel && polls.get() > PROBE_POLLS
+        polls.get() > PROBE_POLLS && *parallel.get_or_init(|| threads(config) > 1)
     };
     let mut found = None;
     let mut keep = |q: &[Pos]| {
@@ -99,7 +101,7 @@ fn solve_on<B: Board>(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, 
         &mut keep,
     );
     // Done unless the probe was cut short: then the split search starts over.
-    if !parallel || found.is_some() || polls.get() <= PROBE_POLLS || probed.interrupted {
+    if parallel.get() != Some(&true) || found.is_some() || probed.interrupted {
         return (found, probed);
     }
     let (found, stats) = solve_parallel::<B>(problem, config);
