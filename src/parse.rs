@@ -33,27 +33,22 @@ pub fn read_text(path: &Path) -> Result<(String, String), Error> {
     }
 }
 
-/// Parses JSON text into a value; the error gives serde_json's line and column once, in front
-/// (`line 3 column 0: invalid JSON: EOF while parsing an object`).
-pub fn json_value(text: &str) -> Result<Value, String> {
+/// Parses JSON text that starts on line `first_line` of its file (1 for a whole file, the
+/// line number for a JSON-lines record); the error gives the file's line and column once, in
+/// front (`line 3 column 0: invalid JSON: EOF while parsing an object`).
+pub fn json_value(text: &str, first_line: usize) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| {
+        // serde_json's Display ends with " at line L column C", counted within `text`.
+        let full = e.to_string();
+        let message = full
+            .rsplit_once(" at line ")
+            .map_or(full.as_str(), |(m, _)| m);
         format!(
-            "line {} column {}: invalid JSON: {}",
-            e.line(),
-            e.column(),
-            json_message(&e)
+            "line {} column {}: invalid JSON: {message}",
+            first_line + e.line().saturating_sub(1),
+            e.column()
         )
     })
-}
-
-/// serde_json's message without the " at line L column C" its `Display` ends with, for
-/// callers that name the position themselves.
-pub fn json_message(e: &serde_json::Error) -> String {
-    let full = e.to_string();
-    match full.rsplit_once(" at line ") {
-        Some((message, _)) => message.to_string(),
-        None => full,
-    }
 }
 
 /// Parses an instance, detecting the format: JSON when the first non-blank character is `{`,
@@ -274,7 +269,7 @@ const JSON_FIELDS: &[&str] = &[
 /// `diags` lists excluded diagonals as CSPLib prob079 writes them (`[k,1]`: r + c = k;
 /// `[k,0]`: r − c = k − (n − 1)).
 pub fn parse_json(origin: &str, text: &str) -> Result<Problem, Error> {
-    let value = json_value(text).map_err(|m| Error::input(origin, m))?;
+    let value = json_value(text, 1).map_err(|m| Error::input(origin, m))?;
     problem_from_json(&value).map_err(|m| Error::input(origin, m))
 }
 

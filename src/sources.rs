@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::generate::parse_csplib;
 use crate::model::Problem;
-use crate::parse::{json_message, json_value, parse, problem_from_json, read_text};
+use crate::parse::{json_value, parse, problem_from_json, read_text};
 
 /// A named problem.
 #[derive(Clone, Debug)]
@@ -198,16 +198,7 @@ fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Res
                     continue;
                 }
                 let err = |m: String| Error::input(&origin, format!("line {line_no}: {m}"));
-                let record: Value = serde_json::from_str(line).map_err(|e| {
-                    Error::input(
-                        &origin,
-                        format!(
-                            "line {line_no} column {}: invalid JSON: {}",
-                            e.column(),
-                            json_message(&e)
-                        ),
-                    )
-                })?;
+                let record = json_value(line, line_no).map_err(|m| Error::input(&origin, m))?;
                 let default_id = format!("{stem}:{line_no}");
                 out.extend(from_record(record, selection, default_id).map_err(err)?);
             }
@@ -228,7 +219,7 @@ fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Res
             }
         }
         Format::Single if text.trim_start().starts_with('{') => {
-            let record = json_value(&text).map_err(|m| Error::input(&origin, m))?;
+            let record = json_value(&text, 1).map_err(|m| Error::input(&origin, m))?;
             let found = from_record(record, selection, stem.clone())
                 .map_err(|m| Error::input(&origin, m))?;
             out.extend(found);
