@@ -7,74 +7,22 @@
 //! SAT, process start and parsing excluded), and the parent verifies every board it reports
 //! with [`crate::verify`] before counting it as solved.
 
-use std::fmt;
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::str::FromStr;
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::backtrack;
-use crate::encode::amo::Encoding;
+use crate::child;
 use crate::generate::write_json;
 use crate::model::{Pos, Problem};
 use crate::sat;
 use crate::sources::Instance;
 use crate::verify::verify;
 
-/// One engine configuration, written `backtrack`, `backtrack:T` (T threads) or `sat:ENCODING`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineSpec {
-    /// The bitset backtracker; 0 threads means all cores.
-    Backtrack {
-        /// Worker threads (0 = all cores).
-        threads: usize,
-    },
-    /// varisat on the given at-most-one encoding.
-    Sat(Encoding),
-}
-
-impl fmt::Display for EngineSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EngineSpec::Backtrack { threads: 0 } => write!(f, "backtrack"),
-            EngineSpec::Backtrack { threads } => write!(f, "backtrack:{threads}"),
-            EngineSpec::Sat(e) => write!(f, "sat:{e}"),
-        }
-    }
-}
-
-impl FromStr for EngineSpec {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<EngineSpec, String> {
-        let (name, arg) = match s.split_once(':') {
-            Some((a, b)) => (a, Some(b)),
-            None => (s, None),
-        };
-        match (name, arg) {
-            ("backtrack", None) => Ok(EngineSpec::Backtrack { threads: 0 }),
-            ("backtrack", Some(t)) => match t.parse::<usize>() {
-                Ok(threads) if threads >= 1 => Ok(EngineSpec::Backtrack { threads }),
-                _ => Err(format!(
-                    "`{s}`: after `backtrack:` give a thread count of 1 or more"
-                )),
-            },
-            ("sat", None) => Ok(EngineSpec::Sat(Encoding::Auto)),
-            ("sat", Some(e)) => e
-                .parse::<Encoding>()
-                .map(EngineSpec::Sat)
-                .map_err(|err| format!("`{s}`: {err}")),
-            _ => Err(format!(
-                "`{s}`: unknown engine (use backtrack, backtrack:THREADS or sat:ENCODING, \
-                 e.g. sat:seq)"
-            )),
-        }
-    }
-}
+pub use crate::engine::EngineSpec;
 
 /// What a child attempt prints: one JSON object on stdout.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -199,94 +147,48 @@ pub fn run_child_until(
     stop: &AtomicBool,
 ) -> Attempt {
     let start = Instant::now();
-    let fail = |msg: String, start: Instant| Attempt {
+    let fail = |msg: String| Attempt {
         engine: spec,
         outcome: Outcome::Error(msg),
         seconds: start.elapsed().as_secs_f64(),
         report: None,
     };
-    let mut child = match Command::new(exe)
-        .arg("attempt")
-        .arg("--engine")
-        .arg(spec.to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    {
-        Ok(c) => c,
-        Err(e) => return fail(format!("cannot start {}: {e}", exe.display()), start),
-    };
-    // Readers on their own threads, so a child writing a large board never blocks on a full
-    // pipe while we wait for it.
-    let mut stdout = child.stdout.take().expect("stdout is piped");
-    let mut stderr = child.stderr.take().expect("stderr is piped");
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
+    let mut command = Command::new(exe);
+    command.arg("attempt").arg("--engine").arg(spec.to_string());
     let input = write_json(problem, "attempt");
-    if let Some(mut stdin) = child.stdin.take() {
-        // A child that dies before reading reports its own error below.
-        let _ = stdin.write_all(input.as_bytes());
-    }
     // A limit too far off for the clock is no limit.
     let deadline = start.checked_add(limit);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if deadline.is_some_and(|d| Instant::now() >= d) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) if stop.load(Ordering::Relaxed) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return fail("stopped before it finished".into(), start);
-            }
-            Ok(None) => std::thread::sleep(poll_interval(start.elapsed())),
-            Err(e) => {
-                let _ = child.kill();
-                return fail(format!("waiting for the child failed: {e}"), start);
+    let exit = child::run(
+        command,
+        input.as_bytes(),
+        deadline,
+        &|| stop.load(Ordering::Relaxed),
+        &|_| {},
+    );
+    let (status, out, err) = match exit {
+        Err(msg) => return fail(msg),
+        Ok(child::Exit::Stopped) => return fail("stopped before it finished".into()),
+        Ok(child::Exit::TimedOut) => {
+            return Attempt {
+                engine: spec,
+                outcome: Outcome::Timeout,
+                seconds: limit.as_secs_f64(),
+                report: None,
             }
         }
-    };
-    let out = out_reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
-    let Some(status) = status else {
-        return Attempt {
-            engine: spec,
-            outcome: Outcome::Timeout,
-            seconds: limit.as_secs_f64(),
-            report: None,
-        };
+        Ok(child::Exit::Finished {
+            status,
+            stdout,
+            stderr,
+        }) => (status, stdout, stderr),
     };
     if !status.success() {
-        // The message, not the `note: run with RUST_BACKTRACE` line or a backtrace frame that
-        // follow a panic's message.
-        let last = err
-            .lines()
-            .rfind(|l| {
-                !l.trim().is_empty()
-                    && !l.starts_with("note:")
-                    && !l.starts_with("stack backtrace:")
-                    && !l.starts_with(' ')
-            })
-            .unwrap_or("no message")
-            .trim()
-            .to_string();
-        return fail(format!("child exited with {status}: {last}"), start);
+        let last = child::last_message(&err);
+        return fail(format!("child exited with {status}: {last}"));
     }
     let report: Report = match serde_json::from_str(out.trim()) {
         Ok(r) => r,
-        Err(e) => return fail(format!("unreadable child output ({e}): {out}"), start),
+        Err(e) => return fail(format!("unreadable child output ({e}): {out}")),
     };
     let outcome = if report.satisfiable {
         match verify(problem, &report.queens) {
@@ -302,11 +204,6 @@ pub fn run_child_until(
         seconds: report.seconds,
         report: Some(report),
     }
-}
-
-/// Short runs are polled often (their times are what is being compared), long ones less.
-fn poll_interval(elapsed: Duration) -> Duration {
-    Duration::from_micros((elapsed.as_micros() as u64 / 100).clamp(200, 20_000))
 }
 
 /// One instance across all engines.

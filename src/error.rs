@@ -30,9 +30,59 @@ pub enum Error {
     /// A request the engines cannot serve (an option that does not apply, a size too large).
     #[error("{0}")]
     Unsupported(String),
+    /// A request over a resource limit (board size, memory estimate, unbounded work on a
+    /// synchronous call); the message says what to do instead.
+    #[error("{0}")]
+    TooLarge(String),
+    /// An internal check failed: an engine's board broke a rule, two engines disagreed, a
+    /// proof did not check, a worker process died. A bug, never the user's fault.
+    #[error("{0}")]
+    Internal(String),
 }
 
 impl Error {
+    /// The CLI's exit code for this error: 3 for a failed internal check, 2 for the rest.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Internal(_) => 3,
+            _ => 2,
+        }
+    }
+
+    /// The HTTP status the service answers with: 422 for a request it understood but cannot
+    /// serve, 500 for its own failures.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Error::Input { .. } | Error::Model(_) | Error::Unsupported(_) | Error::TooLarge(_) => {
+                422
+            }
+            Error::Io { .. } | Error::Internal(_) => 500,
+        }
+    }
+
+    /// A short, stable title for the kind of error (problem+json `title`).
+    pub fn title(&self) -> &'static str {
+        match self {
+            Error::Input { .. } => "invalid instance",
+            Error::Model(_) => "invalid problem",
+            Error::Unsupported(_) => "unsupported request",
+            Error::TooLarge(_) => "over a limit",
+            Error::Io { .. } => "I/O error",
+            Error::Internal(_) => "internal check failed",
+        }
+    }
+
+    /// The input field the error is about, when its message names one (``field `queens[1]`: …``).
+    pub fn field(&self) -> Option<String> {
+        let text = match self {
+            Error::Input { message, .. } => message.as_str(),
+            Error::Model(m) | Error::Unsupported(m) | Error::TooLarge(m) => m.as_str(),
+            _ => return None,
+        };
+        let rest = &text[text.find("field `")? + "field `".len()..];
+        Some(rest[..rest.find('`')?].to_string())
+    }
+
     pub(crate) fn model(msg: impl Into<String>) -> Error {
         Error::Model(msg.into())
     }

@@ -18,13 +18,16 @@
 #![warn(missing_docs)]
 
 pub mod backtrack;
+pub mod child;
 pub mod cnf;
 pub mod compare;
 pub mod dimacs;
 pub mod encode;
+pub mod engine;
 pub mod error;
 pub mod generate;
 pub mod model;
+pub mod ops;
 pub mod parse;
 pub mod plot;
 pub mod proof;

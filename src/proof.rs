@@ -13,7 +13,10 @@ use varisat::{CnfFormula, Lit, Solver};
 /// its DRAT output), and LRAT clause ids `1..=m` are the formula's clauses in order, so a proof
 /// is only meaningful next to the exact CNF it was written for, e.g. from
 /// `varisat::dimacs::write_dimacs`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum ProofFormat {
     /// Text DRAT, written by varisat: `1 -2 0` adds a lemma, `d 1 -2 0` deletes a clause.
     Drat,

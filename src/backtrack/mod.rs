@@ -34,6 +34,9 @@ pub struct Config {
     pub board: BoardKind,
     /// Stop (and report `interrupted`) once this instant passes.
     pub deadline: Option<Instant>,
+    /// Stop (and report `interrupted`) once this flag is set: a cancelled request or job.
+    /// Polled with the deadline, every 4096 nodes.
+    pub stop: Option<std::sync::Arc<AtomicBool>>,
     /// Worker threads for counting; 0 means all available cores.
     pub threads: usize,
     /// Called with (subtrees done, subtrees in all) while counting.
@@ -45,7 +48,7 @@ pub struct Config {
 pub struct Stats {
     /// Queens placed by the search (fixed queens not included).
     pub nodes: u64,
-    /// True when the deadline stopped the run before it finished.
+    /// True when the deadline or the stop flag ended the run before it finished.
     pub interrupted: bool,
 }
 
@@ -142,7 +145,7 @@ pub fn enumerate(
 
 /// Counts solutions, on all cores, up to `limit` if given.
 pub fn count(problem: &Problem, config: &Config, limit: Option<u64>) -> Count {
-    if limit.is_none() && config.deadline.is_none() && problem.is_empty_classic() {
+    if limit.is_none() && problem.is_empty_classic() {
         if let Some(c) = symmetric::count(problem.n(), config) {
             return c;
         }
@@ -199,7 +202,7 @@ fn enumerate_on<B: Board>(
     cancel: Option<&dyn Fn() -> bool>,
     visit: &mut dyn FnMut(&[Pos]) -> bool,
 ) -> Stats {
-    let mut run = Run::new(config.deadline, cancel);
+    let mut run = Run::new(config, cancel);
     let mut sorted = Vec::new();
     if place_fixed(board, problem) {
         run.search(board, &mut |q: &[Pos]| {
@@ -322,7 +325,7 @@ fn on_subtrees<B: Board>(
                             board.place(p);
                         }
                         let cancel = || cancelled(i);
-                        let mut run = Run::new(config.deadline, Some(&cancel));
+                        let mut run = Run::new(config, Some(&cancel));
                         run.search(&mut board, &mut |q| on_solution(i, q));
                         nodes.fetch_add(run.nodes, Ordering::Relaxed);
                         if run.interrupted {
@@ -385,6 +388,8 @@ fn split<B: Board>(board: &mut B, problem: &Problem, want: usize) -> (Vec<Vec<Po
 struct Run<'a> {
     nodes: u64,
     deadline: Option<Instant>,
+    /// The caller's stop flag (an interruption, like the deadline).
+    stop: Option<&'a AtomicBool>,
     /// Polled every 4096 nodes: true ends the search (not an interruption).
     cancel: Option<&'a dyn Fn() -> bool>,
     interrupted: bool,
@@ -393,10 +398,11 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    fn new(deadline: Option<Instant>, cancel: Option<&'a dyn Fn() -> bool>) -> Run<'a> {
+    fn new(config: &'a Config, cancel: Option<&'a dyn Fn() -> bool>) -> Run<'a> {
         Run {
             nodes: 0,
-            deadline,
+            deadline: config.deadline,
+            stop: config.stop.as_deref(),
             cancel,
             interrupted: false,
             buffers: Vec::new(),
@@ -447,7 +453,9 @@ impl<'a> Run<'a> {
         if self.cancel.is_some_and(|c| c()) {
             return true;
         }
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
             self.interrupted = true;
             return true;
         }

@@ -7,7 +7,7 @@
 //! That gives the total (A000170) and the count up to rotation and reflection (A002562) in
 //! one pass that visits about one eighth of the tree. Subtrees are shared among the cores.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use super::{Config, Count, Stats};
 
@@ -27,6 +27,7 @@ pub fn count(n: usize, config: &Config) -> Option<Count> {
     };
     let next = AtomicUsize::new(0);
     let done = AtomicU64::new(0);
+    let interrupted = AtomicBool::new(false);
     let (c8, c4, c2, nodes) = (
         AtomicU64::new(0),
         AtomicU64::new(0),
@@ -44,8 +45,18 @@ pub fn count(n: usize, config: &Config) -> Option<Count> {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&task) = tasks.get(i) else { break };
+                if interrupted.load(Ordering::Relaxed) {
+                    break;
+                }
                 let mut st = State::new(n, task);
+                st.halt = Halt {
+                    deadline: config.deadline,
+                    stop: config.stop.clone(),
+                };
                 st.run(task);
+                if st.interrupted {
+                    interrupted.store(true, Ordering::Relaxed);
+                }
                 c8.fetch_add(st.count8, Ordering::Relaxed);
                 c4.fetch_add(st.count4, Ordering::Relaxed);
                 c2.fetch_add(st.count2, Ordering::Relaxed);
@@ -55,13 +66,16 @@ pub fn count(n: usize, config: &Config) -> Option<Count> {
         }
     });
     let (c8, c4, c2) = (c8.into_inner(), c4.into_inner(), c2.into_inner());
+    // Cut short, the classes counted so far are a lower bound for the total; the unique
+    // count of a partial run means nothing.
+    let interrupted = interrupted.into_inner();
     Some(Count {
         total: 8 * c8 + 4 * c4 + 2 * c2,
-        unique: Some(c8 + c4 + c2),
+        unique: (!interrupted).then_some(c8 + c4 + c2),
         limited: false,
         stats: Stats {
             nodes: nodes.into_inner(),
-            interrupted: false,
+            interrupted,
         },
     })
 }
@@ -127,7 +141,30 @@ fn push_bits(out: &mut Vec<Task>, mut m: u64, make: impl Fn(u64) -> Task) {
     }
 }
 
+/// When a count must stop early: the caller's deadline and stop flag.
+#[derive(Default)]
+struct Halt {
+    deadline: Option<std::time::Instant>,
+    stop: Option<std::sync::Arc<AtomicBool>>,
+}
+
+impl Halt {
+    fn now(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+            || self
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+}
+
+/// Nodes between two looks at the deadline and stop flag: about a millisecond of search.
+const HALT_POLL: u64 = 1 << 16;
+
 struct State {
+    halt: Halt,
+    interrupted: bool,
     last: usize,
     mask: u64,
     topbit: u64,
@@ -147,6 +184,8 @@ impl State {
     fn new(n: usize, task: Task) -> State {
         let topbit = 1u64 << (n - 1);
         let mut st = State {
+            halt: Halt::default(),
+            interrupted: false,
             last: n - 1,
             mask: (1u64 << n) - 1,
             topbit,
@@ -224,6 +263,11 @@ impl State {
             stack[y].0 = free ^ bit;
             self.board[y] = bit;
             nodes += 1;
+            if nodes % HALT_POLL == 0 && self.halt.now() {
+                self.interrupted = true;
+                self.nodes += nodes;
+                return;
+            }
             let (l, d, r) = ((left | bit) << 1, down | bit, (right | bit) >> 1);
             if let Some(f) = free_at(self, y + 1, l, d, r) {
                 y += 1;

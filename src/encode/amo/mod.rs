@@ -19,7 +19,19 @@ pub mod product;
 pub mod seq;
 
 /// Which CNF encoding an at-most-one constraint gets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Encoding {
     /// [`pairwise`]: `n(n-1)/2` binary clauses, no auxiliary variables.
     Pairwise,

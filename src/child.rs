@@ -1,0 +1,122 @@
+//! Work in a child process that can be killed: varisat cannot be interrupted, so a deadline
+//! or a cancel that must really stop the work (and free the CPU) needs a process boundary.
+//!
+//! Used by `compare` (one attempt per child) and by the operations layer (a request whose
+//! engine cannot be interrupted, under a deadline or a cancel flag).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// How a child run ended.
+#[derive(Debug)]
+pub enum Exit {
+    /// The child exited by itself.
+    Finished {
+        /// Its exit status.
+        status: ExitStatus,
+        /// Everything it wrote to stdout.
+        stdout: String,
+        /// Everything it wrote to stderr.
+        stderr: String,
+    },
+    /// The deadline passed; the child was killed.
+    TimedOut,
+    /// `stop` said so; the child was killed.
+    Stopped,
+}
+
+/// Runs `command` with `input` on its stdin until it exits, the deadline passes or `stop`
+/// returns true (polled every 0.2–20 ms, so a kill follows a cancel within milliseconds).
+/// Each line the child writes to stderr is also passed to `on_line` as it arrives (progress
+/// reports). Err: the child could not be started or waited for (the message says why).
+pub fn run(
+    mut command: Command,
+    input: &[u8],
+    deadline: Option<Instant>,
+    stop: &dyn Fn() -> bool,
+    on_line: &(dyn Fn(&str) + Sync),
+) -> Result<Exit, String> {
+    let start = Instant::now();
+    let program = command.get_program().to_string_lossy().into_owned();
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {program}: {e}"))?;
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    std::thread::scope(|s| {
+        // Readers on their own threads, so a child writing a large answer never blocks on a
+        // full pipe while we wait for it.
+        let out_reader = s.spawn(move || {
+            let mut text = String::new();
+            let _ = stdout.read_to_string(&mut text);
+            text
+        });
+        let err_reader = s.spawn(move || {
+            let mut text = String::new();
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                on_line(&line);
+                text.push_str(&line);
+                text.push('\n');
+            }
+            text
+        });
+        if let Some(mut stdin) = child.stdin.take() {
+            // A child that dies before reading reports its own error below.
+            let _ = stdin.write_all(input);
+        }
+        let ended = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Ok(Some(status)),
+                Ok(None) if deadline.is_some_and(|d| Instant::now() >= d) => break Ok(None),
+                Ok(None) if stop() => break Err(Exit::Stopped),
+                Ok(None) => std::thread::sleep(poll_interval(start.elapsed())),
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!("waiting for {program} failed: {e}"));
+                }
+            }
+        };
+        if !matches!(ended, Ok(Some(_))) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let stdout = out_reader.join().unwrap_or_default();
+        let stderr = err_reader.join().unwrap_or_default();
+        Ok(match ended {
+            Ok(Some(status)) => Exit::Finished {
+                status,
+                stdout,
+                stderr,
+            },
+            Ok(None) => Exit::TimedOut,
+            Err(exit) => exit,
+        })
+    })
+}
+
+/// The message of a child that failed: its last line that is not a panic's `note:` or a
+/// backtrace frame.
+pub fn last_message(stderr: &str) -> String {
+    stderr
+        .lines()
+        .rfind(|l| {
+            !l.trim().is_empty()
+                && !l.starts_with("note:")
+                && !l.starts_with("stack backtrace:")
+                && !l.starts_with(' ')
+        })
+        .unwrap_or("no message")
+        .trim()
+        .to_string()
+}
+
+/// Short runs are polled often (their times are what `compare` measures), long ones less.
+fn poll_interval(elapsed: Duration) -> Duration {
+    Duration::from_micros((elapsed.as_micros() as u64 / 100).clamp(200, 20_000))
+}

@@ -1,0 +1,362 @@
+//! One interface over both engines: which engine, within what budget, and verified answers.
+//!
+//! Every board an engine returns passes [`verify`] here before anyone sees it; a board that
+//! does not is an [`Error::Internal`], never an answer. "No solution" is [`Answer::Unsat`], a
+//! result; running out of time or being cancelled is [`Answer::Interrupted`], neither.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::backtrack;
+use crate::encode::amo::Encoding;
+use crate::error::Error;
+use crate::model::{Pos, Problem};
+use crate::sat::{self, SatStats};
+use crate::verify::verify;
+
+/// One engine configuration, written `backtrack`, `backtrack:T` (T threads) or `sat:ENCODING`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineSpec {
+    /// The bitset backtracker; 0 threads means all cores.
+    Backtrack {
+        /// Worker threads (0 = all cores).
+        threads: usize,
+    },
+    /// varisat on the given at-most-one encoding.
+    Sat(Encoding),
+}
+
+impl EngineSpec {
+    /// The engine's family name, as JSON output reports it: `backtrack` or `sat`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineSpec::Backtrack { .. } => "backtrack",
+            EngineSpec::Sat(_) => "sat",
+        }
+    }
+
+    /// The other family (for cross-checks), with its defaults and this spec's encoding.
+    pub fn other(self, encoding: Encoding) -> EngineSpec {
+        match self {
+            EngineSpec::Backtrack { .. } => EngineSpec::Sat(encoding),
+            EngineSpec::Sat(_) => EngineSpec::Backtrack { threads: 0 },
+        }
+    }
+
+    /// True for engines that cannot be interrupted in-process (varisat): a caller that needs
+    /// a hard deadline runs them in a child process.
+    pub fn uninterruptible(self) -> bool {
+        matches!(self, EngineSpec::Sat(_))
+    }
+}
+
+impl fmt::Display for EngineSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineSpec::Backtrack { threads: 0 } => write!(f, "backtrack"),
+            EngineSpec::Backtrack { threads } => write!(f, "backtrack:{threads}"),
+            EngineSpec::Sat(e) => write!(f, "sat:{e}"),
+        }
+    }
+}
+
+impl FromStr for EngineSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<EngineSpec, String> {
+        let (name, arg) = match s.split_once(':') {
+            Some((a, b)) => (a, Some(b)),
+            None => (s, None),
+        };
+        match (name, arg) {
+            ("backtrack", None) => Ok(EngineSpec::Backtrack { threads: 0 }),
+            ("backtrack", Some(t)) => match t.parse::<usize>() {
+                Ok(threads) if threads >= 1 => Ok(EngineSpec::Backtrack { threads }),
+                _ => Err(format!(
+                    "`{s}`: after `backtrack:` give a thread count of 1 or more"
+                )),
+            },
+            ("sat", None) => Ok(EngineSpec::Sat(Encoding::Auto)),
+            ("sat", Some(e)) => e
+                .parse::<Encoding>()
+                .map(EngineSpec::Sat)
+                .map_err(|err| format!("`{s}`: {err}")),
+            _ => Err(format!(
+                "`{s}`: unknown engine (use backtrack, backtrack:THREADS or sat:ENCODING, \
+                 e.g. sat:seq)"
+            )),
+        }
+    }
+}
+
+/// Progress callback: (units done, units in all), e.g. subtrees of a count.
+pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
+
+/// What a run may spend: a deadline, a cancel flag a caller can set from another thread,
+/// and where to report progress. The default is unlimited.
+#[derive(Clone, Default)]
+pub struct Budget {
+    /// Stop with [`Answer::Interrupted`] once this instant passes.
+    pub deadline: Option<Instant>,
+    /// Stop with [`Answer::Interrupted`] once this is set (a cancelled job, a client that
+    /// went away).
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Called as work is done, where the engine can tell (the backtracker's counts).
+    pub progress: Option<Progress>,
+}
+
+impl Budget {
+    /// True once the cancel flag is set.
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// True once the cancel flag is set or the deadline has passed.
+    pub fn exhausted(&self) -> bool {
+        self.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The backtracker's configuration for this budget.
+    pub fn backtrack_config(&self, threads: usize) -> backtrack::Config {
+        backtrack::Config {
+            deadline: self.deadline,
+            stop: self.cancel.clone(),
+            threads,
+            progress: self.progress.clone(),
+            ..backtrack::Config::default()
+        }
+    }
+}
+
+/// The answer to "is there a solution?".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A solution, sorted by row, checked by the verifier.
+    Sat(Vec<Pos>),
+    /// Proven: no solution.
+    Unsat,
+    /// The budget ran out (deadline or cancel) before an answer.
+    Interrupted,
+}
+
+/// The work one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Work {
+    /// Backtracker: queens placed by the search.
+    pub nodes: Option<u64>,
+    /// SAT engine: formula size, timings, solver calls.
+    pub sat: Option<SatStats>,
+    /// Wall time of the whole run, milliseconds.
+    pub time_ms: f64,
+}
+
+/// [`solve`]'s result.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// The answer.
+    pub answer: Answer,
+    /// Work done.
+    pub work: Work,
+}
+
+/// [`enumerate`]'s result.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// The solutions found, each verified.
+    pub solutions: Vec<Vec<Pos>>,
+    /// True when the cap stopped the listing (there may be more).
+    pub limited: bool,
+    /// True when the budget ran out first: the list is incomplete.
+    pub interrupted: bool,
+    /// Work done.
+    pub work: Work,
+}
+
+/// [`count`]'s result.
+#[derive(Clone, Copy, Debug)]
+pub struct Counted {
+    /// Solutions counted (a lower bound when `limited` or `interrupted`).
+    pub count: u64,
+    /// Solutions up to rotation and reflection, where defined (the empty classic board,
+    /// backtracker, counted in full).
+    pub unique: Option<u64>,
+    /// True when the count stopped at the limit.
+    pub limited: bool,
+    /// True when the budget ran out first.
+    pub interrupted: bool,
+    /// Work done.
+    pub work: Work,
+}
+
+/// Milliseconds since `t`, rounded to microseconds.
+pub fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// Checks a board an engine returned: a board that breaks a rule is a bug, reported as
+/// [`Error::Internal`] naming the engine and the rule.
+pub fn checked(problem: &Problem, queens: &[Pos], engine: &str) -> Result<(), Error> {
+    verify(problem, queens).map_err(|v| {
+        Error::Internal(format!(
+            "the {engine} engine returned a board that breaks a rule: {v}"
+        ))
+    })
+}
+
+/// Finds one solution or proves there is none, within the budget (the SAT engine only
+/// notices the budget before it starts: run it in a child process for a hard deadline).
+pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Solved, Error> {
+    let start = Instant::now();
+    if budget.exhausted() {
+        return Ok(Solved {
+            answer: Answer::Interrupted,
+            work: Work::default(),
+        });
+    }
+    let (found, mut work, interrupted) = match spec {
+        EngineSpec::Backtrack { threads } => {
+            let (found, stats) = backtrack::solve(problem, &budget.backtrack_config(threads));
+            let work = Work {
+                nodes: Some(stats.nodes),
+                ..Work::default()
+            };
+            (found, work, stats.interrupted)
+        }
+        EngineSpec::Sat(encoding) => {
+            let (found, stats) = sat::solve(problem, encoding)?;
+            let work = Work {
+                sat: Some(stats),
+                ..Work::default()
+            };
+            (found, work, false)
+        }
+    };
+    work.time_ms = ms(start);
+    let answer = match found {
+        Some(q) => {
+            checked(problem, &q, spec.name())?;
+            Answer::Sat(q)
+        }
+        None if interrupted => Answer::Interrupted,
+        None => Answer::Unsat,
+    };
+    Ok(Solved { answer, work })
+}
+
+/// Lists solutions, up to `cap` of them, each verified.
+pub fn enumerate(
+    problem: &Problem,
+    spec: EngineSpec,
+    cap: Option<u64>,
+    budget: &Budget,
+) -> Result<Listed, Error> {
+    let mut solutions: Vec<Vec<Pos>> = Vec::new();
+    let (work, seen, interrupted) = visit_all(problem, spec, cap, budget, &mut |q| {
+        solutions.push(q.to_vec())
+    })?;
+    Ok(Listed {
+        solutions,
+        limited: cap.is_some_and(|k| seen >= k),
+        interrupted,
+        work,
+    })
+}
+
+/// Runs `on_board` on each solution (verified first), up to `cap`. Returns the work, the
+/// number of solutions seen and whether the budget cut the run short (never when the cap
+/// was reached).
+fn visit_all(
+    problem: &Problem,
+    spec: EngineSpec,
+    cap: Option<u64>,
+    budget: &Budget,
+    on_board: &mut dyn FnMut(&[Pos]),
+) -> Result<(Work, u64, bool), Error> {
+    let start = Instant::now();
+    let mut seen = 0u64;
+    let mut bad = None;
+    let mut sat_stopped = false;
+    let mut visit = |q: &[Pos]| {
+        if let Err(e) = checked(problem, q, spec.name()) {
+            bad = Some(e);
+            return false;
+        }
+        seen += 1;
+        on_board(q);
+        // The SAT engine looks at the budget between models.
+        if spec.uninterruptible() && budget.exhausted() {
+            sat_stopped = true;
+            return false;
+        }
+        true
+    };
+    let (mut work, interrupted) = match spec {
+        _ if budget.exhausted() => (Work::default(), true),
+        EngineSpec::Backtrack { threads } => {
+            let stats =
+                backtrack::enumerate(problem, &budget.backtrack_config(threads), cap, &mut visit);
+            let work = Work {
+                nodes: Some(stats.nodes),
+                ..Work::default()
+            };
+            (work, stats.interrupted)
+        }
+        EngineSpec::Sat(encoding) => {
+            let stats = sat::enumerate(problem, encoding, cap, &mut visit)?;
+            let work = Work {
+                sat: Some(stats),
+                ..Work::default()
+            };
+            (work, false)
+        }
+    };
+    if let Some(e) = bad {
+        return Err(e);
+    }
+    let limited = cap.is_some_and(|k| seen >= k);
+    work.time_ms = ms(start);
+    Ok((work, seen, (interrupted || sat_stopped) && !limited))
+}
+
+/// Counts solutions, up to `limit` if given (the backtracker on all cores, or the SAT
+/// engine with blocking clauses, verifying every model it counts).
+pub fn count(
+    problem: &Problem,
+    spec: EngineSpec,
+    limit: Option<u64>,
+    budget: &Budget,
+) -> Result<Counted, Error> {
+    let start = Instant::now();
+    let mut counted = match spec {
+        EngineSpec::Backtrack { threads } if !budget.exhausted() => {
+            let c = backtrack::count(problem, &budget.backtrack_config(threads), limit);
+            Counted {
+                count: c.total,
+                unique: c.unique,
+                limited: c.limited,
+                interrupted: c.stats.interrupted,
+                work: Work {
+                    nodes: Some(c.stats.nodes),
+                    ..Work::default()
+                },
+            }
+        }
+        _ => {
+            let (work, seen, interrupted) = visit_all(problem, spec, limit, budget, &mut |_| {})?;
+            Counted {
+                count: seen,
+                unique: None,
+                limited: limit.is_some_and(|k| seen >= k),
+                interrupted,
+                work,
+            }
+        }
+    };
+    counted.work.time_ms = ms(start);
+    Ok(counted)
+}

@@ -1,0 +1,129 @@
+//! `encode` (the problem as DIMACS CNF with its cell map) and `decode` (an external
+//! solver's model read back onto the board, verified).
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{Context, Instance, Status};
+use crate::cnf::{self, FixedMode};
+use crate::dimacs::{self, ModelAnswer};
+use crate::encode::amo::Encoding;
+use crate::encode::Counter;
+use crate::error::Error;
+use crate::model::Pos;
+use crate::{report, sat};
+
+/// `encode`: the SAT encoding of the instance.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EncodeRequest {
+    /// The instance.
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+    /// At-most-one encoding (default `auto`).
+    #[serde(default)]
+    pub encoding: Encoding,
+}
+
+/// `encode`'s answer: the DIMACS text (the service sends it as `text/plain`, with the
+/// sizes in headers).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct EncodeResponse {
+    /// DIMACS CNF; `c cell <var> <row> <col>` lines map cell variables, `c fixed <row> <col>`
+    /// lines name queens decided before encoding.
+    pub dimacs: String,
+    /// Variables.
+    pub vars: usize,
+    /// Clauses.
+    pub clauses: usize,
+}
+
+/// Encodes the instance as DIMACS CNF (fixed queens simplified away).
+pub fn encode(req: &EncodeRequest, _ctx: &Context) -> Result<EncodeResponse, Error> {
+    let problem = &req.instance.0;
+    let encoded = sat::encode_problem(problem, req.encoding, FixedMode::Simplify);
+    let header = vec![
+        format!("queens CNF: {}", report::summary(problem)),
+        format!(
+            "encoding {}; fixed queens simplified away; variables 1..={} are cells",
+            req.encoding,
+            encoded.map.cells().len()
+        ),
+        "decode a model with: queens decode INSTANCE MODEL".to_string(),
+    ];
+    let mut text = Vec::new();
+    dimacs::write_cnf(&mut text, &encoded, &header)
+        .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
+    Ok(EncodeResponse {
+        dimacs: String::from_utf8(text)
+            .map_err(|e| Error::Internal(format!("the CNF is not UTF-8: {e}")))?,
+        vars: encoded.stats.vars,
+        clauses: encoded.stats.clauses,
+    })
+}
+
+/// `decode`: an external solver's output for the instance's CNF.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DecodeRequest {
+    /// The instance the CNF was made from.
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+    /// The solver's output: `s SATISFIABLE` + `v … 0` lines, or a bare literal list.
+    pub model: String,
+    /// Where the model came from, for error messages (default `model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_origin: Option<String>,
+}
+
+/// `decode`'s answer. `status`: `sat` (the model is a valid board), `unsat` (the solver
+/// says UNSATISFIABLE) or `unknown` (the solver gave up).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct DecodeResponse {
+    /// `sat`, `unsat` or `unknown`.
+    pub status: Status,
+    /// With `sat`: the board the model decodes to.
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
+    pub queens: Option<Vec<Pos>>,
+    /// Board size.
+    pub n: usize,
+}
+
+/// Reads the model, maps cell variables back to the board and verifies it. A model that
+/// does not decode to a valid board is bad input, naming the rule it breaks.
+pub fn decode(req: &DecodeRequest, _ctx: &Context) -> Result<DecodeResponse, Error> {
+    let problem = &req.instance.0;
+    let origin = req.model_origin.as_deref().unwrap_or("model");
+    let answer = dimacs::parse_model(origin, &req.model)?;
+    // Cell variables do not depend on the encoding, only on the simplification, so only the
+    // cell map is needed: encode into a counting sink (nothing stored) rather than building
+    // a formula that may have millions of clauses.
+    let map = cnf::encode(
+        problem,
+        Encoding::Seq,
+        FixedMode::Simplify,
+        &mut Counter::default(),
+    );
+    let (status, queens) = match answer {
+        ModelAnswer::Sat(true_vars) => {
+            let set: HashSet<usize> = true_vars.into_iter().collect();
+            let q = map.decode(|l| set.contains(&(l.index() + 1)));
+            if let Err(v) = crate::verify(problem, &q) {
+                return Err(Error::Input {
+                    origin: origin.to_string(),
+                    message: format!("the model does not decode to a valid board: {v}"),
+                });
+            }
+            (Status::Sat, Some(q))
+        }
+        ModelAnswer::Unsat => (Status::Unsat, None),
+        ModelAnswer::Unknown => (Status::Unknown, None),
+    };
+    Ok(DecodeResponse {
+        status,
+        queens,
+        n: problem.n(),
+    })
+}

@@ -1,0 +1,300 @@
+//! Requests on engines that cannot be interrupted run in a child process, `queens op`,
+//! which is killed at the deadline or on cancel; the worker that waited is free again within
+//! milliseconds.
+//!
+//! Protocol: the request as JSON on the child's stdin; on stdout one JSON object,
+//! `{"ok": <response>}` or `{"error": {"kind", "origin", "message"}}`; on stderr, lines
+//! `progress DONE TOTAL`; artifacts (proofs) as files in the folder named by `--artifacts`.
+//! The parent verifies every board the child reports before passing it on.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    ms, Artifacts, Context, CountResponse, ExplainResponse, GenerateResponse, Request, Response,
+    SolveResponse, Status, WorkReport,
+};
+use crate::child::{self, Exit};
+use crate::engine::checked;
+use crate::error::Error;
+
+/// An error crossing the process boundary.
+#[derive(Serialize, Deserialize)]
+struct ErrorBody {
+    kind: String,
+    origin: Option<String>,
+    message: String,
+}
+
+impl From<&Error> for ErrorBody {
+    fn from(e: &Error) -> ErrorBody {
+        let (kind, origin, message) = match e {
+            Error::Input { origin, message } => ("input", Some(origin.clone()), message.clone()),
+            Error::Model(m) => ("model", None, m.clone()),
+            Error::Unsupported(m) => ("unsupported", None, m.clone()),
+            Error::TooLarge(m) => ("too_large", None, m.clone()),
+            other => ("internal", None, other.to_string()),
+        };
+        ErrorBody {
+            kind: kind.into(),
+            origin,
+            message,
+        }
+    }
+}
+
+impl From<ErrorBody> for Error {
+    fn from(b: ErrorBody) -> Error {
+        match b.kind.as_str() {
+            "input" => Error::Input {
+                origin: b.origin.unwrap_or_default(),
+                message: b.message,
+            },
+            "model" => Error::Model(b.message),
+            "unsupported" => Error::Unsupported(b.message),
+            "too_large" => Error::TooLarge(b.message),
+            _ => Error::Internal(b.message),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Reply<T> {
+    Ok(T),
+    Error(ErrorBody),
+}
+
+/// The child's side (`queens op [--artifacts DIR]`): reads a request from stdin, runs it
+/// here, prints the reply. Returns the process exit code (0 whenever a reply was printed).
+pub fn child_main(artifacts_dir: Option<&Path>) -> u8 {
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
+        eprintln!("queens op: cannot read the request: {e}");
+        return 2;
+    }
+    let reply = match serde_json::from_str::<Request>(&input) {
+        Err(e) => Reply::Error(ErrorBody::from(&Error::Internal(format!(
+            "the worker could not read its request: {e}"
+        )))),
+        Ok(req) => {
+            let ctx = Context::default().with_progress(|done, total| {
+                eprintln!("progress {done} {total}");
+            });
+            match req.run_here(&ctx) {
+                Ok((resp, artifacts)) => match write_artifacts(artifacts_dir, &artifacts) {
+                    Ok(()) => Reply::Ok(resp),
+                    Err(e) => Reply::Error(ErrorBody::from(&e)),
+                },
+                Err(e) => Reply::Error(ErrorBody::from(&e)),
+            }
+        }
+    };
+    let text = serde_json::to_string(&reply).unwrap_or_else(|e| {
+        format!(r#"{{"error":{{"kind":"internal","origin":null,"message":"reply: {e}"}}}}"#)
+    });
+    let mut out = std::io::stdout().lock();
+    if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
+        return 2;
+    }
+    0
+}
+
+fn write_artifacts(dir: Option<&Path>, artifacts: &Artifacts) -> Result<(), Error> {
+    let Some(dir) = dir else {
+        return Ok(());
+    };
+    for (name, bytes) in &artifacts.0 {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).map_err(|e| Error::Io { path, source: e })?;
+    }
+    Ok(())
+}
+
+/// A fresh folder for one child's artifacts, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<TempDir, Error> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "queens-op-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir_all(&path).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?;
+        Ok(TempDir(path))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The parent's side: runs `req` in a child of `exe`, killed at the context's deadline or
+/// when its cancel flag is set (then the answer is `timeout` / `cancelled`).
+pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifacts), Error> {
+    let start = Instant::now();
+    let timeout_ms = match req {
+        Request::Solve(r) => r.timeout_ms,
+        Request::Count(r) => r.timeout_ms,
+        Request::Explain(r) => r.timeout_ms,
+        _ => None,
+    };
+    let ctx = &ctx.with_timeout_ms(timeout_ms);
+    if ctx.budget.exhausted() {
+        return interrupted(req, Status::interrupted(&ctx.budget), start);
+    }
+    let dir = TempDir::new()?;
+    let mut command = Command::new(exe);
+    command.arg("op").arg("--artifacts").arg(&dir.0);
+    let input = serde_json::to_vec(req)
+        .map_err(|e| Error::Internal(format!("cannot write the request: {e}")))?;
+    let progress = ctx.budget.progress.clone();
+    let on_line = move |line: &str| {
+        let mut words = line.split_whitespace();
+        if let (Some("progress"), Some(d), Some(t)) = (words.next(), words.next(), words.next()) {
+            if let (Some(p), Ok(d), Ok(t)) = (&progress, d.parse(), t.parse()) {
+                p(d, t);
+            }
+        }
+    };
+    let exit = child::run(
+        command,
+        &input,
+        ctx.budget.deadline,
+        &|| ctx.budget.cancelled(),
+        &on_line,
+    )
+    .map_err(Error::Internal)?;
+    let stdout = match exit {
+        Exit::TimedOut => return interrupted(req, Status::Timeout, start),
+        Exit::Stopped => return interrupted(req, Status::Cancelled, start),
+        Exit::Finished {
+            status,
+            stdout,
+            stderr,
+        } => {
+            if !status.success() {
+                return Err(Error::Internal(format!(
+                    "the worker process exited with {status}: {}",
+                    child::last_message(&stderr)
+                )));
+            }
+            stdout
+        }
+    };
+    let problem = req.problem();
+    let bad = |e: serde_json::Error| Error::Internal(format!("unreadable worker reply ({e})"));
+    let response = match req {
+        Request::Solve(_) => Response::Solve(reply::<SolveResponse>(&stdout).map_err(bad)??),
+        Request::Count(_) => Response::Count(reply::<CountResponse>(&stdout).map_err(bad)??),
+        Request::Explain(_) => Response::Explain(reply::<ExplainResponse>(&stdout).map_err(bad)??),
+        Request::Generate(_) => {
+            Response::Generate(reply::<GenerateResponse>(&stdout).map_err(bad)??)
+        }
+        _ => {
+            return Err(Error::Internal(format!(
+                "{} is not run in a worker",
+                req.op()
+            )))
+        }
+    };
+    // The parent trusts no board it has not checked itself.
+    if let Some(problem) = problem {
+        let boards: Vec<&Vec<crate::Pos>> = match &response {
+            Response::Solve(r) => r
+                .queens
+                .iter()
+                .chain(r.solutions.iter().flatten())
+                .collect(),
+            Response::Explain(r) => r.queens.iter().collect(),
+            _ => Vec::new(),
+        };
+        for q in boards {
+            checked(problem, q, "worker's")?;
+        }
+    }
+    let mut artifacts = Artifacts::default();
+    for name in ["proof", "cnf"] {
+        let path = dir.0.join(name);
+        if let Ok(bytes) = std::fs::read(&path) {
+            artifacts.0.push((name.to_string(), bytes));
+        }
+    }
+    Ok((response, artifacts))
+}
+
+fn reply<T: serde::de::DeserializeOwned>(
+    stdout: &str,
+) -> Result<Result<T, Error>, serde_json::Error> {
+    Ok(match serde_json::from_str::<Reply<T>>(stdout.trim())? {
+        Reply::Ok(v) => Ok(v),
+        Reply::Error(b) => Err(b.into()),
+    })
+}
+
+/// The answer of a request whose child was killed: no answer, in the operation's shape.
+fn interrupted(
+    req: &Request,
+    status: Status,
+    start: Instant,
+) -> Result<(Response, Artifacts), Error> {
+    let n = req.n();
+    let time_ms = ms(start);
+    let response = match req {
+        Request::Solve(r) => Response::Solve(SolveResponse {
+            status,
+            n,
+            queens: None,
+            engine: r.engine,
+            time_ms,
+            work: WorkReport::default(),
+            solutions: (r.all || r.limit.is_some()).then(Vec::new),
+            count: (r.all || r.limit.is_some()).then_some(0),
+            limited: (r.all || r.limit.is_some()).then_some(false),
+            cross_checked: None,
+            reason: None,
+            proof: None,
+        }),
+        Request::Count(r) => Response::Count(CountResponse {
+            status,
+            count: 0,
+            unique: None,
+            limited: false,
+            n,
+            engine: r.engine,
+            time_ms,
+            work: WorkReport::default(),
+            cross_checked: None,
+        }),
+        Request::Explain(_) => Response::Explain(ExplainResponse {
+            status,
+            n,
+            queens: None,
+            core: None,
+            blocked_core: None,
+            reason: None,
+            solver_calls: 0,
+            time_ms,
+        }),
+        _ => {
+            return Err(Error::TooLarge(format!(
+                "{} did not finish within the time limit ({status:?})",
+                req.op()
+            )))
+        }
+    };
+    Ok((response, Artifacts::default()))
+}

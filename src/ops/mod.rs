@@ -1,0 +1,323 @@
+//! The operations layer: one function per question the product answers, shared by the CLI
+//! and the HTTP service.
+//!
+//! Each operation takes a serde request and a [`Context`] (deadline, cancel flag, progress,
+//! and whether uninterruptible work runs in a child process) and returns a serde response or
+//! a typed [`Error`]. The CLI's `--json` output and the service's response body are the same
+//! serialization of the same response type, so one schema is documented once
+//! (`GET /openapi.json`). Every board in a response has passed [`crate::verify`].
+
+mod cnf;
+mod diagnose;
+mod generate;
+mod isolate;
+mod solve;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use utoipa::ToSchema;
+
+use crate::engine::Budget;
+use crate::error::Error;
+use crate::model::Problem;
+
+pub use cnf::{decode, encode, DecodeRequest, DecodeResponse, EncodeRequest, EncodeResponse};
+pub use diagnose::{
+    check, explain, CheckRequest, CheckResponse, CheckViolation, ExplainRequest, ExplainResponse,
+};
+pub use generate::{generate, GenerateKind, GenerateRequest, GenerateResponse};
+pub use isolate::child_main;
+pub use solve::{
+    count, solve, CountRequest, CountResponse, EngineName, ProofInfo, SolveRequest, SolveResponse,
+    WorkReport,
+};
+
+/// An instance inside a request: the JSON instance format the CLI reads (an object with
+/// `n`, `regions`, `queens`, …), or `{"text": "<the contents of a grid or JSON file>"}`.
+#[derive(Clone, Debug)]
+pub struct Instance(pub Problem);
+
+impl<'de> Deserialize<'de> for Instance {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Instance, D::Error> {
+        use serde::de::Error as _;
+        let value = serde_json::Value::deserialize(d)?;
+        let text = match &value {
+            serde_json::Value::Object(m) if m.len() == 1 && m.contains_key("text") => {
+                match &m["text"] {
+                    serde_json::Value::String(t) => Some(t.as_str()),
+                    _ => return Err(D::Error::custom("field `text`: expected a string")),
+                }
+            }
+            serde_json::Value::Object(_) => None,
+            _ => {
+                return Err(D::Error::custom(
+                    "expected a JSON object (an instance, or {\"text\": \"<grid>\"})",
+                ))
+            }
+        };
+        let problem = match text {
+            Some(t) => crate::parse::parse("text", t).map_err(|e| match e {
+                Error::Input { message, .. } => D::Error::custom(format!("text: {message}")),
+                e => D::Error::custom(e),
+            })?,
+            None => crate::parse::problem_from_json(&value).map_err(D::Error::custom)?,
+        };
+        Ok(Instance(problem))
+    }
+}
+
+impl Serialize for Instance {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error as _;
+        let text = crate::generate::write_json(&self.0, "instance");
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(S::Error::custom)?;
+        value.serialize(s)
+    }
+}
+
+/// Where an answer stands. Each operation uses the values its docs name; the CLI's exit
+/// code follows from it ([`Status::exit_code`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A solution was found (solve, explain, decode), or the count is exact and positive.
+    Sat,
+    /// Proven: no solution (or an exact count of 0).
+    Unsat,
+    /// `count` stopped at its limit: the count is a lower bound.
+    Limited,
+    /// The deadline passed before an answer; what was found so far is included.
+    Timeout,
+    /// The work was cancelled before an answer.
+    Cancelled,
+    /// An external solver's output gave no answer (`s UNKNOWN`).
+    Unknown,
+    /// `check`: all n queens placed, no conflict.
+    Solved,
+    /// `check`: no conflict yet, fewer than n queens.
+    Consistent,
+    /// `check`: the queens break a rule.
+    Invalid,
+}
+
+impl Status {
+    /// The CLI's exit code: 0 an answer that says yes, 1 proven no (or a broken board),
+    /// 4 no answer within the limits.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Status::Sat | Status::Solved | Status::Consistent => 0,
+            Status::Unsat | Status::Invalid => 1,
+            Status::Limited | Status::Timeout | Status::Cancelled | Status::Unknown => 4,
+        }
+    }
+
+    /// The status of a run the budget cut short.
+    pub fn interrupted(budget: &Budget) -> Status {
+        if budget.cancelled() {
+            Status::Cancelled
+        } else {
+            Status::Timeout
+        }
+    }
+}
+
+/// Files an operation produced beside its JSON answer (an UNSAT proof and the CNF it
+/// refutes), by name: the CLI writes them where the user asked, the service stores them with
+/// the job.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Artifacts(pub Vec<(String, Vec<u8>)>);
+
+impl Artifacts {
+    /// The artifact called `name`.
+    pub fn get(&self, name: &str) -> Option<&[u8]> {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, b)| b.as_slice())
+    }
+}
+
+/// How an operation may run: its budget, and whether work on an engine that cannot be
+/// interrupted (varisat) runs in a child process of `isolate` (this program's executable,
+/// as `queens op`), killed at the deadline or on cancel.
+#[derive(Clone, Default)]
+pub struct Context {
+    /// Deadline, cancel flag and progress callback.
+    pub budget: Budget,
+    /// The `queens` executable to run uninterruptible work in; `None` runs it in-process
+    /// (the deadline is then only looked at between solver calls).
+    pub isolate: Option<PathBuf>,
+}
+
+impl Context {
+    /// This context with the deadline moved up to `timeout_ms` from now, if that is sooner.
+    pub fn with_timeout_ms(&self, timeout_ms: Option<u64>) -> Context {
+        let mut ctx = self.clone();
+        if let Some(ms) = timeout_ms {
+            let d = Instant::now().checked_add(Duration::from_millis(ms));
+            ctx.budget.deadline = match (ctx.budget.deadline, d) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        ctx
+    }
+
+    /// This context with a progress callback.
+    pub fn with_progress(mut self, progress: impl Fn(u64, u64) + Send + Sync + 'static) -> Self {
+        self.budget.progress = Some(Arc::new(progress));
+        self
+    }
+}
+
+/// Any operation's request, tagged by `op` (the body of `POST /v1/jobs`, and what a child
+/// process `queens op` reads).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// [`solve`].
+    Solve(SolveRequest),
+    /// [`count`].
+    Count(CountRequest),
+    /// [`check`].
+    Check(CheckRequest),
+    /// [`explain`].
+    Explain(ExplainRequest),
+    /// [`encode`].
+    Encode(EncodeRequest),
+    /// [`decode`].
+    Decode(DecodeRequest),
+    /// [`generate`].
+    Generate(GenerateRequest),
+}
+
+/// Any operation's response (untagged: each is the operation's own JSON).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum Response {
+    /// From [`solve`].
+    Solve(SolveResponse),
+    /// From [`count`].
+    Count(CountResponse),
+    /// From [`check`].
+    Check(CheckResponse),
+    /// From [`explain`].
+    Explain(ExplainResponse),
+    /// From [`encode`].
+    Encode(EncodeResponse),
+    /// From [`decode`].
+    Decode(DecodeResponse),
+    /// From [`generate`].
+    Generate(GenerateResponse),
+}
+
+impl Request {
+    /// The operation's name (`solve`, `count`, …).
+    pub fn op(&self) -> &'static str {
+        match self {
+            Request::Solve(_) => "solve",
+            Request::Count(_) => "count",
+            Request::Check(_) => "check",
+            Request::Explain(_) => "explain",
+            Request::Encode(_) => "encode",
+            Request::Decode(_) => "decode",
+            Request::Generate(_) => "generate",
+        }
+    }
+
+    /// The instance the request is about (none for `generate`).
+    pub fn problem(&self) -> Option<&Problem> {
+        match self {
+            Request::Solve(r) => Some(&r.instance.0),
+            Request::Count(r) => Some(&r.instance.0),
+            Request::Check(r) => Some(&r.instance.0),
+            Request::Explain(r) => Some(&r.instance.0),
+            Request::Encode(r) => Some(&r.instance.0),
+            Request::Decode(r) => Some(&r.instance.0),
+            Request::Generate(_) => None,
+        }
+    }
+
+    /// The board size the request works on.
+    pub fn n(&self) -> usize {
+        match self {
+            Request::Generate(r) => r.n,
+            r => r.problem().map_or(0, Problem::n),
+        }
+    }
+
+    /// Why this request has no bound on its work, if it has none: counting or listing every
+    /// solution of a board too large to finish quickly. Synchronous callers (the service's
+    /// `/v1/*` endpoints) refuse these and point to jobs or a limit.
+    pub fn unbounded(&self) -> Option<String> {
+        let n = self.n();
+        match self {
+            Request::Count(r) if r.limit.is_none() && n > UNBOUNDED_COUNT_N => Some(format!(
+                "counting every solution of a {n}×{n} board can take hours: give `limit`, or \
+                 submit it as a job (POST /v1/jobs with \"op\": \"count\")"
+            )),
+            Request::Solve(r) if r.all && r.limit.is_none() && n > UNBOUNDED_LIST_N => {
+                Some(format!(
+                    "listing every solution of a {n}×{n} board is unbounded: give `limit`, or \
+                     submit it as a job (POST /v1/jobs)"
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// Runs the request under the context: in a child process when it needs an engine that
+    /// cannot be interrupted and the context asks for isolation, in-process otherwise.
+    pub fn run(&self, ctx: &Context) -> Result<(Response, Artifacts), Error> {
+        if let Some(exe) = &ctx.isolate {
+            if self.uninterruptible() {
+                return isolate::run(exe, self, ctx);
+            }
+        }
+        self.run_here(ctx)
+    }
+
+    /// Runs the request in this process.
+    pub fn run_here(&self, ctx: &Context) -> Result<(Response, Artifacts), Error> {
+        let none = Artifacts::default;
+        Ok(match self {
+            Request::Solve(r) => {
+                let (resp, artifacts) = solve(r, ctx)?;
+                (Response::Solve(resp), artifacts)
+            }
+            Request::Count(r) => (Response::Count(count(r, ctx)?), none()),
+            Request::Check(r) => (Response::Check(check(r, ctx)?), none()),
+            Request::Explain(r) => (Response::Explain(explain(r, ctx)?), none()),
+            Request::Encode(r) => (Response::Encode(encode(r, ctx)?), none()),
+            Request::Decode(r) => (Response::Decode(decode(r, ctx)?), none()),
+            Request::Generate(r) => (Response::Generate(generate(r, ctx)?), none()),
+        })
+    }
+
+    /// True when the request runs an engine that only stops when its process is killed
+    /// (the SAT engine, the region generator's uniqueness search).
+    pub fn uninterruptible(&self) -> bool {
+        match self {
+            Request::Solve(r) => r.engine == EngineName::Sat || r.cross_check,
+            Request::Count(r) => r.engine == EngineName::Sat || r.cross_check,
+            Request::Explain(_) => true,
+            Request::Generate(r) => r.kind == GenerateKind::Regions,
+            Request::Check(_) | Request::Encode(_) | Request::Decode(_) => false,
+        }
+    }
+}
+
+/// Largest board whose solutions a synchronous call may count without a limit (n = 16:
+/// 1.4 s on two cores).
+pub const UNBOUNDED_COUNT_N: usize = 16;
+
+/// Largest board whose solutions a synchronous call may list without a limit (n = 10: 724).
+pub const UNBOUNDED_LIST_N: usize = 10;
+
+/// Milliseconds a timeout stands for in a response, rounded to microseconds.
+pub(crate) fn ms(t: Instant) -> f64 {
+    crate::engine::ms(t)
+}

@@ -1,0 +1,526 @@
+//! `solve` and `count`: one engine (or both, cross-checked), every board verified, UNSAT
+//! optionally certified by a proof the built-in checker has accepted.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{ms, Artifacts, Context, Instance, Status};
+use crate::encode::amo::Encoding;
+use crate::engine::{self, Answer, EngineSpec, Work};
+use crate::error::Error;
+use crate::model::{Pos, Problem};
+use crate::proof::{self, ProofFormat};
+use crate::verify::conflicts;
+use crate::{cnf, dimacs, report, sat};
+
+/// Which engine answers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineName {
+    /// Native bitset backtracking on all cores.
+    #[default]
+    Backtrack,
+    /// The CNF encoding solved by varisat.
+    Sat,
+}
+
+impl EngineName {
+    fn spec(self, encoding: Encoding) -> EngineSpec {
+        match self {
+            EngineName::Backtrack => EngineSpec::Backtrack { threads: 0 },
+            EngineName::Sat => EngineSpec::Sat(encoding),
+        }
+    }
+}
+
+/// `solve`: one solution, or up to `limit` (or `all`), with a proof of UNSAT on request.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SolveRequest {
+    /// The instance.
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+    /// `backtrack` (default) or `sat`.
+    #[serde(default)]
+    pub engine: EngineName,
+    /// At-most-one encoding for the SAT engine (default `auto`).
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// List every solution.
+    #[serde(default)]
+    pub all: bool,
+    /// List at most this many solutions (implies `all`); at least 1.
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// Also run the other engine; a disagreement is an internal error.
+    #[serde(default)]
+    pub cross_check: bool,
+    /// Give up after this many milliseconds (`status: "timeout"`).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// With `engine: "sat"`: on UNSAT, produce a proof in this format, checked by the
+    /// built-in checker before the answer is given.
+    #[serde(default)]
+    pub proof: Option<ProofFormat>,
+}
+
+impl SolveRequest {
+    /// A single solve of `problem` with the default engine.
+    pub fn new(problem: Problem) -> SolveRequest {
+        SolveRequest {
+            instance: Instance(problem),
+            engine: EngineName::Backtrack,
+            encoding: Encoding::Auto,
+            all: false,
+            limit: None,
+            cross_check: false,
+            timeout_ms: None,
+            proof: None,
+        }
+    }
+}
+
+/// How much work an engine did (the fields of the engine that ran).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct WorkReport {
+    /// Backtracker: queens placed by the search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+    /// SAT: the at-most-one encoding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<Encoding>,
+    /// SAT: variables in the CNF.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vars: Option<usize>,
+    /// SAT: clauses in the CNF.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clauses: Option<usize>,
+    /// SAT: milliseconds spent encoding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encode_ms: Option<f64>,
+    /// SAT: milliseconds in the solver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solve_ms: Option<f64>,
+    /// SAT: solver calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solver_calls: Option<u64>,
+}
+
+impl WorkReport {
+    fn from_work(work: &Work, encoding: Encoding) -> WorkReport {
+        let mut w = WorkReport {
+            nodes: work.nodes,
+            ..WorkReport::default()
+        };
+        if let Some(st) = work.sat {
+            w.encoding = Some(encoding);
+            w.vars = Some(st.vars);
+            w.clauses = Some(st.clauses);
+            w.encode_ms = Some(st.encode_ms);
+            w.solve_ms = Some(st.solve_ms);
+            w.solver_calls = Some(st.solver_calls);
+        }
+        w
+    }
+
+    /// One line for people: `backtrack, 13 nodes, 0.037 ms` or
+    /// `sat/auto, 22 vars, 104 clauses, encode 0.036 ms, solve 0.091 ms`.
+    pub fn describe(&self, time_ms: f64) -> String {
+        match (self.encoding, self.vars, self.clauses) {
+            (Some(e), Some(v), Some(c)) => format!(
+                "sat/{e}, {v} vars, {c} clauses, encode {} ms, solve {} ms",
+                self.encode_ms.unwrap_or(0.0),
+                self.solve_ms.unwrap_or(0.0)
+            ),
+            _ => format!("backtrack, {} nodes, {time_ms} ms", self.nodes.unwrap_or(0)),
+        }
+    }
+}
+
+/// The proof that certifies an UNSAT answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ProofInfo {
+    /// `drat`, `binary-drat` or `lrat`.
+    pub format: ProofFormat,
+    /// Lemmas in the proof.
+    pub lemmas: u64,
+    /// Always true: the built-in checker accepted the proof before the answer was given.
+    pub checked: bool,
+    /// Milliseconds the built-in check took.
+    pub check_ms: f64,
+    /// Size of the proof in bytes.
+    pub bytes: usize,
+    /// CLI: where the proof was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// CLI: where the CNF it refutes was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnf: Option<String>,
+    /// Service: where to download the proof (`GET /v1/jobs/{id}/proof`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Service: where to download the CNF it refutes (`GET /v1/jobs/{id}/cnf`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnf_url: Option<String>,
+}
+
+/// `solve`'s answer. `status`: `sat`, `unsat`, `timeout` or `cancelled`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct SolveResponse {
+    /// `sat`, `unsat`, `timeout` or `cancelled`.
+    pub status: Status,
+    /// Board size.
+    pub n: usize,
+    /// The (first) solution as `[row, col]` pairs sorted by row; null without one.
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
+    pub queens: Option<Vec<Pos>>,
+    /// `backtrack` or `sat`.
+    pub engine: EngineName,
+    /// Wall time of the whole operation, milliseconds.
+    pub time_ms: f64,
+    /// The engine's work.
+    #[serde(flatten)]
+    pub work: WorkReport,
+    /// With `all`/`limit`: every solution found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Vec<Vec<usize>>>>)]
+    pub solutions: Option<Vec<Vec<Pos>>>,
+    /// With `all`/`limit`: how many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// With `all`/`limit`: true when the limit stopped the listing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited: Option<bool>,
+    /// With `cross_check`: the engine that agreed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_checked: Option<EngineName>,
+    /// With `unsat`: why there is no solution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// With `unsat` and `proof`: the certificate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ProofInfo>,
+}
+
+/// `count`: the number of solutions, up to `limit`.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CountRequest {
+    /// The instance.
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+    /// `backtrack` (default) or `sat`.
+    #[serde(default)]
+    pub engine: EngineName,
+    /// At-most-one encoding for the SAT engine.
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// Stop at this many (`2` asks "is the solution unique?"); at least 1.
+    #[serde(default)]
+    pub limit: Option<u64>,
+    /// Also report the count up to rotation and reflection (empty classic board).
+    #[serde(default)]
+    pub unique: bool,
+    /// Also count with the other engine; a different number is an internal error.
+    #[serde(default)]
+    pub cross_check: bool,
+    /// Give up after this many milliseconds (`status: "timeout"`, the count so far).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// `count`'s answer. `status`: `sat` (exact, positive), `unsat` (exact, zero), `limited`
+/// (stopped at the limit: a lower bound), `timeout` or `cancelled` (the count so far).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CountResponse {
+    /// `sat`, `unsat`, `limited`, `timeout` or `cancelled`.
+    pub status: Status,
+    /// Solutions counted.
+    pub count: u64,
+    /// Solutions up to rotation and reflection (with `unique`, on the empty classic board).
+    pub unique: Option<u64>,
+    /// True when the count stopped at the limit.
+    pub limited: bool,
+    /// Board size.
+    pub n: usize,
+    /// `backtrack` or `sat`.
+    pub engine: EngineName,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+    /// The engine's work.
+    #[serde(flatten)]
+    pub work: WorkReport,
+    /// With `cross_check`: the engine that agreed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_checked: Option<EngineName>,
+}
+
+/// Why a problem has no solution, as precisely as can be said cheaply: a conflict among the
+/// fixed queens, or what the engine proved.
+fn unsat_reason(problem: &Problem, nodes: Option<u64>) -> String {
+    match (conflicts(problem, problem.fixed()).first(), nodes) {
+        (Some(v), _) => format!("the fixed queens already break a rule: {v}"),
+        (None, Some(nodes)) => format!("the search is exhausted ({nodes} nodes)"),
+        (None, None) => "the SAT solver proved the encoding unsatisfiable".to_string(),
+    }
+}
+
+fn check_limit(limit: Option<u64>) -> Result<(), Error> {
+    if limit == Some(0) {
+        return Err(Error::Unsupported(
+            "field `limit`: must be at least 1".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// What one engine found: solutions (verified) and whether the listing is complete.
+struct Found {
+    solutions: Vec<Vec<Pos>>,
+    limited: bool,
+    interrupted: bool,
+    work: Work,
+}
+
+fn find(
+    problem: &Problem,
+    spec: EngineSpec,
+    cap: Option<u64>,
+    ctx: &Context,
+) -> Result<Found, Error> {
+    if cap == Some(1) {
+        let solved = engine::solve(problem, spec, &ctx.budget)?;
+        let (solutions, interrupted) = match solved.answer {
+            Answer::Sat(q) => (vec![q], false),
+            Answer::Unsat => (vec![], false),
+            Answer::Interrupted => (vec![], true),
+        };
+        return Ok(Found {
+            limited: !solutions.is_empty(),
+            solutions,
+            interrupted,
+            work: solved.work,
+        });
+    }
+    let listed = engine::enumerate(problem, spec, cap, &ctx.budget)?;
+    Ok(Found {
+        solutions: listed.solutions,
+        limited: listed.limited,
+        interrupted: listed.interrupted,
+        work: listed.work,
+    })
+}
+
+fn disagree(what: &str, a: String, b: String) -> Error {
+    Error::Internal(format!("the engines disagree on the {what}:\n  {a}\n  {b}"))
+}
+
+/// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
+/// UNSAT answer. Artifacts: `proof` and `cnf` when a proof was made.
+pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
+    check_limit(req.limit)?;
+    let ctx = &ctx.with_timeout_ms(req.timeout_ms);
+    let problem = &req.instance.0;
+    let many = req.all || req.limit.is_some();
+    if let Some(format) = req.proof {
+        if req.engine != EngineName::Sat || many {
+            return Err(Error::Unsupported(
+                "field `proof`: needs engine \"sat\" and a single solve (no all/limit)".into(),
+            ));
+        }
+        return solve_with_proof(req, format, ctx);
+    }
+    let start = Instant::now();
+    let spec = req.engine.spec(req.encoding);
+    let cap = if many { req.limit } else { Some(1) };
+    let found = find(problem, spec, cap, ctx)?;
+    let mut cross_checked = None;
+    if req.cross_check && !found.interrupted {
+        let other_spec = spec.other(req.encoding);
+        let other = find(problem, other_spec, cap, ctx)?;
+        if !other.interrupted {
+            let same = if many {
+                other.solutions.len() == found.solutions.len()
+            } else {
+                other.solutions.is_empty() == found.solutions.is_empty()
+            };
+            if !same {
+                let show = |name: &str, f: &Found| match (many, f.solutions.first()) {
+                    (true, _) => format!("{name}: count {}", f.solutions.len()),
+                    (false, Some(q)) => format!("{name}: sat {q:?}"),
+                    (false, None) => format!("{name}: unsat"),
+                };
+                return Err(disagree(
+                    if many { "count" } else { "status" },
+                    show(spec.name(), &found),
+                    show(other_spec.name(), &other),
+                ));
+            }
+            cross_checked = Some(match req.engine {
+                EngineName::Backtrack => EngineName::Sat,
+                EngineName::Sat => EngineName::Backtrack,
+            });
+        }
+    }
+    let status = match (found.solutions.is_empty(), found.interrupted) {
+        (false, _) => Status::Sat,
+        (true, false) => Status::Unsat,
+        (true, true) => Status::interrupted(&ctx.budget),
+    };
+    let resp = SolveResponse {
+        status,
+        n: problem.n(),
+        queens: found.solutions.first().cloned(),
+        engine: req.engine,
+        time_ms: ms(start),
+        work: WorkReport::from_work(&found.work, req.encoding),
+        count: many.then_some(found.solutions.len() as u64),
+        limited: many.then_some(found.limited),
+        solutions: many.then_some(found.solutions),
+        cross_checked,
+        reason: (status == Status::Unsat).then(|| unsat_reason(problem, found.work.nodes)),
+        proof: None,
+    };
+    Ok((resp, Artifacts::default()))
+}
+
+/// UNSAT with a proof: the proof and the exact CNF it refutes come back as artifacts, and
+/// the proof has passed the built-in checker first.
+fn solve_with_proof(
+    req: &SolveRequest,
+    format: ProofFormat,
+    ctx: &Context,
+) -> Result<(SolveResponse, Artifacts), Error> {
+    let start = Instant::now();
+    let problem = &req.instance.0;
+    let mut resp = SolveResponse {
+        status: Status::interrupted(&ctx.budget),
+        n: problem.n(),
+        queens: None,
+        engine: EngineName::Sat,
+        time_ms: 0.0,
+        work: WorkReport::default(),
+        solutions: None,
+        count: None,
+        limited: None,
+        cross_checked: None,
+        reason: None,
+        proof: None,
+    };
+    if ctx.budget.exhausted() {
+        resp.time_ms = ms(start);
+        return Ok((resp, Artifacts::default()));
+    }
+    let encoded = sat::encode_problem(problem, req.encoding, cnf::FixedMode::Simplify);
+    let mut proof_bytes = Vec::new();
+    let solve_start = Instant::now();
+    let model = proof::solve_with_proof(&encoded.formula, format, &mut proof_bytes)
+        .map_err(|e| Error::Internal(format!("proof: {e}")))?;
+    resp.work = WorkReport {
+        encoding: Some(req.encoding),
+        vars: Some(encoded.stats.vars),
+        clauses: Some(encoded.stats.clauses),
+        encode_ms: Some(encoded.stats.encode_ms),
+        solve_ms: Some(ms(solve_start)),
+        solver_calls: Some(1),
+        ..WorkReport::default()
+    };
+    let mut artifacts = Artifacts::default();
+    match model {
+        Some(model) => {
+            let set: HashSet<varisat::Lit> = model.into_iter().collect();
+            let q = encoded.map.decode(|l| set.contains(&l));
+            engine::checked(problem, &q, "sat")?;
+            resp.status = Status::Sat;
+            resp.queens = Some(q);
+        }
+        None => {
+            let check_start = Instant::now();
+            let stats =
+                proof::check_proof(&encoded.formula, format, &proof_bytes).map_err(|e| {
+                    Error::Internal(format!(
+                        "the solver's proof of unsatisfiability does not check: {e}"
+                    ))
+                })?;
+            let header = vec![
+                format!("queens CNF: {}", report::summary(problem)),
+                format!("encoding {}; refuted by a {format} proof", req.encoding),
+            ];
+            let mut cnf_text = Vec::new();
+            dimacs::write_cnf(&mut cnf_text, &encoded, &header)
+                .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
+            resp.status = Status::Unsat;
+            resp.reason = Some(unsat_reason(problem, None));
+            resp.proof = Some(ProofInfo {
+                format,
+                lemmas: stats.lemmas,
+                checked: true,
+                check_ms: ms(check_start),
+                bytes: proof_bytes.len(),
+                path: None,
+                cnf: None,
+                url: None,
+                cnf_url: None,
+            });
+            artifacts.0.push(("proof".into(), proof_bytes));
+            artifacts.0.push(("cnf".into(), cnf_text));
+        }
+    }
+    resp.time_ms = ms(start);
+    Ok((resp, artifacts))
+}
+
+/// Counts solutions (up to `limit`), optionally cross-checked by the other engine.
+pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> {
+    check_limit(req.limit)?;
+    let ctx = &ctx.with_timeout_ms(req.timeout_ms);
+    let problem = &req.instance.0;
+    let start = Instant::now();
+    let spec = req.engine.spec(req.encoding);
+    let counted = engine::count(problem, spec, req.limit, &ctx.budget)?;
+    let mut cross_checked = None;
+    if req.cross_check && !counted.interrupted {
+        let other_spec = spec.other(req.encoding);
+        let other = engine::count(problem, other_spec, req.limit, &ctx.budget)?;
+        if !other.interrupted {
+            if other.count != counted.count {
+                let show = |name: &str, c: &engine::Counted| {
+                    let lim = if c.limited { " (limit)" } else { "" };
+                    format!("{name}: count {}{lim}", c.count)
+                };
+                return Err(disagree(
+                    "count",
+                    show(spec.name(), &counted),
+                    show(other_spec.name(), &other),
+                ));
+            }
+            cross_checked = Some(match req.engine {
+                EngineName::Backtrack => EngineName::Sat,
+                EngineName::Sat => EngineName::Backtrack,
+            });
+        }
+    }
+    let status = if counted.interrupted {
+        Status::interrupted(&ctx.budget)
+    } else if counted.limited {
+        Status::Limited
+    } else if counted.count > 0 {
+        Status::Sat
+    } else {
+        Status::Unsat
+    };
+    Ok(CountResponse {
+        status,
+        count: counted.count,
+        unique: if req.unique { counted.unique } else { None },
+        limited: counted.limited,
+        n: problem.n(),
+        engine: req.engine,
+        time_ms: ms(start),
+        work: WorkReport::from_work(&counted.work, req.encoding),
+        cross_checked,
+    })
+}
