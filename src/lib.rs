@@ -33,6 +33,7 @@ pub mod plot;
 pub mod proof;
 pub mod report;
 pub mod sat;
+pub mod server;
 pub mod sources;
 pub mod verify;
 

@@ -122,6 +122,16 @@ enum Command {
         #[arg(long)]
         engine: EngineSpec,
     },
+    /// Run the HTTP service: JSON endpoints, jobs, health and metrics (see README, "Service").
+    Serve(queens::server::ServeArgs),
+    /// Internal: run one operation's request (JSON on stdin) and print its reply (what the
+    /// service and --timeout run in a child process when the engine cannot be interrupted).
+    #[command(hide = true)]
+    Op {
+        /// Folder for the operation's files (proofs).
+        #[arg(long)]
+        artifacts: Option<PathBuf>,
+    },
     /// Check the queens given in FILE against the rules and name every conflict.
     Check {
         /// Instance file (text grid or JSON), or - for stdin.
@@ -438,6 +448,18 @@ fn run(cli: Cli) -> Result<u8, Failure> {
         }
         Command::Generate { kind } => generate(&mut out, kind),
         Command::Compare(args) => compare(&mut out, args),
+        Command::Serve(args) => {
+            tracing_subscriber::fmt()
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| "queens=info,tower_http=warn".into()),
+                )
+                .with_writer(std::io::stderr)
+                .init();
+            queens::server::serve(args.config()?)?;
+            Ok(0)
+        }
+        Command::Op { artifacts } => Ok(queens::ops::child_main(artifacts.as_deref())),
         Command::Attempt { engine } => {
             let problem = parse::read_path(std::path::Path::new("-"))?;
             let report = queens::compare::attempt(&problem, engine)?;

@@ -1,0 +1,453 @@
+//! Jobs: long work stored in the database before the 202 goes out, run by a dispatcher on
+//! the worker pool, observable by polling or server-sent events, cancellable, and never
+//! lost: a job a crash left running runs again at the next start.
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response as HttpResponse};
+use axum::Json;
+use futures_util::stream::Stream;
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::error::{ApiError, Problem};
+use super::store::{Job, JobStatus, StoreError};
+use super::{AppState, JsonBody};
+use crate::engine::Budget;
+use crate::ops::{Context, Request, Response};
+
+pub(super) fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(submit))
+        .routes(routes!(status, cancel))
+        .routes(routes!(events))
+        .routes(routes!(proof))
+        .routes(routes!(cnf))
+}
+
+fn store_error(e: StoreError) -> ApiError {
+    match e {
+        StoreError::Full(_) => ApiError::busy(format!("{e}: retry later")),
+        e => ApiError::from(crate::Error::Internal(e.to_string())),
+    }
+}
+
+/// Runs blocking store work off the async threads.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::from(crate::Error::Internal(format!("a store task failed: {e}"))))?
+}
+
+/// Progress of a running job, where the engine reports it.
+#[derive(Clone, Copy, Debug, Serialize, serde::Deserialize, ToSchema)]
+pub struct JobProgress {
+    /// Units done (subtrees of a count).
+    pub done: u64,
+    /// Units in all.
+    pub total: u64,
+}
+
+/// Where to find a job's parts.
+#[derive(Serialize, ToSchema)]
+pub struct JobLinks {
+    /// This job.
+    #[serde(rename = "self")]
+    pub this: String,
+    /// Its server-sent events.
+    pub events: String,
+    /// The UNSAT proof, once there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof: Option<String>,
+    /// The CNF the proof refutes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cnf: Option<String>,
+}
+
+/// A job as the API shows it.
+#[derive(Serialize, ToSchema)]
+pub struct JobView {
+    /// The job's id (unguessable).
+    pub id: String,
+    /// `solve`, `count`, `check`, `explain`, `encode`, `decode` or `generate`.
+    pub op: String,
+    /// `queued`, `running`, `done`, `failed` or `cancelled`.
+    #[schema(value_type = String)]
+    pub status: JobStatus,
+    /// Progress while running, where the engine reports it.
+    pub progress: Option<JobProgress>,
+    /// With `done`: the operation's answer (the same JSON as the synchronous endpoint's).
+    #[schema(value_type = Option<Object>)]
+    pub result: Option<serde_json::Value>,
+    /// With `failed`: what went wrong.
+    pub error: Option<Problem>,
+    /// Times a worker started the job (more than 1 after a restart).
+    pub attempts: u32,
+    /// Accepted at, ms since the Unix epoch.
+    pub created_ms: i64,
+    /// Last started at.
+    pub started_ms: Option<i64>,
+    /// Finished at.
+    pub finished_ms: Option<i64>,
+    /// Links.
+    pub links: JobLinks,
+}
+
+impl JobView {
+    fn of(job: Job) -> JobView {
+        let base = format!("/v1/jobs/{}", job.id);
+        let has = |name: &str| job.artifacts.iter().any(|a| a == name);
+        let links = JobLinks {
+            events: format!("{base}/events"),
+            proof: has("proof").then(|| format!("{base}/proof")),
+            cnf: has("cnf").then(|| format!("{base}/cnf")),
+            this: base,
+        };
+        JobView {
+            progress: parse(&job.progress),
+            result: parse(&job.result),
+            error: job
+                .error
+                .as_deref()
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+                .and_then(|v| problem_from_value(&v)),
+            id: job.id,
+            op: job.op,
+            status: job.status,
+            attempts: job.attempts,
+            created_ms: job.created_ms,
+            started_ms: job.started_ms,
+            finished_ms: job.finished_ms,
+            links,
+        }
+    }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(text: &Option<String>) -> Option<T> {
+    text.as_deref().and_then(|t| serde_json::from_str(t).ok())
+}
+
+fn problem_from_value(v: &serde_json::Value) -> Option<Problem> {
+    Some(Problem {
+        kind: v.get("type")?.as_str()?.to_string(),
+        title: v.get("title")?.as_str()?.to_string(),
+        status: v.get("status")?.as_u64()? as u16,
+        detail: v.get("detail")?.as_str()?.to_string(),
+        field: v.get("field").and_then(|f| f.as_str()).map(str::to_string),
+    })
+}
+
+/// Submit a job: `{"op": "solve" | "count" | …, …the operation's body}`. The job is stored
+/// before the 202 is sent.
+#[utoipa::path(post, path = "/v1/jobs", request_body = Request,
+    responses((status = 202, body = JobView), (status = 400, body = Problem),
+              (status = 422, body = Problem), (status = 503, body = Problem)))]
+async fn submit(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<Request>,
+) -> Result<HttpResponse, ApiError> {
+    s.admit(&req, false)?;
+    if s.shutting_down.load(Ordering::SeqCst) {
+        return Err(ApiError::busy("the server is shutting down"));
+    }
+    let text = serde_json::to_string(&req)
+        .map_err(|e| ApiError::from(crate::Error::Internal(format!("storing a job: {e}"))))?;
+    let state = s.clone();
+    let op = req.op();
+    let job = blocking(move || {
+        state
+            .store
+            .insert(op, &text, state.config.max_jobs)
+            .map_err(store_error)
+    })
+    .await?;
+    s.wake_dispatcher();
+    let view = JobView::of(job);
+    let location = view.links.this.clone();
+    Ok((
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, location)],
+        Json(view),
+    )
+        .into_response())
+}
+
+async fn load(s: &AppState, id: String) -> Result<Job, ApiError> {
+    let state = s.clone();
+    let wanted = id.clone();
+    blocking(move || state.store.get(&wanted).map_err(store_error))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no job {id}")))
+}
+
+/// A job's status, progress, and result or error.
+#[utoipa::path(get, path = "/v1/jobs/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = JobView), (status = 404, body = Problem)))]
+async fn status(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<JobView>, ApiError> {
+    Ok(Json(JobView::of(load(&s, id).await?)))
+}
+
+/// Cancel a queued or running job (a running one stops within milliseconds); a finished
+/// job is left as it is.
+#[utoipa::path(delete, path = "/v1/jobs/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = JobView), (status = 404, body = Problem)))]
+async fn cancel(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<JobView>, ApiError> {
+    let state = s.clone();
+    let wanted = id.clone();
+    let before = blocking(move || state.store.cancel(&wanted).map_err(store_error)).await?;
+    if before.is_none() {
+        return Err(ApiError::not_found(format!("no job {id}")));
+    }
+    if let Some(flag) = s.running.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
+        flag.store(true, Ordering::SeqCst);
+    }
+    Ok(Json(JobView::of(load(&s, id).await?)))
+}
+
+/// The job's status as server-sent events (`event: job`, data: the job as `GET` shows it),
+/// sent at once and on every change until the job ends. A client that reconnects gets the
+/// current state first, so it rebuilds its view from it.
+#[utoipa::path(get, path = "/v1/jobs/{id}/events", params(("id" = String, Path)),
+    responses((status = 200, description = "text/event-stream of job views"),
+              (status = 404, body = Problem)))]
+async fn events(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let first = load(&s, id.clone()).await?;
+    struct Watch {
+        state: AppState,
+        id: String,
+        last: Option<String>,
+        pending: Option<Job>,
+        done: bool,
+    }
+    let watch = Watch {
+        state: s,
+        id,
+        last: None,
+        pending: Some(first),
+        done: false,
+    };
+    let stream = futures_util::stream::unfold(watch, |mut w| async move {
+        if w.done {
+            return None;
+        }
+        loop {
+            let job = match w.pending.take() {
+                Some(job) => job,
+                None => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    if w.state.shutting_down.load(Ordering::SeqCst) {
+                        return None;
+                    }
+                    match load(&w.state, w.id.clone()).await {
+                        Ok(job) => job,
+                        Err(_) => return None,
+                    }
+                }
+            };
+            let terminal = job.status.is_terminal();
+            let view = JobView::of(job);
+            let text = serde_json::to_string(&view).unwrap_or_default();
+            if w.last.as_deref() == Some(text.as_str()) {
+                continue;
+            }
+            w.last = Some(text.clone());
+            w.done = terminal;
+            let event = Event::default().event("job").data(text);
+            return Some((Ok(event), w));
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+async fn artifact(s: AppState, id: String, name: &'static str) -> Result<HttpResponse, ApiError> {
+    let job = load(&s, id.clone()).await?;
+    if !job.artifacts.iter().any(|a| a == name) {
+        return Err(ApiError::not_found(format!(
+            "job {id} has no {name}: it is {}; a {name} exists once a job with \"proof\" \
+             ends UNSAT",
+            job.status.as_str()
+        )));
+    }
+    let state = s.clone();
+    let bytes = blocking(move || state.store.artifact(&id, name).map_err(store_error))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("the {name} is gone")))?;
+    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+}
+
+/// The UNSAT proof of a job that asked for one (`"proof": "drat" | "binary-drat" | "lrat"`).
+#[utoipa::path(get, path = "/v1/jobs/{id}/proof", params(("id" = String, Path)),
+    responses((status = 200, description = "the proof", content_type = "application/octet-stream"),
+              (status = 404, body = Problem)))]
+async fn proof(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    artifact(s, id, "proof").await
+}
+
+/// The exact DIMACS CNF the job's proof refutes.
+#[utoipa::path(get, path = "/v1/jobs/{id}/cnf", params(("id" = String, Path)),
+    responses((status = 200, description = "DIMACS CNF", content_type = "application/octet-stream"),
+              (status = 404, body = Problem)))]
+async fn cnf(State(s): State<AppState>, Path(id): Path<String>) -> Result<HttpResponse, ApiError> {
+    artifact(s, id, "cnf").await
+}
+
+/// The dispatcher thread: whenever a job slot is free, claims the oldest queued job and
+/// runs it on the pool. Ends at shutdown.
+pub(super) fn dispatch(state: AppState) {
+    while !state.shutting_down.load(Ordering::SeqCst) {
+        if !state.pool.reserve_job_slot(Duration::from_millis(500)) {
+            continue;
+        }
+        if state.shutting_down.load(Ordering::SeqCst) {
+            state.pool.release_job_slot();
+            break;
+        }
+        match state.store.claim_next() {
+            Ok(Some(job)) => {
+                let st = state.clone();
+                state.pool.run_job(move || run(st, job));
+            }
+            Ok(None) => {
+                state.pool.release_job_slot();
+                // Sleep until a submit wakes us (or half a second, in case one was missed).
+                let (lock, cv) = &state.job_signal;
+                let mut woken = lock.lock().unwrap_or_else(|e| e.into_inner());
+                if !*woken {
+                    woken = cv
+                        .wait_timeout(woken, Duration::from_millis(500))
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+                *woken = false;
+            }
+            Err(e) => {
+                state.pool.release_job_slot();
+                tracing::error!(error = %e, "claiming a job failed");
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        }
+    }
+}
+
+/// Runs one claimed job to its end: done, failed, cancelled, or (at shutdown) back to the
+/// queue.
+fn run(state: AppState, job: Job) {
+    let id = job.id.clone();
+    let cancel = Arc::new(AtomicBool::new(false));
+    state
+        .running
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(id.clone(), cancel.clone());
+    let outcome = run_claimed(&state, &job, cancel);
+    if let Err(e) = outcome {
+        tracing::error!(job = %id, error = %e, "recording a job's end failed");
+    }
+    state
+        .running
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&id);
+}
+
+fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(), StoreError> {
+    let id = &job.id;
+    // Cancelled between the claim and now: nothing to do.
+    if state
+        .store
+        .get(id)?
+        .is_some_and(|j| j.status == JobStatus::Cancelled)
+    {
+        return Ok(());
+    }
+    let req: Request = match serde_json::from_str(&job.request) {
+        Ok(r) => r,
+        Err(e) => {
+            let problem = ApiError::from(crate::Error::Internal(format!(
+                "the stored request cannot be read: {e}"
+            )))
+            .problem;
+            state.store.fail(id, &to_json(&problem))?;
+            return Ok(());
+        }
+    };
+    let progress_store = state.clone();
+    let progress_id = id.clone();
+    let last_report = std::sync::Mutex::new(Instant::now() - Duration::from_secs(1));
+    let ctx = Context {
+        budget: Budget {
+            deadline: Instant::now()
+                .checked_add(Duration::from_millis(state.config.job_timeout_ms)),
+            cancel: Some(cancel.clone()),
+            progress: None,
+        },
+        isolate: Some(state.config.exe.clone()),
+    }
+    .with_progress(move |done, total| {
+        // At most five writes a second; the last one always lands.
+        let mut last = last_report.lock().unwrap_or_else(|e| e.into_inner());
+        if done < total && last.elapsed() < Duration::from_millis(200) {
+            return;
+        }
+        *last = Instant::now();
+        let text = to_json(&JobProgress { done, total });
+        let _ = progress_store.store.set_progress(&progress_id, &text);
+    });
+    let start = Instant::now();
+    let result = req.run(&ctx);
+    state
+        .metrics
+        .op_time(req.op(), start.elapsed().as_secs_f64());
+    if cancel.load(Ordering::SeqCst) && state.shutting_down.load(Ordering::SeqCst) {
+        // Stopped by the shutdown, not by the client: it runs again at the next start.
+        state.store.requeue(id)?;
+        return Ok(());
+    }
+    match result {
+        Ok((mut resp, artifacts)) => {
+            if let Response::Solve(r) = &mut resp {
+                if let Some(p) = &mut r.proof {
+                    p.url = Some(format!("/v1/jobs/{id}/proof"));
+                    p.cnf_url = Some(format!("/v1/jobs/{id}/cnf"));
+                }
+            }
+            let parts: Vec<(&str, &[u8])> = artifacts
+                .0
+                .iter()
+                .map(|(n, b)| (n.as_str(), b.as_slice()))
+                .collect();
+            // false: cancelled meanwhile; the store keeps the cancel.
+            state.store.finish(id, &to_json(&resp), &parts)?;
+        }
+        Err(e) => {
+            state.store.fail(id, &to_json(&ApiError::from(e).problem))?;
+        }
+    }
+    Ok(())
+}
+
+fn to_json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+}

@@ -1,0 +1,436 @@
+//! The HTTP service (`queens serve`): an axum router over one [`AppState`], calling the
+//! operations layer ([`crate::ops`]) on a bounded pool of worker threads.
+//!
+//! - `routes.rs`: the synchronous endpoints (`/v1/solve`, …), health, metrics, OpenAPI.
+//! - `jobs.rs`: long work as jobs, stored before they are accepted, run by a dispatcher.
+//! - `workers.rs`: the worker pool; `store.rs`: SQLite (the only module that speaks SQL);
+//!   `error.rs`: every error response as problem+json; `metrics.rs`: Prometheus counters.
+
+mod error;
+mod jobs;
+mod metrics;
+mod routes;
+pub mod store;
+mod workers;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request as HttpRequest};
+use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
+
+use crate::engine::Budget;
+use crate::ops::{Artifacts, Context, Request, Response};
+pub use error::{ApiError, Problem};
+use metrics::Metrics;
+use store::Store;
+use workers::Pool;
+
+/// How the service runs: `queens serve`'s flags.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on (`127.0.0.1:0` picks a free port; the chosen one is printed).
+    pub addr: SocketAddr,
+    /// Worker threads for solving (default: the number of cores).
+    pub workers: usize,
+    /// Synchronous requests that may wait for a worker; more get 503.
+    pub queue: usize,
+    /// Largest board size accepted.
+    pub max_n: usize,
+    /// Time limit of a synchronous request, milliseconds (a request may ask for less).
+    pub timeout_ms: u64,
+    /// Largest request body, bytes.
+    pub max_body: usize,
+    /// Folder of the job database.
+    pub data: PathBuf,
+    /// Jobs that may wait in the store; more get 503.
+    pub max_jobs: usize,
+    /// Time limit of a job, milliseconds (a job may ask for less).
+    pub job_timeout_ms: u64,
+    /// The `queens` executable that runs uninterruptible work (`queens op`).
+    pub exe: PathBuf,
+}
+
+/// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
+#[derive(Clone, Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port; the chosen one is printed on stderr).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Worker threads that run the solving (default: one per core).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Synchronous requests that may wait for a worker; more are answered 503.
+    #[arg(long, default_value_t = 64)]
+    pub queue: usize,
+    /// Largest board size accepted.
+    #[arg(long, default_value_t = 1000)]
+    pub max_n: usize,
+    /// Time limit of a synchronous request, in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Time limit of a job, in milliseconds (default: one day).
+    #[arg(long, default_value_t = 86_400_000)]
+    pub job_timeout_ms: u64,
+    /// Largest request body, in bytes.
+    #[arg(long, default_value_t = 1 << 20)]
+    pub max_body: usize,
+    /// Jobs that may wait in the queue; more are answered 503.
+    #[arg(long, default_value_t = 10_000)]
+    pub max_jobs: usize,
+    /// Folder of the job database (created if missing).
+    #[arg(long, default_value = "queens-data")]
+    pub data: PathBuf,
+}
+
+impl ServeArgs {
+    /// Checks the flags and makes the server's configuration.
+    pub fn config(&self) -> Result<Config, crate::Error> {
+        let bad = |m: &str| Err(crate::Error::Unsupported(m.to_string()));
+        if self.workers == Some(0) {
+            return bad("--workers must be at least 1");
+        }
+        if self.max_n == 0 || self.max_n > crate::model::MAX_N {
+            return bad(&format!(
+                "--max-n must be from 1 to {}",
+                crate::model::MAX_N
+            ));
+        }
+        if self.timeout_ms == 0 || self.job_timeout_ms == 0 {
+            return bad("--timeout-ms and --job-timeout-ms must be at least 1");
+        }
+        if self.max_body < 64 {
+            return bad("--max-body must be at least 64 bytes");
+        }
+        let exe = std::env::current_exe().map_err(|e| crate::Error::Io {
+            path: "queens".into(),
+            source: e,
+        })?;
+        Ok(Config {
+            addr: self.addr,
+            workers: self
+                .workers
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            queue: self.queue,
+            max_n: self.max_n,
+            timeout_ms: self.timeout_ms,
+            max_body: self.max_body,
+            data: self.data.clone(),
+            max_jobs: self.max_jobs,
+            job_timeout_ms: self.job_timeout_ms,
+            exe,
+        })
+    }
+}
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState(Arc<Shared>);
+
+/// The shared parts of [`AppState`].
+pub struct Shared {
+    config: Config,
+    pool: Arc<Pool>,
+    store: Store,
+    metrics: Metrics,
+    /// Cancel flags of the jobs running now, by id.
+    running: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// Set on SIGTERM/SIGINT: no new jobs start, running ones go back to the queue.
+    shutting_down: AtomicBool,
+    /// Wakes the job dispatcher when a job is submitted.
+    job_signal: (Mutex<bool>, Condvar),
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// Sets the cancel flag when dropped: a synchronous request whose client went away (axum
+/// drops the handler's future) cancels its work.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+impl AppState {
+    /// Opens the store (re-queueing jobs a crash left running) and starts the workers and
+    /// the job dispatcher.
+    pub fn start(config: Config) -> Result<AppState, crate::Error> {
+        let store = Store::open(&config.data).map_err(|e| crate::Error::Io {
+            path: config.data.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let requeued = store
+            .requeue_all_running()
+            .map_err(|e| crate::Error::Internal(e.to_string()))?;
+        if requeued > 0 {
+            tracing::info!(
+                requeued,
+                "jobs left running by the last run go back to the queue"
+            );
+        }
+        let state = AppState(Arc::new(Shared {
+            pool: Pool::new(config.workers, config.queue),
+            config,
+            store,
+            metrics: Metrics::default(),
+            running: Mutex::new(HashMap::new()),
+            shutting_down: AtomicBool::new(false),
+            job_signal: (Mutex::new(false), Condvar::new()),
+        }));
+        let dispatcher = state.clone();
+        std::thread::Builder::new()
+            .name("queens-jobs".into())
+            .spawn(move || jobs::dispatch(dispatcher))
+            .map_err(|e| crate::Error::Internal(format!("starting the job dispatcher: {e}")))?;
+        Ok(state)
+    }
+
+    /// Checks a request against the service's limits before any work is queued.
+    fn admit(&self, req: &Request, synchronous: bool) -> Result<(), ApiError> {
+        let n = req.n();
+        if n > self.config.max_n {
+            let field = if matches!(req, Request::Generate(_)) {
+                "n"
+            } else {
+                "instance.n"
+            };
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "over a limit",
+                format!(
+                    "n = {n} is over this server's limit of {} (--max-n)",
+                    self.config.max_n
+                ),
+            )
+            .field(field));
+        }
+        if synchronous {
+            if let Some(why) = req.unbounded() {
+                return Err(
+                    ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unbounded work", why)
+                        .field("limit"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a synchronous request on a worker, within the server's time limit, cancelled if
+    /// the client goes away. 503 when the queue is full.
+    async fn run_sync(&self, req: Request) -> Result<(Response, Artifacts), ApiError> {
+        self.admit(&req, true)?;
+        let cancel = Arc::new(AtomicBool::new(false));
+        let _guard = CancelOnDrop(cancel.clone());
+        let limit = Duration::from_millis(self.config.timeout_ms);
+        let ctx = Context {
+            budget: Budget {
+                deadline: Instant::now().checked_add(limit),
+                cancel: Some(cancel),
+                progress: None,
+            },
+            isolate: Some(self.config.exe.clone()),
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let state = self.clone();
+        let op = req.op();
+        self.pool
+            .try_submit(move || {
+                let start = Instant::now();
+                let result = req.run(&ctx);
+                state.metrics.op_time(op, start.elapsed().as_secs_f64());
+                let _ = tx.send(result);
+            })
+            .map_err(|_| {
+                ApiError::busy(format!(
+                    "all {} workers are busy and {} requests are waiting: retry shortly, or \
+                     submit a job (POST /v1/jobs)",
+                    self.pool.workers(),
+                    self.pool.capacity()
+                ))
+            })?;
+        // The worker answers by the deadline (a child process is killed then); the grace
+        // period only guards against a bug.
+        match tokio::time::timeout(limit + Duration::from_secs(10), rx).await {
+            Ok(Ok(result)) => result.map_err(ApiError::from),
+            Ok(Err(_)) => Err(ApiError::from(crate::Error::Internal(
+                "the worker ended without an answer".into(),
+            ))),
+            Err(_) => Err(ApiError::from(crate::Error::Internal(
+                "the worker did not answer within its time limit".into(),
+            ))),
+        }
+    }
+
+    /// Wakes the job dispatcher.
+    fn wake_dispatcher(&self) {
+        let (lock, cv) = &self.job_signal;
+        *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        cv.notify_all();
+    }
+
+    /// Graceful shutdown: no new job starts; running jobs are stopped and handed back to
+    /// the queue (they run again at the next start). Synchronous requests go on.
+    pub fn shutdown(&self) {
+        self.shutting_down.store(true, Ordering::SeqCst);
+        for flag in self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+        {
+            flag.store(true, Ordering::SeqCst);
+        }
+        self.wake_dispatcher();
+        // Jobs notice the flag within milliseconds (a child is killed at once); wait for
+        // them to hand their jobs back.
+        let until = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < until
+            && !self
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_empty()
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// A JSON request body: 413 over the size limit, 400 when it is not JSON, 422 naming the
+/// field when a value is wrong (unknown engine, off-board queen, ragged grid, …).
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: HttpRequest, state: &S) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "body too large",
+                    "the request body is over this server's limit (--max-body)",
+                )
+            } else {
+                ApiError::new(StatusCode::BAD_REQUEST, "unreadable body", e.body_text())
+            }
+        })?;
+        parse_body(&bytes).map(JsonBody)
+    }
+}
+
+/// Parses a request body, naming the field of a bad value.
+pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value: T = match serde_path_to_error::deserialize(&mut de) {
+        Ok(v) => v,
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "invalid JSON",
+                    inner.to_string(),
+                ));
+            }
+            let message = inner.to_string();
+            // An instance error names its own field (``field `queens[1]`: …``).
+            let field = match crate::Error::Unsupported(message.clone()).field() {
+                Some(f) if path == "instance" => format!("instance.{f}"),
+                _ => path.clone(),
+            };
+            let detail = if path == "." {
+                message
+            } else {
+                format!("{path}: {message}")
+            };
+            return Err(
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid request", detail)
+                    .field(field),
+            );
+        }
+    };
+    de.end()
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", e.to_string()))?;
+    Ok(value)
+}
+
+/// Runs the service until SIGINT or SIGTERM, then shuts down gracefully.
+pub fn serve(config: Config) -> Result<(), crate::Error> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("queens-http")
+        .build()
+        .map_err(|e| crate::Error::Internal(format!("starting the async runtime: {e}")))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.addr)
+            .await
+            .map_err(|e| crate::Error::Io {
+                path: config.addr.to_string().into(),
+                source: e,
+            })?;
+        let addr = listener.local_addr().map_err(|e| crate::Error::Io {
+            path: config.addr.to_string().into(),
+            source: e,
+        })?;
+        let data = config.data.clone();
+        let state = tokio::task::spawn_blocking(move || AppState::start(config))
+            .await
+            .map_err(|e| crate::Error::Internal(e.to_string()))??;
+        let app = routes::router(state.clone());
+        // Tests and scripts read this line to find the port.
+        eprintln!(
+            "queens: listening on http://{addr} (data in {})",
+            data.display()
+        );
+        // On the signal, jobs are handed back first (event streams end with them), then
+        // axum stops accepting and lets the synchronous requests in flight finish.
+        let stopping = state.clone();
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                shutdown_signal().await;
+                eprintln!("queens: shutting down: running jobs go back to the queue");
+                let _ = tokio::task::spawn_blocking(move || stopping.shutdown()).await;
+            })
+            .await
+            .map_err(|e| crate::Error::Internal(format!("the server failed: {e}")))?;
+        state.pool.close();
+        eprintln!("queens: stopped");
+        Ok(())
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

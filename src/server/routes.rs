@@ -1,0 +1,293 @@
+//! The synchronous endpoints, each a few lines over the operations layer, plus health,
+//! metrics, the OpenAPI document and the index page; and the router with its layers.
+
+use axum::extract::{DefaultBodyLimit, MatchedPath, State};
+use axum::http::{header, HeaderName, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{Html, IntoResponse, Response as HttpResponse};
+use axum::Json;
+use serde::Serialize;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::error::{ApiError, Problem};
+use super::metrics::Gauges;
+use super::{jobs, AppState, JsonBody};
+use crate::ops::{
+    CheckRequest, CheckResponse, CountRequest, CountResponse, DecodeRequest, DecodeResponse,
+    EncodeRequest, ExplainRequest, ExplainResponse, GenerateRequest, GenerateResponse, Request,
+    Response, SolveRequest, SolveResponse,
+};
+
+/// The whole router: API routes (collected into the OpenAPI document as they are
+/// registered), then the layers.
+pub fn router(state: AppState) -> axum::Router {
+    let (api, mut openapi) = OpenApiRouter::new()
+        .routes(routes!(solve))
+        .routes(routes!(count))
+        .routes(routes!(check))
+        .routes(routes!(explain))
+        .routes(routes!(encode))
+        .routes(routes!(decode))
+        .routes(routes!(generate))
+        .routes(routes!(healthz))
+        .merge(jobs::router())
+        .split_for_parts();
+    openapi.info.title = "queens".into();
+    openapi.info.description = Some(
+        "Solve, count, check, explain and generate n-queens, completion and region Queens \
+         problems. Every board in a response has passed an independent verifier."
+            .into(),
+    );
+    let openapi_json = serde_json::to_string_pretty(&openapi).unwrap_or_default();
+    let x_request_id = HeaderName::from_static("x-request-id");
+    let max_body = state.config.max_body;
+    api.route(
+        "/openapi.json",
+        axum::routing::get(move || async move {
+            ([(header::CONTENT_TYPE, "application/json")], openapi_json)
+        }),
+    )
+    .route("/metrics", axum::routing::get(metrics))
+    .route("/", axum::routing::get(index))
+    .fallback(|| async { ApiError::not_found("no such endpoint: see GET / or /openapi.json") })
+    .layer(middleware::from_fn_with_state(
+        state.clone(),
+        count_requests,
+    ))
+    .layer(DefaultBodyLimit::max(max_body))
+    .layer(CatchPanicLayer::custom(|_| {
+        ApiError::from(crate::Error::Internal("a request handler panicked".into())).into_response()
+    }))
+    .layer(TraceLayer::new_for_http())
+    .layer(PropagateRequestIdLayer::new(x_request_id.clone()))
+    .layer(SetRequestIdLayer::new(x_request_id, MakeRequestUuid))
+    .with_state(state)
+}
+
+async fn count_requests(
+    State(state): State<AppState>,
+    matched: Option<MatchedPath>,
+    req: axum::extract::Request,
+    next: Next,
+) -> HttpResponse {
+    let method = req.method().to_string();
+    let route = matched.map_or_else(|| "unmatched".to_string(), |m| m.as_str().to_string());
+    let resp = next.run(req).await;
+    state
+        .metrics
+        .request(&method, &route, resp.status().as_u16());
+    resp
+}
+
+/// A response of the wrong kind from the operations layer: a bug.
+fn mismatch(op: &str) -> ApiError {
+    ApiError::from(crate::Error::Internal(format!(
+        "the {op} operation returned another operation's answer"
+    )))
+}
+
+/// Find a solution (or up to `limit`), verified; `status` is `sat`, `unsat`, `timeout` or
+/// `cancelled`.
+#[utoipa::path(post, path = "/v1/solve", request_body = SolveRequest,
+    responses((status = 200, body = SolveResponse), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 503, body = Problem)))]
+async fn solve(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<SolveRequest>,
+) -> Result<Json<SolveResponse>, ApiError> {
+    match s.run_sync(Request::Solve(req)).await? {
+        (Response::Solve(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("solve")),
+    }
+}
+
+/// Count solutions (up to `limit`); without a limit only boards up to n = 16.
+#[utoipa::path(post, path = "/v1/count", request_body = CountRequest,
+    responses((status = 200, body = CountResponse), (status = 400, body = Problem),
+              (status = 422, body = Problem), (status = 503, body = Problem)))]
+async fn count(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<CountRequest>,
+) -> Result<Json<CountResponse>, ApiError> {
+    match s.run_sync(Request::Count(req)).await? {
+        (Response::Count(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("count")),
+    }
+}
+
+/// Check a placement: every conflict named; whether a partial board can still be completed.
+#[utoipa::path(post, path = "/v1/check", request_body = CheckRequest,
+    responses((status = 200, body = CheckResponse), (status = 400, body = Problem),
+              (status = 422, body = Problem), (status = 503, body = Problem)))]
+async fn check(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<CheckRequest>,
+) -> Result<Json<CheckResponse>, ApiError> {
+    match s.run_sync(Request::Check(req)).await? {
+        (Response::Check(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("check")),
+    }
+}
+
+/// A minimal set of presets with no completion (or a solution when there is one).
+#[utoipa::path(post, path = "/v1/explain", request_body = ExplainRequest,
+    responses((status = 200, body = ExplainResponse), (status = 400, body = Problem),
+              (status = 422, body = Problem), (status = 503, body = Problem)))]
+async fn explain(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<ExplainRequest>,
+) -> Result<Json<ExplainResponse>, ApiError> {
+    match s.run_sync(Request::Explain(req)).await? {
+        (Response::Explain(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("explain")),
+    }
+}
+
+/// The SAT encoding as DIMACS CNF (`text/plain`; sizes in `x-queens-vars` and
+/// `x-queens-clauses`).
+#[utoipa::path(post, path = "/v1/encode", request_body = EncodeRequest,
+    responses((status = 200, body = String, content_type = "text/plain"),
+              (status = 400, body = Problem), (status = 422, body = Problem)))]
+async fn encode(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<EncodeRequest>,
+) -> Result<HttpResponse, ApiError> {
+    match s.run_sync(Request::Encode(req)).await? {
+        (Response::Encode(r), _) => Ok((
+            [
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/plain; charset=utf-8"),
+                ),
+                (
+                    HeaderName::from_static("x-queens-vars"),
+                    HeaderValue::from(r.vars),
+                ),
+                (
+                    HeaderName::from_static("x-queens-clauses"),
+                    HeaderValue::from(r.clauses),
+                ),
+            ],
+            r.dimacs,
+        )
+            .into_response()),
+        _ => Err(mismatch("encode")),
+    }
+}
+
+/// An external solver's output read back onto the board and verified.
+#[utoipa::path(post, path = "/v1/decode", request_body = DecodeRequest,
+    responses((status = 200, body = DecodeResponse), (status = 400, body = Problem),
+              (status = 422, body = Problem)))]
+async fn decode(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<DecodeRequest>,
+) -> Result<Json<DecodeResponse>, ApiError> {
+    match s.run_sync(Request::Decode(req)).await? {
+        (Response::Decode(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("decode")),
+    }
+}
+
+/// Seeded instances: completions, excluded diagonals, unique region puzzles.
+#[utoipa::path(post, path = "/v1/generate", request_body = GenerateRequest,
+    responses((status = 200, body = GenerateResponse), (status = 400, body = Problem),
+              (status = 422, body = Problem)))]
+async fn generate(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<GenerateRequest>,
+) -> Result<Json<GenerateResponse>, ApiError> {
+    match s.run_sync(Request::Generate(req)).await? {
+        (Response::Generate(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("generate")),
+    }
+}
+
+/// `GET /healthz`.
+#[derive(Serialize, ToSchema)]
+struct Health {
+    /// Always `ok` while the server answers.
+    status: &'static str,
+    /// Worker threads.
+    workers: usize,
+    /// Workers running something.
+    busy: usize,
+    /// Synchronous requests waiting.
+    queued: usize,
+}
+
+/// Liveness and load, without touching the database.
+#[utoipa::path(get, path = "/healthz", responses((status = 200, body = Health)))]
+async fn healthz(State(s): State<AppState>) -> Json<Health> {
+    Json(Health {
+        status: "ok",
+        workers: s.pool.workers(),
+        busy: s.pool.busy(),
+        queued: s.pool.queued(),
+    })
+}
+
+async fn metrics(State(s): State<AppState>) -> HttpResponse {
+    let store = s.clone();
+    let jobs = tokio::task::spawn_blocking(move || store.store.counts())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .map(|c| {
+            vec![
+                ("queued", c.queued),
+                ("running", c.running),
+                ("done", c.done),
+                ("failed", c.failed),
+                ("cancelled", c.cancelled),
+            ]
+        })
+        .unwrap_or_default();
+    let text = s.metrics.render(&Gauges {
+        queued: s.pool.queued(),
+        capacity: s.pool.capacity(),
+        busy: s.pool.busy(),
+        workers: s.pool.workers(),
+        jobs,
+    });
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        text,
+    )
+        .into_response()
+}
+
+async fn index() -> Html<&'static str> {
+    Html(INDEX)
+}
+
+const INDEX: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>queens</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46em;margin:2em auto;padding:0 1em}
+code{background:#f3f3f3;padding:0 .2em}</style></head><body>
+<h1>queens</h1>
+<p>Solves, counts, checks, explains and generates n-queens, n-queens completion and region
+Queens problems. Every board in an answer has passed an independent verifier; an UNSAT answer
+can come with a proof a DRAT/LRAT checker accepts.</p>
+<h2>Endpoints</h2>
+<ul>
+<li><code>POST /v1/solve</code>, <code>/v1/count</code>, <code>/v1/check</code>,
+<code>/v1/explain</code>, <code>/v1/encode</code>, <code>/v1/decode</code>,
+<code>/v1/generate</code>: a JSON body <code>{"instance": {...}, ...options}</code>,
+answered synchronously within the server's time limit.</li>
+<li><code>POST /v1/jobs</code> <code>{"op": "solve", ...}</code>: long work, stored before it
+is accepted; <code>GET /v1/jobs/{id}</code>, <code>/v1/jobs/{id}/events</code> (server-sent
+events), <code>/v1/jobs/{id}/proof</code>, <code>DELETE /v1/jobs/{id}</code>.</li>
+<li><code>GET /healthz</code>, <code>GET /metrics</code> (Prometheus),
+<a href="/openapi.json"><code>GET /openapi.json</code></a> (every schema).</li>
+</ul>
+<p>Example: <code>curl -s localhost:8080/v1/solve -d '{"instance":{"n":8,"queens":["b4","d5"]}}'</code></p>
+</body></html>
+"#;
