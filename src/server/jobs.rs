@@ -88,7 +88,7 @@ pub struct JobView {
     pub progress: Option<JobProgress>,
     /// With `done`: the operation's answer (the same JSON as the synchronous endpoint's).
     #[schema(value_type = Option<Object>)]
-    pub result: Option<serde_json::Value>,
+    pub result: Option<Box<serde_json::value::RawValue>>,
     /// With `failed`: what went wrong.
     pub error: Option<Problem>,
     /// Times a worker started the job (more than 1 after a restart).
@@ -115,7 +115,10 @@ impl JobView {
         };
         JobView {
             progress: parse(&job.progress),
-            result: parse(&job.result),
+            // Passed on as stored: the operation's own JSON, field order and all.
+            result: job
+                .result
+                .and_then(|t| serde_json::value::RawValue::from_string(t).ok()),
             error: job
                 .error
                 .as_deref()
@@ -406,9 +409,9 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
         isolate: Some(state.config.exe.clone()),
     }
     .with_progress(move |done, total| {
-        // At most five writes a second; the last one always lands.
+        // At most one write (an fsync) a second; the last one always lands.
         let mut last = last_report.lock().unwrap_or_else(|e| e.into_inner());
-        if done < total && last.elapsed() < Duration::from_millis(200) {
+        if done < total && last.elapsed() < Duration::from_secs(1) {
             return;
         }
         *last = Instant::now();

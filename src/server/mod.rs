@@ -336,15 +336,17 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     // Every body is an object; serde would take an array for a struct's fields in order.
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return Err(match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-            Err(e) => ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", e.to_string()),
-            Ok(_) => ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid request",
-                "expected a JSON object",
-            )
-            .field("."),
-        });
+        return Err(
+            match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+                Err(e) => ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", e.to_string()),
+                Ok(_) => ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "invalid request",
+                    "expected a JSON object",
+                )
+                .field("."),
+            },
+        );
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = match serde_path_to_error::deserialize(&mut de) {

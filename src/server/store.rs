@@ -66,7 +66,7 @@ const APPLICATION_ID: i64 = 0x5155_454E;
 /// locked". Generous: the only long writer is `finish` storing a large proof.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The columns of `jobs` that make a [`Job`], in the order `job_from_row` reads them.
+/// The columns of `jobs` that make a [`Job`], in the order `load_job` reads them.
 const JOB_COLUMNS: &str =
     "id, op, request, status, progress, result, error, attempts, created_ms, started_ms, finished_ms";
 
@@ -287,10 +287,11 @@ impl Store {
         // Refuse a newer schema (or a foreign file) before anything below writes to the file.
         check_version(&conn, &origin, migrations.len())?;
         if origin != ":memory:" {
-            // WAL: readers (GET /v1/jobs/{id}) do not wait for the writer, and a commit
-            // appends to one file instead of rewriting pages through a rollback journal. It
-            // is a property of the file, kept across opens; we insist on it, since a silent
-            // fallback would change locking behaviour under load.
+            // WAL: a commit appends to one file and needs one fsync, where a rollback journal
+            // needs several, and readers on other connections (a second process, `sqlite3`
+            // looking at the file) do not wait for the writer. It is a property of the file,
+            // kept across opens; we insist on it, since a silent fallback would change the
+            // locking under load.
             let mode: String = conn
                 .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
                 .map_err(ctx(&at("setting journal_mode=WAL")))?;
@@ -306,11 +307,14 @@ impl Store {
         // at checkpoints and could lose the last commits on power loss). The cost, one fsync
         // per write, is small next to solving. fullfsync makes that fsync reach the disk on
         // macOS (F_FULLFSYNC); it does nothing elsewhere. foreign_keys is off by default in
-        // SQLite and per connection: artifacts must belong to a job.
+        // SQLite and per connection: artifacts must belong to a job. journal_size_limit: a
+        // proof of tens of MB passes through the WAL, which SQLite reuses after a checkpoint
+        // but does not shrink; this truncates it back to 64 MiB at most.
         for (pragma, value) in [
             ("synchronous", "FULL"),
             ("fullfsync", "ON"),
             ("foreign_keys", "ON"),
+            ("journal_size_limit", "67108864"),
         ] {
             conn.pragma_update(None, pragma, value)
                 .map_err(ctx(&at(&format!("setting {pragma}={value}"))))?;
@@ -328,10 +332,10 @@ impl Store {
         self.conn.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Runs `f` in one transaction and commits it. `IMMEDIATE` takes the write lock up front:
-    /// a deferred transaction that reads and then writes fails with SQLITE_BUSY_SNAPSHOT
-    /// (without waiting) when another connection wrote in between, and `claim_next` would
-    /// be racy across processes. If `f` fails, the transaction rolls back.
+    /// Runs `f` in one transaction and commits it; if `f` fails, the transaction rolls back.
+    /// `IMMEDIATE` takes the write lock up front (waiting up to the busy timeout): a deferred
+    /// transaction that reads and then writes, as `insert` counts and then inserts, fails at
+    /// once with SQLITE_BUSY_SNAPSHOT when another connection wrote in between.
     fn write<T>(
         &self,
         what: &str,
@@ -1098,7 +1102,8 @@ mod tests {
         store.claim_next().unwrap().unwrap();
         let queued = store.insert("solve", "{}", 10).unwrap();
         println!("ready {} {} {}", done.id, running.id, queued.id);
-        std::thread::sleep(Duration::from_secs(300));
+        // Bounded, so that a parent that missed the line waits a minute, not forever.
+        std::thread::sleep(Duration::from_secs(60));
     }
 
     #[test]
@@ -1121,14 +1126,15 @@ mod tests {
             .spawn()
             .unwrap();
         let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        // The harness prints `test … ... ` before the child's own output, on the same line.
         let line = stdout
             .lines()
             .map(Result::unwrap)
-            .find(|line| line.starts_with("ready "));
+            .find_map(|line| line.split_once("ready ").map(|(_, ids)| ids.to_string()));
         child.kill().unwrap(); // SIGKILL on Unix: no destructor, no close, no checkpoint.
         child.wait().unwrap();
         let line = line.expect("the child process reports its jobs");
-        let ids: Vec<&str> = line.split_whitespace().skip(1).collect();
+        let ids: Vec<&str> = line.split_whitespace().collect();
         let [done, running, queued] = ids[..] else {
             panic!("unexpected line {line:?}");
         };
@@ -1179,6 +1185,32 @@ mod tests {
     }
 
     #[test]
+    fn concurrent_inserts_stop_exactly_at_the_limit() {
+        let dir = TempDir::new("inserts");
+        let stores = [
+            Arc::new(Store::open(&dir.0).unwrap()),
+            Arc::new(Store::open(&dir.0).unwrap()),
+        ];
+        let workers: Vec<_> = (0..4)
+            .map(|i| {
+                let store = Arc::clone(&stores[i % 2]);
+                std::thread::spawn(move || {
+                    (0..20)
+                        .filter(|_| match store.insert("solve", "{}", 30) {
+                            Ok(_) => true,
+                            Err(StoreError::Full(30)) => false,
+                            Err(e) => panic!("{e}"),
+                        })
+                        .count()
+                })
+            })
+            .collect();
+        let accepted: usize = workers.into_iter().map(|w| w.join().unwrap()).sum();
+        assert_eq!(accepted, 30);
+        assert_eq!(stores[1].counts().unwrap().queued, 30);
+    }
+
+    #[test]
     fn file_store_is_durable_by_its_pragmas() {
         let dir = TempDir::new("pragmas");
         let store = Store::open(&dir.0).unwrap();
@@ -1199,6 +1231,7 @@ mod tests {
         assert_eq!(pragma("synchronous"), "2", "FULL");
         assert_eq!(pragma("foreign_keys"), "1");
         assert_eq!(pragma("busy_timeout"), "10000");
+        assert_eq!(pragma("journal_size_limit"), "67108864");
         assert_eq!(pragma("user_version"), SCHEMA_VERSION.to_string());
         assert_eq!(pragma("application_id"), APPLICATION_ID.to_string());
         // Foreign keys hold: no artifact without its job.
