@@ -50,8 +50,8 @@ impl Diagonal {
     /// The diagonal CSPLib prob079 writes as the pair `[k, t]` on an `n`×`n` board:
     /// `t = 1` is `r + c = k`, `t = 0` is `r - c = k - (n - 1)`.
     pub fn from_csplib(n: usize, k: usize, t: u8) -> Option<Diagonal> {
-        // k ≤ 2n − 2, written so that no n overflows.
-        if n == 0 || k / 2 >= n {
+        // k ≤ 2n − 2; a 2n that overflows is larger than any k.
+        if n == 0 || n.checked_mul(2).is_some_and(|m| k > m - 2) {
             return None;
         }
         match t {

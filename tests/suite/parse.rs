@@ -414,3 +414,25 @@ fn solver_models_are_checked() {
     let e = parse_model("m", "\u{FEFF}s UNSATISFIABLE\n").unwrap();
     assert_eq!(e, ModelAnswer::Unsat);
 }
+
+/// The diagonal index bound k ≤ 2n − 2, at its edges and for sizes whose 2n overflows.
+#[test]
+fn csplib_diagonal_bounds() {
+    use queens::model::Diagonal;
+    assert_eq!(Diagonal::from_csplib(4, 6, 1), Some(Diagonal::Sum(6)));
+    assert_eq!(Diagonal::from_csplib(4, 7, 1), None);
+    assert_eq!(Diagonal::from_csplib(4, 0, 0), Some(Diagonal::Diff(6)));
+    assert_eq!(Diagonal::from_csplib(1, 1, 0), None);
+    assert_eq!(Diagonal::from_csplib(0, 0, 1), None);
+    assert_eq!(
+        Diagonal::from_csplib(usize::MAX, usize::MAX, 1),
+        Some(Diagonal::Sum(usize::MAX))
+    );
+    assert!(!Diagonal::Diff(usize::MAX).contains(3, (0, 0)));
+    assert_eq!(Diagonal::Diff(usize::MAX).cells(3).count(), 0);
+    let e = err(r#"{"n": 4, "diags": [[7, 1]]}"#);
+    assert!(
+        e.starts_with("in.txt: field `diags[0]`: expected [k, t]"),
+        "{e}"
+    );
+}
