@@ -50,7 +50,8 @@ impl Diagonal {
     /// The diagonal CSPLib prob079 writes as the pair `[k, t]` on an `n`×`n` board:
     /// `t = 1` is `r + c = k`, `t = 0` is `r - c = k - (n - 1)`.
     pub fn from_csplib(n: usize, k: usize, t: u8) -> Option<Diagonal> {
-        if n == 0 || k > 2 * n - 2 {
+        // k ≤ 2n − 2; a 2n that overflows is larger than any k.
+        if n == 0 || n.checked_mul(2).is_some_and(|m| k > m - 2) {
             return None;
         }
         match t {
@@ -66,7 +67,7 @@ impl Diagonal {
         (0..n).filter_map(move |r| {
             let c = match self {
                 Diagonal::Sum(k) => k.checked_sub(r),
-                Diagonal::Diff(k) => (k + r).checked_sub(n - 1),
+                Diagonal::Diff(k) => k.checked_add(r).and_then(|x| x.checked_sub(n - 1)),
             };
             c.filter(|&c| c < n).map(|c| (r, c))
         })
@@ -75,8 +76,8 @@ impl Diagonal {
     /// Whether the cell lies on this diagonal of an `n`×`n` board.
     pub fn contains(self, n: usize, (r, c): Pos) -> bool {
         match self {
-            Diagonal::Sum(k) => r + c == k,
-            Diagonal::Diff(k) => c + n - 1 - r == k,
+            Diagonal::Sum(k) => r.checked_add(c) == Some(k),
+            Diagonal::Diff(k) => (c + n).checked_sub(r + 1) == Some(k),
         }
     }
 }
@@ -85,36 +86,72 @@ impl Diagonal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Regions {
     n: usize,
-    ids: Vec<u32>,
+    /// Region index per cell, row-major; `u16` because `MAX_N` regions fit, so a 4096×4096
+    /// map takes 32 MiB, twice the size of its text grid rather than many times.
+    ids: Vec<u16>,
     names: Vec<String>,
 }
+
+const _: () = assert!(MAX_N <= u16::MAX as usize + 1, "region ids are u16");
 
 impl Regions {
     /// Builds the partition from one name per cell (row-major). Region indices are given in
     /// order of first appearance, so the top-left cell is always in region 0.
     pub fn from_names<S: AsRef<str>>(n: usize, cells: &[S]) -> Result<Regions, Error> {
-        if cells.len() != n * n {
+        Regions::from_cells(n, cells)
+    }
+
+    /// Like [`Regions::from_names`], from any sequence of names, so a parser can pass slices
+    /// of its text instead of one `String` per cell. Memory stays proportional to the board
+    /// whatever the sequence holds: cells past the `n²`-th are only counted, and at most a
+    /// few more than `n` distinct names are kept before the map is refused.
+    pub fn from_cells<S: AsRef<str>>(
+        n: usize,
+        cells: impl IntoIterator<Item = S>,
+    ) -> Result<Regions, Error> {
+        if n == 0 || n > MAX_N {
             return Err(Error::model(format!(
-                "region map has {} cells, expected {}×{}",
-                cells.len(),
-                n,
-                n
+                "board size {n} is out of range (1..={MAX_N})"
             )));
         }
+        // Enough names to show a useful preview of a map with too many regions.
+        let keep_names = 2 * n + 12;
         let mut names: Vec<String> = Vec::new();
-        let mut index = std::collections::HashMap::new();
+        let mut index: std::collections::HashMap<String, u16> = std::collections::HashMap::new();
         let mut ids = Vec::with_capacity(n * n);
+        let mut count = 0usize;
+        let mut more_names = false;
         for cell in cells {
+            count += 1;
+            if count > n * n {
+                continue;
+            }
             let name = cell.as_ref();
-            let id = *index.entry(name.to_string()).or_insert_with(|| {
-                names.push(name.to_string());
-                names.len() - 1
-            });
-            ids.push(id as u32);
+            let id = match index.get(name) {
+                Some(&id) => id,
+                None if names.len() < keep_names => {
+                    names.push(name.to_string());
+                    // Ids past n are never kept: the map is refused below.
+                    let id = (names.len() - 1).min(MAX_N - 1) as u16;
+                    index.insert(name.to_string(), id);
+                    id
+                }
+                None => {
+                    more_names = true;
+                    0
+                }
+            };
+            ids.push(id);
+        }
+        if count != n * n {
+            return Err(Error::model(format!(
+                "region map has {count} cells, expected {n}×{n}"
+            )));
         }
         if names.len() != n {
+            let many = if more_names { "more than " } else { "" };
             return Err(Error::model(format!(
-                "region map has {} regions ({}), expected exactly {} (one per row)",
+                "region map has {many}{} regions ({}), expected exactly {} (one per row)",
                 names.len(),
                 preview(&names),
                 n
@@ -210,7 +247,8 @@ impl Problem {
         Ok(self)
     }
 
-    /// Adds fixed queens (duplicates are merged).
+    /// Adds fixed queens (duplicates are merged: parsers refuse a queen listed twice with
+    /// [`find_duplicate`] first, since there it is a mistake in the input).
     pub fn with_fixed(mut self, queens: &[Pos]) -> Result<Problem, Error> {
         for &p in queens {
             self.check_on_board(p, "fixed queen")?;
@@ -356,6 +394,30 @@ impl Problem {
         p.blocked.clear();
         p.with_blocked(cells)
     }
+}
+
+/// The first cell listed twice, as the indices `(first, again)` of its two entries, `again`
+/// as small as possible. Long lists on a board the model accepts use one bit per cell of the
+/// board, so memory never grows with the list.
+pub fn find_duplicate(n: usize, cells: &[Pos]) -> Option<(usize, usize)> {
+    let again = if n <= MAX_N && cells.len() > 1024 {
+        let mut seen = vec![0u64; (n * n).div_ceil(64)];
+        cells.iter().position(|&(r, c)| {
+            if r >= n || c >= n {
+                return false;
+            }
+            let i = r * n + c;
+            let bit = 1u64 << (i % 64);
+            let dup = seen[i / 64] & bit != 0;
+            seen[i / 64] |= bit;
+            dup
+        })?
+    } else {
+        let mut seen = std::collections::HashSet::new();
+        cells.iter().position(|&p| !seen.insert(p))?
+    };
+    let first = cells[..again].iter().position(|&p| p == cells[again])?;
+    Some((first, again))
 }
 
 /// Formats a cell as `(r,c)`, the way every message in the product names cells.

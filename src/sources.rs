@@ -13,7 +13,10 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::generate::parse_csplib;
 use crate::model::Problem;
-use crate::parse::{json_value, parse, problem_from_json, read_text};
+use crate::parse::{
+    json_value, looks_like_json, not_an_object, parse, problem_from_json, read_text, strip_bom,
+    EMPTY_INPUT,
+};
 
 /// A named problem.
 #[derive(Clone, Debug)]
@@ -80,29 +83,37 @@ pub fn detect(path: &Path, text: &str) -> Format {
     if matches!(ext, "param" | "eprime-param" | "essence-param") {
         return Format::Csplib;
     }
-    let code: Vec<&str> = text
+    let text = strip_bom(text);
+    // The first line with code on it; no per-line allocation, since a grid file may have
+    // thousands of lines.
+    let first = text
         .lines()
         .map(|l| l.split('$').next().unwrap_or("").trim())
-        .filter(|l| !l.is_empty())
-        .collect();
-    let first = code.first().copied().unwrap_or("");
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     let word = first
         .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-        .next();
+        .next()
+        .unwrap_or("");
     // `n = 21` or `n be …`, not a region map whose first row starts with the tokens `n b`.
-    let after_n = first[1..].trim_start();
-    if word == Some("letting")
-        || (word == Some("n")
-            && (after_n.starts_with('=') || after_n.split_whitespace().next() == Some("be")))
+    // `word` is a prefix of `first`, so this cuts at a character boundary whatever the text.
+    let after_word = first.strip_prefix(word).unwrap_or("").trim_start();
+    if word == "letting"
+        || (word == "n"
+            && (after_word.starts_with('=') || after_word.split_whitespace().next() == Some("be")))
     {
         return Format::Csplib;
     }
-    let lines: Vec<&str> = text
+    let mut records = 0;
+    let all_objects = text
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-        .collect();
-    if lines.len() > 1 && lines.iter().all(|l| l.starts_with('{') && l.ends_with('}')) {
+        .all(|l| {
+            records += 1;
+            l.starts_with('{') && l.ends_with('}')
+        });
+    if all_objects && records > 1 {
         return Format::JsonLines;
     }
     Format::Single
@@ -175,6 +186,9 @@ fn io(path: &Path, e: std::io::Error) -> Error {
 /// "n": size}`, so `--select` can pick from a folder of mixed files.
 fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Result<(), Error> {
     let (origin, text) = read_text(path)?;
+    if text.trim().is_empty() {
+        return Err(Error::input(&origin, EMPTY_INPUT));
+    }
     let stem = match path.file_stem().and_then(|s| s.to_str()) {
         Some(s) if path != Path::new("-") => s.to_string(),
         _ => "stdin".to_string(),
@@ -218,7 +232,7 @@ fn load_file(path: &Path, selection: &Selection, out: &mut Vec<Instance>) -> Res
                 });
             }
         }
-        Format::Single if text.trim_start().starts_with('{') => {
+        Format::Single if looks_like_json(&text) => {
             let record = json_value(&text, 1).map_err(|m| Error::input(&origin, m))?;
             let found = from_record(record, selection, stem.clone())
                 .map_err(|m| Error::input(&origin, m))?;
@@ -253,6 +267,9 @@ fn from_record(
     selection: &Selection,
     default_id: String,
 ) -> Result<Option<Instance>, String> {
+    if !record.is_object() {
+        return Err(not_an_object(&record));
+    }
     let lookup = |field: &str| match (field, record.get(field)) {
         (_, Some(v)) => Some(v.clone()),
         ("id", None) => Some(Value::String(default_id.clone())),

@@ -153,3 +153,286 @@ fn region_map_starting_with_n_b_is_not_csplib() {
     assert!(inst.problem.regions().is_some());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+// Hostile input (issue 15): each test is a reproducer, named after what broke.
+
+/// A file in a fresh temp folder, for the loaders that read paths.
+fn temp_file(name: &str, bytes: &[u8]) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "queens-hostile-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    (dir, path)
+}
+
+fn load_err(name: &str, bytes: &[u8]) -> String {
+    let (dir, path) = temp_file(name, bytes);
+    let e = queens::sources::load_one(&path, &queens::sources::Selection::default())
+        .unwrap_err()
+        .to_string();
+    std::fs::remove_dir_all(dir).unwrap();
+    e.replacen(&path.display().to_string(), name, 1)
+}
+
+fn load_ok(name: &str, bytes: &[u8]) -> queens::Problem {
+    let (dir, path) = temp_file(name, bytes);
+    let p = queens::sources::load_one(&path, &queens::sources::Selection::default())
+        .unwrap()
+        .problem;
+    std::fs::remove_dir_all(dir).unwrap();
+    p
+}
+
+/// `printf '' | queens solve -` panicked: format detection sliced `first[1..]` of "".
+#[test]
+fn empty_input_is_refused_not_a_panic() {
+    for text in ["", "  \n\t\n", "# only a comment\n\n", "\u{FEFF}"] {
+        let e = parse::parse("<stdin>", text).unwrap_err().to_string();
+        assert!(e.starts_with("<stdin>: empty input"), "{text:?}: {e}");
+        let e = load_err("empty.txt", text.as_bytes());
+        assert!(e.starts_with("empty.txt: empty input"), "{text:?}: {e}");
+    }
+    assert!(load_err("empty.jsonl", b"").starts_with("empty.jsonl: empty input"));
+    assert!(load_err("empty.param", b"\n").starts_with("empty.param: empty input"));
+    // Option lines without a grid keep their own message.
+    assert_eq!(
+        err("queens: 0,0\n"),
+        "in.txt: no grid found (expected n lines of n cells)"
+    );
+}
+
+/// A grid saved by a Windows editor starts with U+FEFF; detection sliced into its 3 bytes.
+#[test]
+fn byte_order_mark_is_skipped() {
+    let p = parse::parse("g", "\u{FEFF}Q...\n....\n....\n....\n").unwrap();
+    assert_eq!((p.n(), p.fixed()), (4, &[(0, 0)][..]));
+    let p = load_ok("bom.txt", "\u{FEFF}.Q..\n...Q\nQ...\n..Q.\r\n".as_bytes());
+    assert_eq!(p.fixed().len(), 4);
+    let p = load_ok("bom.json", "\u{FEFF}{\"n\": 5}".as_bytes());
+    assert_eq!(p.n(), 5);
+    let p = load_ok("bom.param", "\u{FEFF}letting n = 6\n".as_bytes());
+    assert_eq!(p.n(), 6);
+    let text = queens::parse::decode_text("f", b"\xEF\xBB\xBFAB\nBA\n".to_vec()).unwrap();
+    assert_eq!(text, "AB\nBA\n");
+}
+
+/// `éé/éé` panicked in format detection: `é` is two bytes, so `first[1..]` cut inside it.
+#[test]
+fn non_ascii_region_letters_are_cells() {
+    assert_eq!(
+        load_err("e.txt", "éé\néé\n".as_bytes()),
+        "e.txt: lines 1-2: region map has 1 regions (é), expected exactly 2 (one per row)"
+    );
+    let p = load_ok("e.txt", "éè\nèé\n".as_bytes());
+    assert_eq!(p.regions().unwrap().names(), &["é", "è"]);
+    // A decomposed é (e + U+0301) is one cell too.
+    let p = parse::parse("g", "e\u{301}a\nae\u{301}\n").unwrap();
+    assert_eq!(p.n(), 2);
+}
+
+/// Coloured-square emoji as region labels panicked like `é` (four bytes each).
+#[test]
+fn emoji_region_labels_are_one_cell_each() {
+    let p = load_ok("sq.txt", "🟥🟦🟦\n🟥🟩🟦\n🟩🟩🟦\n".as_bytes());
+    assert_eq!(p.n(), 3);
+    assert_eq!(p.regions().unwrap().names(), &["🟥", "🟦", "🟩"]);
+    // ❤️ is U+2764 U+FE0F, 👩‍🚀 three chars joined by U+200D, 🇫🇷 two regional indicators:
+    // each is one cell, as a reader counts them.
+    let p = parse::parse("g", "❤️👩‍🚀🇫🇷\n👩‍🚀🇫🇷❤️\n🇫🇷❤️👩‍🚀\n").unwrap();
+    assert_eq!(p.n(), 3);
+    assert_eq!(
+        p.regions().unwrap().names(),
+        &["❤\u{FE0F}", "👩\u{200D}🚀", "🇫🇷"]
+    );
+    let p = parse::parse("j", r#"{"regions": ["🟥🟦", "🟦🟥"]}"#).unwrap();
+    assert_eq!(p.n(), 2);
+}
+
+/// `[1,2]` was read as a grid and reported as ragged; `3` and `"x"` likewise.
+#[test]
+fn json_that_is_not_an_object_says_so() {
+    for (text, kind) in [
+        ("[1,2]", "an array"),
+        ("3", "a number"),
+        ("\"x\"", "a string"),
+        ("  null\n", "null"),
+        ("[\n  {\"n\": 4}\n]\n", "an array"),
+    ] {
+        let want = format!("in.txt: expected a JSON object like {{\"n\": 8}}, got {kind}");
+        assert_eq!(err(text), want);
+        assert_eq!(load_err("in.txt", text.as_bytes()), want);
+    }
+    let e = load_err("c.jsonl", b"{\"n\": 4}\n[1, 2]\n");
+    assert_eq!(
+        e,
+        "c.jsonl: line 2: expected a JSON object like {\"n\": 8}, got an array"
+    );
+}
+
+/// A queen listed twice was merged silently; it is a mistake in the input.
+#[test]
+fn duplicate_queens_and_blocked_cells_name_both_places() {
+    assert_eq!(
+        err("Q...\n....\n....\n....\nqueens: 1,2 0,0\n"),
+        "in.txt: line 5: queens: queen (0,0) is given twice (also on line 1)"
+    );
+    assert_eq!(
+        err("AB\nBA\nqueens: 0,0\nqueens: a2\n"),
+        "in.txt: line 4: queens: queen (0,0) is given twice (also on line 3)"
+    );
+    assert_eq!(
+        err("x..\n...\n...\nblocked: 1,1 1,1\n"),
+        "in.txt: line 4: blocked: blocked cell (1,1) is given twice (also on line 4)"
+    );
+    assert_eq!(
+        err(r#"{"n": 4, "queens": [[1,1], "a1", [1,1]]}"#),
+        "in.txt: field `queens[2]`: queen (1,1) is given twice (also `queens[0]`)"
+    );
+    assert_eq!(
+        err(r#"{"n": 4, "blocked": ["a1", [3,0]]}"#),
+        "in.txt: field `blocked[1]`: blocked cell (3,0) is given twice (also `blocked[0]`)"
+    );
+    // A queen on a blocked cell is still a contradiction to report, not an input error.
+    assert!(parse::parse("g", "Q..\n...\n...\nblocked: 0,0\n").is_ok());
+}
+
+/// serde_json's `Value` keeps the last of two equal keys: `{"n":4,"n":9}` was a 9×9 board.
+#[test]
+fn duplicate_json_keys_are_refused() {
+    assert_eq!(
+        err(r#"{"n": 4, "n": 9}"#),
+        "in.txt: line 1 column 12: field `n` is given twice"
+    );
+    assert_eq!(
+        err("{\"n\": 4,\n \"queens\": [],\n \"queens\": [[0,0]]}"),
+        "in.txt: line 3 column 9: field `queens` is given twice"
+    );
+    let e = load_err(
+        "c.jsonl",
+        b"{\"id\": \"a\", \"n\": 4}\n{\"id\": \"b\", \"id\": \"c\", \"n\": 4}\n",
+    );
+    assert_eq!(e, "c.jsonl: line 2 column 16: field `id` is given twice");
+}
+
+/// Invalid UTF-8 was an I/O error without a place.
+#[test]
+fn invalid_utf8_names_line_and_byte_column() {
+    assert_eq!(
+        load_err("bad.txt", b"Q...\n..\xFF.\n"),
+        "bad.txt: line 2 column 3: invalid UTF-8 (byte 0xFF; the column counts bytes); the \
+         input must be UTF-8 text"
+    );
+    // A character cut short at the end of the file.
+    let e = load_err("cut.txt", "AB\nBA\né".as_bytes().split_last().unwrap().1);
+    assert!(
+        e.starts_with("cut.txt: line 3 column 1: invalid UTF-8 (byte 0xC3"),
+        "{e}"
+    );
+}
+
+/// Sizes beyond the model's limit are refused before anything per cell is allocated.
+#[test]
+fn huge_sizes_are_refused_before_allocating() {
+    let e = err(r#"{"n": 18446744073709551615}"#);
+    assert_eq!(
+        e,
+        "in.txt: field `n`: board size 18446744073709551615 is out of range (1..=4096)"
+    );
+    let e = err(r#"{"n": 5000, "regions": []}"#);
+    assert_eq!(e, "in.txt: field `regions`: has 0 rows but `n` is 5000");
+    let wide = ".".repeat(5000);
+    assert_eq!(
+        err(&format!("{wide}\n")),
+        "in.txt: line 1: the grid has 1 rows of 5000 cells; a board is square, expected 5000 rows"
+    );
+    let tall = ".\n".repeat(5000);
+    assert_eq!(
+        err(&tall),
+        "in.txt: line 4097: the grid has more than 4096 rows; the largest board is 4096×4096"
+    );
+    // A big region map with every cell its own region keeps only a few names.
+    let tokens: Vec<String> = (0..200 * 200).map(|i| format!("r{i}")).collect();
+    let rows: Vec<String> = tokens.chunks(200).map(|row| row.join(" ")).collect();
+    let e = err(&rows.join("\n"));
+    assert!(
+        e.contains("region map has more than 412 regions (r0 r1"),
+        "{e}"
+    );
+    let e = err(r#"{"n": 3, "queens": [[18446744073709551615, 0]]}"#);
+    assert!(e.contains("is off the 3×3 board"), "{e}");
+}
+
+/// The external-solver model: literals out of range or listed both ways are errors naming
+/// the literal and the line; `s UNKNOWN` stays unknown; minisat's result file decodes.
+#[test]
+fn solver_models_are_checked() {
+    use queens::dimacs::{parse_model, parse_model_for, ModelAnswer};
+    let e = parse_model_for("m", "s SATISFIABLE\nv 1 -9 0\n", 8)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "m: line 2: literal -9 is out of range: the CNF has 8 variables"
+    );
+    assert_eq!(
+        parse_model_for("m", "v 1 -8 0\n", 8).unwrap(),
+        ModelAnswer::Sat(vec![1])
+    );
+    let e = parse_model("m", "s SATISFIABLE\nv 1 2 3\nv -2 0\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "m: line 3: literal -2 contradicts 2, listed before: a model gives each variable one value"
+    );
+    assert_eq!(
+        parse_model("m", "s UNKNOWN\n").unwrap(),
+        ModelAnswer::Unknown
+    );
+    assert_eq!(
+        parse_model("m", "SAT\n1 -2 3 -4 0\n").unwrap(),
+        ModelAnswer::Sat(vec![1, 3])
+    );
+    assert_eq!(parse_model("m", "UNSAT\n").unwrap(), ModelAnswer::Unsat);
+    assert_eq!(parse_model("m", "INDET\n").unwrap(), ModelAnswer::Unknown);
+    let e = parse_model("m", "s SATISFIABLE\ns UNSATISFIABLE\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "m: line 2: a second status line (the first is on line 1)"
+    );
+    // i64::MIN has no negation in i64.
+    let e = parse_model("m", "v -9223372036854775808 9223372036854775807 0\n");
+    assert!(e.is_ok());
+    let e = parse_model("m", "\u{FEFF}s UNSATISFIABLE\n").unwrap();
+    assert_eq!(e, ModelAnswer::Unsat);
+}
+
+/// The diagonal index bound k ≤ 2n − 2, at its edges and for sizes whose 2n overflows.
+#[test]
+fn csplib_diagonal_bounds() {
+    use queens::model::Diagonal;
+    assert_eq!(Diagonal::from_csplib(4, 6, 1), Some(Diagonal::Sum(6)));
+    assert_eq!(Diagonal::from_csplib(4, 7, 1), None);
+    assert_eq!(Diagonal::from_csplib(4, 0, 0), Some(Diagonal::Diff(6)));
+    assert_eq!(Diagonal::from_csplib(1, 1, 0), None);
+    assert_eq!(Diagonal::from_csplib(0, 0, 1), None);
+    assert_eq!(
+        Diagonal::from_csplib(usize::MAX, usize::MAX, 1),
+        Some(Diagonal::Sum(usize::MAX))
+    );
+    assert!(!Diagonal::Diff(usize::MAX).contains(3, (0, 0)));
+    assert_eq!(Diagonal::Diff(usize::MAX).cells(3).count(), 0);
+    let e = err(r#"{"n": 4, "diags": [[7, 1]]}"#);
+    assert!(
+        e.starts_with("in.txt: field `diags[0]`: expected [k, t]"),
+        "{e}"
+    );
+}
