@@ -22,6 +22,9 @@ use queens::sources::{self, Selection};
 use queens::verify::{conflicts, verify};
 use queens::{parse, report, Error, Pos, Problem};
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "queens",
