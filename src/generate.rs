@@ -384,7 +384,11 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
     let err = |line: usize, msg: String| Error::input(origin, format!("line {line}: {msg}"));
     let tokens = tokenize(text).map_err(|(line, m)| err(line, m))?;
     let mut lettings: HashMap<String, (usize, Value)> = HashMap::new();
-    let mut p = Parser { tokens, at: 0 };
+    let mut p = Parser {
+        tokens,
+        at: 0,
+        depth: 0,
+    };
     while let Some(&(line, ref tok)) = p.peek() {
         let name = match tok {
             Tok::Word(w) if w == "letting" => {
@@ -512,6 +516,7 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
     }
     if let Some(cells) = init {
         let mut fixed = Vec::new();
+        let mut lines = Vec::new();
         for (l, r, c) in cells {
             if r >= n as u64 || c >= n as u64 {
                 return Err(err(
@@ -523,6 +528,17 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
                 ));
             }
             fixed.push((r as usize, c as usize));
+            lines.push(l);
+        }
+        if let Some((first, again)) = crate::model::find_duplicate(n, &fixed) {
+            let (r, c) = fixed[again];
+            return Err(err(
+                lines[again],
+                format!(
+                    "init: queen [{r}, {c}] is given twice (also on line {})",
+                    lines[first]
+                ),
+            ));
         }
         problem = problem
             .with_fixed(&fixed)
@@ -638,7 +654,14 @@ fn tokenize(text: &str) -> Result<Vec<(usize, Tok)>, (usize, String)> {
 struct Parser {
     tokens: Vec<(usize, Tok)>,
     at: usize,
+    /// Lists open around the current value.
+    depth: usize,
 }
+
+/// Deepest list nesting a parameter file may have: prob079 files nest two deep; a deeper
+/// file is refused before the recursive parser could run out of stack (fuzzing found a
+/// 10,000-deep `init` that aborted the process).
+const MAX_NESTING: usize = 32;
 
 impl Parser {
     fn peek(&self) -> Option<&(usize, Tok)> {
@@ -655,7 +678,25 @@ impl Parser {
     fn value(&mut self, line: usize) -> Result<Value, (usize, String)> {
         match self.next() {
             Some((l, Tok::Int(v))) => Ok(Value::Int(v, l)),
+            Some((l, Tok::Open)) if self.depth >= MAX_NESTING => Err((
+                l,
+                format!("lists nested more than {MAX_NESTING} deep (prob079 files nest two)"),
+            )),
             Some((l, Tok::Open)) => {
+                self.depth += 1;
+                let result = self.list(l);
+                self.depth -= 1;
+                result
+            }
+            Some((l, t)) => Err((l, format!("expected a number or a list, found {t}"))),
+            None => Err((line, "missing value at end of file".into())),
+        }
+    }
+
+    /// The rest of a list whose `[` was on line `l`.
+    fn list(&mut self, l: usize) -> Result<Value, (usize, String)> {
+        {
+            {
                 let mut items = Vec::new();
                 if matches!(self.peek(), Some((_, Tok::Close))) {
                     self.at += 1;
@@ -673,8 +714,6 @@ impl Parser {
                     }
                 }
             }
-            Some((l, t)) => Err((l, format!("expected a number or a list, found {t}"))),
-            None => Err((line, "missing value at end of file".into())),
         }
     }
 }

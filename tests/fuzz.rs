@@ -716,7 +716,6 @@ fn fuzz_found_bom_before_comment_line() {
 /// the fuzz grammar stays below 40 levels. Checked in a child process, which the abort cannot
 /// take this test binary down with.
 #[test]
-#[ignore = "aborts until generate::parse_csplib bounds list nesting (generate.rs, issue 15)"]
 fn csplib_deep_nesting_is_an_error_not_a_stack_overflow() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "csplib_deep_nesting_child", "--nocapture"])

@@ -436,3 +436,15 @@ fn csplib_diagonal_bounds() {
         "{e}"
     );
 }
+
+/// A prob079 completion file listing the same `init` queen twice was merged silently: the
+/// board cannot hold two queens on one cell, so it is an error naming both lines.
+#[test]
+fn csplib_duplicate_init_queen_names_both_lines() {
+    let text = "letting n = 8\nletting init = [[4,1],\n  [3,3],\n  [4,1]]\n";
+    let e = queens::generate::parse_csplib("dup.param", text, None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "dup.param: line 4: init: queen [4, 1] is given twice (also on line 2)"
+    );
+}
