@@ -436,13 +436,6 @@ impl From<std::io::Error> for Failure {
 }
 
 fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
-    let Command::Op { artifacts } = &cli.command else {
-        return run_command(cli, started);
-    };
-    Ok(ops::child_main(artifacts.as_deref()))
-}
-
-fn run_command(cli: Cli, started: Instant) -> Result<u8, Failure> {
     let mut out = std::io::stdout().lock();
     let limits = |t: Timeout| Limits::new(started, t);
     let style = |t: Timeout| print::Style {
@@ -587,7 +580,8 @@ fn run_command(cli: Cli, started: Instant) -> Result<u8, Failure> {
             writeln!(out, "{}", to_json(&report)?)?;
             Ok(0)
         }
-        Command::Op { .. } => unreachable!("`op` is run before stdout is locked"),
+        // The child's side of ops::Request::run (stdout's lock is reentrant).
+        Command::Op { artifacts } => Ok(ops::child_main(artifacts.as_deref())),
     }
 }
 
