@@ -784,3 +784,52 @@ pub fn write_diagonals_json(n: usize, list: &[Diagonal], id: &str) -> String {
         pairs.join(", ")
     )
 }
+
+/// Writes a JSON instance object (one that went through [`serde_json::Value`], like the
+/// instances of [`crate::ops::GenerateResponse`]) in the layout of [`write_json`] and
+/// [`write_diagonals_json`]: one field per line in their order (`id`, `n`, `diagonals`,
+/// `regions`, `queens`, `blocked`, `diags`, then any other), one region row per line, lists
+/// of cells on one line. A value that is not an object is written as compact JSON.
+pub fn write_value(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    fn inline(v: &Value) -> String {
+        match v {
+            Value::Array(items) => {
+                let items: Vec<String> = items.iter().map(inline).collect();
+                format!("[{}]", items.join(", "))
+            }
+            v => v.to_string(),
+        }
+    }
+    let Value::Object(map) = value else {
+        return format!("{value}\n");
+    };
+    const ORDER: [&str; 7] = [
+        "id",
+        "n",
+        "diagonals",
+        "regions",
+        "queens",
+        "blocked",
+        "diags",
+    ];
+    let rank = |k: &str| ORDER.iter().position(|&o| o == k).unwrap_or(ORDER.len());
+    let mut keys: Vec<&String> = map.keys().collect();
+    // Stable: keys outside ORDER keep the map's (alphabetical) order after the known ones.
+    keys.sort_by_key(|k| rank(k));
+    let fields: Vec<String> = keys
+        .into_iter()
+        .map(|k| {
+            let name = Value::String(k.clone());
+            match (k.as_str(), &map[k]) {
+                ("regions", Value::Array(rows)) if !rows.is_empty() => {
+                    let rows: Vec<String> =
+                        rows.iter().map(|r| format!("    {}", inline(r))).collect();
+                    format!("  {name}: [\n{}\n  ]", rows.join(",\n"))
+                }
+                (_, v) => format!("  {name}: {}", inline(v)),
+            }
+        })
+        .collect();
+    format!("{{\n{}\n}}\n", fields.join(",\n"))
+}

@@ -281,3 +281,26 @@ fn region_puzzles_stress() {
         eprintln!("n={n}: 40 puzzles in {:?}", start.elapsed());
     }
 }
+
+#[test]
+fn write_value_keeps_the_writers_layout() {
+    // The CLI prints generated instances after they went through serde_json::Value (the
+    // operations layer's answer), whose keys are sorted: the layout must come back the same.
+    let mut regions = generate::regions(8, 3).unwrap();
+    let texts = [
+        generate::write_json(&generate::completion(12, 5, 2).unwrap(), "c"),
+        generate::write_json(&regions, "r"),
+        generate::write_diagonals_json(14, &generate::diagonals(14, 4, 2), "d"),
+        generate::write_json(&Problem::new(5).unwrap(), "empty"),
+    ];
+    regions = regions.replace_blocked(&[(0, 0)]).unwrap();
+    let blocked = generate::write_json(&regions, "rb");
+    // Region names of several characters are written as arrays of names.
+    let grid = "r1 r1 r2 r2\nr1 r1 r2 r2\nr3 r3 r4 r4\nr3 r3 r4 r4\nqueens: 0,0\n";
+    let tokens = generate::write_json(&parse::parse("t", grid).unwrap(), "t");
+    assert!(tokens.contains("[\"r1\", \"r1\""), "{tokens}");
+    for text in texts.iter().chain([&blocked, &tokens]) {
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(&generate::write_value(&value), text);
+    }
+}

@@ -20,7 +20,12 @@ pub fn count(n: usize, config: &Config) -> Option<Count> {
     if !(5..=MAX_N).contains(&n) {
         return None;
     }
-    let tasks = tasks(n);
+    Some(count_split(n, config, extra_rows(n)))
+}
+
+/// [`count`] over tasks that fix `extra` rows below the first free one.
+fn count_split(n: usize, config: &Config, extra: usize) -> Count {
+    let (tasks, split_nodes) = tasks(n, extra);
     let threads = match config.threads {
         0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
         t => t,
@@ -32,7 +37,7 @@ pub fn count(n: usize, config: &Config) -> Option<Count> {
         AtomicU64::new(0),
         AtomicU64::new(0),
         AtomicU64::new(0),
-        AtomicU64::new(0),
+        AtomicU64::new(split_nodes),
     );
     let report = |d: u64| {
         if let Some(p) = &config.progress {
@@ -69,7 +74,7 @@ pub fn count(n: usize, config: &Config) -> Option<Count> {
     // Cut short, the classes counted so far are a lower bound for the total; the unique
     // count of a partial run means nothing.
     let interrupted = interrupted.into_inner();
-    Some(Count {
+    Count {
         total: 8 * c8 + 4 * c4 + 2 * c2,
         unique: (!interrupted).then_some(c8 + c4 + c2),
         limited: false,
@@ -77,10 +82,11 @@ pub fn count(n: usize, config: &Config) -> Option<Count> {
             nodes: nodes.into_inner(),
             interrupted,
         },
-    })
+    }
 }
 
-/// One unit of work: a phase, its `bound1`, and the queen of the first free row.
+/// One unit of work: a phase, its `bound1`, the queen of the first free row and those of
+/// the `extra` rows after it.
 #[derive(Clone, Copy, Debug)]
 struct Task {
     /// Phase 1: a queen in the top-left corner. Phase 2: none in any corner of row 0.
@@ -88,10 +94,58 @@ struct Task {
     bound1: usize,
     /// The queen (as a bit) of row 2 in phase 1, of row 1 in phase 2.
     bit: u64,
+    /// The queens (as bits) of the rows after it, `extra` of them; the search places the rest.
+    next: [u64; MAX_EXTRA],
+    extra: usize,
 }
 
-/// All tasks, the large phase-2 ones first so the cores finish together.
-fn tasks(n: usize) -> Vec<Task> {
+/// Most rows a task fixes below its first free row.
+const MAX_EXTRA: usize = 2;
+
+/// Rows the tasks fix below the first free one on an n×n board. One task per queen of the
+/// first free row leaves subtrees of minutes from n = 19 (progress, counted in tasks done,
+/// stood at 0 for minutes, and one core idled at the end); each extra row makes about n
+/// times as many tasks, a few thousand from n = 12 and tens of thousands from n = 17.
+fn extra_rows(n: usize) -> usize {
+    match n {
+        ..12 => 0,
+        12..17 => 1,
+        _ => MAX_EXTRA,
+    }
+}
+
+/// All tasks, the large phase-2 ones first so the cores finish together, and the nodes
+/// placed in making them (the queens they fix, each counted once for all its subtrees).
+fn tasks(n: usize, extra: usize) -> (Vec<Task>, u64) {
+    let mut tasks = shallow_tasks(n);
+    let mut nodes = 0;
+    for _ in 0..extra.min(MAX_EXTRA) {
+        nodes += tasks.len() as u64;
+        let mut deeper = Vec::new();
+        for task in tasks {
+            let mut st = State::new(n, task);
+            let (y, left, down, right) = st.start(task);
+            // Row y is not the last (n ≥ 8 here), so these are the cells the search would
+            // branch on, and nothing is counted yet.
+            let free = if task.corner {
+                st.corner_free(y, left, down, right)
+            } else {
+                st.side_free(y, left, down, right)
+            };
+            push_bits(&mut deeper, free.unwrap_or(0), |bit| {
+                let mut t = task;
+                t.next[t.extra] = bit;
+                t.extra += 1;
+                t
+            });
+        }
+        tasks = deeper;
+    }
+    (tasks, nodes)
+}
+
+/// One task per queen of the first free row.
+fn shallow_tasks(n: usize) -> Vec<Task> {
     let mut out = Vec::new();
     let st = State::new(
         n,
@@ -99,6 +153,8 @@ fn tasks(n: usize) -> Vec<Task> {
             corner: false,
             bound1: 1,
             bit: 0,
+            next: [0; MAX_EXTRA],
+            extra: 0,
         },
     );
     for bound1 in 1..n {
@@ -115,6 +171,8 @@ fn tasks(n: usize) -> Vec<Task> {
             corner: false,
             bound1,
             bit,
+            next: [0; MAX_EXTRA],
+            extra: 0,
         });
     }
     for bound1 in 2..n - 1 {
@@ -128,6 +186,8 @@ fn tasks(n: usize) -> Vec<Task> {
             corner: true,
             bound1,
             bit,
+            next: [0; MAX_EXTRA],
+            extra: 0,
         });
     }
     out
@@ -210,23 +270,35 @@ impl State {
         st
     }
 
-    fn run(&mut self, task: Task) {
-        if task.corner {
+    /// Places the task's queens; returns the first row left to place and its attack masks
+    /// (left diagonals, columns, right diagonals). Counts no node.
+    fn start(&mut self, task: Task) -> (usize, u64, u64, u64) {
+        let (mut y, mut left, mut down, mut right) = if task.corner {
             let b1 = 1u64 << self.bound1;
             self.board[0] = 1;
             self.board[1] = b1;
-            let (left, down, right) = ((2 | b1) << 1, 1 | b1, b1 >> 1);
-            let bit = task.bit;
-            self.board[2] = bit;
-            self.nodes += 1;
-            self.walk::<true>(3, (left | bit) << 1, down | bit, (right | bit) >> 1);
+            (2, (2 | b1) << 1, 1 | b1, b1 >> 1)
         } else {
             let b0 = 1u64 << self.bound1;
             self.board[0] = b0;
-            let bit = task.bit;
-            self.board[1] = bit;
-            self.nodes += 1;
-            self.walk::<false>(2, (b0 << 1 | bit) << 1, b0 | bit, (b0 >> 1 | bit) >> 1);
+            (1, b0 << 1, b0, b0 >> 1)
+        };
+        for &bit in std::iter::once(&task.bit).chain(&task.next[..task.extra]) {
+            self.board[y] = bit;
+            (y, left, down, right) = (y + 1, (left | bit) << 1, down | bit, (right | bit) >> 1);
+        }
+        (y, left, down, right)
+    }
+
+    fn run(&mut self, task: Task) {
+        let (y, left, down, right) = self.start(task);
+        // One node for the task's last queen: the others were counted when the tasks were
+        // made, once for all the subtrees below them.
+        self.nodes += 1;
+        if task.corner {
+            self.walk::<true>(y, left, down, right);
+        } else {
+            self.walk::<false>(y, left, down, right);
         }
     }
 
@@ -412,4 +484,25 @@ pub fn unique_by_canonical_form(n: usize, solutions: &[Vec<crate::model::Pos>]) 
         seen.insert(forms.min().expect("eight forms"));
     }
     seen.len() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deeper tasks split the same tree: the same counts and the same nodes at every depth.
+    #[test]
+    fn every_split_depth_counts_the_same() {
+        for n in 8..=13 {
+            let shallow = count_split(n, &Config::default(), 0);
+            for extra in 1..=MAX_EXTRA {
+                let deep = count_split(n, &Config::default(), extra);
+                assert_eq!(
+                    (deep.total, deep.unique, deep.stats.nodes),
+                    (shallow.total, shallow.unique, shallow.stats.nodes),
+                    "n = {n}, {extra} extra rows"
+                );
+            }
+        }
+    }
 }

@@ -79,10 +79,10 @@ pub struct DecodeRequest {
 }
 
 /// `decode`'s answer. `status`: `sat` (the model is a valid board), `unsat` (the solver
-/// says UNSATISFIABLE) or `unknown` (the solver gave up).
+/// says UNSATISFIABLE), `unknown` (the solver gave up), or `timeout`/`cancelled`.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct DecodeResponse {
-    /// `sat`, `unsat` or `unknown`.
+    /// `sat`, `unsat`, `unknown`, `timeout` or `cancelled`.
     pub status: Status,
     /// With `sat`: the board the model decodes to.
     #[schema(value_type = Option<Vec<Vec<usize>>>)]
@@ -93,9 +93,19 @@ pub struct DecodeResponse {
 
 /// Reads the model, maps cell variables back to the board and verifies it. A model that
 /// does not decode to a valid board is bad input, naming the rule it breaks.
-pub fn decode(req: &DecodeRequest, _ctx: &Context) -> Result<DecodeResponse, Error> {
+pub fn decode(req: &DecodeRequest, ctx: &Context) -> Result<DecodeResponse, Error> {
     let problem = &req.instance.0;
     let origin = req.model_origin.as_deref().unwrap_or("model");
+    // The work is linear in the model and the board, so the budget is looked at between
+    // its steps only.
+    let out_of_time = || DecodeResponse {
+        status: Status::interrupted(&ctx.budget),
+        queens: None,
+        n: problem.n(),
+    };
+    if ctx.budget.exhausted() {
+        return Ok(out_of_time());
+    }
     let answer = dimacs::parse_model(origin, &req.model)?;
     // Cell variables do not depend on the encoding, only on the simplification, so only the
     // cell map is needed: encode into a counting sink (nothing stored) rather than building
@@ -106,6 +116,9 @@ pub fn decode(req: &DecodeRequest, _ctx: &Context) -> Result<DecodeResponse, Err
         FixedMode::Simplify,
         &mut Counter::default(),
     );
+    if ctx.budget.exhausted() {
+        return Ok(out_of_time());
+    }
     let (status, queens) = match answer {
         ModelAnswer::Sat(true_vars) => {
             let set: HashSet<usize> = true_vars.into_iter().collect();

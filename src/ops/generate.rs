@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Context, Instance};
+use super::{Context, Instance, Status};
 use crate::error::Error;
 use crate::generate as gen;
 use crate::model::Problem;
@@ -54,8 +54,12 @@ fn one() -> u64 {
 pub const MAX_GENERATE_COUNT: u64 = 1000;
 
 /// `generate`'s answer: the instances in the JSON instance format, each with its `id`.
+/// `status`: `sat` (every instance asked for is there), `timeout` or `cancelled` (the
+/// instances made before the limit).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct GenerateResponse {
+    /// `sat`, `timeout` or `cancelled`.
+    pub status: Status,
     /// The instances, in seed order.
     #[schema(value_type = Vec<Object>)]
     pub instances: Vec<serde_json::Value>,
@@ -102,7 +106,8 @@ pub fn generate_one(req: &GenerateRequest, seed: u64) -> Result<String, Error> {
 }
 
 /// Generates the instances. The seeds run `seed..seed + count`; each instance's `id` names
-/// its generator, size and seed.
+/// its generator, size and seed. The budget is looked at between instances: when it runs
+/// out, the answer is the instances made so far with status `timeout` (or `cancelled`).
 pub fn generate(req: &GenerateRequest, ctx: &Context) -> Result<GenerateResponse, Error> {
     if req.count == 0 || req.count > MAX_GENERATE_COUNT {
         return Err(Error::Unsupported(format!(
@@ -112,10 +117,10 @@ pub fn generate(req: &GenerateRequest, ctx: &Context) -> Result<GenerateResponse
     let mut instances = Vec::new();
     for i in 0..req.count {
         if ctx.budget.exhausted() {
-            return Err(Error::TooLarge(format!(
-                "the time limit passed after {i} of {} instances: ask for fewer, or use a job",
-                req.count
-            )));
+            return Ok(GenerateResponse {
+                status: Status::interrupted(&ctx.budget),
+                instances,
+            });
         }
         let seed = req
             .seed
@@ -126,7 +131,10 @@ pub fn generate(req: &GenerateRequest, ctx: &Context) -> Result<GenerateResponse
             .map_err(|e| Error::Internal(format!("a generated instance is not JSON: {e}")))?;
         instances.push(value);
     }
-    Ok(GenerateResponse { instances })
+    Ok(GenerateResponse {
+        status: Status::Sat,
+        instances,
+    })
 }
 
 impl GenerateResponse {

@@ -289,6 +289,10 @@ fn interrupted(
             solver_calls: 0,
             time_ms,
         }),
+        Request::Generate(_) => Response::Generate(GenerateResponse {
+            status,
+            instances: Vec::new(),
+        }),
         _ => {
             return Err(Error::TooLarge(format!(
                 "{} did not finish within the time limit ({status:?})",

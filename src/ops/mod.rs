@@ -28,7 +28,7 @@ pub use cnf::{decode, encode, DecodeRequest, DecodeResponse, EncodeRequest, Enco
 pub use diagnose::{
     check, explain, CheckRequest, CheckResponse, CheckViolation, ExplainRequest, ExplainResponse,
 };
-pub use generate::{generate, GenerateKind, GenerateRequest, GenerateResponse};
+pub use generate::{generate, GenerateKind, GenerateRequest, GenerateResponse, MAX_GENERATE_COUNT};
 pub use isolate::child_main;
 pub use solve::{
     count, solve, CountRequest, CountResponse, EngineName, ProofInfo, SolveRequest, SolveResponse,
@@ -212,6 +212,24 @@ pub enum Response {
     Decode(DecodeResponse),
     /// From [`generate`].
     Generate(GenerateResponse),
+}
+
+impl Response {
+    /// The CLI's exit code for this answer: its status's ([`Status::exit_code`]), except
+    /// that a consistent `check` whose completion search ran out of time gives 4 (no answer
+    /// within the limits), and `encode`, which always answers, gives 0.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Response::Solve(r) => r.status.exit_code(),
+            Response::Count(r) => r.status.exit_code(),
+            Response::Check(r) if r.status == Status::Consistent && r.completable.is_none() => 4,
+            Response::Check(r) => r.status.exit_code(),
+            Response::Explain(r) => r.status.exit_code(),
+            Response::Encode(_) => 0,
+            Response::Decode(r) => r.status.exit_code(),
+            Response::Generate(r) => r.status.exit_code(),
+        }
+    }
 }
 
 impl Request {

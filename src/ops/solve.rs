@@ -167,7 +167,8 @@ pub struct ProofInfo {
     pub cnf_url: Option<String>,
 }
 
-/// `solve`'s answer. `status`: `sat`, `unsat`, `timeout` or `cancelled`.
+/// `solve`'s answer. `status`: `sat`, `unsat`, `timeout` or `cancelled` (with `all`/`limit`,
+/// also when some solutions were found before the deadline: they are in `solutions`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct SolveResponse {
     /// `sat`, `unsat`, `timeout` or `cancelled`.
@@ -365,7 +366,10 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
             });
         }
     }
+    // A listing cut short is no answer to "which are all the solutions?", even with some
+    // found: it says `timeout` and carries what it has.
     let status = match (found.solutions.is_empty(), found.interrupted) {
+        (false, true) if many => Status::interrupted(&ctx.budget),
         (false, _) => Status::Sat,
         (true, false) => Status::Unsat,
         (true, true) => Status::interrupted(&ctx.budget),

@@ -89,6 +89,41 @@ fn count_with_unique_and_limit() {
     assert!(stdout(&o).starts_with("count: 1\n"), "{}", stdout(&o));
     let o = queens(&["count", "--n", "3"], None);
     assert_eq!(o.status.code(), Some(1));
+    // A count stopped by the limit is a lower bound: no answer within the limits (exit 4),
+    // never "proven" anything.
+    let o = queens(&["count", "--n", "8", "--limit", "5"], None);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        stdout(&o).starts_with("count: 5 (limit reached; there may be more)\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = queens(&["count", "--n", "8", "--limit", "5", "--json"], None);
+    assert_eq!(o.status.code(), Some(4));
+    let v = json(&o);
+    assert_eq!(
+        (v["status"].as_str(), v["count"].as_u64()),
+        (Some("limited"), Some(5))
+    );
+}
+
+#[test]
+fn limit_0_is_refused() {
+    // It used to print `count: 0` with exit 1 ("proven: no solution"), and a solution for
+    // `solve`.
+    for args in [
+        ["count", "--n", "6", "--limit", "0"],
+        ["solve", "--n", "6", "--limit", "0"],
+    ] {
+        let o = queens(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stdout(&o).is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("`limit`: must be at least 1"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]
@@ -251,7 +286,48 @@ fn encode_to_file_and_decode_an_external_model() {
         None,
     );
     assert_eq!(o.status.code(), Some(1));
+    // A solver that gave up answered nothing: exit 4, not 1 ("proven: no solution").
+    std::fs::write(&model, "s UNKNOWN\n").unwrap();
+    let o = queens(
+        &[
+            "decode",
+            &instance("nauck-1850.txt"),
+            model.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(4));
+    assert_eq!(json(&o)["status"], "unknown");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn decode_reads_the_model_from_stdin() {
+    let cnf = stdout(&queens(&["encode", &instance("nauck-1850.txt")], None));
+    let model = super::gen::external_solver_output(&cnf);
+    let o = queens(&["decode", &instance("nauck-1850.txt"), "-"], Some(&model));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout(&o).ends_with("solved: the model decodes to a valid board\n"));
+    // Errors name stdin as the model's origin.
+    let o = queens(
+        &["decode", &instance("nauck-1850.txt"), "-"],
+        Some("s SATISFIABLE\nv 1 2 3 0\n"),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("queens: error: <stdin>: the model does not decode"),
+        "{err}"
+    );
+    // Only one of the two can come from stdin.
+    let o = queens(&["decode", "-", "-"], Some(&model));
+    assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
@@ -300,6 +376,36 @@ fn unsat_with_proof_writes_a_checked_proof_and_its_cnf() {
     let formula = varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
     let bytes = std::fs::read(&proof).unwrap();
     queens::proof::check_proof(&formula, queens::proof::ProofFormat::Lrat, &bytes).unwrap();
+    assert_eq!(v["proof"]["path"].as_str(), proof.to_str());
+    assert_eq!(v["proof"]["cnf"].as_str(), cnf.to_str());
+    // Under --timeout the SAT engine runs in a child process; the proof and its CNF come
+    // back from it (default CNF path: the proof's + `.cnf`).
+    let drat = dir.join("u.drat");
+    let o = queens(
+        &[
+            "solve",
+            &instance("unsolvable-completion.txt"),
+            "--engine",
+            "sat",
+            "--proof",
+            drat.to_str().unwrap(),
+            "--timeout",
+            "60",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    let line = format!("proof: {} (drat, ", drat.display());
+    assert!(text.contains(&line), "{text}");
+    let drat_cnf = dir.join("u.drat.cnf");
+    assert!(text
+        .trim_end()
+        .ends_with(&format!("refutes {}", drat_cnf.display())));
+    let formula =
+        varisat::dimacs::DimacsParser::parse(&std::fs::read(&drat_cnf).unwrap()[..]).unwrap();
+    let bytes = std::fs::read(&drat).unwrap();
+    queens::proof::check_proof(&formula, queens::proof::ProofFormat::Drat, &bytes).unwrap();
     let o = queens(
         &["solve", "--n", "4", "--proof", proof.to_str().unwrap()],
         None,
@@ -310,4 +416,358 @@ fn unsat_with_proof_writes_a_checked_proof_and_its_cnf() {
         "--proof without --engine sat is a usage error"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The JSON text with every timing figure (`"time_ms":1.234`, `encode_ms`, `solve_ms`,
+/// `check_ms`) replaced by 0: what may differ between two runs of the same question. Field
+/// order and everything else is kept.
+fn without_timings(json: &str) -> String {
+    let mut out = json.to_string();
+    for key in [
+        "\"time_ms\":",
+        "\"encode_ms\":",
+        "\"solve_ms\":",
+        "\"check_ms\":",
+    ] {
+        let mut from = 0;
+        while let Some(at) = out[from..].find(key) {
+            let start = from + at + key.len();
+            let len = out[start..]
+                .find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
+                .unwrap_or(out.len() - start);
+            out.replace_range(start..start + len, "0");
+            from = start;
+        }
+    }
+    out
+}
+
+#[test]
+fn json_output_is_the_operations_layers_serialization() {
+    use queens::ops::{self, Context, Instance};
+    use queens::{encode::amo::Encoding, parse, Problem};
+    // What the service will send for the same question: the ops response, serialized.
+    let ctx = Context::default();
+    let load =
+        |name: &str| Instance(parse::read_path(std::path::Path::new(&instance(name))).unwrap());
+    let solve = |instance, f: &dyn Fn(&mut ops::SolveRequest)| {
+        let mut req = ops::SolveRequest::new(Problem::new(1).unwrap());
+        req.instance = instance;
+        f(&mut req);
+        serde_json::to_string(&ops::solve(&req, &ctx).unwrap().0).unwrap()
+    };
+    let count = |instance, limit, unique, engine| {
+        let req = ops::CountRequest {
+            instance,
+            engine,
+            encoding: Encoding::Auto,
+            limit,
+            unique,
+            cross_check: false,
+            timeout_ms: None,
+        };
+        serde_json::to_string(&ops::count(&req, &ctx).unwrap()).unwrap()
+    };
+    let check = |instance| {
+        let req = ops::CheckRequest {
+            instance,
+            queens: Vec::new(),
+            timeout_ms: None,
+        };
+        serde_json::to_string(&ops::check(&req, &ctx).unwrap()).unwrap()
+    };
+    let explain = |instance| {
+        let req = ops::ExplainRequest {
+            instance,
+            encoding: Encoding::Auto,
+            timeout_ms: None,
+        };
+        serde_json::to_string(&ops::explain(&req, &ctx).unwrap()).unwrap()
+    };
+    let (nauck, unsolvable, region) = (
+        instance("nauck-1850.txt"),
+        instance("unsolvable-completion.txt"),
+        instance("region-7.txt"),
+    );
+    let started = instance("region-7-started.json");
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["solve", &nauck],
+            solve(load("nauck-1850.txt"), &|_| {}),
+        ),
+        (
+            vec!["solve", &unsolvable],
+            solve(load("unsolvable-completion.txt"), &|_| {}),
+        ),
+        (
+            vec!["solve", &nauck, "--all"],
+            solve(load("nauck-1850.txt"), &|r| r.all = true),
+        ),
+        (
+            vec![
+                "solve",
+                &region,
+                "--engine",
+                "sat",
+                "--encoding",
+                "product",
+                "--cross-check",
+            ],
+            solve(load("region-7.txt"), &|r| {
+                r.engine = ops::EngineName::Sat;
+                r.encoding = Encoding::Product;
+                r.cross_check = true;
+            }),
+        ),
+        (
+            vec!["count", "--n", "8", "--unique"],
+            count(
+                Instance(Problem::new(8).unwrap()),
+                None,
+                true,
+                ops::EngineName::Backtrack,
+            ),
+        ),
+        (
+            vec!["count", &region, "--limit", "2"],
+            count(
+                load("region-7.txt"),
+                Some(2),
+                false,
+                ops::EngineName::Backtrack,
+            ),
+        ),
+        (
+            vec!["count", &nauck, "--engine", "sat"],
+            count(load("nauck-1850.txt"), None, false, ops::EngineName::Sat),
+        ),
+        (
+            vec!["check", &unsolvable],
+            check(load("unsolvable-completion.txt")),
+        ),
+        (
+            vec!["check", &started],
+            check(load("region-7-started.json")),
+        ),
+        (
+            vec!["explain", &unsolvable],
+            explain(load("unsolvable-completion.txt")),
+        ),
+        (vec!["explain", &nauck], explain(load("nauck-1850.txt"))),
+    ];
+    for (mut args, expected) in cases {
+        args.push("--json");
+        let o = queens(&args, None);
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            without_timings(stdout(&o).trim_end()),
+            without_timings(&expected),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn count_stops_at_its_timeout_with_a_lower_bound() {
+    use std::time::{Duration, Instant};
+    // Counting n = 20 takes about an hour on two cores.
+    let start = Instant::now();
+    let o = queens(&["count", "--n", "20", "--timeout", "0.5", "--json"], None);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(4));
+    let v = json(&o);
+    assert_eq!(v["status"], "timeout");
+    assert!(v["count"].is_u64() && v["unique"].is_null(), "{v}");
+    assert_eq!(v["limited"], false);
+    let o = queens(&["count", "--n", "20", "--timeout", "0.5"], None);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(
+        stdout(&o).starts_with("timeout: no answer within 0.5 s (count so far: "),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn timeout_must_be_a_positive_number_of_seconds() {
+    for secs in ["0", "-1", "1e20", "nan", "soon"] {
+        let o = queens(&["solve", "--n", "4", &format!("--timeout={secs}")], None);
+        assert_eq!(o.status.code(), Some(2), "--timeout {secs}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--timeout"));
+    }
+}
+
+#[test]
+fn check_says_when_completion_is_unsettled_at_its_timeout() {
+    // Issue 15's reproducer: the backtracker searches for minutes for a completion of these
+    // two queens near the bottom of a 1500×1500 board.
+    let o = queens(
+        &["check", "-", "--json", "--timeout", "0.5"],
+        Some(r#"{"n": 1500, "queens": [[1496, 1], [1495, 3]]}"#),
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stdout(&o));
+    let v = json(&o);
+    assert_eq!(v["status"], "consistent");
+    assert!(v["completable"].is_null(), "{v}");
+}
+
+/// `queens op` children of the `queens` process `pid` (their artifacts folder is named after
+/// it), found through /proc.
+fn op_children_of(pid: u32) -> usize {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    let tag = format!("queens-op-{pid}-");
+    procs
+        .filter_map(|p| std::fs::read(p.ok()?.path().join("cmdline")).ok())
+        .filter(|cmd| {
+            let args: Vec<String> = cmd
+                .split(|&b| b == 0)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            args.iter().any(|a| a == "op") && args.iter().any(|a| a.contains(&tag))
+        })
+        .count()
+}
+
+/// A prob079 instance varisat needs minutes for (unsatisfiable; the backtracker settles it
+/// at once), as a file of its own.
+fn hard_for_sat(name: &str) -> String {
+    let corpus = std::fs::read_to_string(format!(
+        "{}/instances/excluded-diagonals/diag-22-d20.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let line = corpus
+        .lines()
+        .find(|l| l.contains("\"diag-22-4-5\""))
+        .unwrap();
+    let path = std::env::temp_dir().join(format!("queens-hard-{}-{name}.json", std::process::id()));
+    std::fs::write(&path, line).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn a_sat_solve_past_its_timeout_is_killed_child_and_all() {
+    use std::time::{Duration, Instant};
+    let hard = hard_for_sat("solve");
+    // varisat cannot be interrupted: under --timeout it runs in a child `queens op`, killed
+    // at the deadline. Watch the child appear, then make sure it is gone with its parent.
+    let start = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args([
+            "solve",
+            &hard,
+            "--engine",
+            "sat",
+            "--timeout",
+            "1.5",
+            "--json",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut seen = false;
+    while !seen && start.elapsed() < Duration::from_millis(1400) {
+        seen = op_children_of(pid) > 0;
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let o = child.wait_with_output().unwrap();
+    let wall = start.elapsed();
+    assert!(seen, "no `queens op` child was seen");
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(wall < Duration::from_secs(4), "{wall:?}");
+    let v = json(&o);
+    assert_eq!(
+        (v["status"].as_str(), v["engine"].as_str()),
+        (Some("timeout"), Some("sat"))
+    );
+    assert!(v["queens"].is_null());
+    assert_eq!(
+        op_children_of(pid),
+        0,
+        "a `queens op` child outlived its parent"
+    );
+    // A short limit is kept as promptly, in text.
+    let start = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args(["solve", &hard, "--engine", "sat", "--timeout", "0.3"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(4));
+    assert_eq!(stdout(&o), "timeout: no answer within 0.3 s\n");
+    assert_eq!(
+        op_children_of(pid),
+        0,
+        "a `queens op` child outlived its parent"
+    );
+    std::fs::remove_file(&hard).ok();
+}
+
+#[test]
+fn generate_stops_at_its_timeout_and_keeps_what_it_made() {
+    use std::time::{Duration, Instant};
+    // A unique 30×30 region puzzle takes minutes (seed 1); the generator runs in a child
+    // process that is killed at the deadline.
+    let start = Instant::now();
+    let o = queens(
+        &["generate", "regions", "--n", "30", "--timeout", "0.5"],
+        None,
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(4));
+    assert!(stdout(&o).is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("timeout: no answer within 0.5 s: 0 of 1 instances made"),
+        "{err}"
+    );
+    // Within the limit, nothing changes.
+    let o = queens(
+        &[
+            "generate",
+            "completion",
+            "--n",
+            "8",
+            "--queens",
+            "3",
+            "--count",
+            "3",
+            "--timeout",
+            "60",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o).lines().count(), 3);
 }

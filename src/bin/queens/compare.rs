@@ -1,0 +1,171 @@
+//! `queens compare`: the table on stdout as rows finish, a progress bar, CSV, plot and the
+//! exit code; the work itself is [`queens::compare`].
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use queens::compare::{self as cmp, EngineSpec};
+use queens::sources;
+use queens::Error;
+
+use super::{progress, CompareArgs, Failure};
+
+pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
+    let usage = |m: &str| Failure::Error(Error::Unsupported(m.to_string()));
+    if args.plot.is_some() {
+        cmp::check_plot(&args.engines)?;
+    }
+    if args.jobs == 0 {
+        return Err(usage("--jobs must be at least 1"));
+    }
+    if args.take == Some(0) {
+        return Err(usage("--take must be at least 1"));
+    }
+    if args.engines.is_empty() {
+        return Err(usage("--engines needs at least one engine"));
+    }
+    let instances = sources::load(&args.inputs, &args.selection.get(args.take))?;
+    if instances.is_empty() {
+        return Err(usage(if args.selection.select.is_empty() {
+            "no instances: the inputs are empty"
+        } else {
+            sources::NOTHING_SELECTED
+        }));
+    }
+    // Fail on an unwritable output now, not after hours of attempts (and only once the
+    // arguments and inputs are known to be good, so a typo does not empty an old file).
+    for path in args.csv.iter().chain(&args.plot) {
+        std::fs::File::create(path).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?;
+    }
+    let exe = std::env::current_exe().map_err(|e| Error::Io {
+        path: "queens".into(),
+        source: e,
+    })?;
+    let plan = cmp::Plan {
+        exe,
+        engines: args.engines.clone(),
+        timeout: args.timeout,
+        jobs: args.jobs,
+    };
+    let width = cmp::id_width(&instances);
+    let bar = progress::bar("", "attempts");
+    if let Some(b) = &bar {
+        b.set_length((instances.len() * plan.engines.len()) as u64);
+    }
+    if !args.json {
+        writeln!(out, "{}", cmp::table_header(&plan.engines, width))?;
+    }
+    let on_attempt = |inst: &sources::Instance, spec: EngineSpec| {
+        if let Some(b) = &bar {
+            b.set_message(format!("{} {spec}", inst.id));
+            b.inc(1);
+        }
+    };
+    // Workers hand finished rows to this thread, which owns stdout. When stdout fails (the
+    // reader of `compare … | head` has gone), `stop` kills the running children and no more
+    // attempts start: nobody is left to read them.
+    let (tx, rx) = mpsc::channel::<String>();
+    let stop = AtomicBool::new(false);
+    let (plan_ref, instances_ref, on_attempt_ref, stop_ref) =
+        (&plan, &instances, &on_attempt, &stop);
+    let (rows, cut_short) = std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            let tx = Mutex::new(tx);
+            let on_row = |row: &cmp::Row| {
+                // The receiver lives until every row is in; a send cannot fail before that.
+                let _ = tx.lock().expect("sender").send(cmp::table_line(row, width));
+            };
+            cmp::run(plan_ref, instances_ref, on_attempt_ref, &on_row, stop_ref)
+        });
+        let mut failed = None;
+        loop {
+            let text = match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(text) => text,
+                Err(RecvTimeoutError::Disconnected) => break,
+                // Between rows, which may be minutes apart: has the reader gone?
+                Err(RecvTimeoutError::Timeout) => {
+                    if failed.is_none() && stdout_reader_gone() {
+                        stop.store(true, Ordering::Relaxed);
+                        failed = Some(std::io::ErrorKind::BrokenPipe.into());
+                    }
+                    continue;
+                }
+            };
+            if args.json || failed.is_some() {
+                continue;
+            }
+            let res = match &bar {
+                Some(b) => b.suspend(|| writeln!(out, "{text}").and_then(|_| out.flush())),
+                None => writeln!(out, "{text}"),
+            };
+            if let Err(e) = res {
+                stop.store(true, Ordering::Relaxed);
+                failed = Some(e);
+            }
+        }
+        let rows = worker.join().expect("the comparison thread does not panic");
+        (rows, failed)
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    // Cut short, stdout takes nothing more, but the rows finished by then still go to the
+    // CSV and plot, and their disagreements and failures are still reported.
+    if cut_short.is_none() {
+        let summary = cmp::summarize(&plan.engines, &rows);
+        if args.json {
+            writeln!(out, "{}", cmp::to_json(&plan, &rows, &summary))?;
+        } else {
+            writeln!(out)?;
+            write!(out, "{}", cmp::summary_text(&plan, &summary))?;
+        }
+        out.flush()?;
+    }
+    // After the results are shown, so a file that cannot be written loses nothing on screen.
+    if let Some(path) = &args.csv {
+        std::fs::write(path, cmp::csv(&rows)).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?;
+    }
+    if let Some(path) = &args.plot {
+        cmp::plot(path, &plan, &rows)?;
+    }
+    let problems = cmp::problems(&rows);
+    for p in &problems {
+        eprintln!("queens: {p}");
+    }
+    match cut_short {
+        _ if !problems.is_empty() => Ok(3),
+        // A reader that left is no error (exit 0); a stdout that failed otherwise is.
+        Some(e) => Err(e.into()),
+        None => Ok(0),
+    }
+}
+
+/// True when stdout is a pipe whose read end has closed (`queens compare … | head` after
+/// `head` exits). Writing would fail with EPIPE; polling tells without writing.
+#[cfg(unix)]
+fn stdout_reader_gone() -> bool {
+    use rustix::event::{poll, PollFd, PollFlags};
+    let stdout = std::io::stdout();
+    let mut fds = [PollFd::new(&stdout, PollFlags::empty())];
+    // A zero timeout: just look. POLLERR is reported for a pipe with no readers left.
+    let zero = rustix::event::Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    poll(&mut fds, Some(&zero)).is_ok_and(|k| k > 0)
+        && fds[0].revents().intersects(PollFlags::ERR | PollFlags::HUP)
+}
+
+#[cfg(not(unix))]
+fn stdout_reader_gone() -> bool {
+    false
+}

@@ -1,0 +1,748 @@
+//! The `queens` command line: parses arguments, asks the operations layer ([`queens::ops`]),
+//! prints the answer and exits with its code.
+//!
+//! Exit codes: 0 yes (a solution, a positive count, a board without conflict); 1 proven no
+//! (or a board that breaks a rule); 2 bad input or usage; 3 an internal check failed; 4 no
+//! answer within the limits (`--timeout`, a count stopped by `--limit`, `s UNKNOWN`).
+
+mod compare;
+mod print;
+mod progress;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use queens::compare::EngineSpec;
+use queens::encode::amo::Encoding;
+use queens::ops::{
+    self, Artifacts, CheckRequest, Context, CountRequest, DecodeRequest, EncodeRequest, EngineName,
+    ExplainRequest, GenerateRequest, Instance, Request, Response, SolveRequest, SolveResponse,
+    Status,
+};
+use queens::proof::ProofFormat;
+use queens::sources::{self, Selection};
+use queens::{parse, Error, Problem};
+
+// See Cargo.toml: the service allocates from many threads at once.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Parser)]
+#[command(
+    name = "queens",
+    version,
+    about = "Solve, count and check n-queens, completion and region Queens puzzles"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Find a solution (or all, or up to --limit) and print it.
+    Solve {
+        #[command(flatten)]
+        input: Input,
+        /// Print every solution.
+        #[arg(long)]
+        all: bool,
+        /// Print at most K solutions (implies --all).
+        #[arg(long, value_name = "K")]
+        limit: Option<u64>,
+        #[command(flatten)]
+        engine: EngineArgs,
+        #[command(flatten)]
+        proof: ProofArgs,
+        #[command(flatten)]
+        timeout: Timeout,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count solutions (on all cores).
+    Count {
+        #[command(flatten)]
+        input: Input,
+        /// Stop counting at K (`--limit 2` asks "is the solution unique?"); a count that
+        /// reaches K is a lower bound (exit 4).
+        #[arg(long, value_name = "K")]
+        limit: Option<u64>,
+        /// Also count solutions distinct up to rotation and reflection (empty classic board).
+        #[arg(long)]
+        unique: bool,
+        #[command(flatten)]
+        engine: EngineArgs,
+        #[command(flatten)]
+        timeout: Timeout,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write the SAT encoding as DIMACS CNF, with comment lines mapping cell variables.
+    Encode {
+        #[command(flatten)]
+        input: Input,
+        /// At-most-one encoding: pairwise, seq, commander, product, bimander, auto.
+        #[arg(long, default_value = "auto")]
+        encoding: Encoding,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
+    /// Read an external solver's model for FILE's encoding, verify it and print the board.
+    Decode {
+        /// The instance the CNF was made from.
+        file: PathBuf,
+        /// The solver's output (`s SATISFIABLE` + `v … 0` lines, or a bare literal list), or -
+        /// for stdin.
+        model: PathBuf,
+        #[command(flatten)]
+        selection: SelectionArgs,
+        #[command(flatten)]
+        timeout: Timeout,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Explain why a completion has no solution: a minimal set of fixed queens (and blocked
+    /// cells) that already has none.
+    Explain {
+        /// Instance file (text grid or JSON), or - for stdin.
+        file: PathBuf,
+        #[command(flatten)]
+        selection: SelectionArgs,
+        /// At-most-one encoding: pairwise, seq, commander, product, bimander, auto.
+        #[arg(long, default_value = "auto")]
+        encoding: Encoding,
+        #[command(flatten)]
+        timeout: Timeout,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate an instance (deterministic for a seed), or a JSON-lines corpus with --count.
+    Generate {
+        #[command(subcommand)]
+        kind: GenerateKind,
+    },
+    /// Run instances on several engines, each attempt in a child process with a hard time
+    /// limit; every answer is verified, and a disagreement between engines exits with 3.
+    Compare(CompareArgs),
+    /// Internal: run one engine on the JSON instance on stdin and print a JSON report (what
+    /// `compare` runs in each child process).
+    #[command(hide = true)]
+    Attempt {
+        /// backtrack, backtrack:THREADS or sat:ENCODING.
+        #[arg(long)]
+        engine: EngineSpec,
+    },
+    /// Internal: run the operations request (JSON) on stdin and print its reply (what an
+    /// operation under a deadline runs in a child process, killed at the deadline).
+    #[command(hide = true)]
+    Op {
+        /// Write the reply's files (a proof and its CNF) into this folder.
+        #[arg(long, value_name = "DIR")]
+        artifacts: Option<PathBuf>,
+    },
+    /// Run the HTTP service: JSON endpoints, jobs, health and metrics (README, "Service").
+    Serve(queens::server::ServeArgs),
+    /// Check the queens given in FILE against the rules and name every conflict.
+    Check {
+        /// Instance file (text grid or JSON), or - for stdin.
+        file: PathBuf,
+        #[command(flatten)]
+        selection: SelectionArgs,
+        #[command(flatten)]
+        timeout: Timeout,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args)]
+struct Input {
+    /// Instance file (text grid, JSON, CSPLib parameter file, or a JSON-lines corpus narrowed
+    /// to one record with --select), or - for stdin.
+    #[arg(required_unless_present = "n", conflicts_with = "n")]
+    file: Option<PathBuf>,
+    /// The empty classic N×N board instead of a file.
+    #[arg(long, value_name = "N", conflicts_with_all = ["select", "first"])]
+    n: Option<usize>,
+    #[command(flatten)]
+    selection: SelectionArgs,
+}
+
+impl Input {
+    fn load(&self) -> Result<Instance, Error> {
+        match (&self.file, self.n) {
+            (Some(path), _) => load_one(path, &self.selection),
+            (None, Some(n)) => Ok(Instance(Problem::new(n)?)),
+            (None, None) => unreachable!("clap requires FILE or --n"),
+        }
+    }
+}
+
+fn load_one(path: &Path, selection: &SelectionArgs) -> Result<Instance, Error> {
+    Ok(Instance(
+        sources::load_one(path, &selection.get(None))?.problem,
+    ))
+}
+
+/// Which records of a corpus to use, and which prefix of their lists.
+#[derive(Args)]
+struct SelectionArgs {
+    /// Keep instances whose FIELD equals VALUE (repeatable): `--select n=21`. JSON records
+    /// and files offer their fields; text grids and CSPLib files their `id` (file name) and `n`.
+    #[arg(long, value_name = "FIELD=VALUE", value_parser = Selection::parse_filter)]
+    select: Vec<(String, String)>,
+    /// Use only the first D excluded diagonals (and fixed queens) of each instance, as CSPLib
+    /// prob079 defines its instances.
+    #[arg(long, value_name = "D")]
+    first: Option<usize>,
+}
+
+impl SelectionArgs {
+    fn get(&self, take: Option<usize>) -> Selection {
+        Selection {
+            filters: self.select.clone(),
+            first: self.first,
+            take,
+        }
+    }
+}
+
+/// `--timeout SECS` of the commands that answer one question.
+#[derive(Args, Clone, Copy)]
+struct Timeout {
+    /// Give up after SECS seconds (counted from the start of the command): print what was
+    /// found so far and exit 4. A SAT solver that cannot stop by itself runs in a child
+    /// process, killed at the limit.
+    #[arg(long, value_name = "SECS", value_parser = seconds)]
+    timeout: Option<Duration>,
+}
+
+/// A number of seconds for `--timeout`: positive, finite, at most a year.
+fn seconds(text: &str) -> Result<Duration, String> {
+    let secs: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    match Duration::try_from_secs_f64(secs) {
+        Ok(t) if secs > 0.0 && t <= Duration::from_secs(366 * 24 * 3600) => Ok(t),
+        _ => Err("must be a positive number of seconds, at most a year".into()),
+    }
+}
+
+#[derive(Subcommand)]
+enum GenerateKind {
+    /// Random n-queens completion (Gent, Jefferson & Nightingale's generator): up to M
+    /// non-attacking fixed queens.
+    Completion {
+        /// Board size.
+        #[arg(long)]
+        n: usize,
+        /// Fixed queens to place (fewer when n² attempts run out).
+        #[arg(long, value_name = "M")]
+        queens: usize,
+        #[command(flatten)]
+        out: GenerateOut,
+    },
+    /// Random Excluded Diagonals (CSPLib prob079): a maximal random list of diagonals that
+    /// leaves every row and column at least K open cells; any prefix is an instance.
+    Diagonals {
+        /// Board size.
+        #[arg(long)]
+        n: usize,
+        /// Open cells every row and column keeps (prob079 uses 4).
+        #[arg(long, value_name = "K", default_value_t = 4)]
+        min_free: usize,
+        /// Keep only the first D diagonals of the list (default: all).
+        #[arg(long, value_name = "D")]
+        first: Option<usize>,
+        #[command(flatten)]
+        out: GenerateOut,
+    },
+    /// A region Queens puzzle with exactly one solution (checked by the backtracker).
+    Regions {
+        /// Board size (4 to 64; from 13 some seeds fail and say so).
+        #[arg(long)]
+        n: usize,
+        #[command(flatten)]
+        out: GenerateOut,
+    },
+}
+
+#[derive(Args)]
+struct GenerateOut {
+    /// Random seed; the same seed gives the same instance.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Generate C instances with seeds SEED, SEED+1, … as JSON lines (one per line).
+    #[arg(long, value_name = "C", default_value_t = 1)]
+    count: u64,
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    timeout: Timeout,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    /// Instance files, folders (every file inside) or JSON-lines corpora.
+    #[arg(required = true, value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    selection: SelectionArgs,
+    /// Use at most K instances.
+    #[arg(long, value_name = "K")]
+    take: Option<usize>,
+    /// Comma-separated engines: backtrack (all cores), backtrack:THREADS, sat:ENCODING. The
+    /// first is the reference for ratios and the x axis of --plot.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "backtrack,sat:auto",
+        value_name = "LIST"
+    )]
+    engines: Vec<EngineSpec>,
+    /// Seconds each attempt may run before it is killed and reported as a timeout.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = seconds)]
+    timeout: Duration,
+    /// Instances run at the same time (1 keeps timings clean; engines of one instance always
+    /// run one after the other).
+    #[arg(long, value_name = "J", default_value_t = 1)]
+    jobs: usize,
+    /// Also write one CSV line per attempt here.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write an SVG log-log scatter of each engine's time against the first engine's.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+    /// Print one JSON object (every attempt and the summary) instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct ProofArgs {
+    /// With --engine sat: when the answer is UNSAT, write a proof of it here (checked by the
+    /// built-in checker before the answer is printed).
+    #[arg(long, value_name = "P")]
+    proof: Option<PathBuf>,
+    /// Proof format: drat, binary-drat or lrat.
+    #[arg(long, value_name = "F", default_value = "drat", requires = "proof")]
+    proof_format: ProofFormat,
+    /// Where to write the exact CNF the proof refutes (default: the proof path + `.cnf`).
+    #[arg(long, value_name = "C", requires = "proof")]
+    cnf: Option<PathBuf>,
+}
+
+impl ProofArgs {
+    /// Writes the proof and the CNF it refutes (the answer's artifacts, present on UNSAT)
+    /// where the user asked, and names them in the answer.
+    fn write(&self, resp: &mut SolveResponse, artifacts: &Artifacts) -> Result<(), Error> {
+        let (Some(path), Some(info)) = (&self.proof, &mut resp.proof) else {
+            return Ok(());
+        };
+        let cnf = self.cnf.clone().unwrap_or_else(|| {
+            let mut p = path.clone().into_os_string();
+            p.push(".cnf");
+            p.into()
+        });
+        for (name, to) in [("proof", path), ("cnf", &cnf)] {
+            let bytes = artifacts.get(name).ok_or_else(|| {
+                Error::Internal(format!("the UNSAT answer came without its {name}"))
+            })?;
+            std::fs::write(to, bytes).map_err(|e| Error::Io {
+                path: to.clone(),
+                source: e,
+            })?;
+        }
+        info.path = Some(path.display().to_string());
+        info.cnf = Some(cnf.display().to_string());
+        Ok(())
+    }
+}
+
+#[derive(Args, Clone, Copy)]
+struct EngineArgs {
+    /// Which engine answers.
+    #[arg(long, value_enum, default_value_t = Engine::Backtrack)]
+    engine: Engine,
+    /// At-most-one encoding for the SAT engine: pairwise, seq, commander, product, bimander, auto.
+    #[arg(long, default_value = "auto")]
+    encoding: Encoding,
+    /// Also run the other engine and fail (exit 3, both answers shown) if they disagree.
+    #[arg(long)]
+    cross_check: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Engine {
+    /// Native bitset backtracking.
+    Backtrack,
+    /// CNF encoding solved with varisat.
+    Sat,
+}
+
+impl From<Engine> for EngineName {
+    fn from(e: Engine) -> EngineName {
+        match e {
+            Engine::Backtrack => EngineName::Backtrack,
+            Engine::Sat => EngineName::Sat,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let started = Instant::now();
+    let cli = Cli::parse();
+    match run(cli, started) {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure::Error(e)) => {
+            match &e {
+                Error::Internal(_) => eprintln!("queens: internal check failed: {e}"),
+                _ => eprintln!("queens: error: {e}"),
+            }
+            ExitCode::from(e.exit_code())
+        }
+        // Output closed early (e.g. piped into `head`): not an error.
+        Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
+    }
+}
+
+enum Failure {
+    Error(Error),
+    BrokenPipe,
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Error(e)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::BrokenPipe
+        } else {
+            Failure::Error(Error::Io {
+                path: "<stdout>".into(),
+                source: e,
+            })
+        }
+    }
+}
+
+fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
+    let mut out = std::io::stdout().lock();
+    let limits = |t: Timeout| Limits::new(started, t);
+    let style = |t: Timeout| print::Style {
+        color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        timeout: t.timeout,
+    };
+    match cli.command {
+        Command::Solve {
+            input,
+            all,
+            limit,
+            engine,
+            proof,
+            timeout,
+            json,
+        } => {
+            let req = Request::Solve(SolveRequest {
+                instance: input.load()?,
+                engine: engine.engine.into(),
+                encoding: engine.encoding,
+                all,
+                limit,
+                cross_check: engine.cross_check,
+                timeout_ms: None,
+                proof: proof.proof.is_some().then_some(proof.proof_format),
+            });
+            let (mut resp, artifacts) = limits(timeout).run(&req, None)?;
+            if let Response::Solve(r) = &mut resp {
+                proof.write(r, &artifacts)?;
+            }
+            answer(&mut out, &req, &resp, json, &style(timeout))
+        }
+        Command::Count {
+            input,
+            limit,
+            unique,
+            engine,
+            timeout,
+            json,
+        } => {
+            let req = Request::Count(CountRequest {
+                instance: input.load()?,
+                engine: engine.engine.into(),
+                encoding: engine.encoding,
+                limit,
+                unique,
+                cross_check: engine.cross_check,
+                timeout_ms: None,
+            });
+            let bar = progress::bar("counting", "subtrees");
+            let ran = limits(timeout).run(&req, bar.as_ref());
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            answer(&mut out, &req, &ran?.0, json, &style(timeout))
+        }
+        Command::Encode {
+            input,
+            encoding,
+            output,
+        } => {
+            let req = EncodeRequest {
+                instance: input.load()?,
+                encoding,
+            };
+            let resp = ops::encode(&req, &Context::default())?;
+            match output {
+                Some(path) => {
+                    std::fs::write(&path, &resp.dimacs).map_err(|e| Error::Io {
+                        path: path.clone(),
+                        source: e,
+                    })?;
+                    eprintln!(
+                        "wrote {}: {} vars, {} clauses",
+                        path.display(),
+                        resp.vars,
+                        resp.clauses
+                    );
+                }
+                None => out.write_all(resp.dimacs.as_bytes())?,
+            }
+            Ok(0)
+        }
+        Command::Decode {
+            file,
+            model,
+            selection,
+            timeout,
+            json,
+        } => {
+            let stdin = Path::new("-");
+            if file == stdin && model == stdin {
+                return Err(Error::Unsupported(
+                    "FILE and MODEL cannot both be - (stdin): give one of them as a file".into(),
+                )
+                .into());
+            }
+            let instance = load_one(&file, &selection)?;
+            let (origin, text) = parse::read_text(&model)?;
+            let req = Request::Decode(DecodeRequest {
+                instance,
+                model: text,
+                model_origin: Some(origin),
+            });
+            let (resp, _) = limits(timeout).run(&req, None)?;
+            answer(&mut out, &req, &resp, json, &style(timeout))
+        }
+        Command::Explain {
+            file,
+            selection,
+            encoding,
+            timeout,
+            json,
+        } => {
+            let req = Request::Explain(ExplainRequest {
+                instance: load_one(&file, &selection)?,
+                encoding,
+                timeout_ms: None,
+            });
+            let (resp, _) = limits(timeout).run(&req, None)?;
+            answer(&mut out, &req, &resp, json, &style(timeout))
+        }
+        Command::Check {
+            file,
+            selection,
+            timeout,
+            json,
+        } => {
+            let req = Request::Check(CheckRequest {
+                instance: load_one(&file, &selection)?,
+                queens: Vec::new(),
+                timeout_ms: None,
+            });
+            let (resp, _) = limits(timeout).run(&req, None)?;
+            answer(&mut out, &req, &resp, json, &style(timeout))
+        }
+        Command::Generate { kind } => generate(&mut out, kind, started),
+        Command::Compare(args) => compare::run(&mut out, args),
+        Command::Attempt { engine } => {
+            let problem = parse::read_path(Path::new("-"))?;
+            let report = queens::compare::attempt(&problem, engine)?;
+            writeln!(out, "{}", to_json(&report)?)?;
+            Ok(0)
+        }
+        Command::Serve(args) => {
+            let config = args.config()?;
+            tracing_subscriber::fmt()
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| "queens=info,tower_http=warn".into()),
+                )
+                .with_writer(std::io::stderr)
+                .init();
+            queens::server::serve(config)?;
+            Ok(0)
+        }
+        // The child's side of ops::Request::run (stdout's lock is reentrant).
+        Command::Op { artifacts } => Ok(ops::child_main(artifacts.as_deref())),
+    }
+}
+
+/// What a command may spend, from `--timeout`, counted from the start of the command.
+struct Limits {
+    deadline: Option<Instant>,
+}
+
+impl Limits {
+    fn new(started: Instant, timeout: Timeout) -> Limits {
+        Limits {
+            deadline: timeout.timeout.and_then(|t| started.checked_add(t)),
+        }
+    }
+
+    /// Runs the request under these limits, reporting progress to `bar`. Under a deadline,
+    /// work varisat does (which cannot be interrupted) runs in a child process of this
+    /// executable (`queens op`) that is killed when the deadline passes.
+    fn run(
+        &self,
+        req: &Request,
+        bar: Option<&indicatif::ProgressBar>,
+    ) -> Result<(Response, Artifacts), Error> {
+        let mut ctx = Context::default();
+        ctx.budget.deadline = self.deadline;
+        if self.deadline.is_some() && req.uninterruptible() {
+            ctx.isolate = Some(std::env::current_exe().map_err(|e| Error::Io {
+                path: "queens".into(),
+                source: e,
+            })?);
+        }
+        if let Some(bar) = bar {
+            let bar = bar.clone();
+            ctx = ctx.with_progress(move |done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            });
+        }
+        req.run(&ctx)
+    }
+}
+
+/// Prints the answer, as the operation's JSON (byte for byte what the service sends) or as
+/// text, and returns its exit code.
+fn answer(
+    out: &mut impl Write,
+    req: &Request,
+    resp: &Response,
+    json: bool,
+    style: &print::Style,
+) -> Result<u8, Failure> {
+    if json {
+        writeln!(out, "{}", to_json(resp)?)?;
+    } else {
+        print::text(out, req, resp, style)?;
+    }
+    Ok(resp.exit_code())
+}
+
+fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
+    serde_json::to_string(value)
+        .map_err(|e| Error::Internal(format!("an answer does not serialize: {e}")))
+}
+
+fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Result<u8, Failure> {
+    let (kind, n, queens, min_free, first, opts) = match kind {
+        GenerateKind::Completion { n, queens, out } => (
+            ops::GenerateKind::Completion,
+            n,
+            Some(queens),
+            None,
+            None,
+            out,
+        ),
+        GenerateKind::Diagonals {
+            n,
+            min_free,
+            first,
+            out,
+        } => (
+            ops::GenerateKind::Diagonals,
+            n,
+            None,
+            Some(min_free),
+            first,
+            out,
+        ),
+        GenerateKind::Regions { n, out } => (ops::GenerateKind::Regions, n, None, None, None, out),
+    };
+    if opts.count == 0 {
+        return Err(Error::Unsupported("--count must be at least 1".into()).into());
+    }
+    let limits = Limits::new(started, opts.timeout);
+    // One request makes at most MAX_GENERATE_COUNT instances (a limit for the service); a
+    // corpus written here may be larger, so it is asked for in pieces.
+    let mut instances = Vec::new();
+    let (mut seed, mut left) = (opts.seed, opts.count);
+    let mut status = Status::Sat;
+    while left > 0 && status == Status::Sat {
+        let count = left.min(ops::MAX_GENERATE_COUNT);
+        let req = Request::Generate(GenerateRequest {
+            kind,
+            n,
+            queens,
+            min_free,
+            first,
+            seed,
+            count,
+        });
+        let Response::Generate(part) = limits.run(&req, None)?.0 else {
+            return Err(Error::Internal("generate answered with something else".into()).into());
+        };
+        instances.extend(part.instances);
+        status = part.status;
+        left -= count;
+        if left > 0 {
+            seed = seed
+                .checked_add(count)
+                .ok_or_else(|| Error::Unsupported("field `seed`: seed + count overflows".into()))?;
+        }
+    }
+    // Several instances, or a `.jsonl` file (which every reader takes line by line), get one
+    // object per line; a single instance keeps the writer's readable layout.
+    let json_lines = opts.count > 1
+        || opts
+            .output
+            .as_ref()
+            .is_some_and(|p| p.extension().is_some_and(|e| e == "jsonl"));
+    let text = print::instances(&instances, json_lines);
+    match &opts.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    if status != Status::Sat {
+        eprintln!(
+            "queens: {}: {} of {} instances made",
+            print::no_answer(status, opts.timeout.timeout),
+            instances.len(),
+            opts.count
+        );
+    }
+    Ok(status.exit_code())
+}

@@ -1,0 +1,279 @@
+//! Answers as text for people: each operation's response, as the README shows it.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use queens::model::cell;
+use queens::ops::{
+    CheckResponse, CountRequest, CountResponse, DecodeResponse, EngineName, ExplainResponse,
+    Request, Response, SolveRequest, SolveResponse, Status, WorkReport,
+};
+use queens::{report, Pos, Problem};
+
+/// How text is shown.
+pub struct Style {
+    /// Colour region boards (stdout is a terminal and `NO_COLOR` is unset).
+    pub color: bool,
+    /// The command's `--timeout`, named when an answer ran out of time.
+    pub timeout: Option<Duration>,
+}
+
+/// Writes `resp`, the answer to `req`, as text.
+pub fn text(out: &mut impl Write, req: &Request, resp: &Response, style: &Style) -> io::Result<()> {
+    match (req, resp) {
+        (Request::Solve(q), Response::Solve(r)) => solve(out, q, r, style),
+        (Request::Count(q), Response::Count(r)) => count(out, q, r, style),
+        (Request::Check(q), Response::Check(r)) => check(out, &q.instance.0, &q.queens, r, style),
+        (Request::Explain(q), Response::Explain(r)) => explain(out, &q.instance.0, r, style),
+        (Request::Decode(q), Response::Decode(r)) => decode(out, &q.instance.0, r, style),
+        // Encode and generate print their own output (DIMACS, instances); anything else is
+        // shown as its JSON.
+        (_, resp) => writeln!(
+            out,
+            "{}",
+            serde_json::to_string(resp).map_err(io::Error::other)?
+        ),
+    }
+}
+
+/// The line for an answer that ran out of time (or was cancelled):
+/// `timeout: no answer within 2 s`.
+pub fn no_answer(status: Status, timeout: Option<Duration>) -> String {
+    match (status, timeout) {
+        (Status::Cancelled, _) => "cancelled: no answer".to_string(),
+        (_, Some(t)) => format!("timeout: no answer within {} s", t.as_secs_f64()),
+        (_, None) => "timeout: no answer within the time limit".to_string(),
+    }
+}
+
+fn interrupted(status: Status) -> bool {
+    matches!(status, Status::Timeout | Status::Cancelled)
+}
+
+fn engine_name(e: EngineName) -> &'static str {
+    match e {
+        EngineName::Backtrack => "backtrack",
+        EngineName::Sat => "sat",
+    }
+}
+
+fn cross_checked(out: &mut impl Write, other: Option<EngineName>) -> io::Result<()> {
+    match other {
+        Some(e) => writeln!(out, "cross-checked: the {} engine agrees", engine_name(e)),
+        None => Ok(()),
+    }
+}
+
+fn solve(
+    out: &mut impl Write,
+    req: &SolveRequest,
+    r: &SolveResponse,
+    style: &Style,
+) -> io::Result<()> {
+    let problem = &req.instance.0;
+    let many = req.all || req.limit.is_some();
+    let solutions: &[Vec<Pos>] = match (&r.solutions, &r.queens) {
+        (Some(list), _) => list,
+        (None, Some(q)) => std::slice::from_ref(q),
+        (None, None) => &[],
+    };
+    for (i, s) in solutions.iter().enumerate() {
+        if many {
+            writeln!(out, "solution {}:", i + 1)?;
+        }
+        write!(out, "{}", report::board(problem, s, style.color))?;
+        if many {
+            writeln!(out)?;
+        }
+    }
+    let summary = report::summary(problem);
+    match r.status {
+        Status::Unsat => {
+            let reason = r.reason.as_deref().unwrap_or("proven");
+            writeln!(out, "no solution: {reason}")?;
+            if let Some(p) = &r.proof {
+                writeln!(
+                    out,
+                    "proof: {} ({}, {} lemmas, checked by the built-in checker in {} ms) refutes {}",
+                    p.path.as_deref().unwrap_or("(not written)"),
+                    p.format,
+                    p.lemmas,
+                    p.check_ms,
+                    p.cnf.as_deref().unwrap_or("(not written)")
+                )?;
+            }
+        }
+        status if interrupted(status) => {
+            let so_far = match many {
+                true => format!(" ({} solutions so far)", solutions.len()),
+                false => String::new(),
+            };
+            writeln!(out, "{}{so_far}", no_answer(status, style.timeout))?;
+        }
+        _ if many => {
+            let more = if r.limited == Some(true) {
+                " (limit reached)"
+            } else {
+                ""
+            };
+            let work = r.work.describe(r.time_ms);
+            let k = solutions.len();
+            writeln!(out, "{k} solutions{more}: {summary} ({work})")?;
+        }
+        _ if req.proof.is_some() => writeln!(
+            out,
+            "solved: {summary} (no proof written: the answer is SAT)"
+        )?,
+        _ => writeln!(out, "solved: {summary} ({})", r.work.describe(r.time_ms))?,
+    }
+    cross_checked(out, r.cross_checked)
+}
+
+fn count(
+    out: &mut impl Write,
+    req: &CountRequest,
+    r: &CountResponse,
+    style: &Style,
+) -> io::Result<()> {
+    let problem = &req.instance.0;
+    match r.status {
+        status if interrupted(status) => writeln!(
+            out,
+            "{} (count so far: {}, a lower bound)",
+            no_answer(status, style.timeout),
+            r.count
+        )?,
+        Status::Limited => writeln!(out, "count: {} (limit reached; there may be more)", r.count)?,
+        _ => writeln!(out, "count: {}", r.count)?,
+    }
+    if req.unique {
+        match r.unique {
+            Some(u) => writeln!(out, "unique: {u} (up to rotation and reflection)")?,
+            None if interrupted(r.status) => {
+                writeln!(out, "unique: unknown (the count was cut short)")?
+            }
+            None => writeln!(
+                out,
+                "unique: not defined here (only for the empty classic board, backtrack engine, no --limit)"
+            )?,
+        }
+    }
+    // A run killed at its deadline (in a child process) reports no work.
+    if r.work != WorkReport::default() {
+        let work = r.work.describe(r.time_ms);
+        writeln!(out, "{} ({work})", report::summary(problem))?;
+    }
+    cross_checked(out, r.cross_checked)
+}
+
+fn check(
+    out: &mut impl Write,
+    problem: &Problem,
+    more: &[Pos],
+    r: &CheckResponse,
+    style: &Style,
+) -> io::Result<()> {
+    let mut queens = problem.fixed().to_vec();
+    queens.extend_from_slice(more);
+    write!(out, "{}", report::board(problem, &queens, style.color))?;
+    match r.status {
+        Status::Solved => writeln!(out, "solved: all {} queens placed, no conflict", r.n),
+        Status::Consistent => {
+            let completable = match r.completable {
+                Some(true) => "can be completed".to_string(),
+                Some(false) => "cannot be completed".to_string(),
+                None => format!(
+                    "can it be completed? {}",
+                    no_answer(Status::Timeout, style.timeout)
+                ),
+            };
+            writeln!(
+                out,
+                "consistent, {} of {} placed ({completable})",
+                r.placed, r.n
+            )
+        }
+        _ => {
+            writeln!(out, "invalid: {} conflict(s)", r.violations.len())?;
+            for v in &r.violations {
+                writeln!(out, "  {}", v.message)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn explain(
+    out: &mut impl Write,
+    problem: &Problem,
+    r: &ExplainResponse,
+    style: &Style,
+) -> io::Result<()> {
+    match (r.status, &r.queens) {
+        (Status::Sat, Some(q)) => {
+            write!(out, "{}", report::board(problem, q, style.color))?;
+            writeln!(out, "solvable: nothing to explain (a solution is shown)")
+        }
+        (Status::Unsat, _) => {
+            let core = r.core.as_deref().unwrap_or_default();
+            let blocked = r.blocked_core.as_deref().unwrap_or_default();
+            // The core on its own board: the problem with only these presets.
+            let shown = problem
+                .replace_fixed(core)
+                .and_then(|p| p.replace_blocked(blocked))
+                .map_err(io::Error::other)?;
+            write!(out, "{}", report::board(&shown, core, style.color))?;
+            match &r.reason {
+                Some(reason) => writeln!(out, "unsolvable: {reason}")?,
+                None => writeln!(out, "unsolvable: these presets alone have no completion")?,
+            }
+            let cells = |v: &[Pos]| v.iter().map(|&p| cell(p)).collect::<Vec<_>>().join(" ");
+            if !core.is_empty() {
+                writeln!(out, "minimal core: fixed queens {}", cells(core))?;
+            }
+            if !blocked.is_empty() {
+                writeln!(out, "minimal core: blocked cells {}", cells(blocked))?;
+            }
+            if !core.is_empty() || !blocked.is_empty() {
+                writeln!(out, "removing any one of them makes the rest completable")?;
+            }
+            Ok(())
+        }
+        (status, _) => writeln!(out, "{}", no_answer(status, style.timeout)),
+    }
+}
+
+fn decode(
+    out: &mut impl Write,
+    problem: &Problem,
+    r: &DecodeResponse,
+    style: &Style,
+) -> io::Result<()> {
+    match (r.status, &r.queens) {
+        (Status::Sat, Some(q)) => {
+            write!(out, "{}", report::board(problem, q, style.color))?;
+            writeln!(out, "solved: the model decodes to a valid board")
+        }
+        (Status::Unsat, _) => writeln!(out, "no solution: the solver reports UNSATISFIABLE"),
+        (Status::Unknown, _) => writeln!(out, "unknown: the solver gave no answer"),
+        (status, _) => writeln!(out, "{}", no_answer(status, style.timeout)),
+    }
+}
+
+/// Generated instances as a file: one in the writer's readable layout, or (`json_lines`)
+/// one object per line.
+pub fn instances(instances: &[serde_json::Value], json_lines: bool) -> String {
+    let mut text = String::new();
+    for value in instances {
+        let one = queens::generate::write_value(value);
+        if json_lines {
+            // One object per line: the readable layout, joined.
+            let line: Vec<&str> = one.lines().map(str::trim).collect();
+            text += &line.join(" ");
+            text.push('\n');
+        } else {
+            text += &one;
+        }
+    }
+    text
+}
