@@ -228,6 +228,9 @@ pub fn encode(
     }
     let mut empty_line = None;
     for (name, cells) in lines {
+        if sink.full() {
+            return map;
+        }
         let lits = lits_of(&mut cells.into_iter());
         if lits.is_empty() {
             empty_line.get_or_insert(format!("{name} has no cell left for a queen"));
@@ -237,6 +240,9 @@ pub fn encode(
     match problem.rule() {
         DiagonalRule::Full => {
             for k in 0..2 * n - 1 {
+                if sink.full() {
+                    return map;
+                }
                 for d in [Diagonal::Sum(k), Diagonal::Diff(k)] {
                     at_most_one(sink, &lits_of(&mut d.cells(n)), encoding);
                 }

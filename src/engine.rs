@@ -106,6 +106,9 @@ pub struct Budget {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Called as work is done, where the engine can tell (the backtracker's counts).
     pub progress: Option<Progress>,
+    /// Refuse (with [`Error::TooLarge`]) work whose estimated memory is over this many
+    /// bytes, before allocating it: see [`sat_estimate`].
+    pub max_memory: Option<u64>,
 }
 
 impl Budget {
@@ -198,6 +201,121 @@ pub fn ms(t: Instant) -> f64 {
     (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
 }
 
+/// What the SAT engine would build for a problem, counted without building it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SatEstimate {
+    /// Variables of the CNF.
+    pub vars: usize,
+    /// Clauses of the CNF.
+    pub clauses: usize,
+    /// Literals in all clauses.
+    pub literals: usize,
+    /// Estimated peak memory of encoding and solving, bytes.
+    pub bytes: u64,
+}
+
+/// Counts the CNF's size by running the encoder into a counting sink (time linear in the
+/// clauses, no memory for them) and estimates the peak memory of encoding plus solving as
+/// 16 MB + 35 bytes per clause + 240 per variable: fitted to the peak RSS of
+/// `queens solve --n N --engine sat` for n = 500 and 1000 with the seq, product and
+/// bimander encodings (README, "Speed"; within 5 % of each).
+///
+/// With `stop_above`, counting stops once the estimate passes it (the figures are then a
+/// lower bound), so refusing a huge encoding takes time in proportion to the limit, not to
+/// the encoding.
+pub fn sat_estimate(problem: &Problem, encoding: Encoding, stop_above: Option<u64>) -> SatEstimate {
+    let mut sink = Capped {
+        counter: crate::encode::Counter::default(),
+        cap: stop_above.unwrap_or(u64::MAX),
+    };
+    crate::cnf::encode(
+        problem,
+        encoding,
+        crate::cnf::FixedMode::Simplify,
+        &mut sink,
+    );
+    let c = sink.counter;
+    SatEstimate {
+        vars: c.vars,
+        clauses: c.clauses,
+        literals: c.literals,
+        bytes: estimated_bytes(&c),
+    }
+}
+
+fn estimated_bytes(c: &crate::encode::Counter) -> u64 {
+    (16u64 << 20)
+        .saturating_add(35u64.saturating_mul(c.clauses as u64))
+        .saturating_add(240u64.saturating_mul(c.vars as u64))
+}
+
+/// A counter that is full once its memory estimate passes `cap`.
+struct Capped {
+    counter: crate::encode::Counter,
+    cap: u64,
+}
+
+impl crate::encode::ClauseSink for Capped {
+    fn new_var(&mut self) -> varisat::Lit {
+        self.counter.new_var()
+    }
+
+    fn add_clause(&mut self, lits: &[varisat::Lit]) {
+        self.counter.add_clause(lits);
+    }
+
+    fn full(&self) -> bool {
+        estimated_bytes(&self.counter) > self.cap
+    }
+}
+
+/// Refuses SAT work over the budget's memory limit, with the estimate and what to do
+/// instead.
+pub fn check_sat_memory(
+    problem: &Problem,
+    encoding: Encoding,
+    budget: &Budget,
+) -> Result<(), Error> {
+    let Some(limit) = budget.max_memory else {
+        return Ok(());
+    };
+    let est = sat_estimate(problem, encoding, Some(limit));
+    if est.bytes <= limit {
+        return Ok(());
+    }
+    let mb = |b: u64| b.div_ceil(1 << 20);
+    let n = problem.n();
+    let lighter = match encoding {
+        Encoding::Product => String::new(),
+        _ => match sat_estimate(problem, Encoding::Product, Some(limit)) {
+            p if p.bytes <= limit => format!(
+                ", the product encoding (about {} MB, slower to solve)",
+                mb(p.bytes)
+            ),
+            _ => String::new(),
+        },
+    };
+    Err(Error::TooLarge(format!(
+        "the SAT encoding of this {n}×{n} problem ({encoding}) would need more than the \
+         memory limit of {} MB (over {} variables and {} clauses): use the backtrack \
+         engine{lighter}, or raise the limit (--max-memory)",
+        limit >> 20,
+        est.vars,
+        est.clauses,
+    )))
+}
+
+/// Half of this machine's memory (from `/proc/meminfo`; 4 GiB where it cannot be read): the
+/// default memory limit of one command.
+pub fn default_max_memory() -> u64 {
+    let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+    });
+    total_kb.map_or(4 << 30, |kb| kb * 1024 / 2)
+}
+
 /// Checks a board an engine returned: a board that breaks a rule is a bug, reported as
 /// [`Error::Internal`] naming the engine and the rule.
 pub fn checked(problem: &Problem, queens: &[Pos], engine: &str) -> Result<(), Error> {
@@ -228,6 +346,7 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             (found, work, stats.interrupted)
         }
         EngineSpec::Sat(encoding) => {
+            check_sat_memory(problem, encoding, budget)?;
             let (found, stats) = sat::solve(problem, encoding)?;
             let work = Work {
                 sat: Some(stats),
@@ -307,6 +426,7 @@ fn visit_all(
             (work, stats.interrupted)
         }
         EngineSpec::Sat(encoding) => {
+            check_sat_memory(problem, encoding, budget)?;
             let stats = sat::enumerate(problem, encoding, cap, &mut visit)?;
             let work = Work {
                 sat: Some(stats),

@@ -45,6 +45,13 @@ pub trait ClauseSink {
 
     /// Adds one clause (a disjunction of `lits`; the empty slice is the empty clause).
     fn add_clause(&mut self, lits: &[Lit]);
+
+    /// True when the sink wants no more clauses: an encoder may stop between constraints
+    /// (what it wrote is then incomplete). Only sinks that measure are ever full: a size
+    /// estimate stops as soon as it is over its limit.
+    fn full(&self) -> bool {
+        false
+    }
 }
 
 impl<T: ExtendFormula> ClauseSink for T {

@@ -41,8 +41,9 @@ pub struct EncodeResponse {
 }
 
 /// Encodes the instance as DIMACS CNF (fixed queens simplified away).
-pub fn encode(req: &EncodeRequest, _ctx: &Context) -> Result<EncodeResponse, Error> {
+pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Error> {
     let problem = &req.instance.0;
+    crate::engine::check_sat_memory(problem, req.encoding, &ctx.budget)?;
     let encoded = sat::encode_problem(problem, req.encoding, FixedMode::Simplify);
     let header = vec![
         format!("queens CNF: {}", report::summary(problem)),

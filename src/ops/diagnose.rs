@@ -174,6 +174,7 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<ExplainResponse, E
         time_ms: 0.0,
     };
     if !ctx.budget.exhausted() {
+        engine::check_sat_memory(problem, req.encoding, &ctx.budget)?;
         let (exp, stats) = sat::explain(problem, req.encoding)?;
         resp.solver_calls = stats.solver_calls;
         match exp {

@@ -72,7 +72,11 @@ enum Reply<T> {
 
 /// The child's side (`queens op [--artifacts DIR]`): reads a request from stdin, runs it
 /// here, prints the reply. Returns the process exit code (0 whenever a reply was printed).
-pub fn child_main(artifacts_dir: Option<&Path>) -> u8 {
+pub fn child_main(artifacts_dir: Option<&Path>, max_memory: Option<u64>) -> u8 {
+    // A worker whose parent is gone (a CLI killed by Ctrl-C, a server killed by SIGKILL)
+    // has nobody to answer: let the kernel end it with its parent.
+    #[cfg(target_os = "linux")]
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         eprintln!("queens op: cannot read the request: {e}");
@@ -83,9 +87,10 @@ pub fn child_main(artifacts_dir: Option<&Path>) -> u8 {
             "the worker could not read its request: {e}"
         )))),
         Ok(req) => {
-            let ctx = Context::default().with_progress(|done, total| {
+            let mut ctx = Context::default().with_progress(|done, total| {
                 eprintln!("progress {done} {total}");
             });
+            ctx.budget.max_memory = max_memory;
             match req.run_here(&ctx) {
                 Ok((resp, artifacts)) => match write_artifacts(artifacts_dir, &artifacts) {
                     Ok(()) => Reply::Ok(resp),
@@ -159,6 +164,9 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
     let dir = TempDir::new()?;
     let mut command = Command::new(exe);
     command.arg("op").arg("--artifacts").arg(&dir.0);
+    if let Some(bytes) = ctx.budget.max_memory {
+        command.arg("--max-memory").arg(bytes.to_string());
+    }
     let input = serde_json::to_vec(req)
         .map_err(|e| Error::Internal(format!("cannot write the request: {e}")))?;
     let progress = ctx.budget.progress.clone();

@@ -418,6 +418,7 @@ fn solve_with_proof(
         resp.time_ms = ms(start);
         return Ok((resp, Artifacts::default()));
     }
+    engine::check_sat_memory(problem, req.encoding, &ctx.budget)?;
     let encoded = sat::encode_problem(problem, req.encoding, cnf::FixedMode::Simplify);
     let mut proof_bytes = Vec::new();
     let solve_start = Instant::now();

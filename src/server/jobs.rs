@@ -405,6 +405,7 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
                 .checked_add(Duration::from_millis(state.config.job_timeout_ms)),
             cancel: Some(cancel.clone()),
             progress: None,
+            max_memory: Some(state.config.max_memory),
         },
         isolate: Some(state.config.exe.clone()),
     }

@@ -51,6 +51,8 @@ pub struct Config {
     pub data: PathBuf,
     /// Jobs that may wait in the store; more get 503.
     pub max_jobs: usize,
+    /// Estimated memory one operation may use, bytes; more is refused with 422.
+    pub max_memory: u64,
     /// Time limit of a job, milliseconds (a job may ask for less).
     pub job_timeout_ms: u64,
     /// The `queens` executable that runs uninterruptible work (`queens op`).
@@ -87,6 +89,10 @@ pub struct ServeArgs {
     /// Folder of the job database (created if missing).
     #[arg(long, default_value = "queens-data")]
     pub data: PathBuf,
+    /// Estimated memory one operation may use, in MB (default: half the machine's memory
+    /// shared by the workers); a SAT encoding over it is refused with 422.
+    #[arg(long, value_name = "MB")]
+    pub max_memory: Option<u64>,
 }
 
 impl ServeArgs {
@@ -112,11 +118,20 @@ impl ServeArgs {
             path: "queens".into(),
             source: e,
         })?;
+        let workers = self
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if self.max_memory == Some(0) {
+            return bad("--max-memory must be at least 1 MB");
+        }
         Ok(Config {
             addr: self.addr,
-            workers: self
-                .workers
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            workers,
+            max_memory: self
+                .max_memory
+                .map_or(crate::engine::default_max_memory() / workers as u64, |mb| {
+                    mb.saturating_mul(1 << 20)
+                }),
             queue: self.queue,
             max_n: self.max_n,
             timeout_ms: self.timeout_ms,
@@ -240,6 +255,7 @@ impl AppState {
                 deadline: Instant::now().checked_add(limit),
                 cancel: Some(cancel),
                 progress: None,
+                max_memory: Some(self.config.max_memory),
             },
             isolate: Some(self.config.exe.clone()),
         };

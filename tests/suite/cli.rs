@@ -771,3 +771,37 @@ fn generate_stops_at_its_timeout_and_keeps_what_it_made() {
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o).lines().count(), 3);
 }
+
+/// `solve --n 3000 --engine sat` allocated about 9.4 GB and aborted under a 4 GB limit
+/// (issue 15): the encoding's memory is now estimated first and refused with exit 2, an
+/// estimate and what to do instead, before anything is allocated.
+#[test]
+fn a_sat_encoding_over_the_memory_limit_is_refused_with_an_estimate() {
+    let o = queens(
+        &[
+            "solve",
+            "--n",
+            "1000",
+            "--engine",
+            "sat",
+            "--max-memory",
+            "500",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("memory limit of 500 MB") && err.contains("backtrack engine"),
+        "{err}"
+    );
+    assert!(stdout(&o).is_empty());
+    // The default limit (half the machine's memory) refuses n = 3000 before allocating.
+    let o = queens(&["solve", "--n", "3000", "--engine", "sat"], None);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

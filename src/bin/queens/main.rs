@@ -148,6 +148,9 @@ enum Command {
         /// Write the reply's files (a proof and its CNF) into this folder.
         #[arg(long, value_name = "DIR")]
         artifacts: Option<PathBuf>,
+        /// The parent's memory limit, in bytes.
+        #[arg(long, value_name = "BYTES")]
+        max_memory: Option<u64>,
     },
     /// Run the HTTP service: JSON endpoints, jobs, health and metrics (README, "Service").
     Serve(queens::server::ServeArgs),
@@ -225,6 +228,10 @@ struct Timeout {
     /// process, killed at the limit.
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     timeout: Option<Duration>,
+    /// Refuse SAT work whose estimated memory is over MB megabytes, before allocating it
+    /// (default: half of this machine's memory).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
+    max_memory: Option<u64>,
 }
 
 /// A number of seconds for `--timeout`: positive, finite, at most a year.
@@ -599,19 +606,28 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             Ok(0)
         }
         // The child's side of ops::Request::run (stdout's lock is reentrant).
-        Command::Op { artifacts } => Ok(ops::child_main(artifacts.as_deref())),
+        Command::Op {
+            artifacts,
+            max_memory,
+        } => Ok(ops::child_main(artifacts.as_deref(), max_memory)),
     }
 }
 
 /// What a command may spend, from `--timeout`, counted from the start of the command.
 struct Limits {
     deadline: Option<Instant>,
+    max_memory: u64,
 }
 
 impl Limits {
     fn new(started: Instant, timeout: Timeout) -> Limits {
         Limits {
             deadline: timeout.timeout.and_then(|t| started.checked_add(t)),
+            max_memory: timeout
+                .max_memory
+                .map_or_else(queens::engine::default_max_memory, |mb| {
+                    mb.saturating_mul(1 << 20)
+                }),
         }
     }
 
@@ -625,6 +641,7 @@ impl Limits {
     ) -> Result<(Response, Artifacts), Error> {
         let mut ctx = Context::default();
         ctx.budget.deadline = self.deadline;
+        ctx.budget.max_memory = Some(self.max_memory);
         if self.deadline.is_some() && req.uninterruptible() {
             ctx.isolate = Some(std::env::current_exe().map_err(|e| Error::Io {
                 path: "queens".into(),

@@ -1,0 +1,800 @@
+//! The service as a client meets it: the real `queens serve` binary on 127.0.0.1:0, real
+//! HTTP, every board checked by the verifier.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use queens::{parse, verify};
+
+/// A running server with its own data folder; killed when dropped.
+struct Server {
+    child: Child,
+    base: String,
+    _data: Option<DataDir>,
+}
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+fn fresh_data() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "queens-server-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        let data = fresh_data();
+        let mut s = Server::start_in(data.clone(), args);
+        s._data = Some(DataDir(data));
+        s
+    }
+
+    fn start_in(data: PathBuf, args: &[&str]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--data"])
+            .arg(&data)
+            .args(args)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start queens serve");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let base = loop {
+            let line = lines
+                .next()
+                .expect("the server printed its address")
+                .expect("stderr is text");
+            if let Some(rest) = line.strip_prefix("queens: listening on ") {
+                break rest.split_whitespace().next().unwrap().to_string();
+            }
+        };
+        // Keep draining stderr so the server never blocks on it.
+        std::thread::spawn(move || for _ in lines {});
+        Server {
+            child,
+            base,
+            _data: None,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Removes a test's data folder at the end (restart tests share one between servers).
+struct DataDir(PathBuf);
+
+impl Drop for DataDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .new_agent()
+}
+
+/// Status, content type and body of a request.
+fn call(method: &str, url: &str, body: Option<&str>) -> (u16, String, String) {
+    let a = agent();
+    let resp = match (method, body) {
+        ("GET", _) => a.get(url).call(),
+        ("DELETE", _) => a.delete(url).call(),
+        (_, Some(b)) => a
+            .post(url)
+            .header("content-type", "application/json")
+            .send(b.as_bytes()),
+        _ => a.post(url).send_empty(),
+    };
+    let mut resp = resp.unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let status = resp.status().as_u16();
+    let ctype = resp
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let text = resp
+        .body_mut()
+        .with_config()
+        .limit(64 << 20)
+        .read_to_string()
+        .unwrap();
+    (status, ctype, text)
+}
+
+fn post(s: &Server, path: &str, body: &Value) -> (u16, Value) {
+    let (status, _, text) = call("POST", &s.url(path), Some(&body.to_string()));
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn get(s: &Server, path: &str) -> (u16, Value) {
+    let (status, _, text) = call("GET", &s.url(path), None);
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+fn instance_file(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("instances")
+            .join(name),
+    )
+    .unwrap()
+}
+
+fn nauck() -> Value {
+    serde_json::from_str(&instance_file("nauck-1850.json")).unwrap()
+}
+
+/// An Excluded Diagonals instance the backtracker refutes in about a second and varisat
+/// does not settle in ten minutes (BENCHMARKS.md): SAT work that only a kill stops.
+fn sat_hard() -> Value {
+    let text = instance_file("excluded-diagonals/diag-22-d20.jsonl");
+    let line = text
+        .lines()
+        .find(|l| l.contains("\"diag-22-4-5\""))
+        .expect("diag-22-4-5 is in the file");
+    serde_json::from_str(line).unwrap()
+}
+
+fn board(v: &Value) -> Vec<(usize, usize)> {
+    serde_json::from_value(v.clone()).unwrap()
+}
+
+fn assert_verified(instance: &Value, queens: &Value) {
+    let problem = parse::problem_from_json(instance).unwrap();
+    verify(&problem, &board(queens)).unwrap();
+}
+
+fn wait_job(s: &Server, id: &str, until: impl Fn(&Value) -> bool, secs: u64) -> Value {
+    let end = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let (code, job) = get(s, &format!("/v1/jobs/{id}"));
+        assert_eq!(code, 200, "{job}");
+        if until(&job) {
+            return job;
+        }
+        assert!(Instant::now() < end, "job {id} never got there: {job}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn terminal(job: &Value) -> bool {
+    matches!(
+        job["status"].as_str(),
+        Some("done" | "failed" | "cancelled")
+    )
+}
+
+/// `queens op` children of this server still alive.
+fn op_children(server_pid: u32) -> usize {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    dir.filter_map(|e| e.ok())
+        .filter(|e| {
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let ppid = stat
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<u32>().ok());
+            // A killed child that is still a zombie has an empty command line.
+            ppid == Some(server_pid) && cmd.split(|&b| b == 0).nth(1) == Some(b"op")
+        })
+        .count()
+}
+
+#[test]
+fn every_endpoint_answers_and_every_board_verifies() {
+    let s = Server::start(&[]);
+    // solve: Nauck's instance.
+    let (code, v) = post(&s, "/v1/solve", &json!({"instance": nauck()}));
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "sat");
+    assert_verified(&nauck(), &v["queens"]);
+    // solve, all, SAT engine, cross-checked: exactly Nauck's 2 completions.
+    let (code, v) = post(
+        &s,
+        "/v1/solve",
+        &json!({"instance": nauck(), "all": true, "engine": "sat", "cross_check": true}),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["count"], 2);
+    assert_eq!(v["cross_checked"], "backtrack");
+    for q in v["solutions"].as_array().unwrap() {
+        assert_verified(&nauck(), q);
+    }
+    // A grid file's text as the instance.
+    let text = instance_file("region-7.txt");
+    let (code, v) = post(&s, "/v1/solve", &json!({"instance": {"text": text}}));
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "sat");
+    // count: A000170(8) = 92, 12 up to symmetry.
+    let (code, v) = post(
+        &s,
+        "/v1/count",
+        &json!({"instance": {"n": 8}, "unique": true}),
+    );
+    assert_eq!(
+        (code, v["count"].clone(), v["unique"].clone()),
+        (200, json!(92), json!(12))
+    );
+    assert_eq!(v["status"], "sat");
+    // count with a limit is a lower bound.
+    let (_, v) = post(&s, "/v1/count", &json!({"instance": {"n": 8}, "limit": 2}));
+    assert_eq!(
+        (v["status"].clone(), v["count"].clone()),
+        (json!("limited"), json!(2))
+    );
+    // check: a player's placement with two conflicts, on the puzzle.
+    let (code, v) = post(
+        &s,
+        "/v1/check",
+        &json!({"instance": {"n": 4}, "queens": [[0, 0], [1, 1], [3, 0]]}),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "invalid");
+    assert_eq!(v["violations"].as_array().unwrap().len(), 2);
+    let (_, v) = post(&s, "/v1/check", &json!({"instance": nauck()}));
+    assert_eq!(
+        (v["status"].clone(), v["completable"].clone()),
+        (json!("consistent"), json!(true))
+    );
+    // explain: the three presets of the unsolvable completion.
+    let text = instance_file("unsolvable-completion.txt");
+    let (code, v) = post(&s, "/v1/explain", &json!({"instance": {"text": text}}));
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "unsat");
+    assert_eq!(v["core"], json!([[0, 4], [4, 7], [7, 0]]));
+    // encode: DIMACS as text, sizes in headers.
+    let (code, ctype, cnf) = call(
+        "POST",
+        &s.url("/v1/encode"),
+        Some(&json!({"instance": nauck(), "encoding": "seq"}).to_string()),
+    );
+    assert_eq!(code, 200);
+    assert!(ctype.starts_with("text/plain"), "{ctype}");
+    assert!(cnf.contains("p cnf "), "{cnf}");
+    // decode: a model made from the known solution's cells, read back and verified.
+    let (_, solved) = post(&s, "/v1/solve", &json!({"instance": nauck()}));
+    let queens = board(&solved["queens"]);
+    let lits: Vec<String> = cnf
+        .lines()
+        .filter_map(|l| l.strip_prefix("c cell "))
+        .map(|l| {
+            let f: Vec<usize> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let sign = if queens.contains(&(f[1], f[2])) {
+                ""
+            } else {
+                "-"
+            };
+            format!("{sign}{}", f[0])
+        })
+        .collect();
+    let model = format!("s SATISFIABLE\nv {} 0\n", lits.join(" "));
+    let (code, v) = post(
+        &s,
+        "/v1/decode",
+        &json!({"instance": nauck(), "model": model}),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "sat");
+    assert_eq!(v["queens"], solved["queens"]);
+    // generate: a unique 7×7 region puzzle, then confirmed unique by count.
+    let (code, v) = post(
+        &s,
+        "/v1/generate",
+        &json!({"kind": "regions", "n": 7, "seed": 3}),
+    );
+    assert_eq!(code, 200, "{v}");
+    let puzzle = v["instances"][0].clone();
+    let (_, c) = post(&s, "/v1/count", &json!({"instance": puzzle, "limit": 2}));
+    assert_eq!(
+        (c["count"].clone(), c["status"].clone()),
+        (json!(1), json!("sat"))
+    );
+    // health, metrics, OpenAPI, index.
+    let (code, v) = get(&s, "/healthz");
+    assert_eq!((code, v["status"].clone()), (200, json!("ok")));
+    let (code, _, metrics) = call("GET", &s.url("/metrics"), None);
+    assert_eq!(code, 200);
+    assert!(
+        metrics.contains(
+            "queens_http_requests_total{method=\"POST\",route=\"/v1/solve\",status=\"200\"}"
+        ),
+        "{metrics}"
+    );
+    assert!(metrics.contains("queens_op_seconds_bucket{op=\"solve\""));
+    let (code, api) = get(&s, "/openapi.json");
+    assert_eq!(code, 200);
+    for path in [
+        "/v1/solve",
+        "/v1/count",
+        "/v1/check",
+        "/v1/jobs",
+        "/v1/jobs/{id}/proof",
+    ] {
+        assert!(
+            api["paths"].get(path).is_some(),
+            "{path} missing from the OpenAPI document"
+        );
+    }
+    assert!(api["components"]["schemas"].get("SolveResponse").is_some());
+    let (code, ctype, page) = call("GET", &s.url("/"), None);
+    assert_eq!(code, 200);
+    assert!(ctype.starts_with("text/html") && page.contains("/v1/solve"));
+}
+
+fn assert_problem(s: &Server, body: &str, status: u16, field: Option<&str>, detail: &str) {
+    let (code, ctype, text) = call("POST", &s.url("/v1/solve"), Some(body));
+    assert_eq!(code, status, "{body} -> {text}");
+    assert_eq!(ctype, "application/problem+json");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["status"], status);
+    assert!(v["title"].as_str().is_some_and(|t| !t.is_empty()));
+    assert!(
+        v["detail"].as_str().unwrap().contains(detail),
+        "{text} does not say {detail:?}"
+    );
+    assert_eq!(v["field"].as_str(), field, "{text}");
+}
+
+#[test]
+fn bad_requests_get_problem_bodies_naming_the_field() {
+    let s = Server::start(&["--max-body", "4096", "--max-n", "100", "--max-memory", "20"]);
+    assert_problem(&s, "{\"instance\":", 400, None, "EOF");
+    assert_problem(&s, "[1,2]", 422, Some("."), "");
+    let big = format!("{{\"instance\":{{\"text\":\"{}\"}}}}", ".".repeat(5000));
+    assert_problem(&s, &big, 413, None, "--max-body");
+    assert_problem(
+        &s,
+        r#"{"instance":{"n":8},"engine":"quantum"}"#,
+        422,
+        Some("engine"),
+        "unknown variant `quantum`",
+    );
+    assert_problem(
+        &s,
+        r#"{"instance":{"n":8,"queens":[[1,9]]}}"#,
+        422,
+        Some("instance.queens[0]"),
+        "off the 8×8 board",
+    );
+    assert_problem(
+        &s,
+        r#"{"instance":{"text":"..\n.\n"}}"#,
+        422,
+        Some("instance"),
+        "line 2",
+    );
+    assert_problem(
+        &s,
+        r#"{"instance":{"n":8},"colour":"red"}"#,
+        422,
+        Some("colour"),
+        "unknown field `colour`",
+    );
+    assert_problem(
+        &s,
+        r#"{"instance":{"n":101}}"#,
+        422,
+        Some("instance.n"),
+        "--max-n",
+    );
+    assert_problem(
+        &s,
+        r#"{"instance":{"n":8},"limit":0}"#,
+        422,
+        Some("limit"),
+        "at least 1",
+    );
+    // A SAT encoding over the memory limit is refused before it is built.
+    let (code, v) = post(
+        &s,
+        "/v1/solve",
+        &json!({"instance": {"n": 100}, "engine": "sat"}),
+    );
+    assert_eq!(code, 422, "{v}");
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap()
+            .contains("memory limit of 20 MB"),
+        "{v}"
+    );
+    // Unbounded work on a synchronous endpoint: use a job or a limit.
+    let (code, v) = post(&s, "/v1/count", &json!({"instance": {"n": 30}}));
+    assert_eq!(code, 422, "{v}");
+    assert!(v["detail"].as_str().unwrap().contains("job"), "{v}");
+    let (code, v) = get(&s, "/v1/jobs/nosuchjob");
+    assert_eq!(code, 404, "{v}");
+    let (code, v) = get(&s, "/v1/nothing");
+    assert_eq!(code, 404, "{v}");
+}
+
+#[test]
+fn a_deadline_gives_status_timeout_promptly_and_frees_the_worker() {
+    let s = Server::start(&["--workers", "1"]);
+    // The backtracker stops itself at the deadline.
+    let t = Instant::now();
+    let (code, v) = post(
+        &s,
+        "/v1/count",
+        &json!({"instance": {"n": 20}, "limit": 1_000_000_000_000u64, "timeout_ms": 300}),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "timeout");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    // varisat cannot stop: its child process is killed at the deadline.
+    let t = Instant::now();
+    let (code, v) = post(
+        &s,
+        "/v1/solve",
+        &json!({"instance": sat_hard(), "engine": "sat", "timeout_ms": 500}),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "timeout", "{v}");
+    assert!(v["queens"].is_null());
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert_eq!(op_children(s.pid()), 0, "the SAT child was not killed");
+    // The one worker is free again.
+    let t = Instant::now();
+    let (code, _) = post(&s, "/v1/solve", &json!({"instance": nauck()}));
+    assert_eq!(code, 200);
+    assert!(
+        t.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn cancelling_running_jobs_frees_the_worker() {
+    let s = Server::start(&["--workers", "2"]);
+    for body in [
+        json!({"op": "solve", "instance": sat_hard(), "engine": "sat"}),
+        json!({"op": "count", "instance": {"n": 20}}),
+    ] {
+        let (code, job) = post(&s, "/v1/jobs", &body);
+        assert_eq!(code, 202, "{job}");
+        let id = job["id"].as_str().unwrap().to_string();
+        wait_job(&s, &id, |j| j["status"] == "running", 10);
+        std::thread::sleep(Duration::from_millis(200));
+        let (code, _, _) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
+        assert_eq!(code, 200);
+        let t = Instant::now();
+        // The job's worker is the one jobs may use; a following job runs on it at once.
+        let (_, next) = post(&s, "/v1/jobs", &json!({"op": "solve", "instance": nauck()}));
+        let next_id = next["id"].as_str().unwrap().to_string();
+        let done = wait_job(&s, &next_id, terminal, 10);
+        assert_eq!(done["status"], "done", "{done}");
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        let job = wait_job(&s, &id, terminal, 5);
+        assert_eq!(job["status"], "cancelled", "{job}");
+        assert!(job["result"].is_null());
+    }
+    assert_eq!(op_children(s.pid()), 0, "a cancelled SAT child survived");
+}
+
+#[test]
+fn a_job_with_a_proof_serves_the_proof_and_events() {
+    let s = Server::start(&[]);
+    let text = instance_file("unsolvable-completion.txt");
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve", "instance": {"text": text}, "engine": "sat", "proof": "lrat"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    assert_eq!(job["status"], "queued");
+    let id = job["id"].as_str().unwrap().to_string();
+    // The event stream ends with the finished job.
+    let (code, ctype, events) = call("GET", &s.url(&format!("/v1/jobs/{id}/events")), None);
+    assert_eq!(code, 200);
+    assert!(ctype.starts_with("text/event-stream"), "{ctype}");
+    let last: Value = serde_json::from_str(
+        events
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .next_back()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(last["status"], "done", "{events}");
+    let result = &last["result"];
+    assert_eq!(result["status"], "unsat");
+    assert_eq!(result["proof"]["checked"], true);
+    assert_eq!(result["proof"]["format"], "lrat");
+    // The proof and the CNF it refutes: the built-in checker accepts them.
+    let (code, _, proof) = call("GET", &s.url(&format!("/v1/jobs/{id}/proof")), None);
+    assert_eq!(code, 200);
+    assert_eq!(
+        proof.len() as u64,
+        result["proof"]["bytes"].as_u64().unwrap()
+    );
+    let (code, _, cnf) = call("GET", &s.url(&format!("/v1/jobs/{id}/cnf")), None);
+    assert_eq!(code, 200);
+    let formula = varisat::dimacs::DimacsParser::parse(cnf.as_bytes()).unwrap();
+    queens::proof::check_lrat(&formula, proof.as_bytes()).expect("the served proof checks");
+    assert_outside_checker_accepts("lrat-check", &cnf, proof.as_bytes());
+    // DRAT too, checked by drat-trim when it is installed.
+    let (_, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve", "instance": {"text": text}, "engine": "sat", "proof": "drat"}),
+    );
+    let id = job["id"].as_str().unwrap().to_string();
+    let done = wait_job(&s, &id, terminal, 10);
+    assert_eq!(done["result"]["proof"]["format"], "drat", "{done}");
+    let (_, _, proof) = call("GET", &s.url(&format!("/v1/jobs/{id}/proof")), None);
+    let (_, _, cnf) = call("GET", &s.url(&format!("/v1/jobs/{id}/cnf")), None);
+    assert_outside_checker_accepts("drat-trim", &cnf, proof.as_bytes());
+    // No proof for a job without one.
+    let (_, plain) = post(&s, "/v1/jobs", &json!({"op": "solve", "instance": nauck()}));
+    let pid = plain["id"].as_str().unwrap();
+    wait_job(&s, pid, terminal, 10);
+    let (code, v) = get(&s, &format!("/v1/jobs/{pid}/proof"));
+    assert_eq!(code, 404, "{v}");
+}
+
+/// Runs an outside proof checker (drat-trim or lrat-check, built from marijnheule/drat-trim)
+/// on a served proof; skipped when the checker is not installed.
+fn assert_outside_checker_accepts(checker: &str, cnf: &str, proof: &[u8]) {
+    let dir = fresh_data();
+    std::fs::create_dir_all(&dir).unwrap();
+    let _cleanup = DataDir(dir.clone());
+    let (cnf_path, proof_path) = (dir.join("f.cnf"), dir.join("f.proof"));
+    std::fs::write(&cnf_path, cnf).unwrap();
+    std::fs::write(&proof_path, proof).unwrap();
+    let out = match Command::new(checker)
+        .arg(&cnf_path)
+        .arg(&proof_path)
+        .output()
+    {
+        Ok(out) => out,
+        Err(_) => {
+            eprintln!("{checker} is not installed: outside check skipped");
+            return;
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.trim() == "s VERIFIED" || l.trim() == "c VERIFIED"),
+        "{checker} rejects the served proof:\n{text}"
+    );
+}
+
+#[test]
+fn overload_gets_only_200s_and_503s_and_no_job_is_lost_or_run_twice() {
+    let s = Server::start(&["--workers", "1", "--queue", "2", "--max-jobs", "5"]);
+    let base = s.base.clone();
+    // 24 concurrent counts of n = 13 (73712 solutions) against 1 worker + 2 places.
+    let handles: Vec<_> = (0..24)
+        .map(|_| {
+            let url = format!("{base}/v1/count");
+            std::thread::spawn(move || {
+                let (code, _, text) = call(
+                    "POST",
+                    &url,
+                    Some(&json!({"instance": {"n": 13}}).to_string()),
+                );
+                (code, text)
+            })
+        })
+        .collect();
+    let mut by_code = std::collections::BTreeMap::new();
+    for h in handles {
+        let (code, text) = h.join().unwrap();
+        *by_code.entry(code).or_insert(0) += 1;
+        match code {
+            200 => assert!(text.contains("\"count\":73712"), "{text}"),
+            503 => assert!(text.contains("queue full"), "{text}"),
+            other => panic!("status {other}: {text}"),
+        }
+    }
+    assert!(
+        by_code.contains_key(&200) && by_code.contains_key(&503),
+        "{by_code:?}"
+    );
+    // Jobs: at most 5 wait; every accepted one runs exactly once.
+    let mut accepted = Vec::new();
+    let mut refused = 0;
+    for i in 0..30 {
+        let (code, v) = post(
+            &s,
+            "/v1/jobs",
+            &json!({"op": "count", "instance": {"n": 10 + i % 3}}),
+        );
+        match code {
+            202 => accepted.push(v["id"].as_str().unwrap().to_string()),
+            503 => refused += 1,
+            other => panic!("status {other}: {v}"),
+        }
+    }
+    assert!(
+        !accepted.is_empty() && refused > 0,
+        "{} / {refused}",
+        accepted.len()
+    );
+    for id in &accepted {
+        let job = wait_job(&s, id, terminal, 30);
+        assert_eq!(job["status"], "done", "{job}");
+        assert_eq!(job["attempts"], 1, "{job}");
+    }
+}
+
+#[test]
+fn a_killed_server_loses_no_job_and_keeps_finished_results() {
+    let data = fresh_data();
+    let _cleanup = DataDir(data.clone());
+    let s = Server::start_in(data.clone(), &["--workers", "2"]);
+    let (_, small) = post(&s, "/v1/jobs", &json!({"op": "solve", "instance": nauck()}));
+    let small_id = small["id"].as_str().unwrap().to_string();
+    let finished = wait_job(&s, &small_id, terminal, 10);
+    // A count that takes a second or more (n = 16: 14,772,512 solutions).
+    let (_, big) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "count", "instance": {"n": 16}}),
+    );
+    let big_id = big["id"].as_str().unwrap().to_string();
+    wait_job(&s, &big_id, |j| j["status"] == "running", 10);
+    // SIGKILL: no chance to clean up.
+    drop(s);
+    let s = Server::start_in(data, &["--workers", "2"]);
+    let job = wait_job(&s, &big_id, terminal, 60);
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(job["result"]["count"], 14_772_512);
+    assert_eq!(job["attempts"], 2, "{job}");
+    let (_, again) = get(&s, &format!("/v1/jobs/{small_id}"));
+    assert_eq!(again["result"], finished["result"]);
+    assert_eq!(again["status"], "done");
+}
+
+#[test]
+fn sigterm_hands_running_jobs_back_and_they_run_after_restart() {
+    let data = fresh_data();
+    let _cleanup = DataDir(data.clone());
+    let mut s = Server::start_in(data.clone(), &["--workers", "2"]);
+    let (_, big) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "count", "instance": {"n": 19}}),
+    );
+    let id = big["id"].as_str().unwrap().to_string();
+    wait_job(&s, &id, |j| j["status"] == "running", 10);
+    let t = Instant::now();
+    unsafe_kill(s.pid(), "TERM");
+    let status = s.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // Back in the queue: the next server picks it up (and is told to stop it at once).
+    let s = Server::start_in(data, &["--workers", "2"]);
+    let job = wait_job(&s, &id, |j| j["attempts"] == 2, 10);
+    assert_ne!(job["status"], "failed", "{job}");
+    let (code, _, _) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
+    assert_eq!(code, 200);
+}
+
+fn unsafe_kill(pid: u32, signal: &str) {
+    let ok = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{signal} {pid}");
+}
+
+#[test]
+fn a_client_that_goes_away_cancels_its_work() {
+    let s = Server::start(&["--workers", "1"]);
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let body = json!({"instance": {"n": 20}, "limit": 1_000_000_000_000u64}).to_string();
+    let mut conn = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        conn,
+        "POST /v1/count HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    // Wait until the worker is on it, then hang up.
+    let end = Instant::now() + Duration::from_secs(5);
+    while get(&s, "/healthz").1["busy"] != 1 {
+        assert!(Instant::now() < end, "the count never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(conn);
+    let t = Instant::now();
+    while get(&s, "/healthz").1["busy"] != 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "the worker kept counting for a client that left"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_cli_json_and_the_http_body_are_the_same() {
+    let s = Server::start(&[]);
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("instances/nauck-1850.json");
+    let strip = |mut v: Value| {
+        for key in ["time_ms", "encode_ms", "solve_ms"] {
+            v.as_object_mut().unwrap().remove(key);
+        }
+        v
+    };
+    for (cmd, path, extra) in [
+        ("solve", "/v1/solve", vec![]),
+        ("solve", "/v1/solve", vec!["--engine", "sat"]),
+        ("count", "/v1/count", vec![]),
+        ("check", "/v1/check", vec![]),
+        ("explain", "/v1/explain", vec![]),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_queens"))
+            .arg(cmd)
+            .arg(&file)
+            .args(&extra)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let cli: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut body = json!({"instance": nauck()});
+        if extra.contains(&"sat") {
+            body["engine"] = json!("sat");
+        }
+        let (code, http) = post(&s, path, &body);
+        assert_eq!(code, 200, "{http}");
+        assert_eq!(strip(cli), strip(http), "{cmd} {extra:?}");
+    }
+}
+
+#[test]
+fn request_ids_are_returned() {
+    let s = Server::start(&[]);
+    let resp = agent().get(&s.url("/healthz")).call().unwrap();
+    assert!(resp.headers().get("x-request-id").is_some());
+    let mut buf = String::new();
+    resp.into_body()
+        .into_reader()
+        .read_to_string(&mut buf)
+        .unwrap();
+    assert!(buf.contains("ok"));
+}
