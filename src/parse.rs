@@ -102,8 +102,9 @@ pub fn json_value(text: &str, first_line: usize) -> Result<Value, String> {
     })
 }
 
-/// A JSON value read by a visitor that refuses an object with a key given twice.
-struct StrictValue(Value);
+/// A JSON value read by a visitor that refuses an object with a key given twice (the
+/// service reads instances inside request bodies with it, as [`json_value`] reads files).
+pub struct StrictValue(pub Value);
 
 impl<'de> Deserialize<'de> for StrictValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -5,7 +5,7 @@
 //! grouped with hash maps, not bitsets, so a bug in the engines' bit tricks cannot hide here.
 
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 
 use crate::model::{cell, DiagonalRule, Pos, Problem};
@@ -204,21 +204,17 @@ pub fn conflicts(problem: &Problem, queens: &[Pos]) -> Vec<Violation> {
 }
 
 fn pairs_sharing(queens: &[Pos], key: impl Fn(Pos) -> Option<i64>) -> Vec<(Pos, Pos)> {
-    let mut groups: HashMap<i64, Vec<Pos>> = HashMap::new();
-    for &p in queens {
-        if let Some(k) = key(p) {
-            groups.entry(k).or_default().push(p);
-        }
-    }
+    // Sorted by line, then by cell: each run of equal keys is one line's queens.
+    let mut keyed: Vec<(i64, Pos)> = queens
+        .iter()
+        .filter_map(|&p| key(p).map(|k| (k, p)))
+        .collect();
+    keyed.sort_unstable();
     let mut pairs = Vec::new();
-    let mut keys: Vec<_> = groups.keys().copied().collect();
-    keys.sort_unstable();
-    for k in keys {
-        let mut g = groups.remove(&k).unwrap_or_default();
-        g.sort_unstable();
-        for i in 0..g.len() {
-            for j in i + 1..g.len() {
-                pairs.push((g[i], g[j]));
+    for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+        for (i, &(_, a)) in run.iter().enumerate() {
+            for &(_, b) in &run[i + 1..] {
+                pairs.push((a, b));
             }
         }
     }

@@ -43,7 +43,8 @@ pub struct Instance(pub Problem);
 impl<'de> Deserialize<'de> for Instance {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Instance, D::Error> {
         use serde::de::Error as _;
-        let value = serde_json::Value::deserialize(d)?;
+        // Like the CLI's reader: an object with a key given twice is refused, not merged.
+        let value = crate::parse::StrictValue::deserialize(d)?.0;
         let text = match &value {
             serde_json::Value::Object(m) if m.len() == 1 && m.contains_key("text") => {
                 match &m["text"] {
