@@ -65,7 +65,7 @@ fn count_general(c: &mut Criterion) {
         "region-7.txt",
         "unsolvable-completion.txt",
     ] {
-        let problem = queens::parse::read_path(&dir.join(name)).unwrap();
+        let problem = queens::formats::read_path(&dir.join(name)).unwrap();
         group.bench_with_input(BenchmarkId::from_parameter(name), &problem, |b, p| {
             b.iter(|| {
                 backtrack::count(

@@ -16,7 +16,7 @@ use queens::backtrack::{self, Config};
 use queens::cnf::{self, FixedMode};
 use queens::encode::amo::Encoding;
 use queens::encode::Counter;
-use queens::sources::{self, Selection};
+use queens::formats::sources::{self, Selection};
 use queens::{generate, sat, Problem};
 
 /// A named instance and whether it has a solution.

@@ -5,7 +5,7 @@
 //! on stdin, waits up to the limit, and kills it when the limit passes. A killed run is a
 //! timeout, never an answer. Each child reports its own engine time (encoding included for
 //! SAT, process start and parsing excluded), and the parent verifies every board it reports
-//! with [`crate::verify`] before counting it as solved.
+//! with [`crate::verify()`] before counting it as solved.
 
 use std::path::Path;
 use std::process::Command;
@@ -16,10 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::backtrack;
 use crate::child;
-use crate::generate::write_json;
+use crate::formats::sources::Instance;
+use crate::formats::write_json;
 use crate::model::{Pos, Problem};
 use crate::sat;
-use crate::sources::Instance;
 use crate::verify::verify;
 
 pub use crate::engine::EngineSpec;

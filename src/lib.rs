@@ -1,14 +1,16 @@
 //! queens: solve, count, check and prove n-queens, n-queens completion and region Queens.
 //!
-//! One [`Problem`] model serves every family; two engines answer over it (the bitset
-//! [`backtrack`]er and the [`sat`] engine over [`cnf`] encodings), and one independent
-//! [`verify`] function checks every answer.
+//! The data flows one way: [`formats`] read input into one [`Problem`] model; the
+//! [`engine`] answers over it (the bitset [`backtrack`]er, or the [`sat`] engine over
+//! [`cnf`] encodings); one independent [`verify()`] checks every answer; [`ops`] turns a
+//! request into a response, for the command line (`src/bin/queens/`) and the HTTP
+//! [`server`] alike.
 //!
 //! ```
-//! use queens::{backtrack, parse, verify};
+//! use queens::{backtrack, formats, verify};
 //!
 //! // Nauck's 1850 instance: queens on b4 and d5 of the 8×8 board.
-//! let problem = parse::parse("example", r#"{"n": 8, "queens": ["b4", "d5"]}"#).unwrap();
+//! let problem = formats::parse("example", r#"{"n": 8, "queens": ["b4", "d5"]}"#).unwrap();
 //! let count = backtrack::count(&problem, &backtrack::Config::default(), None);
 //! assert_eq!(count.total, 2);
 //!
@@ -21,20 +23,18 @@ pub mod backtrack;
 pub mod child;
 pub mod cnf;
 pub mod compare;
-pub mod dimacs;
 pub mod encode;
 pub mod engine;
 pub mod error;
+pub mod formats;
 pub mod generate;
 pub mod model;
 pub mod ops;
-pub mod parse;
 pub mod plot;
 pub mod proof;
 pub mod report;
 pub mod sat;
 pub mod server;
-pub mod sources;
 pub mod verify;
 
 pub use error::Error;

@@ -20,8 +20,9 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-use queens::sources::{self, Selection};
-use queens::{backtrack, dimacs, generate, parse, verify, Problem};
+use queens::formats::sources::{self, Selection};
+use queens::formats::{self, dimacs};
+use queens::{backtrack, verify, Problem};
 
 // ---------------------------------------------------------------------------------------------
 // Inputs
@@ -542,15 +543,15 @@ fn exercise(p: &Problem) {
 /// Every loader on one input. Panics propagate to the caller.
 fn drive(case: &Case) {
     let origin = "fuzz";
-    let text = parse::decode_text(origin, case.bytes.clone());
+    let text = formats::decode_text(origin, case.bytes.clone());
     check_origin("decode_text", origin, &text);
     if let Ok(text) = &text {
-        let p = parse::parse(origin, text);
+        let p = formats::parse(origin, text);
         check_origin("parse", origin, &p);
         if let Ok(p) = p {
             exercise(&p);
         }
-        let p = generate::parse_csplib(origin, text, case.first);
+        let p = formats::csplib::parse_csplib(origin, text, case.first);
         check_origin("parse_csplib", origin, &p);
         if let Ok(p) = p {
             exercise(&p);
@@ -690,7 +691,7 @@ fn fuzz_found_bom_before_json_object() {
         b"\xef\xbb\xbf{\"n\": 13, \"n\": 1e3, \"regions\": [[\"D\",\"B\",\"E\"]], \
           \"n\": 9223372036854775808} \t\n",
     );
-    let e = parse::parse("f", "\u{FEFF}{\"n\": 13, \"n\": 4}").unwrap_err();
+    let e = formats::parse("f", "\u{FEFF}{\"n\": 13, \"n\": 4}").unwrap_err();
     assert_eq!(
         e.to_string(),
         "f: line 1 column 13: field `n` is given twice"
@@ -704,7 +705,7 @@ fn fuzz_found_bom_before_comment_line() {
         "in.txt",
         b"\xef\xbb\xbf# fuzz\nCDDAC\nABBD\nAADA\nDADB\nBLOCKED: 8,5 0,4 8,12\ndiagonals: full\n",
     );
-    let e = parse::parse("f", "\u{FEFF}# fuzz\nCDDAC\nABBD\n").unwrap_err();
+    let e = formats::parse("f", "\u{FEFF}# fuzz\nCDDAC\nABBD\n").unwrap_err();
     assert_eq!(
         e.to_string(),
         "f: line 3: row has 4 cells, expected 5 like the first row"
@@ -712,7 +713,7 @@ fn fuzz_found_bom_before_comment_line() {
 }
 
 /// A prob079 list nested 10 000 deep (`init = [[[[…`) overflowed the stack in
-/// `generate::parse_csplib`'s recursive list parser: an abort that no `catch_unwind` sees, so
+/// `formats::csplib::parse_csplib`'s recursive list parser: an abort that no `catch_unwind` sees, so
 /// the fuzz grammar stays below 40 levels. Checked in a child process, which the abort cannot
 /// take this test binary down with.
 #[test]
@@ -737,6 +738,6 @@ fn csplib_deep_nesting_child() {
         return;
     }
     let text = format!("n = 4\ninit = {}\n", "[".repeat(10_000));
-    let e = generate::parse_csplib("deep.param", &text, None).unwrap_err();
+    let e = formats::csplib::parse_csplib("deep.param", &text, None).unwrap_err();
     assert!(e.to_string().starts_with("deep.param: line 2: "), "{e}");
 }

@@ -4,15 +4,15 @@ use queens::backtrack::{self, Config};
 use queens::generate::{self, Rng};
 use queens::model::Diagonal;
 use queens::verify::conflicts;
-use queens::{parse, DiagonalRule, Problem};
+use queens::{formats, DiagonalRule, Problem};
 
 fn count2(p: &Problem) -> u64 {
     backtrack::count(p, &Config::default(), Some(2)).total
 }
 
 fn roundtrip(p: &Problem) {
-    let text = generate::write_json(p, "test");
-    let back = parse::parse("roundtrip", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let text = formats::write_json(p, "test");
+    let back = formats::parse("roundtrip", &text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(&back, p, "{text}");
 }
 
@@ -26,9 +26,9 @@ fn rng_is_splitmix64() {
 
 #[test]
 fn completion_same_seed_same_instance_other_seed_differs() {
-    let a = generate::write_json(&generate::completion(20, 8, 7).unwrap(), "x");
-    let b = generate::write_json(&generate::completion(20, 8, 7).unwrap(), "x");
-    let c = generate::write_json(&generate::completion(20, 8, 8).unwrap(), "x");
+    let a = formats::write_json(&generate::completion(20, 8, 7).unwrap(), "x");
+    let b = formats::write_json(&generate::completion(20, 8, 7).unwrap(), "x");
+    let c = formats::write_json(&generate::completion(20, 8, 8).unwrap(), "x");
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
@@ -147,14 +147,14 @@ fn region_puzzles_have_exactly_one_solution_and_connected_regions() {
 
 #[test]
 fn region_puzzles_are_reproducible_and_scale_to_puzzle_site_sizes() {
-    let a = generate::write_json(&generate::regions(8, 42).unwrap(), "r");
+    let a = formats::write_json(&generate::regions(8, 42).unwrap(), "r");
     assert_eq!(
         a,
-        generate::write_json(&generate::regions(8, 42).unwrap(), "r")
+        formats::write_json(&generate::regions(8, 42).unwrap(), "r")
     );
     assert_ne!(
         a,
-        generate::write_json(&generate::regions(8, 43).unwrap(), "r")
+        formats::write_json(&generate::regions(8, 43).unwrap(), "r")
     );
     for n in [10, 11, 12] {
         let p = generate::regions(n, 1).unwrap();
@@ -176,11 +176,11 @@ fn region_puzzles_without_a_touch_placement_are_an_error() {
 fn csplib_completion_file() {
     let text =
         "$ Nauck 1850, 0-based\nletting n = 8\nletting init = [[4, 1],\n   [3, 3]] $ two queens\n";
-    let p = generate::parse_csplib("c.param", text, None).unwrap();
+    let p = formats::csplib::parse_csplib("c.param", text, None).unwrap();
     assert_eq!(p.n(), 8);
     assert_eq!(p.fixed(), &[(3, 3), (4, 1)]);
     assert_eq!(p.rule(), DiagonalRule::Full);
-    let p1 = generate::parse_csplib("c.param", text, Some(1)).unwrap();
+    let p1 = formats::csplib::parse_csplib("c.param", text, Some(1)).unwrap();
     assert_eq!(p1.fixed(), &[(4, 1)]);
     roundtrip(&p);
 }
@@ -189,17 +189,18 @@ fn csplib_completion_file() {
 fn csplib_diagonals_file_as_the_generator_prints_it() {
     // The example output of queens-diag-gen.py 10 4 1 from CSPLib's prob079 notes.
     let text = "n =  10\nnumdiags =  14\ndiags =  [[4, 1], [2, 1], [14, 0], [8, 1], [8, 0], [7, 0], [3, 1],\n          [12, 1], [18, 0], [5, 0], [14, 1], [0, 0], [15, 1], [17, 1]]\n";
-    let p = generate::parse_csplib("d.param", text, None).unwrap();
+    let p = formats::csplib::parse_csplib("d.param", text, None).unwrap();
     assert_eq!(p.excluded().len(), 14);
     // [5,0] excludes r - c = -4: (0,4), (1,5), … (5,9).
     assert!(!p.is_open((0, 4)) && !p.is_open((5, 9)));
-    let p9 = generate::parse_csplib("d.param", text, Some(9)).unwrap();
+    let p9 = formats::csplib::parse_csplib("d.param", text, Some(9)).unwrap();
     assert_eq!(p9.excluded().len(), 9);
     // [0,0] (r - c = -9, the corner (0,9)) is the 12th diagonal: in the list, not in the prefix.
     assert!(!p.is_open((0, 9)));
     assert!(p9.is_open((0, 9)));
     roundtrip(&p9);
-    let q = generate::parse_csplib("d.param", "letting n be 3\nletting diags = []", None).unwrap();
+    let q = formats::csplib::parse_csplib("d.param", "letting n be 3\nletting diags = []", None)
+        .unwrap();
     assert!(q.excluded().is_empty());
 }
 
@@ -228,7 +229,7 @@ fn csplib_errors_name_the_line() {
         ("letting n = 0", None, "line 1:"),
     ];
     for (text, first, want) in cases {
-        match generate::parse_csplib("bad.param", text, *first) {
+        match formats::csplib::parse_csplib("bad.param", text, *first) {
             Ok(p) => panic!("{text:?} parsed as {p:?}"),
             Err(queens::Error::Input { origin, message }) => {
                 assert_eq!(origin, "bad.param");
@@ -260,7 +261,7 @@ fn write_json_uses_name_arrays_for_long_region_names() {
         .with_rule(DiagonalRule::Touch)
         .with_blocked(&[(0, 0)])
         .unwrap();
-    let text = generate::write_json(&p, "long \"names\"");
+    let text = formats::write_json(&p, "long \"names\"");
     assert!(text.contains("[\"r0\", \"r0\""), "{text}");
     roundtrip(&p);
     roundtrip(&Problem::new(5).unwrap());
@@ -288,19 +289,19 @@ fn write_value_keeps_the_writers_layout() {
     // operations layer's answer), whose keys are sorted: the layout must come back the same.
     let mut regions = generate::regions(8, 3).unwrap();
     let texts = [
-        generate::write_json(&generate::completion(12, 5, 2).unwrap(), "c"),
-        generate::write_json(&regions, "r"),
-        generate::write_diagonals_json(14, &generate::diagonals(14, 4, 2), "d"),
-        generate::write_json(&Problem::new(5).unwrap(), "empty"),
+        formats::write_json(&generate::completion(12, 5, 2).unwrap(), "c"),
+        formats::write_json(&regions, "r"),
+        formats::json::write_diagonals_json(14, &generate::diagonals(14, 4, 2), "d"),
+        formats::write_json(&Problem::new(5).unwrap(), "empty"),
     ];
     regions = regions.replace_blocked(&[(0, 0)]).unwrap();
-    let blocked = generate::write_json(&regions, "rb");
+    let blocked = formats::write_json(&regions, "rb");
     // Region names of several characters are written as arrays of names.
     let grid = "r1 r1 r2 r2\nr1 r1 r2 r2\nr3 r3 r4 r4\nr3 r3 r4 r4\nqueens: 0,0\n";
-    let tokens = generate::write_json(&parse::parse("t", grid).unwrap(), "t");
+    let tokens = formats::write_json(&formats::parse("t", grid).unwrap(), "t");
     assert!(tokens.contains("[\"r1\", \"r1\""), "{tokens}");
     for text in texts.iter().chain([&blocked, &tokens]) {
         let value: serde_json::Value = serde_json::from_str(text).unwrap();
-        assert_eq!(&generate::write_value(&value), text);
+        assert_eq!(&formats::json::write_value(&value), text);
     }
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use queens::{parse, verify};
+use queens::{formats, verify};
 
 /// A running server with its own data folder; killed when dropped.
 struct Server {
@@ -174,7 +174,7 @@ fn board(v: &Value) -> Vec<(usize, usize)> {
 }
 
 fn assert_verified(instance: &Value, queens: &Value) {
-    let problem = parse::problem_from_json(instance).unwrap();
+    let problem = formats::problem_from_json(instance).unwrap();
     verify(&problem, &board(queens)).unwrap();
 }
 

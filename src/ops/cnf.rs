@@ -8,10 +8,10 @@ use utoipa::ToSchema;
 
 use super::{Context, Instance, Status};
 use crate::cnf::{self, FixedMode};
-use crate::dimacs::{self, ModelAnswer};
 use crate::encode::amo::Encoding;
 use crate::encode::Counter;
 use crate::error::Error;
+use crate::formats::dimacs::{self, ModelAnswer};
 use crate::model::Pos;
 use crate::{report, sat};
 

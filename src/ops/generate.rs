@@ -74,7 +74,7 @@ pub fn generate_one(req: &GenerateRequest, seed: u64) -> Result<String, Error> {
                 Error::Unsupported("field `queens`: completion needs the number of queens".into())
             })?;
             let problem = gen::completion(n, m, seed)?;
-            Ok(gen::write_json(
+            Ok(crate::formats::write_json(
                 &problem,
                 &format!("completion-{n}-{m}-{seed}"),
             ))
@@ -91,7 +91,7 @@ pub fn generate_one(req: &GenerateRequest, seed: u64) -> Result<String, Error> {
                     list.len()
                 )));
             }
-            Ok(gen::write_diagonals_json(
+            Ok(crate::formats::json::write_diagonals_json(
                 n,
                 &list[..d],
                 &format!("diag-{n}-{k}-{seed}"),
@@ -100,7 +100,10 @@ pub fn generate_one(req: &GenerateRequest, seed: u64) -> Result<String, Error> {
         GenerateKind::Regions => {
             let problem = gen::regions(n, seed)
                 .map_err(|e| Error::Unsupported(format!("seed {seed}: {e}")))?;
-            Ok(gen::write_json(&problem, &format!("regions-{n}-{seed}")))
+            Ok(crate::formats::write_json(
+                &problem,
+                &format!("regions-{n}-{seed}"),
+            ))
         }
     }
 }

@@ -5,7 +5,7 @@
 //! and whether uninterruptible work runs in a child process) and returns a serde response or
 //! a typed [`Error`]. The CLI's `--json` output and the service's response body are the same
 //! serialization of the same response type, so one schema is documented once
-//! (`GET /openapi.json`). Every board in a response has passed [`crate::verify`].
+//! (`GET /openapi.json`). Every board in a response has passed [`crate::verify()`].
 
 mod cnf;
 mod diagnose;
@@ -44,7 +44,7 @@ impl<'de> Deserialize<'de> for Instance {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Instance, D::Error> {
         use serde::de::Error as _;
         // Like the CLI's reader: an object with a key given twice is refused, not merged.
-        let value = crate::parse::StrictValue::deserialize(d)?.0;
+        let value = crate::formats::StrictValue::deserialize(d)?.0;
         let text = match &value {
             serde_json::Value::Object(m) if m.len() == 1 && m.contains_key("text") => {
                 match &m["text"] {
@@ -60,11 +60,11 @@ impl<'de> Deserialize<'de> for Instance {
             }
         };
         let problem = match text {
-            Some(t) => crate::parse::parse("text", t).map_err(|e| match e {
+            Some(t) => crate::formats::parse("text", t).map_err(|e| match e {
                 Error::Input { message, .. } => D::Error::custom(format!("text: {message}")),
                 e => D::Error::custom(e),
             })?,
-            None => crate::parse::problem_from_json(&value).map_err(D::Error::custom)?,
+            None => crate::formats::problem_from_json(&value).map_err(D::Error::custom)?,
         };
         Ok(Instance(problem))
     }
@@ -73,7 +73,7 @@ impl<'de> Deserialize<'de> for Instance {
 impl Serialize for Instance {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::Error as _;
-        let text = crate::generate::write_json(&self.0, "instance");
+        let text = crate::formats::write_json(&self.0, "instance");
         let value: serde_json::Value = serde_json::from_str(&text).map_err(S::Error::custom)?;
         value.serialize(s)
     }

@@ -11,10 +11,11 @@ use super::{ms, Artifacts, Context, Instance, Status};
 use crate::encode::amo::Encoding;
 use crate::engine::{self, Answer, EngineSpec, Work};
 use crate::error::Error;
+use crate::formats::dimacs;
 use crate::model::{Pos, Problem};
 use crate::proof::{self, ProofFormat};
 use crate::verify::conflicts;
-use crate::{cnf, dimacs, report, sat};
+use crate::{cnf, report, sat};
 
 /// Which engine answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

@@ -16,7 +16,10 @@ pub(super) fn queens(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .unwrap();
     let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    // A command may exit without reading its stdin (a usage error): a closed pipe is fine.
+    if let Err(e) = input.write_all(stdin.unwrap_or("").as_bytes()) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     drop(input);
     child.wait_with_output().unwrap()
 }
@@ -445,11 +448,11 @@ fn without_timings(json: &str) -> String {
 #[test]
 fn json_output_is_the_operations_layers_serialization() {
     use queens::ops::{self, Context, Instance};
-    use queens::{encode::amo::Encoding, parse, Problem};
+    use queens::{encode::amo::Encoding, formats, Problem};
     // What the service will send for the same question: the ops response, serialized.
     let ctx = Context::default();
     let load =
-        |name: &str| Instance(parse::read_path(std::path::Path::new(&instance(name))).unwrap());
+        |name: &str| Instance(formats::read_path(std::path::Path::new(&instance(name))).unwrap());
     let solve = |instance, f: &dyn Fn(&mut ops::SolveRequest)| {
         let mut req = ops::SolveRequest::new(Problem::new(1).unwrap());
         req.instance = instance;

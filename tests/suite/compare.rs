@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use queens::compare::{self, Attempt, EngineSpec, Outcome, Row};
 use queens::encode::amo::Encoding;
-use queens::sources::{self, Selection};
+use queens::formats::sources::{self, Selection};
 
 use super::cli::{instance, json, queens, stdout};
 

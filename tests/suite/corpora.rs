@@ -1,7 +1,7 @@
 //! Optional checks on the public corpora in `../shared/data/`; skipped when it is absent.
 
 use queens::backtrack::{self, Config};
-use queens::parse;
+use queens::formats;
 
 fn corpus(name: &str) -> Option<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -23,7 +23,7 @@ fn every_linkedin_level_has_exactly_one_solution() {
     };
     let mut levels = 0;
     for (i, line) in text.lines().enumerate() {
-        let p = parse::parse(&format!("linkedin line {}", i + 1), line).unwrap();
+        let p = formats::parse(&format!("linkedin line {}", i + 1), line).unwrap();
         let c = backtrack::count(&p, &Config::default(), Some(2));
         assert_eq!(c.total, 1, "line {}", i + 1);
         let (q, _) = backtrack::solve(&p, &Config::default());

@@ -1,7 +1,7 @@
 //! Known facts: OEIS A000170 and A002562, Nauck's 1850 instance, the project's instances.
 
 use queens::backtrack::{self, symmetric, BoardKind, Config};
-use queens::{parse, Problem};
+use queens::{formats, Problem};
 
 /// A000170: solutions of the n-queens problem, n = 1..16.
 const A000170: [u64; 16] = [
@@ -14,7 +14,7 @@ pub fn instance(name: &str) -> Problem {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("instances")
         .join(name);
-    parse::read_path(&path).unwrap()
+    formats::read_path(&path).unwrap()
 }
 
 #[test]

@@ -1,14 +1,14 @@
 //! Parser behaviour: formats, and error messages that name the place and the expectation.
 
-use queens::{parse, DiagonalRule};
+use queens::{formats, DiagonalRule};
 
 fn err(text: &str) -> String {
-    parse::parse("in.txt", text).unwrap_err().to_string()
+    formats::parse("in.txt", text).unwrap_err().to_string()
 }
 
 #[test]
 fn classic_grid_with_queens_and_blocks() {
-    let p = parse::parse("g", "# comment\nQ..\n.x.  # trailing\n...\n").unwrap();
+    let p = formats::parse("g", "# comment\nQ..\n.x.  # trailing\n...\n").unwrap();
     assert_eq!(p.n(), 3);
     assert_eq!(p.fixed(), &[(0, 0)]);
     assert_eq!(p.blocked(), &[(1, 1)]);
@@ -18,7 +18,7 @@ fn classic_grid_with_queens_and_blocks() {
 
 #[test]
 fn region_grid_with_option_lines() {
-    let p = parse::parse("g", "AAB\nACB\nCCB\nqueens: 0,0\nblocked: 2,2 a1\n").unwrap();
+    let p = formats::parse("g", "AAB\nACB\nCCB\nqueens: 0,0\nblocked: 2,2 a1\n").unwrap();
     assert_eq!(p.rule(), DiagonalRule::Touch);
     let g = p.regions().unwrap();
     assert_eq!(g.names(), &["A", "B", "C"]);
@@ -29,23 +29,23 @@ fn region_grid_with_option_lines() {
 
 #[test]
 fn token_region_grid_and_rule_override() {
-    let p = parse::parse("g", "10 10 2\n10 3 2\n3 3 2\ndiagonals: full\n").unwrap();
+    let p = formats::parse("g", "10 10 2\n10 3 2\n3 3 2\ndiagonals: full\n").unwrap();
     assert_eq!(p.regions().unwrap().names(), &["10", "2", "3"]);
     assert_eq!(p.rule(), DiagonalRule::Full);
 }
 
 #[test]
 fn json_with_chess_squares_regions_and_diags() {
-    let p = parse::parse("j", r#"{"n":8,"queens":["b4","d5"],"blocked":[[0,0]]}"#).unwrap();
+    let p = formats::parse("j", r#"{"n":8,"queens":["b4","d5"],"blocked":[[0,0]]}"#).unwrap();
     assert_eq!(p.fixed(), &[(3, 3), (4, 1)]);
     assert_eq!(p.blocked(), &[(0, 0)]);
-    let p = parse::parse(
+    let p = formats::parse(
         "j",
         r#"{"regions":[["a","b"],["b","a"]],"diagonals":"full"}"#,
     )
     .unwrap();
     assert_eq!((p.n(), p.rule()), (2, DiagonalRule::Full));
-    let p = parse::parse("j", r#"{"n":4,"diags":[[0,1],[3,0]]}"#).unwrap();
+    let p = formats::parse("j", r#"{"n":4,"diags":[[0,1],[3,0]]}"#).unwrap();
     // [0,1] is r+c=0: the corner (0,0); [3,0] is r-c=0: the main diagonal.
     assert!(!p.is_open((0, 0)) && !p.is_open((2, 2)) && p.is_open((0, 3)));
 }
@@ -77,14 +77,14 @@ fn off_board_coordinates_name_line_and_field() {
         err("AB\nBA\nqueens: 2,0\n"),
         "in.txt: line 3: queens: cell 2,0 is off the 2×2 board (rows and columns are 0..1)"
     );
-    let e = parse::parse("f.json", r#"{"n":4,"queens":[[1,1],[1,9]]}"#)
+    let e = formats::parse("f.json", r#"{"n":4,"queens":[[1,1],[1,9]]}"#)
         .unwrap_err()
         .to_string();
     assert_eq!(
         e,
         "f.json: field `queens[1]`: cell [1,9] is off the 4×4 board (rows and columns are 0..3)"
     );
-    let e = parse::parse("f.json", r#"{"n":4,"queens":["z9"]}"#)
+    let e = formats::parse("f.json", r#"{"n":4,"queens":["z9"]}"#)
         .unwrap_err()
         .to_string();
     assert_eq!(
@@ -95,36 +95,36 @@ fn off_board_coordinates_name_line_and_field() {
 
 #[test]
 fn json_errors_name_the_field_or_position() {
-    let e = parse::parse("f.json", "{\"n\": 8,\n \"queens\": [[1,2]\n")
+    let e = formats::parse("f.json", "{\"n\": 8,\n \"queens\": [[1,2]\n")
         .unwrap_err()
         .to_string();
     assert!(
         e.starts_with("f.json: line 3 column 0: invalid JSON"),
         "{e}"
     );
-    let e = parse::parse("f.json", r#"{"n":8,"queen":[[1,2]]}"#)
+    let e = formats::parse("f.json", r#"{"n":8,"queen":[[1,2]]}"#)
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("f.json: field `queen`: unknown field"), "{e}");
-    let e = parse::parse("f.json", r#"{"n":-3}"#)
+    let e = formats::parse("f.json", r#"{"n":-3}"#)
         .unwrap_err()
         .to_string();
     assert_eq!(
         e,
         "f.json: field `n`: expected a positive whole number, got -3"
     );
-    let e = parse::parse("f.json", r#"{"n":3,"regions":["AB","BA"]}"#)
+    let e = formats::parse("f.json", r#"{"n":3,"regions":["AB","BA"]}"#)
         .unwrap_err()
         .to_string();
     assert_eq!(e, "f.json: field `regions`: has 2 rows but `n` is 3");
-    let e = parse::parse("f.json", r#"{"n":3,"diags":[[9,1]]}"#)
+    let e = formats::parse("f.json", r#"{"n":3,"diags":[[9,1]]}"#)
         .unwrap_err()
         .to_string();
     assert!(
         e.starts_with("f.json: field `diags[0]`: expected [k, t] with k in 0..=4"),
         "{e}"
     );
-    let e = parse::parse("f.json", r#"{"n":3,"diagonals":"queen"}"#)
+    let e = formats::parse("f.json", r#"{"n":3,"diagonals":"queen"}"#)
         .unwrap_err()
         .to_string();
     assert_eq!(
@@ -136,7 +136,7 @@ fn json_errors_name_the_field_or_position() {
 #[test]
 fn contradictory_input_parses_as_a_problem() {
     // Two fixed queens in one row, and one on a blocked cell: results, not input errors.
-    let p = parse::parse("g", "QQ.\n...\n...\nblocked: 0,0\n").unwrap();
+    let p = formats::parse("g", "QQ.\n...\n...\nblocked: 0,0\n").unwrap();
     assert_eq!(p.fixed().len(), 2);
 }
 
@@ -148,7 +148,9 @@ fn region_map_starting_with_n_b_is_not_csplib() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("r.txt");
     std::fs::write(&path, "n b b\nn n b\nc c c\n").unwrap();
-    let inst = queens::sources::load_one(&path, &queens::sources::Selection::default()).unwrap();
+    let inst =
+        queens::formats::sources::load_one(&path, &queens::formats::sources::Selection::default())
+            .unwrap();
     assert_eq!(inst.problem.n(), 3);
     assert!(inst.problem.regions().is_some());
     std::fs::remove_dir_all(dir).unwrap();
@@ -173,18 +175,20 @@ fn temp_file(name: &str, bytes: &[u8]) -> (std::path::PathBuf, std::path::PathBu
 
 fn load_err(name: &str, bytes: &[u8]) -> String {
     let (dir, path) = temp_file(name, bytes);
-    let e = queens::sources::load_one(&path, &queens::sources::Selection::default())
-        .unwrap_err()
-        .to_string();
+    let e =
+        queens::formats::sources::load_one(&path, &queens::formats::sources::Selection::default())
+            .unwrap_err()
+            .to_string();
     std::fs::remove_dir_all(dir).unwrap();
     e.replacen(&path.display().to_string(), name, 1)
 }
 
 fn load_ok(name: &str, bytes: &[u8]) -> queens::Problem {
     let (dir, path) = temp_file(name, bytes);
-    let p = queens::sources::load_one(&path, &queens::sources::Selection::default())
-        .unwrap()
-        .problem;
+    let p =
+        queens::formats::sources::load_one(&path, &queens::formats::sources::Selection::default())
+            .unwrap()
+            .problem;
     std::fs::remove_dir_all(dir).unwrap();
     p
 }
@@ -193,7 +197,7 @@ fn load_ok(name: &str, bytes: &[u8]) -> queens::Problem {
 #[test]
 fn empty_input_is_refused_not_a_panic() {
     for text in ["", "  \n\t\n", "# only a comment\n\n", "\u{FEFF}"] {
-        let e = parse::parse("<stdin>", text).unwrap_err().to_string();
+        let e = formats::parse("<stdin>", text).unwrap_err().to_string();
         assert!(e.starts_with("<stdin>: empty input"), "{text:?}: {e}");
         let e = load_err("empty.txt", text.as_bytes());
         assert!(e.starts_with("empty.txt: empty input"), "{text:?}: {e}");
@@ -210,7 +214,7 @@ fn empty_input_is_refused_not_a_panic() {
 /// A grid saved by a Windows editor starts with U+FEFF; detection sliced into its 3 bytes.
 #[test]
 fn byte_order_mark_is_skipped() {
-    let p = parse::parse("g", "\u{FEFF}Q...\n....\n....\n....\n").unwrap();
+    let p = formats::parse("g", "\u{FEFF}Q...\n....\n....\n....\n").unwrap();
     assert_eq!((p.n(), p.fixed()), (4, &[(0, 0)][..]));
     let p = load_ok("bom.txt", "\u{FEFF}.Q..\n...Q\nQ...\n..Q.\r\n".as_bytes());
     assert_eq!(p.fixed().len(), 4);
@@ -218,7 +222,7 @@ fn byte_order_mark_is_skipped() {
     assert_eq!(p.n(), 5);
     let p = load_ok("bom.param", "\u{FEFF}letting n = 6\n".as_bytes());
     assert_eq!(p.n(), 6);
-    let text = queens::parse::decode_text("f", b"\xEF\xBB\xBFAB\nBA\n".to_vec()).unwrap();
+    let text = queens::formats::decode_text("f", b"\xEF\xBB\xBFAB\nBA\n".to_vec()).unwrap();
     assert_eq!(text, "AB\nBA\n");
 }
 
@@ -232,7 +236,7 @@ fn non_ascii_region_letters_are_cells() {
     let p = load_ok("e.txt", "éè\nèé\n".as_bytes());
     assert_eq!(p.regions().unwrap().names(), &["é", "è"]);
     // A decomposed é (e + U+0301) is one cell too.
-    let p = parse::parse("g", "e\u{301}a\nae\u{301}\n").unwrap();
+    let p = formats::parse("g", "e\u{301}a\nae\u{301}\n").unwrap();
     assert_eq!(p.n(), 2);
 }
 
@@ -244,13 +248,13 @@ fn emoji_region_labels_are_one_cell_each() {
     assert_eq!(p.regions().unwrap().names(), &["🟥", "🟦", "🟩"]);
     // ❤️ is U+2764 U+FE0F, 👩‍🚀 three chars joined by U+200D, 🇫🇷 two regional indicators:
     // each is one cell, as a reader counts them.
-    let p = parse::parse("g", "❤️👩‍🚀🇫🇷\n👩‍🚀🇫🇷❤️\n🇫🇷❤️👩‍🚀\n").unwrap();
+    let p = formats::parse("g", "❤️👩‍🚀🇫🇷\n👩‍🚀🇫🇷❤️\n🇫🇷❤️👩‍🚀\n").unwrap();
     assert_eq!(p.n(), 3);
     assert_eq!(
         p.regions().unwrap().names(),
         &["❤\u{FE0F}", "👩\u{200D}🚀", "🇫🇷"]
     );
-    let p = parse::parse("j", r#"{"regions": ["🟥🟦", "🟦🟥"]}"#).unwrap();
+    let p = formats::parse("j", r#"{"regions": ["🟥🟦", "🟦🟥"]}"#).unwrap();
     assert_eq!(p.n(), 2);
 }
 
@@ -299,7 +303,7 @@ fn duplicate_queens_and_blocked_cells_name_both_places() {
         "in.txt: field `blocked[1]`: blocked cell (3,0) is given twice (also `blocked[0]`)"
     );
     // A queen on a blocked cell is still a contradiction to report, not an input error.
-    assert!(parse::parse("g", "Q..\n...\n...\nblocked: 0,0\n").is_ok());
+    assert!(formats::parse("g", "Q..\n...\n...\nblocked: 0,0\n").is_ok());
 }
 
 /// serde_json's `Value` keeps the last of two equal keys: `{"n":4,"n":9}` was a 9×9 board.
@@ -372,7 +376,7 @@ fn huge_sizes_are_refused_before_allocating() {
 /// the literal and the line; `s UNKNOWN` stays unknown; minisat's result file decodes.
 #[test]
 fn solver_models_are_checked() {
-    use queens::dimacs::{parse_model, parse_model_for, ModelAnswer};
+    use queens::formats::dimacs::{parse_model, parse_model_for, ModelAnswer};
     let e = parse_model_for("m", "s SATISFIABLE\nv 1 -9 0\n", 8)
         .unwrap_err()
         .to_string();
@@ -442,7 +446,7 @@ fn csplib_diagonal_bounds() {
 #[test]
 fn csplib_duplicate_init_queen_names_both_lines() {
     let text = "letting n = 8\nletting init = [[4,1],\n  [3,3],\n  [4,1]]\n";
-    let e = queens::generate::parse_csplib("dup.param", text, None).unwrap_err();
+    let e = queens::formats::csplib::parse_csplib("dup.param", text, None).unwrap_err();
     assert_eq!(
         e.to_string(),
         "dup.param: line 4: init: queen [4, 1] is given twice (also on line 2)"

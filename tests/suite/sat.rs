@@ -4,7 +4,7 @@ use proptest::prelude::*;
 use queens::backtrack::{self, Config};
 use queens::encode::amo::Encoding;
 use queens::sat::{self, Explanation};
-use queens::{dimacs, Problem};
+use queens::{formats::dimacs, Problem};
 
 use super::facts::instance;
 use super::gen;
@@ -84,7 +84,7 @@ fn assert_minimal(p: &Problem, core: &[queens::Pos], blocked: &[queens::Pos]) {
 
 #[test]
 fn explanation_names_attacking_pairs_and_blocked_queens() {
-    let p = queens::parse::parse(
+    let p = queens::formats::parse(
         "t",
         "Q.......\n........\n..Q.....\n........\n.......Q\n........\n........\n........\n",
     )
@@ -98,7 +98,8 @@ fn explanation_names_attacking_pairs_and_blocked_queens() {
         reason.as_deref(),
         Some("fixed queens (0,0) and (2,2) attack each other")
     );
-    let p = queens::parse::parse("t", "Q....\n.....\n.....\n.....\n.....\nblocked: 0,0\n").unwrap();
+    let p =
+        queens::formats::parse("t", "Q....\n.....\n.....\n.....\n.....\nblocked: 0,0\n").unwrap();
     let (exp, _) = sat::explain(&p, Encoding::Auto).unwrap();
     assert_eq!(
         exp,
@@ -173,7 +174,7 @@ fn unsat_proofs_check_against_the_written_cnf() {
     let mut cases = vec![
         instance("unsolvable-completion.txt"),
         Problem::new(3).unwrap(),
-        queens::parse::parse(
+        queens::formats::parse(
             "t",
             "QQ......\n........\n........\n........\n........\n........\n........\n........\n",
         )

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use queens::compare::{self as cmp, EngineSpec};
-use queens::sources;
+use queens::formats::sources;
 use queens::Error;
 
 use super::{progress, CompareArgs, Failure};

@@ -18,14 +18,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use queens::compare::EngineSpec;
 use queens::encode::amo::Encoding;
+use queens::formats::sources::{self, Selection};
 use queens::ops::{
     self, Artifacts, CheckRequest, Context, CountRequest, DecodeRequest, EncodeRequest, EngineName,
     ExplainRequest, GenerateRequest, Instance, Request, Response, SolveRequest, SolveResponse,
     Status,
 };
 use queens::proof::ProofFormat;
-use queens::sources::{self, Selection};
-use queens::{parse, Error, Problem};
+use queens::{formats, Error, Problem};
 
 // See Cargo.toml: the service allocates from many threads at once.
 #[global_allocator]
@@ -547,7 +547,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 .into());
             }
             let instance = load_one(&file, &selection)?;
-            let (origin, text) = parse::read_text(&model)?;
+            let (origin, text) = formats::read_text(&model)?;
             let req = Request::Decode(DecodeRequest {
                 instance,
                 model: text,
@@ -588,7 +588,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Generate { kind } => generate(&mut out, kind, started),
         Command::Compare(args) => compare::run(&mut out, args),
         Command::Attempt { engine } => {
-            let problem = parse::read_path(Path::new("-"))?;
+            let problem = formats::read_path(Path::new("-"))?;
             let report = queens::compare::attempt(&problem, engine)?;
             writeln!(out, "{}", to_json(&report)?)?;
             Ok(0)

@@ -265,7 +265,7 @@ fn decode(
 pub fn instances(instances: &[serde_json::Value], json_lines: bool) -> String {
     let mut text = String::new();
     for value in instances {
-        let one = queens::generate::write_value(value);
+        let one = queens::formats::json::write_value(value);
         if json_lines {
             // One object per line: the readable layout, joined.
             let line: Vec<&str> = one.lines().map(str::trim).collect();

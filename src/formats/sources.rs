@@ -11,12 +11,12 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::Error;
-use crate::generate::parse_csplib;
-use crate::model::Problem;
-use crate::parse::{
+use crate::formats::csplib::parse_csplib;
+use crate::formats::{
     json_value, looks_like_json, not_an_object, parse, problem_from_json, read_text, strip_bom,
     EMPTY_INPUT,
 };
+use crate::model::Problem;
 
 /// A named problem.
 #[derive(Clone, Debug)]

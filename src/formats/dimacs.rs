@@ -89,7 +89,7 @@ fn literal(tok: &str) -> Result<i64, String> {
 }
 
 fn read_model(origin: &str, text: &str, num_vars: Option<usize>) -> Result<ModelAnswer, Error> {
-    let text = crate::parse::strip_bom(text);
+    let text = crate::formats::strip_bom(text);
     let mut status: Option<(usize, ModelAnswer)> = None;
     let mut true_vars = Vec::new();
     // Every variable listed, signed, to find one listed both ways without a table as large

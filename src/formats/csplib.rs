@@ -1,0 +1,366 @@
+//! CSPLib prob079 parameter files: completion (`init`) and Excluded Diagonals (`diags`).
+
+use std::collections::HashMap;
+
+use crate::error::Error;
+use crate::model::{Diagonal, Problem};
+
+/// The pair `[k, t]` CSPLib prob079 writes for a diagonal (inverse of
+/// [`Diagonal::from_csplib`]).
+pub fn to_csplib(n: usize, d: Diagonal) -> (usize, u8) {
+    match d {
+        Diagonal::Sum(k) => (k, 1),
+        Diagonal::Diff(k) => (2 * (n - 1) - k, 0),
+    }
+}
+
+/// Parses a CSPLib prob079 parameter file (Essence' `letting` statements; `$` starts a comment).
+///
+/// Completion files give `n` and `init = [[r, c], …]`; Excluded Diagonals files give `n` and
+/// `diags = [[k, t], …]` (the [`Diagonal::from_csplib`] convention). The `letting` keyword is
+/// optional, since `queens-diag-gen.py` prints `n = 10` and `diags = …` without it, and `be`
+/// may stand for `=`; `given_queens` and `numdiags`, when present, must match the list lengths.
+///
+/// Coordinates are 0-based: the prob079 models declare rows and columns as `int(0..n-1)`, the
+/// generator draws them from `range(n)`, and the data notes say "the boards are assumed to be
+/// indexed from 0". `[r, c]` is taken as row `r`, column `c` of this crate's model.
+///
+/// `first` keeps only the first that many queens and diagonals, since prob079 defines an
+/// instance as a prefix of the generated list.
+pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Problem, Error> {
+    let err = |line: usize, msg: String| Error::input(origin, format!("line {line}: {msg}"));
+    let tokens = tokenize(text).map_err(|(line, m)| err(line, m))?;
+    let mut lettings: HashMap<String, (usize, Value)> = HashMap::new();
+    let mut p = Parser {
+        tokens,
+        at: 0,
+        depth: 0,
+    };
+    while let Some(&(line, ref tok)) = p.peek() {
+        let name = match tok {
+            Tok::Word(w) if w == "letting" => {
+                p.at += 1;
+                match p.next() {
+                    Some((_, Tok::Word(w))) => w,
+                    Some((l, t)) => {
+                        return Err(err(
+                            l,
+                            format!("expected a name after `letting`, found {t}"),
+                        ))
+                    }
+                    None => return Err(err(line, "expected a name after `letting`".into())),
+                }
+            }
+            Tok::Word(w) => {
+                let w = w.clone();
+                p.at += 1;
+                w
+            }
+            other => {
+                return Err(err(
+                    line,
+                    format!("expected `letting name = value`, found {other}"),
+                ))
+            }
+        };
+        match p.next() {
+            Some((_, Tok::Eq)) => {}
+            Some((_, Tok::Word(w))) if w == "be" => {}
+            Some((l, t)) => return Err(err(l, format!("expected `=` after `{name}`, found {t}"))),
+            None => return Err(err(line, format!("expected `=` after `{name}`"))),
+        }
+        let value = p.value(line).map_err(|(l, m)| err(l, m))?;
+        if !["n", "init", "diags", "given_queens", "numdiags"].contains(&name.as_str()) {
+            return Err(err(
+                line,
+                format!(
+                    "unknown parameter `{name}` (known: n, init, diags, given_queens, numdiags)"
+                ),
+            ));
+        }
+        if let Some((before, _)) = lettings.get(&name) {
+            return Err(err(
+                line,
+                format!("`{name}` is already given on line {before}"),
+            ));
+        }
+        lettings.insert(name, (line, value));
+    }
+    let (n_line, n) = match lettings.get("n") {
+        Some((l, Value::Int(n, _))) if *n >= 1 => (*l, *n as usize),
+        Some((l, _)) => return Err(err(*l, "`n` must be a positive whole number".into())),
+        None => {
+            return Err(Error::input(
+                origin,
+                "line 1: no `letting n = …` in the file",
+            ))
+        }
+    };
+    let mut problem = Problem::new(n).map_err(|e| err(n_line, e.to_string()))?;
+    let pairs = |name: &str| -> Result<Option<Vec<Pair>>, Error> {
+        let Some((line, v)) = lettings.get(name) else {
+            return Ok(None);
+        };
+        let Value::List(items, _) = v else {
+            return Err(err(
+                *line,
+                format!("`{name}` must be a list of pairs like [[1, 2], [3, 4]]"),
+            ));
+        };
+        let mut out = Vec::new();
+        for item in items {
+            match item {
+                Value::List(xy, l) if xy.len() == 2 => match (&xy[0], &xy[1]) {
+                    (Value::Int(a, _), Value::Int(b, _)) => out.push((*l, *a, *b)),
+                    _ => {
+                        return Err(err(
+                            *l,
+                            format!("`{name}`: expected a pair of whole numbers"),
+                        ))
+                    }
+                },
+                Value::List(_, l) | Value::Int(_, l) => {
+                    return Err(err(*l, format!("`{name}`: expected a pair like [1, 2]")))
+                }
+            }
+        }
+        let keep = first.unwrap_or(out.len());
+        if keep > out.len() {
+            return Err(err(
+                *line,
+                format!(
+                    "asked for the first {keep} of `{name}` but the file lists {}",
+                    out.len()
+                ),
+            ));
+        }
+        out.truncate(keep);
+        Ok(Some(out))
+    };
+    let count_matches = |name: &str, list: &str, len: Option<usize>| -> Result<(), Error> {
+        if let (Some((l, v)), Some(len)) = (lettings.get(name), len) {
+            match v {
+                Value::Int(k, _) if first.is_some() || *k as usize == len => {}
+                _ => {
+                    return Err(err(
+                        *l,
+                        format!("`{name}` does not match the {len} entries of `{list}`"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    };
+    let init = pairs("init")?;
+    let diags = pairs("diags")?;
+    count_matches("given_queens", "init", init.as_ref().map(Vec::len))?;
+    count_matches("numdiags", "diags", diags.as_ref().map(Vec::len))?;
+    if init.is_none() && diags.is_none() && first.is_some() {
+        return Err(err(
+            n_line,
+            "a prefix was asked for but the file has no `init` or `diags` list".into(),
+        ));
+    }
+    if let Some(cells) = init {
+        let mut fixed = Vec::new();
+        let mut lines = Vec::new();
+        for (l, r, c) in cells {
+            if r >= n as u64 || c >= n as u64 {
+                return Err(err(
+                    l,
+                    format!(
+                        "queen [{r}, {c}] is off the {n}×{n} board (coordinates are 0..{})",
+                        n - 1
+                    ),
+                ));
+            }
+            fixed.push((r as usize, c as usize));
+            lines.push(l);
+        }
+        if let Some((first, again)) = crate::model::find_duplicate(n, &fixed) {
+            let (r, c) = fixed[again];
+            return Err(err(
+                lines[again],
+                format!(
+                    "init: queen [{r}, {c}] is given twice (also on line {})",
+                    lines[first]
+                ),
+            ));
+        }
+        problem = problem
+            .with_fixed(&fixed)
+            .map_err(|e| err(n_line, e.to_string()))?;
+    }
+    if let Some(kts) = diags {
+        let mut list = Vec::new();
+        for (l, k, t) in kts {
+            let d = (t <= 1)
+                .then(|| Diagonal::from_csplib(n, k as usize, t as u8))
+                .flatten()
+                .ok_or_else(|| {
+                    err(
+                        l,
+                        format!(
+                            "diagonal [{k}, {t}]: expected [k, t] with k in 0..={} and t 0 or 1",
+                            2 * n - 2
+                        ),
+                    )
+                })?;
+            list.push(d);
+        }
+        problem = problem
+            .with_excluded(&list)
+            .map_err(|e| err(n_line, e.to_string()))?;
+    }
+    Ok(problem)
+}
+
+/// One `[a, b]` entry of a parameter list, with the line it starts on.
+type Pair = (usize, u64, u64);
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Word(String),
+    Int(u64),
+    Open,
+    Close,
+    Comma,
+    Eq,
+}
+
+impl std::fmt::Display for Tok {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tok::Word(w) => write!(f, "`{w}`"),
+            Tok::Int(i) => write!(f, "`{i}`"),
+            Tok::Open => f.write_str("`[`"),
+            Tok::Close => f.write_str("`]`"),
+            Tok::Comma => f.write_str("`,`"),
+            Tok::Eq => f.write_str("`=`"),
+        }
+    }
+}
+
+/// A parameter value; the `usize` is the line it starts on.
+#[derive(Clone, Debug)]
+enum Value {
+    Int(u64, usize),
+    List(Vec<Value>, usize),
+}
+
+fn tokenize(text: &str) -> Result<Vec<(usize, Tok)>, (usize, String)> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let code = raw.split('$').next().unwrap_or("");
+        let mut chars = code.char_indices().peekable();
+        while let Some(&(start, ch)) = chars.peek() {
+            match ch {
+                c if c.is_whitespace() => {
+                    chars.next();
+                }
+                '[' | ']' | ',' | '=' => {
+                    chars.next();
+                    out.push((
+                        line,
+                        match ch {
+                            '[' => Tok::Open,
+                            ']' => Tok::Close,
+                            ',' => Tok::Comma,
+                            _ => Tok::Eq,
+                        },
+                    ));
+                }
+                c if c.is_ascii_alphanumeric() || c == '_' || c == '-' => {
+                    let mut end = start;
+                    while let Some(&(j, c)) = chars.peek() {
+                        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                            end = j + c.len_utf8();
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    let word = &code[start..end];
+                    if word.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+                        let v = word.parse::<u64>().map_err(|_| {
+                            (line, format!("`{word}` is not a whole number (0 or more)"))
+                        })?;
+                        out.push((line, Tok::Int(v)));
+                    } else {
+                        out.push((line, Tok::Word(word.to_string())));
+                    }
+                }
+                c => return Err((line, format!("unexpected character {c:?}"))),
+            }
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    tokens: Vec<(usize, Tok)>,
+    at: usize,
+    /// Lists open around the current value.
+    depth: usize,
+}
+
+/// Deepest list nesting a parameter file may have: prob079 files nest two deep; a deeper
+/// file is refused before the recursive parser could run out of stack (fuzzing found a
+/// 10,000-deep `init` that aborted the process).
+const MAX_NESTING: usize = 32;
+
+impl Parser {
+    fn peek(&self) -> Option<&(usize, Tok)> {
+        self.tokens.get(self.at)
+    }
+
+    fn next(&mut self) -> Option<(usize, Tok)> {
+        let t = self.tokens.get(self.at).cloned();
+        self.at += 1;
+        t
+    }
+
+    /// `int` or `[value, …]`; `line` is where the statement began, for errors at end of file.
+    fn value(&mut self, line: usize) -> Result<Value, (usize, String)> {
+        match self.next() {
+            Some((l, Tok::Int(v))) => Ok(Value::Int(v, l)),
+            Some((l, Tok::Open)) if self.depth >= MAX_NESTING => Err((
+                l,
+                format!("lists nested more than {MAX_NESTING} deep (prob079 files nest two)"),
+            )),
+            Some((l, Tok::Open)) => {
+                self.depth += 1;
+                let result = self.list(l);
+                self.depth -= 1;
+                result
+            }
+            Some((l, t)) => Err((l, format!("expected a number or a list, found {t}"))),
+            None => Err((line, "missing value at end of file".into())),
+        }
+    }
+
+    /// The rest of a list whose `[` was on line `l`.
+    fn list(&mut self, l: usize) -> Result<Value, (usize, String)> {
+        {
+            {
+                let mut items = Vec::new();
+                if matches!(self.peek(), Some((_, Tok::Close))) {
+                    self.at += 1;
+                    return Ok(Value::List(items, l));
+                }
+                loop {
+                    items.push(self.value(l)?);
+                    match self.next() {
+                        Some((_, Tok::Comma)) => {}
+                        Some((_, Tok::Close)) => return Ok(Value::List(items, l)),
+                        Some((l2, t)) => {
+                            return Err((l2, format!("expected `,` or `]` in a list, found {t}")))
+                        }
+                        None => return Err((l, "list opened here is never closed".into())),
+                    }
+                }
+            }
+        }
+    }
+}
