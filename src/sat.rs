@@ -11,6 +11,7 @@ use varisat::{CnfFormula, ExtendFormula, Lit, Solver};
 use crate::cnf::{encode, CellMap, FixedMode, Preset};
 use crate::encode::amo::Encoding;
 use crate::error::Error;
+use crate::formats::dimacs;
 use crate::model::{Pos, Problem};
 
 /// Size and timings of one SAT run.
@@ -45,6 +46,18 @@ pub struct Encoded {
     pub map: CellMap,
     /// Size and encode time.
     pub stats: SatStats,
+}
+
+impl Encoded {
+    /// Writes the formula as DIMACS with its cell map ([`dimacs::write_cnf`]).
+    pub fn write_dimacs(
+        &self,
+        out: &mut impl std::io::Write,
+        header: &[String],
+    ) -> std::io::Result<()> {
+        let fixed = self.map.decode(|_| false);
+        dimacs::write_cnf(out, &self.formula, self.map.cells(), &fixed, header)
+    }
 }
 
 /// Encodes the problem into a fresh formula.

@@ -3,23 +3,28 @@
 use std::io::{self, Write};
 
 use crate::error::Error;
-use crate::sat::Encoded;
+use crate::model::Pos;
 
-/// Writes the encoded problem as DIMACS CNF. Comment lines map cell variables
-/// (`c cell <var> <row> <col>`) and name queens decided before encoding (`c fixed <row> <col>`),
-/// so any external solver's model can be read back.
-pub fn write_cnf(out: &mut impl Write, encoded: &Encoded, header: &[String]) -> io::Result<()> {
+/// Writes a formula as DIMACS CNF. Comment lines map cell variables (`c cell <var> <row>
+/// <col>`: variable i + 1 is `cells[i]`) and name queens decided before encoding (`c fixed
+/// <row> <col>`), so any external solver's model can be read back.
+pub fn write_cnf(
+    out: &mut impl Write,
+    formula: &varisat::CnfFormula,
+    cells: &[Pos],
+    fixed: &[Pos],
+    header: &[String],
+) -> io::Result<()> {
     for line in header {
         writeln!(out, "c {line}")?;
     }
-    let queens_before = encoded.map.decode(|_| false);
-    for (r, c) in queens_before {
+    for (r, c) in fixed {
         writeln!(out, "c fixed {r} {c}")?;
     }
-    for (i, &(r, c)) in encoded.map.cells().iter().enumerate() {
+    for (i, &(r, c)) in cells.iter().enumerate() {
         writeln!(out, "c cell {} {r} {c}", i + 1)?;
     }
-    varisat::dimacs::write_dimacs(out, &encoded.formula)
+    varisat::dimacs::write_dimacs(out, formula)
 }
 
 /// A solver's answer read from its output.

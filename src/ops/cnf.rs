@@ -55,7 +55,8 @@ pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Erro
         "decode a model with: queens decode INSTANCE MODEL".to_string(),
     ];
     let mut text = Vec::new();
-    dimacs::write_cnf(&mut text, &encoded, &header)
+    encoded
+        .write_dimacs(&mut text, &header)
         .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
     Ok(EncodeResponse {
         dimacs: String::from_utf8(text)

@@ -11,7 +11,6 @@ use super::{ms, Artifacts, Context, Instance, Status};
 use crate::encode::amo::Encoding;
 use crate::engine::{self, Answer, EngineSpec, Work};
 use crate::error::Error;
-use crate::formats::dimacs;
 use crate::model::{Pos, Problem};
 use crate::proof::{self, ProofFormat};
 use crate::verify::conflicts;
@@ -456,7 +455,8 @@ fn solve_with_proof(
                 format!("encoding {}; refuted by a {format} proof", req.encoding),
             ];
             let mut cnf_text = Vec::new();
-            dimacs::write_cnf(&mut cnf_text, &encoded, &header)
+            encoded
+                .write_dimacs(&mut cnf_text, &header)
                 .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
             resp.status = Status::Unsat;
             resp.reason = Some(unsat_reason(problem, None));

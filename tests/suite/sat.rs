@@ -116,7 +116,7 @@ fn encode_then_external_model_then_decode_round_trip() {
     let p = instance("region-7-started.json");
     let encoded = sat::encode_problem(&p, Encoding::Seq, queens::cnf::FixedMode::Simplify);
     let mut cnf = Vec::new();
-    dimacs::write_cnf(&mut cnf, &encoded, &["test".into()]).unwrap();
+    encoded.write_dimacs(&mut cnf, &["test".into()]).unwrap();
     let cnf = String::from_utf8(cnf).unwrap();
     assert!(cnf.contains("c fixed 3 4\n") && cnf.contains("\np cnf "));
     let text = gen::external_solver_output(&cnf);
@@ -188,7 +188,7 @@ fn unsat_proofs_check_against_the_written_cnf() {
         for enc in [Encoding::Auto, Encoding::Seq] {
             let encoded = sat::encode_problem(p, enc, queens::cnf::FixedMode::Simplify);
             let mut text = Vec::new();
-            dimacs::write_cnf(&mut text, &encoded, &[]).unwrap();
+            encoded.write_dimacs(&mut text, &[]).unwrap();
             let reread = varisat::dimacs::DimacsParser::parse(&text[..]).unwrap();
             for format in ProofFormat::ALL {
                 let mut proof_bytes = Vec::new();
