@@ -16,7 +16,7 @@ use varisat::Lit;
 use crate::encode::amo::{at_most_one, exactly_one, Encoding};
 use crate::encode::ClauseSink;
 use crate::model::{Diagonal, DiagonalRule, Pos, Problem};
-use crate::verify::conflicts;
+use crate::verify::first_conflict;
 
 /// What to do with fixed queens and blocked cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -122,7 +122,7 @@ pub fn encode(
     let mut has_var = vec![false; n * n];
     match mode {
         FixedMode::Simplify => {
-            if let Some(v) = conflicts(problem, problem.fixed()).first() {
+            if let Some(v) = first_conflict(problem, problem.fixed()) {
                 map.trivially_unsat = Some(format!("the fixed queens already break a rule: {v}"));
             }
             for &(r, c) in problem.fixed() {

@@ -128,7 +128,7 @@ impl fmt::Display for Violation {
 /// Checks a complete answer: exactly `n` queens, every fixed queen among them, no conflict.
 /// Returns the first violation found.
 pub fn verify(problem: &Problem, queens: &[Pos]) -> Result<(), Violation> {
-    if let Some(v) = conflicts(problem, queens).into_iter().next() {
+    if let Some(v) = first_conflict(problem, queens) {
         return Err(v);
     }
     let placed: HashSet<Pos> = queens.iter().copied().collect();
@@ -144,45 +144,62 @@ pub fn verify(problem: &Problem, queens: &[Pos]) -> Result<(), Violation> {
     Ok(())
 }
 
+/// The first conflict of [`conflicts`], without listing the others (a placement with many
+/// queens in one line has quadratically many pairs).
+pub fn first_conflict(problem: &Problem, queens: &[Pos]) -> Option<Violation> {
+    conflicts_up_to(problem, queens, 1).0.into_iter().next()
+}
+
 /// Every conflict among a partial placement: cells off the board, duplicates, blocked cells,
 /// and every pair of queens that share a line or touch. Does not require `n` queens.
 pub fn conflicts(problem: &Problem, queens: &[Pos]) -> Vec<Violation> {
+    conflicts_up_to(problem, queens, usize::MAX).0
+}
+
+/// [`conflicts`], listing at most `limit` of them, and how many there are in all: m queens
+/// in one line are m(m − 1)/2 pairs, so a hostile placement must not be listed in full.
+pub fn conflicts_up_to(problem: &Problem, queens: &[Pos], limit: usize) -> (Vec<Violation>, u64) {
     let n = problem.n();
-    let mut out = Vec::new();
+    let mut found = Found {
+        out: Vec::new(),
+        total: 0,
+        limit,
+    };
     let mut seen = HashSet::new();
-    let mut on_board = Vec::with_capacity(queens.len());
+    let mut on_board = Vec::with_capacity(queens.len().min(n * n));
     for &p in queens {
         if p.0 >= n || p.1 >= n {
-            out.push(Violation::OffBoard { cell: p });
+            found.push(Violation::OffBoard { cell: p });
         } else if !seen.insert(p) {
-            out.push(Violation::Duplicate { cell: p });
+            found.push(Violation::Duplicate { cell: p });
         } else {
             if !problem.is_open(p) {
-                out.push(Violation::Blocked { cell: p });
+                found.push(Violation::Blocked { cell: p });
             }
             on_board.push(p);
         }
     }
 
     // Group queens by each line; every pair in a group is a conflict.
-    for (a, b) in pairs_sharing(&on_board, |p| Some(p.0 as i64)) {
-        out.push(Violation::SameRow { a, b });
+    for (a, b) in found.pairs(&on_board, |p| Some(p.0 as i64)) {
+        found.push(Violation::SameRow { a, b });
     }
-    for (a, b) in pairs_sharing(&on_board, |p| Some(p.1 as i64)) {
-        out.push(Violation::SameColumn { a, b });
+    for (a, b) in found.pairs(&on_board, |p| Some(p.1 as i64)) {
+        found.push(Violation::SameColumn { a, b });
     }
     if let Some(g) = problem.regions() {
-        for (a, b) in pairs_sharing(&on_board, |p| Some(g.id(p) as i64)) {
+        for (a, b) in found.pairs(&on_board, |p| Some(g.id(p) as i64)) {
             let region = g.name(g.id(a)).to_string();
-            out.push(Violation::SameRegion { a, b, region });
+            found.push(Violation::SameRegion { a, b, region });
         }
     }
     match problem.rule() {
         DiagonalRule::Full => {
-            let sum = pairs_sharing(&on_board, |p| Some(p.0 as i64 + p.1 as i64));
-            let diff = pairs_sharing(&on_board, |p| Some(p.0 as i64 - p.1 as i64));
-            for (a, b) in sum.into_iter().chain(diff) {
-                out.push(Violation::SameDiagonal { a, b });
+            for (a, b) in found.pairs(&on_board, |p| Some(p.0 as i64 + p.1 as i64)) {
+                found.push(Violation::SameDiagonal { a, b });
+            }
+            for (a, b) in found.pairs(&on_board, |p| Some(p.0 as i64 - p.1 as i64)) {
+                found.push(Violation::SameDiagonal { a, b });
             }
         }
         DiagonalRule::Touch => {
@@ -191,19 +208,46 @@ pub fn conflicts(problem: &Problem, queens: &[Pos]) -> Vec<Violation> {
                 for dc in [-1i64, 1] {
                     let nc = c as i64 + dc;
                     if nc >= 0 && seen.contains(&(r + 1, nc as usize)) {
-                        out.push(Violation::Touch {
-                            a: (r, c),
-                            b: (r + 1, nc as usize),
-                        });
+                        let b = (r + 1, nc as usize);
+                        found.push(Violation::Touch { a: (r, c), b });
                     }
                 }
             }
         }
     }
-    out
+    (found.out, found.total)
 }
 
-fn pairs_sharing(queens: &[Pos], key: impl Fn(Pos) -> Option<i64>) -> Vec<(Pos, Pos)> {
+/// Violations listed so far (at most `limit`) and counted in all.
+struct Found {
+    out: Vec<Violation>,
+    total: u64,
+    limit: usize,
+}
+
+impl Found {
+    fn push(&mut self, v: Violation) {
+        self.total += 1;
+        if self.out.len() < self.limit {
+            self.out.push(v);
+        }
+    }
+
+    /// The pairs sharing a key that still fit in the list; the others are only counted.
+    fn pairs(&mut self, queens: &[Pos], key: impl Fn(Pos) -> Option<i64>) -> Vec<(Pos, Pos)> {
+        let (pairs, more) = pairs_sharing(queens, self.limit - self.out.len(), key);
+        self.total += more;
+        pairs
+    }
+}
+
+/// Pairs of queens with the same key (the same line), in key then cell order: at most
+/// `limit` of them, and how many more there are.
+fn pairs_sharing(
+    queens: &[Pos],
+    limit: usize,
+    key: impl Fn(Pos) -> Option<i64>,
+) -> (Vec<(Pos, Pos)>, u64) {
     // Sorted by line, then by cell: each run of equal keys is one line's queens.
     let mut keyed: Vec<(i64, Pos)> = queens
         .iter()
@@ -211,12 +255,20 @@ fn pairs_sharing(queens: &[Pos], key: impl Fn(Pos) -> Option<i64>) -> Vec<(Pos, 
         .collect();
     keyed.sort_unstable();
     let mut pairs = Vec::new();
+    let mut more = 0u64;
     for run in keyed.chunk_by(|a, b| a.0 == b.0) {
-        for (i, &(_, a)) in run.iter().enumerate() {
+        let m = run.len() as u64;
+        let in_run = m * m.saturating_sub(1) / 2;
+        let take = (limit - pairs.len()).min(in_run as usize);
+        more += in_run - take as u64;
+        'pairs: for (i, &(_, a)) in run.iter().enumerate() {
             for &(_, b) in &run[i + 1..] {
+                if pairs.len() >= limit {
+                    break 'pairs;
+                }
                 pairs.push((a, b));
             }
         }
     }
-    pairs
+    (pairs, more)
 }

@@ -447,6 +447,63 @@ fn bad_requests_get_problem_bodies_naming_the_field() {
 }
 
 #[test]
+fn job_bodies_are_checked_like_synchronous_ones() {
+    let s = Server::start(&[]);
+    for (body, field, says) in [
+        (
+            json!({"op": "solve", "instance": {"n": 8, "queens": [[1, 9]]}}),
+            "instance.queens[0]",
+            "off the 8×8 board",
+        ),
+        (
+            json!({"op": "solve", "instance": {"n": 8}, "engine": "quantum"}),
+            "engine",
+            "quantum",
+        ),
+        (
+            json!({"op": "solve", "instance": {"n": 8}, "limit": 0}),
+            "limit",
+            "at least 1",
+        ),
+        (
+            json!({"op": "solve", "instance": {"n": 8}, "proof": "drat"}),
+            "proof",
+            "needs engine",
+        ),
+        (
+            json!({"op": "generate", "kind": "completion", "n": 8}),
+            "queens",
+            "number of queens",
+        ),
+        (
+            json!({"op": "dance", "instance": {"n": 8}}),
+            "op",
+            "unknown op",
+        ),
+        (json!({"instance": {"n": 8}}), "op", "missing field `op`"),
+    ] {
+        let (code, v) = post(&s, "/v1/jobs", &body);
+        assert_eq!(code, 422, "{body} -> {v}");
+        assert_eq!(v["field"], field, "{body} -> {v}");
+        assert!(
+            v["detail"].as_str().unwrap().contains(says),
+            "{body} -> {v}"
+        );
+    }
+    // A decode error names the request's `model` field, whatever the origin is called.
+    let (code, v) = post(
+        &s,
+        "/v1/decode",
+        &json!({"instance": nauck(), "model": "v 1 x 0", "model_origin": "evil"}),
+    );
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(v["field"], "model", "{v}");
+    // A method an endpoint does not take is a problem body too.
+    let (code, ctype, _) = call("GET", &s.url("/v1/solve"), None);
+    assert_eq!((code, ctype.as_str()), (405, "application/problem+json"));
+}
+
+#[test]
 fn a_deadline_gives_status_timeout_promptly_and_frees_the_worker() {
     let s = Server::start(&["--workers", "1"]);
     // The backtracker stops itself at the deadline.
@@ -475,11 +532,9 @@ fn a_deadline_gives_status_timeout_promptly_and_frees_the_worker() {
     let t = Instant::now();
     let (code, _) = post(&s, "/v1/solve", &json!({"instance": nauck()}));
     assert_eq!(code, 200);
-    assert!(
-        t.elapsed() < Duration::from_millis(500),
-        "{:?}",
-        t.elapsed()
-    );
+    // Generous for a loaded 2-core machine; a worker still on the count or the SAT child
+    // would take minutes.
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
 }
 
 #[test]
@@ -502,7 +557,7 @@ fn cancelling_running_jobs_frees_the_worker() {
         let next_id = next["id"].as_str().unwrap().to_string();
         let done = wait_job(&s, &next_id, terminal, 10);
         assert_eq!(done["status"], "done", "{done}");
-        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
         let job = wait_job(&s, &id, terminal, 5);
         assert_eq!(job["status"], "cancelled", "{job}");
         assert!(job["result"].is_null());
@@ -608,22 +663,27 @@ fn overload_gets_only_200s_and_503s_and_no_job_is_lost_or_run_twice() {
         .map(|_| {
             let url = format!("{base}/v1/count");
             std::thread::spawn(move || {
-                let (code, _, text) = call(
-                    "POST",
-                    &url,
-                    Some(&json!({"instance": {"n": 13}}).to_string()),
-                );
-                (code, text)
+                let mut resp = agent()
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .send(json!({"instance": {"n": 13}}).to_string().as_bytes())
+                    .unwrap();
+                let retry = resp.headers().get("retry-after").cloned();
+                let text = resp.body_mut().read_to_string().unwrap();
+                (resp.status().as_u16(), text, retry)
             })
         })
         .collect();
     let mut by_code = std::collections::BTreeMap::new();
     for h in handles {
-        let (code, text) = h.join().unwrap();
+        let (code, text, retry) = h.join().unwrap();
         *by_code.entry(code).or_insert(0) += 1;
         match code {
             200 => assert!(text.contains("\"count\":73712"), "{text}"),
-            503 => assert!(text.contains("queue full"), "{text}"),
+            503 => {
+                assert!(text.contains("queue full"), "{text}");
+                assert_eq!(retry.unwrap(), "1");
+            }
             other => panic!("status {other}: {text}"),
         }
     }
@@ -703,6 +763,14 @@ fn sigterm_hands_running_jobs_back_and_they_run_after_restart() {
     let status = s.child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // Handed back by the shutdown itself, not left `running` for crash recovery to find.
+    let store = queens::server::store::Store::open(&data).unwrap();
+    let stored = store.get(&id).unwrap().unwrap();
+    assert_eq!(
+        (stored.status, stored.attempts),
+        (queens::server::store::JobStatus::Queued, 1)
+    );
+    drop(store);
     // Back in the queue: the next server picks it up (and is told to stop it at once).
     let s = Server::start_in(data, &["--workers", "2"]);
     let job = wait_job(&s, &id, |j| j["attempts"] == 2, 10);
@@ -744,7 +812,7 @@ fn a_client_that_goes_away_cancels_its_work() {
     let t = Instant::now();
     while get(&s, "/healthz").1["busy"] != 0 {
         assert!(
-            t.elapsed() < Duration::from_secs(2),
+            t.elapsed() < Duration::from_secs(5),
             "the worker kept counting for a client that left"
         );
         std::thread::sleep(Duration::from_millis(20));

@@ -12,7 +12,11 @@ use crate::engine::{self, Answer, EngineSpec};
 use crate::error::Error;
 use crate::model::Pos;
 use crate::sat::{self, Explanation};
-use crate::verify::{conflicts, Violation};
+use crate::verify::{conflicts_up_to, Violation};
+
+/// Most conflicts a `check` lists: a placement with m queens in one line has m(m − 1)/2
+/// pairs, which must not make a small request a huge answer.
+pub const MAX_VIOLATIONS: usize = 1000;
 
 /// `check`: the instance's fixed queens, plus `queens` if given, against the rules.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -55,8 +59,11 @@ pub struct CheckResponse {
     pub completable: Option<bool>,
     /// Board size.
     pub n: usize,
-    /// Every conflict.
+    /// The conflicts, at most [`MAX_VIOLATIONS`] of them (in row, column, region, diagonal
+    /// order).
     pub violations: Vec<CheckViolation>,
+    /// How many conflicts there are in all (more than listed when over the cap).
+    pub violations_total: u64,
     /// Wall time, milliseconds.
     pub time_ms: f64,
 }
@@ -66,26 +73,22 @@ pub struct CheckResponse {
 pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> {
     let start = Instant::now();
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
-    let mut problem = req.instance.0.clone();
-    if !req.queens.is_empty() {
-        let mut all = problem.fixed().to_vec();
-        all.extend_from_slice(&req.queens);
-        problem = problem.replace_fixed(&all).map_err(|e| match e {
-            Error::Model(m) => Error::Model(format!("field `queens`: {m}")),
-            e => e,
-        })?;
-    }
-    let queens = problem.fixed();
-    let violations = conflicts(&problem, queens);
+    let base = &req.instance.0;
+    // The board as placed: a queen given twice or off the board is a violation to name, so
+    // the list is checked as it is, not merged into the problem first.
+    let mut queens = base.fixed().to_vec();
+    queens.extend_from_slice(&req.queens);
+    let (violations, violations_total) = conflicts_up_to(base, &queens, MAX_VIOLATIONS);
     let status = if !violations.is_empty() {
         Status::Invalid
-    } else if queens.len() == problem.n() {
+    } else if queens.len() == base.n() {
         Status::Solved
     } else {
         Status::Consistent
     };
     let completable = match status {
         Status::Consistent => {
+            let problem = base.replace_fixed(&queens)?;
             let solved =
                 engine::solve(&problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
             match solved.answer {
@@ -101,7 +104,8 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
         status,
         placed: queens.len(),
         completable,
-        n: problem.n(),
+        n: base.n(),
+        violations_total,
         violations: violations
             .into_iter()
             .map(|v| CheckViolation {

@@ -108,15 +108,28 @@ pub fn generate_one(req: &GenerateRequest, seed: u64) -> Result<String, Error> {
     }
 }
 
+impl GenerateRequest {
+    /// Checks the options before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.count == 0 || self.count > MAX_GENERATE_COUNT {
+            return Err(Error::Unsupported(format!(
+                "field `count`: must be from 1 to {MAX_GENERATE_COUNT}"
+            )));
+        }
+        if self.kind == GenerateKind::Completion && self.queens.is_none() {
+            return Err(Error::Unsupported(
+                "field `queens`: completion needs the number of queens".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Generates the instances. The seeds run `seed..seed + count`; each instance's `id` names
 /// its generator, size and seed. The budget is looked at between instances: when it runs
 /// out, the answer is the instances made so far with status `timeout` (or `cancelled`).
 pub fn generate(req: &GenerateRequest, ctx: &Context) -> Result<GenerateResponse, Error> {
-    if req.count == 0 || req.count > MAX_GENERATE_COUNT {
-        return Err(Error::Unsupported(format!(
-            "field `count`: must be from 1 to {MAX_GENERATE_COUNT}"
-        )));
-    }
+    req.validate()?;
     let mut instances = Vec::new();
     for i in 0..req.count {
         if ctx.budget.exhausted() {

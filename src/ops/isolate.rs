@@ -72,7 +72,11 @@ enum Reply<T> {
 
 /// The child's side (`queens op [--artifacts DIR]`): reads a request from stdin, runs it
 /// here, prints the reply. Returns the process exit code (0 whenever a reply was printed).
-pub fn child_main(artifacts_dir: Option<&Path>, max_memory: Option<u64>) -> u8 {
+pub fn child_main(
+    artifacts_dir: Option<&Path>,
+    max_memory: Option<u64>,
+    timeout_ms: Option<u64>,
+) -> u8 {
     // A worker whose parent is gone (a CLI killed by Ctrl-C, a server killed by SIGKILL)
     // has nobody to answer: let the kernel end it with its parent.
     #[cfg(target_os = "linux")]
@@ -91,6 +95,10 @@ pub fn child_main(artifacts_dir: Option<&Path>, max_memory: Option<u64>) -> u8 {
                 eprintln!("progress {done} {total}");
             });
             ctx.budget.max_memory = max_memory;
+            // The parent's deadline, so work that can look at it (listing SAT models, between
+            // generated instances) stops by itself and answers with what it has; the parent
+            // kills the child only a little later.
+            ctx = ctx.with_timeout_ms(timeout_ms);
             match req.run_here(&ctx) {
                 Ok((resp, artifacts)) => match write_artifacts(artifacts_dir, &artifacts) {
                     Ok(()) => Reply::Ok(resp),
@@ -125,19 +133,34 @@ fn write_artifacts(dir: Option<&Path>, artifacts: &Artifacts) -> Result<(), Erro
 struct TempDir(PathBuf);
 
 impl TempDir {
+    /// A new folder only this user can enter, with an unguessable name; a folder that
+    /// already exists (left by a killed run, or planted) is never reused.
     fn new() -> Result<TempDir, Error> {
+        use std::hash::{BuildHasher, Hasher};
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let name = format!(
-            "queens-op-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(&path).map_err(|e| Error::Io {
-            path: path.clone(),
-            source: e,
-        })?;
-        Ok(TempDir(path))
+        let mut last = None;
+        for _ in 0..16 {
+            // std's RandomState is seeded from the OS: 64 random bits without a crate.
+            let random = std::collections::hash_map::RandomState::new()
+                .build_hasher()
+                .finish();
+            let name = format!(
+                "queens-op-{}-{}-{random:016x}",
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            );
+            let path = std::env::temp_dir().join(name);
+            let mut builder = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            match builder.create(&path) {
+                Ok(()) => return Ok(TempDir(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some((path, e)),
+                Err(e) => return Err(Error::Io { path, source: e }),
+            }
+        }
+        let (path, source) = last.expect("the loop ran");
+        Err(Error::Io { path, source })
     }
 }
 
@@ -146,6 +169,10 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// How long after the deadline a child that has not answered is killed: time for one that
+/// noticed the deadline itself to send what it found.
+const KILL_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The parent's side: runs `req` in a child of `exe`, killed at the context's deadline or
 /// when its cancel flag is set (then the answer is `timeout` / `cancelled`).
@@ -167,6 +194,10 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
     if let Some(bytes) = ctx.budget.max_memory {
         command.arg("--max-memory").arg(bytes.to_string());
     }
+    if let Some(d) = ctx.budget.deadline {
+        let left = d.saturating_duration_since(Instant::now()).as_millis();
+        command.arg("--timeout-ms").arg(left.to_string());
+    }
     let input = serde_json::to_vec(req)
         .map_err(|e| Error::Internal(format!("cannot write the request: {e}")))?;
     let progress = ctx.budget.progress.clone();
@@ -181,7 +212,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
     let exit = child::run(
         command,
         &input,
-        ctx.budget.deadline,
+        ctx.budget.deadline.and_then(|d| d.checked_add(KILL_GRACE)),
         &|| ctx.budget.cancelled(),
         &on_line,
     )
@@ -235,7 +266,9 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         }
     }
     let mut artifacts = Artifacts::default();
-    for name in ["proof", "cnf"] {
+    // Only a certified UNSAT answer comes with files.
+    let certified = matches!(&response, Response::Solve(r) if r.proof.is_some());
+    for name in ["proof", "cnf"].into_iter().filter(|_| certified) {
         let path = dir.0.join(name);
         if let Ok(bytes) = std::fs::read(&path) {
             artifacts.0.push((name.to_string(), bytes));

@@ -233,6 +233,23 @@ impl Response {
     }
 }
 
+impl Response {
+    /// True when the budget cut the operation short (`timeout` or `cancelled`).
+    pub fn interrupted(&self) -> bool {
+        let status = match self {
+            Response::Solve(r) => Some(r.status),
+            Response::Count(r) => Some(r.status),
+            Response::Explain(r) => Some(r.status),
+            Response::Decode(r) => Some(r.status),
+            Response::Generate(r) => Some(r.status),
+            Response::Check(r) => (r.status == Status::Consistent && r.completable.is_none())
+                .then_some(Status::Timeout),
+            Response::Encode(_) => None,
+        };
+        matches!(status, Some(Status::Timeout | Status::Cancelled))
+    }
+}
+
 impl Request {
     /// The operation's name (`solve`, `count`, …).
     pub fn op(&self) -> &'static str {
@@ -265,6 +282,19 @@ impl Request {
         match self {
             Request::Generate(r) => r.n,
             r => r.problem().map_or(0, Problem::n),
+        }
+    }
+
+    /// Checks the request's options against each other and the limits, before any work (the
+    /// operation checks them again; the service checks before it accepts a job).
+    pub fn validate(&self) -> Result<(), Error> {
+        match self {
+            Request::Solve(r) => r.validate(),
+            Request::Count(r) => r.validate(),
+            Request::Generate(r) => r.validate(),
+            Request::Check(_) | Request::Explain(_) | Request::Encode(_) | Request::Decode(_) => {
+                Ok(())
+            }
         }
     }
 

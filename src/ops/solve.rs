@@ -13,7 +13,7 @@ use crate::engine::{self, Answer, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
 use crate::proof::{self, ProofFormat};
-use crate::verify::conflicts;
+use crate::verify::first_conflict;
 use crate::{cnf, report, sat};
 
 /// Which engine answers.
@@ -68,6 +68,27 @@ pub struct SolveRequest {
 }
 
 impl SolveRequest {
+    /// Checks the options against each other and the limits, before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        check_limit(self.limit)?;
+        let n = self.instance.0.n();
+        let most = max_listed(n);
+        if self.limit.is_some_and(|k| k > most) {
+            return Err(Error::TooLarge(format!(
+                "field `limit`: at most {most} solutions of a {n}×{n} board are listed at \
+                 once; count them with `count`"
+            )));
+        }
+        if self.proof.is_some()
+            && (self.engine != EngineName::Sat || self.all || self.limit.is_some())
+        {
+            return Err(Error::Unsupported(
+                "field `proof`: needs engine \"sat\" and a single solve (no all/limit)".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// A single solve of `problem` with the default engine.
     pub fn new(problem: Problem) -> SolveRequest {
         SolveRequest {
@@ -233,6 +254,13 @@ pub struct CountRequest {
     pub timeout_ms: Option<u64>,
 }
 
+impl CountRequest {
+    /// Checks the options before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        check_limit(self.limit)
+    }
+}
+
 /// `count`'s answer. `status`: `sat` (exact, positive), `unsat` (exact, zero), `limited`
 /// (stopped at the limit: a lower bound), `timeout` or `cancelled` (the count so far).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -262,11 +290,20 @@ pub struct CountResponse {
 /// Why a problem has no solution, as precisely as can be said cheaply: a conflict among the
 /// fixed queens, or what the engine proved.
 fn unsat_reason(problem: &Problem, nodes: Option<u64>) -> String {
-    match (conflicts(problem, problem.fixed()).first(), nodes) {
+    match (first_conflict(problem, problem.fixed()), nodes) {
         (Some(v), _) => format!("the fixed queens already break a rule: {v}"),
         (None, Some(nodes)) => format!("the search is exhausted ({nodes} nodes)"),
         (None, None) => "the SAT solver proved the encoding unsatisfiable".to_string(),
     }
+}
+
+/// Cells (queens) all listed solutions may hold together: 2 million, about 32 MB in memory
+/// and 16 MB of JSON. `solve --all` stops there (`limited`); a larger `limit` is refused.
+pub const MAX_LISTED_CELLS: u64 = 2_000_000;
+
+/// Most solutions of an n×n board one `solve` lists.
+pub fn max_listed(n: usize) -> u64 {
+    (MAX_LISTED_CELLS / n.max(1) as u64).max(1)
 }
 
 fn check_limit(limit: Option<u64>) -> Result<(), Error> {
@@ -322,21 +359,22 @@ fn disagree(what: &str, a: String, b: String) -> Error {
 /// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
 /// UNSAT answer. Artifacts: `proof` and `cnf` when a proof was made.
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
-    check_limit(req.limit)?;
+    req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let problem = &req.instance.0;
     let many = req.all || req.limit.is_some();
     if let Some(format) = req.proof {
-        if req.engine != EngineName::Sat || many {
-            return Err(Error::Unsupported(
-                "field `proof`: needs engine \"sat\" and a single solve (no all/limit)".into(),
-            ));
-        }
         return solve_with_proof(req, format, ctx);
     }
     let start = Instant::now();
     let spec = req.engine.spec(req.encoding);
-    let cap = if many { req.limit } else { Some(1) };
+    let most = max_listed(problem.n());
+    // `all` lists up to the same bound, and says `limited` when it stops there.
+    let cap = if many {
+        Some(req.limit.unwrap_or(most))
+    } else {
+        Some(1)
+    };
     let found = find(problem, spec, cap, ctx)?;
     let mut cross_checked = None;
     if req.cross_check && !found.interrupted {
@@ -481,7 +519,7 @@ fn solve_with_proof(
 
 /// Counts solutions (up to `limit`), optionally cross-checked by the other engine.
 pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> {
-    check_limit(req.limit)?;
+    req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let problem = &req.instance.0;
     let start = Instant::now();

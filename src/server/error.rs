@@ -78,7 +78,7 @@ impl From<crate::Error> for ApiError {
         // Errors on an input text (the `model` of a decode) name the request field it came
         // from; other errors name a request field in their message.
         let field = match &e {
-            crate::Error::Input { origin, .. } => e.field().or_else(|| Some(origin.clone())),
+            crate::Error::Input { .. } => e.field().or_else(|| Some("model".into())),
             _ => e.field(),
         };
         let mut api = ApiError::new(status, e.title(), e.to_string());

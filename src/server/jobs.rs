@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 
 use super::error::{ApiError, Problem};
 use super::store::{Job, JobStatus, StoreError};
-use super::{AppState, JsonBody};
+use super::{AppState, RawBody};
 use crate::engine::Budget;
 use crate::ops::{Context, Request, Response};
 
@@ -154,11 +154,13 @@ fn problem_from_value(v: &serde_json::Value) -> Option<Problem> {
 /// before the 202 is sent.
 #[utoipa::path(post, path = "/v1/jobs", request_body = Request,
     responses((status = 202, body = JobView), (status = 400, body = Problem),
-              (status = 422, body = Problem), (status = 503, body = Problem)))]
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
 async fn submit(
     State(s): State<AppState>,
-    JsonBody(req): JsonBody<Request>,
+    RawBody(body): RawBody,
 ) -> Result<HttpResponse, ApiError> {
+    let req = super::parse_job(&body)?;
     s.admit(&req, false)?;
     if s.shutting_down.load(Ordering::SeqCst) {
         return Err(ApiError::busy("the server is shutting down"));
@@ -354,29 +356,66 @@ pub(super) fn dispatch(state: AppState) {
     }
 }
 
+/// Starts of one job before it is failed instead: a job that takes the server down with it
+/// (out of memory, say) must not do so at every restart.
+const MAX_ATTEMPTS: u32 = 5;
+
 /// Runs one claimed job to its end: done, failed, cancelled, or (at shutdown) back to the
 /// queue.
 fn run(state: AppState, job: Job) {
     let id = job.id.clone();
     let cancel = Arc::new(AtomicBool::new(false));
-    state
-        .running
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(id.clone(), cancel.clone());
-    let outcome = run_claimed(&state, &job, cancel);
-    if let Err(e) = outcome {
+    {
+        let mut running = state.running.lock().unwrap_or_else(|e| e.into_inner());
+        running.insert(id.clone(), cancel.clone());
+        // A shutdown that began before the job was registered did not see its flag.
+        if state.shutting_down.load(Ordering::SeqCst) {
+            cancel.store(true, Ordering::SeqCst);
+        }
+    }
+    // Unregistered however the job ends, a panic included.
+    struct Registered<'a>(&'a AppState, &'a str);
+    impl Drop for Registered<'_> {
+        fn drop(&mut self) {
+            self.0
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(self.1);
+        }
+    }
+    let _registered = Registered(&state, &id);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_claimed(&state, &job, cancel)
+    }));
+    let recorded = match outcome {
+        Ok(recorded) => recorded,
+        // A bug, not the client's fault: the job fails with a problem body instead of
+        // staying `running` until the next start.
+        Err(_) => {
+            let problem = ApiError::from(crate::Error::Internal(
+                "the job's operation panicked (a bug; please report it)".into(),
+            ))
+            .problem;
+            state.store.fail(&id, &to_json(&problem)).map(|_| ())
+        }
+    };
+    if let Err(e) = recorded {
         tracing::error!(job = %id, error = %e, "recording a job's end failed");
     }
-    state
-        .running
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&id);
 }
 
 fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(), StoreError> {
     let id = &job.id;
+    if job.attempts > MAX_ATTEMPTS {
+        let problem = ApiError::from(crate::Error::Internal(format!(
+            "the job was started {MAX_ATTEMPTS} times and never finished (the server stopped \
+             or crashed each time); it is not run again"
+        )))
+        .problem;
+        state.store.fail(id, &to_json(&problem))?;
+        return Ok(());
+    }
     // Cancelled between the claim and now: nothing to do.
     if state
         .store
@@ -424,8 +463,13 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
     state
         .metrics
         .op_time(req.op(), start.elapsed().as_secs_f64());
-    if cancel.load(Ordering::SeqCst) && state.shutting_down.load(Ordering::SeqCst) {
-        // Stopped by the shutdown, not by the client: it runs again at the next start.
+    // Stopped by the shutdown, not by the client: it runs again at the next start. A job
+    // that finished all the same keeps its result.
+    let cut_short = match &result {
+        Ok((resp, _)) => resp.interrupted(),
+        Err(_) => true,
+    };
+    if cut_short && cancel.load(Ordering::SeqCst) && state.shutting_down.load(Ordering::SeqCst) {
         state.store.requeue(id)?;
         return Ok(());
     }

@@ -99,8 +99,11 @@ impl ServeArgs {
     /// Checks the flags and makes the server's configuration.
     pub fn config(&self) -> Result<Config, crate::Error> {
         let bad = |m: &str| Err(crate::Error::Unsupported(m.to_string()));
-        if self.workers == Some(0) {
-            return bad("--workers must be at least 1");
+        if self.workers.is_some_and(|w| w == 0 || w > 1024) {
+            return bad("--workers must be from 1 to 1024");
+        }
+        if self.queue == 0 {
+            return bad("--queue must be at least 1");
         }
         if self.max_n == 0 || self.max_n > crate::model::MAX_N {
             return bad(&format!(
@@ -160,6 +163,8 @@ pub struct Shared {
     shutting_down: AtomicBool,
     /// Wakes the job dispatcher when a job is submitted.
     job_signal: (Mutex<bool>, Condvar),
+    /// The data folder's lock, held while the server runs.
+    _lock: std::fs::File,
 }
 
 impl std::ops::Deref for AppState {
@@ -167,6 +172,33 @@ impl std::ops::Deref for AppState {
     fn deref(&self) -> &Shared {
         &self.0
     }
+}
+
+/// Takes the data folder for this server alone: a second server on the same folder would
+/// re-run the first one's running jobs as if they had been left by a crash.
+fn lock_data(dir: &std::path::Path) -> Result<std::fs::File, crate::Error> {
+    let io = |source| crate::Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let path = dir.join("queens.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    #[cfg(unix)]
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
+        |_| {
+            crate::Error::Unsupported(format!(
+                "{} is in use by another queens serve (--data): give each server its own folder",
+                dir.display()
+            ))
+        },
+    )?;
+    Ok(file)
 }
 
 /// Sets the cancel flag when dropped: a synchronous request whose client went away (axum
@@ -183,6 +215,7 @@ impl AppState {
     /// Opens the store (re-queueing jobs a crash left running) and starts the workers and
     /// the job dispatcher.
     pub fn start(config: Config) -> Result<AppState, crate::Error> {
+        let lock = lock_data(&config.data)?;
         let store = Store::open(&config.data).map_err(|e| crate::Error::Io {
             path: config.data.clone(),
             source: std::io::Error::other(e.to_string()),
@@ -204,6 +237,7 @@ impl AppState {
             running: Mutex::new(HashMap::new()),
             shutting_down: AtomicBool::new(false),
             job_signal: (Mutex::new(false), Condvar::new()),
+            _lock: lock,
         }));
         let dispatcher = state.clone();
         std::thread::Builder::new()
@@ -215,6 +249,7 @@ impl AppState {
 
     /// Checks a request against the service's limits before any work is queued.
     fn admit(&self, req: &Request, synchronous: bool) -> Result<(), ApiError> {
+        req.validate()?;
         let n = req.n();
         if n > self.config.max_n {
             let field = if matches!(req, Request::Generate(_)) {
@@ -333,6 +368,18 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: HttpRequest, state: &S) -> Result<Self, ApiError> {
+        let RawBody(bytes) = RawBody::from_request(req, state).await?;
+        parse_body(&bytes).map(JsonBody)
+    }
+}
+
+/// A request body as bytes, within the size limit (413 past it).
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: HttpRequest, state: &S) -> Result<Self, ApiError> {
         let bytes = Bytes::from_request(req, state).await.map_err(|e| {
             if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
@@ -344,7 +391,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 ApiError::new(StatusCode::BAD_REQUEST, "unreadable body", e.body_text())
             }
         })?;
-        parse_body(&bytes).map(JsonBody)
+        Ok(RawBody(bytes))
     }
 }
 
@@ -365,38 +412,79 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         );
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value: T = match serde_path_to_error::deserialize(&mut de) {
-        Ok(v) => v,
-        Err(e) => {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            if inner.is_syntax() || inner.is_eof() || inner.is_io() {
-                return Err(ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "invalid JSON",
-                    inner.to_string(),
-                ));
-            }
-            let message = inner.to_string();
-            // An instance error names its own field (``field `queens[1]`: …``).
-            let field = match crate::Error::Unsupported(message.clone()).field() {
-                Some(f) if path == "instance" => format!("instance.{f}"),
-                _ => path.clone(),
-            };
-            let detail = if path == "." {
-                message
-            } else {
-                format!("{path}: {message}")
-            };
-            return Err(
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid request", detail)
-                    .field(field),
-            );
-        }
-    };
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(invalid)?;
     de.end()
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", e.to_string()))?;
     Ok(value)
+}
+
+/// A body that does not deserialize: 400 when it is not JSON, 422 naming the field when a
+/// value is wrong.
+fn invalid(e: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+        return ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", inner.to_string());
+    }
+    let message = inner.to_string();
+    // An instance error names its own field (``field `queens[1]`: …``).
+    let field = match crate::Error::Unsupported(message.clone()).field() {
+        Some(f) if path == "instance" => format!("instance.{f}"),
+        _ => path.clone(),
+    };
+    let detail = if path == "." {
+        message
+    } else {
+        format!("{path}: {message}")
+    };
+    ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid request", detail).field(field)
+}
+
+/// A job body: `op` picks the operation, and the rest is read as that operation's request,
+/// so an error names its field as on the synchronous endpoint (an internally tagged enum
+/// would buffer the body and lose the path).
+pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
+    let mut object = match parse_body::<crate::formats::StrictValue>(bytes)?.0 {
+        serde_json::Value::Object(map) => map,
+        _ => unreachable!("parse_body accepts objects only"),
+    };
+    let op = match object.remove("op") {
+        Some(serde_json::Value::String(op)) => op,
+        other => {
+            let detail = match other {
+                None => "missing field `op`".to_string(),
+                Some(v) => format!("expected a string, got {v}"),
+            };
+            return Err(
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid request", detail)
+                    .field("op"),
+            );
+        }
+    };
+    let rest = serde_json::Value::Object(object);
+    fn typed<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, ApiError> {
+        serde_path_to_error::deserialize(v).map_err(invalid)
+    }
+    Ok(match op.as_str() {
+        "solve" => Request::Solve(typed(rest)?),
+        "count" => Request::Count(typed(rest)?),
+        "check" => Request::Check(typed(rest)?),
+        "explain" => Request::Explain(typed(rest)?),
+        "encode" => Request::Encode(typed(rest)?),
+        "decode" => Request::Decode(typed(rest)?),
+        "generate" => Request::Generate(typed(rest)?),
+        other => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid request",
+                format!(
+                    "unknown op `{other}` (use solve, count, check, explain, encode, decode \
+                     or generate)"
+                ),
+            )
+            .field("op"))
+        }
+    })
 }
 
 /// Runs the service until SIGINT or SIGTERM, then shuts down gracefully.

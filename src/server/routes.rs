@@ -60,6 +60,13 @@ pub fn router(state: AppState) -> axum::Router {
     .route("/metrics", axum::routing::get(metrics))
     .route("/", axum::routing::get(index))
     .fallback(|| async { ApiError::not_found("no such endpoint: see GET / or /openapi.json") })
+    .method_not_allowed_fallback(|| async {
+        ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method not allowed",
+            "this endpoint does not take that method: see /openapi.json",
+        )
+    })
     .layer(middleware::from_fn_with_state(
         state.clone(),
         count_requests,
@@ -109,12 +116,23 @@ async fn count_requests(
     req: axum::extract::Request,
     next: Next,
 ) -> HttpResponse {
-    let method = req.method().to_string();
+    // Only the methods the API knows get their own series: a client inventing methods must
+    // not grow the metrics without bound.
+    let method: &'static str = match req.method().as_str() {
+        "GET" => "GET",
+        "POST" => "POST",
+        "DELETE" => "DELETE",
+        "HEAD" => "HEAD",
+        "PUT" => "PUT",
+        "PATCH" => "PATCH",
+        "OPTIONS" => "OPTIONS",
+        _ => "other",
+    };
     let route = matched.map_or_else(|| "unmatched".to_string(), |m| m.as_str().to_string());
     let resp = next.run(req).await;
     state
         .metrics
-        .request(&method, &route, resp.status().as_u16());
+        .request(method, &route, resp.status().as_u16());
     resp
 }
 
@@ -130,7 +148,7 @@ fn mismatch(op: &str) -> ApiError {
 #[utoipa::path(post, path = "/v1/solve", request_body = SolveRequest,
     responses((status = 200, body = SolveResponse), (status = 400, body = Problem),
               (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 503, body = Problem)))]
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
 async fn solve(
     State(s): State<AppState>,
     JsonBody(req): JsonBody<SolveRequest>,
@@ -144,7 +162,8 @@ async fn solve(
 /// Count solutions (up to `limit`); without a limit only boards up to n = 16.
 #[utoipa::path(post, path = "/v1/count", request_body = CountRequest,
     responses((status = 200, body = CountResponse), (status = 400, body = Problem),
-              (status = 422, body = Problem), (status = 503, body = Problem)))]
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
 async fn count(
     State(s): State<AppState>,
     JsonBody(req): JsonBody<CountRequest>,
@@ -158,7 +177,8 @@ async fn count(
 /// Check a placement: every conflict named; whether a partial board can still be completed.
 #[utoipa::path(post, path = "/v1/check", request_body = CheckRequest,
     responses((status = 200, body = CheckResponse), (status = 400, body = Problem),
-              (status = 422, body = Problem), (status = 503, body = Problem)))]
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
 async fn check(
     State(s): State<AppState>,
     JsonBody(req): JsonBody<CheckRequest>,
@@ -172,7 +192,8 @@ async fn check(
 /// A minimal set of presets with no completion (or a solution when there is one).
 #[utoipa::path(post, path = "/v1/explain", request_body = ExplainRequest,
     responses((status = 200, body = ExplainResponse), (status = 400, body = Problem),
-              (status = 422, body = Problem), (status = 503, body = Problem)))]
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
 async fn explain(
     State(s): State<AppState>,
     JsonBody(req): JsonBody<ExplainRequest>,
@@ -187,7 +208,9 @@ async fn explain(
 /// `x-queens-clauses`).
 #[utoipa::path(post, path = "/v1/encode", request_body = EncodeRequest,
     responses((status = 200, body = String, content_type = "text/plain"),
-              (status = 400, body = Problem), (status = 422, body = Problem)))]
+              (status = 400, body = Problem), (status = 413, body = Problem),
+              (status = 422, body = Problem), (status = 500, body = Problem),
+              (status = 503, body = Problem)))]
 async fn encode(
     State(s): State<AppState>,
     JsonBody(req): JsonBody<EncodeRequest>,
@@ -218,7 +241,8 @@ async fn encode(
 /// An external solver's output read back onto the board and verified.
 #[utoipa::path(post, path = "/v1/decode", request_body = DecodeRequest,
     responses((status = 200, body = DecodeResponse), (status = 400, body = Problem),
-              (status = 422, body = Problem)))]
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
 async fn decode(
     State(s): State<AppState>,
     JsonBody(req): JsonBody<DecodeRequest>,
@@ -232,7 +256,8 @@ async fn decode(
 /// Seeded instances: completions, excluded diagonals, unique region puzzles.
 #[utoipa::path(post, path = "/v1/generate", request_body = GenerateRequest,
     responses((status = 200, body = GenerateResponse), (status = 400, body = Problem),
-              (status = 422, body = Problem)))]
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
 async fn generate(
     State(s): State<AppState>,
     JsonBody(req): JsonBody<GenerateRequest>,

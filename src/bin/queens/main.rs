@@ -151,6 +151,9 @@ enum Command {
         /// The parent's memory limit, in bytes.
         #[arg(long, value_name = "BYTES")]
         max_memory: Option<u64>,
+        /// Milliseconds left before the parent's deadline.
+        #[arg(long, value_name = "MS")]
+        timeout_ms: Option<u64>,
     },
     /// Run the HTTP service: JSON endpoints, jobs, health and metrics (README, "Service").
     Serve(queens::server::ServeArgs),
@@ -609,7 +612,12 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Op {
             artifacts,
             max_memory,
-        } => Ok(ops::child_main(artifacts.as_deref(), max_memory)),
+            timeout_ms,
+        } => Ok(ops::child_main(
+            artifacts.as_deref(),
+            max_memory,
+            timeout_ms,
+        )),
     }
 }
 
