@@ -537,11 +537,64 @@ fn exercise(p: &Problem) {
                 panic!("the backtracker's board fails the verifier: {v}");
             }
         }
+        exercise_ops(p);
+    }
+}
+
+/// The operations the CLI and the service run, in-process with a small deadline: they may
+/// answer or refuse, never panic, and every board they return passes the verifier (the
+/// operations check that themselves, as an internal error).
+fn exercise_ops(p: &Problem) {
+    use queens::ops::{
+        CheckRequest, Context, CountRequest, EncodeRequest, ExplainRequest, Instance, Request,
+        SolveRequest,
+    };
+    let mut ctx = Context::default().with_timeout_ms(Some(20));
+    ctx.budget.max_memory = Some(64 << 20);
+    let inst = || Instance(p.clone());
+    let mut requests = vec![
+        Request::Check(CheckRequest {
+            instance: inst(),
+            queens: p.fixed().iter().take(2).copied().collect(),
+            timeout_ms: None,
+        }),
+        Request::Count(CountRequest {
+            instance: inst(),
+            engine: Default::default(),
+            encoding: Default::default(),
+            limit: Some(3),
+            unique: true,
+            cross_check: false,
+            timeout_ms: None,
+        }),
+    ];
+    let mut solve = SolveRequest::new(p.clone());
+    solve.limit = Some(2);
+    requests.push(Request::Solve(solve));
+    if p.n() <= 8 {
+        requests.push(Request::Explain(ExplainRequest {
+            instance: inst(),
+            encoding: Default::default(),
+            timeout_ms: None,
+        }));
+        requests.push(Request::Encode(EncodeRequest {
+            instance: inst(),
+            encoding: Default::default(),
+        }));
+    }
+    for req in &requests {
+        if let Err(e @ queens::Error::Internal(_)) = req.run_here(&ctx) {
+            panic!("{} failed an internal check: {e}", req.op());
+        }
     }
 }
 
 /// Every loader on one input. Panics propagate to the caller.
 fn drive(case: &Case) {
+    // The same bytes as a service request body: parsed or refused with a problem, never a
+    // panic.
+    let _ = queens::server::parse_body::<queens::ops::SolveRequest>(&case.bytes);
+    let _ = queens::server::parse_job(&case.bytes);
     let origin = "fuzz";
     let text = formats::decode_text(origin, case.bytes.clone());
     check_origin("decode_text", origin, &text);
