@@ -5,7 +5,11 @@
 //! on stdin, waits up to the limit, and kills it when the limit passes. A killed run is a
 //! timeout, never an answer. Each child reports its own engine time (encoding included for
 //! SAT, process start and parsing excluded), and the parent verifies every board it reports
-//! with [`crate::verify()`] before counting it as solved.
+//! with [`crate::verify()`] before counting it as solved. An input that cannot be read or
+//! parsed is a row of its own, every engine an error, so the rest still runs.
+//!
+//! Times are milliseconds (`time_ms`), as in every command's JSON; the table prints them in
+//! the unit that reads best.
 
 use std::path::Path;
 use std::process::Command;
@@ -16,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backtrack;
 use crate::child;
-use crate::formats::sources::Instance;
+use crate::formats::sources::{Entry, Instance};
 use crate::formats::write_json;
 use crate::model::{Pos, Problem};
 use crate::sat;
@@ -31,8 +35,8 @@ pub struct Report {
     pub satisfiable: bool,
     /// The solution, when one was found.
     pub queens: Vec<Pos>,
-    /// Engine seconds (encoding included for SAT).
-    pub seconds: f64,
+    /// Engine milliseconds (encoding included for SAT).
+    pub time_ms: f64,
     /// Backtracker: queens placed by the search.
     pub nodes: Option<u64>,
     /// SAT: clauses the solver learned (≈ conflicts; see [`sat::solve_counting_learned`]).
@@ -63,7 +67,7 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
             Ok(Report {
                 satisfiable: found.is_some(),
                 queens: found.unwrap_or_default(),
-                seconds: start.elapsed().as_secs_f64(),
+                time_ms: start.elapsed().as_secs_f64() * 1e3,
                 nodes: Some(stats.nodes),
                 learned: None,
                 vars: None,
@@ -75,7 +79,7 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
             Ok(Report {
                 satisfiable: found.is_some(),
                 queens: found.unwrap_or_default(),
-                seconds: (stats.encode_ms + stats.solve_ms) / 1e3,
+                time_ms: stats.encode_ms + stats.solve_ms,
                 nodes: None,
                 learned: stats.learned,
                 vars: Some(stats.vars),
@@ -126,8 +130,9 @@ pub struct Attempt {
     pub engine: EngineSpec,
     /// How it ended.
     pub outcome: Outcome,
-    /// Engine seconds as the child reported them; the limit for timeouts; wall time for errors.
-    pub seconds: f64,
+    /// Engine milliseconds as the child reported them; the limit for timeouts; wall time for
+    /// errors (0 for an input that could not be read: nothing ran).
+    pub time_ms: f64,
     /// The child's report, when it finished.
     pub report: Option<Report>,
 }
@@ -150,7 +155,7 @@ pub fn run_child_until(
     let fail = |msg: String| Attempt {
         engine: spec,
         outcome: Outcome::Error(msg),
-        seconds: start.elapsed().as_secs_f64(),
+        time_ms: start.elapsed().as_secs_f64() * 1e3,
         report: None,
     };
     let mut command = Command::new(exe);
@@ -172,7 +177,7 @@ pub fn run_child_until(
             return Attempt {
                 engine: spec,
                 outcome: Outcome::Timeout,
-                seconds: limit.as_secs_f64(),
+                time_ms: limit.as_secs_f64() * 1e3,
                 report: None,
             }
         }
@@ -201,7 +206,7 @@ pub fn run_child_until(
     Attempt {
         engine: spec,
         outcome,
-        seconds: report.seconds,
+        time_ms: report.time_ms,
         report: Some(report),
     }
 }
@@ -213,10 +218,13 @@ pub struct Row {
     pub index: usize,
     /// Instance id.
     pub id: String,
-    /// Board size.
-    pub n: usize,
+    /// Board size; `None` when the input could not be read.
+    pub n: Option<usize>,
     /// One attempt per engine, in the order the engines were given.
     pub attempts: Vec<Attempt>,
+    /// Why the input could not be run (naming the file and line); every attempt is then this
+    /// error.
+    pub error: Option<String>,
 }
 
 impl Row {
@@ -236,9 +244,12 @@ impl Row {
         answers.iter().any(|&a| a) && answers.iter().any(|&a| !a)
     }
 
-    /// Status word for tables: `sat`, `unsat`, `DISAGREE`, or `unknown`.
+    /// Status word for tables: `sat`, `unsat`, `DISAGREE`, `unknown` (no engine answered), or
+    /// `error` (the input could not be run).
     pub fn status_name(&self) -> &'static str {
-        if self.disagreement() {
+        if self.error.is_some() {
+            "error"
+        } else if self.disagreement() {
             "DISAGREE"
         } else {
             match self.status() {
@@ -265,11 +276,12 @@ pub struct Plan {
 
 /// Runs every instance on every engine. `on_row` is called as each instance finishes (from
 /// worker threads, in completion order); `on_attempt` after every attempt. Rows come back in
-/// input order. Setting `stop` (say, when the reader of the table has gone) kills the running
+/// input order. An entry that could not be loaded runs nothing: its row has the error for
+/// every engine. Setting `stop` (say, when the reader of the table has gone) kills the running
 /// children and starts no more; only the instances finished by then come back.
 pub fn run(
     plan: &Plan,
-    instances: &[Instance],
+    instances: &[Entry],
     on_attempt: &(dyn Fn(&Instance, EngineSpec) + Sync),
     on_row: &(dyn Fn(&Row) + Sync),
     stop: &AtomicBool,
@@ -280,7 +292,16 @@ pub fn run(
         for _ in 0..plan.jobs.clamp(1, instances.len().max(1)) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(inst) = instances.get(i) else { break };
+                let Some(entry) = instances.get(i) else { break };
+                let inst = match entry {
+                    Ok(inst) => inst,
+                    Err(broken) => {
+                        let row = error_row(plan, i, broken);
+                        on_row(&row);
+                        rows.lock().expect("no worker panics").push(row);
+                        continue;
+                    }
+                };
                 let mut attempts = Vec::with_capacity(plan.engines.len());
                 for &spec in &plan.engines {
                     if stop.load(Ordering::Relaxed) {
@@ -301,8 +322,9 @@ pub fn run(
                 let row = Row {
                     index: i,
                     id: inst.id.clone(),
-                    n: inst.problem.n(),
+                    n: Some(inst.problem.n()),
                     attempts,
+                    error: None,
                 };
                 on_row(&row);
                 rows.lock().expect("no worker panics").push(row);
@@ -312,6 +334,27 @@ pub fn run(
     let mut rows = rows.into_inner().expect("no worker panics");
     rows.sort_by_key(|r| r.index);
     rows
+}
+
+/// The row of an input that could not be loaded: every engine an error, nothing run.
+fn error_row(plan: &Plan, index: usize, broken: &crate::formats::sources::Broken) -> Row {
+    let message = broken.error.to_string();
+    Row {
+        index,
+        id: broken.id.clone(),
+        n: None,
+        attempts: plan
+            .engines
+            .iter()
+            .map(|&engine| Attempt {
+                engine,
+                outcome: Outcome::Error(message.clone()),
+                time_ms: 0.0,
+                report: None,
+            })
+            .collect(),
+        error: Some(message),
+    }
 }
 
 /// Per-engine totals.
@@ -329,10 +372,10 @@ pub struct Summary {
     pub timeouts: usize,
     /// Attempts that crashed or reported a board that does not verify.
     pub errors: usize,
-    /// Median seconds over solved instances.
-    pub median_seconds: Option<f64>,
-    /// Total seconds over solved instances.
-    pub total_seconds: f64,
+    /// Median milliseconds over solved instances.
+    pub median_time_ms: Option<f64>,
+    /// Total milliseconds over solved instances.
+    pub total_time_ms: f64,
     /// Instances this engine and the reference (first) engine both solved.
     pub common: usize,
     /// This engine's total time over the reference's, on the instances both solved.
@@ -349,7 +392,7 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
             let mut times: Vec<f64> = mine
                 .iter()
                 .filter(|a| a.outcome.answer().is_some())
-                .map(|a| a.seconds)
+                .map(|a| a.time_ms)
                 .collect();
             times.sort_by(f64::total_cmp);
             let count =
@@ -360,7 +403,7 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
                     r.attempts[e].outcome.answer().is_some()
                         && r.attempts[0].outcome.answer().is_some()
                 })
-                .map(|r| (r.attempts[e].seconds, r.attempts[0].seconds))
+                .map(|r| (r.attempts[e].time_ms, r.attempts[0].time_ms))
                 .collect();
             let (mine_t, ref_t): (f64, f64) = both
                 .iter()
@@ -372,9 +415,9 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
                 unsat: count(&|o| *o == Outcome::Unsat),
                 timeouts: count(&|o| *o == Outcome::Timeout),
                 errors: count(&|o| matches!(o, Outcome::Error(_))),
-                median_seconds: median(&times),
+                median_time_ms: median(&times),
                 // fold, not sum: an empty f64 sum is -0.0, which would print as "-0µs".
-                total_seconds: times.iter().fold(0.0, |a, t| a + t),
+                total_time_ms: times.iter().fold(0.0, |a, t| a + t),
                 common: both.len(),
                 ratio_to_reference: (!both.is_empty() && ref_t > 0.0).then(|| mine_t / ref_t),
             }
@@ -403,6 +446,11 @@ pub fn fmt_seconds(s: f64) -> String {
     }
 }
 
+/// [`fmt_seconds`] for a time in milliseconds.
+pub fn fmt_ms(ms: f64) -> String {
+    fmt_seconds(ms / 1e3)
+}
+
 /// Three significant figures: `812`, `4.12k`, `758k`, `2.31M`.
 pub fn fmt_count(k: u64) -> String {
     let f = k as f64;
@@ -420,10 +468,10 @@ pub fn fmt_count(k: u64) -> String {
 /// variables/clauses (SAT); `>60.0s` for a timeout.
 pub fn fmt_attempt(a: &Attempt) -> String {
     match (&a.outcome, &a.report) {
-        (Outcome::Timeout, _) => format!("timeout >{}", fmt_seconds(a.seconds)),
+        (Outcome::Timeout, _) => format!("timeout >{}", fmt_ms(a.time_ms)),
         (Outcome::Error(_), _) => "ERROR".into(),
         (_, Some(r)) => {
-            let mut s = fmt_seconds(r.seconds);
+            let mut s = fmt_ms(r.time_ms);
             if let Some(k) = r.nodes {
                 s += &format!(" {} nodes", fmt_count(k));
             }
@@ -435,15 +483,23 @@ pub fn fmt_attempt(a: &Attempt) -> String {
             }
             s
         }
-        (_, None) => fmt_seconds(a.seconds),
+        (_, None) => fmt_ms(a.time_ms),
+    }
+}
+
+/// The id an entry is listed under, loaded or not.
+pub fn entry_id(entry: &Entry) -> &str {
+    match entry {
+        Ok(inst) => &inst.id,
+        Err(broken) => &broken.id,
     }
 }
 
 /// Width of the instance column: the longest id, at least 8.
-pub fn id_width(instances: &[Instance]) -> usize {
+pub fn id_width(instances: &[Entry]) -> usize {
     instances
         .iter()
-        .map(|i| i.id.len())
+        .map(|e| entry_id(e).chars().count())
         .max()
         .unwrap_or(8)
         .max(8)
@@ -460,12 +516,8 @@ pub fn table_header(engines: &[EngineSpec], id_width: usize) -> String {
 
 /// One table line per instance, as [`table_header`] lays it out.
 pub fn table_line(row: &Row, id_width: usize) -> String {
-    let mut l = format!(
-        "{:<id_width$} {:>5} {:<8}",
-        row.id,
-        row.n,
-        row.status_name()
-    );
+    let n = row.n.map_or("-".into(), |n| n.to_string());
+    let mut l = format!("{:<id_width$} {:>5} {:<8}", row.id, n, row.status_name());
     for a in &row.attempts {
         l += &format!("  {:<34}", fmt_attempt(a));
     }
@@ -500,8 +552,8 @@ pub fn summary_text(plan: &Plan, summary: &[Summary]) -> String {
             e.unsat,
             e.timeouts,
             e.errors,
-            e.median_seconds.map_or("-".into(), fmt_seconds),
-            fmt_seconds(e.total_seconds),
+            e.median_time_ms.map_or("-".into(), fmt_ms),
+            fmt_ms(e.total_time_ms),
             ratio
         );
     }
@@ -514,11 +566,17 @@ pub fn summary_text(plan: &Plan, summary: &[Summary]) -> String {
     s
 }
 
-/// What must not pass quietly: engines disagreeing on an instance, and attempts that failed
-/// (crashed, or reported a board the verifier rejects). Empty when all is well.
+/// What must not pass quietly: inputs that could not be run, engines disagreeing on an
+/// instance, and attempts that failed (crashed, or reported a board the verifier rejects).
+/// Empty when all is well.
 pub fn problems(rows: &[Row]) -> Vec<String> {
     let mut out = Vec::new();
     for row in rows {
+        if let Some(m) = &row.error {
+            // Once, not once per engine: no engine ran.
+            out.push(format!("{} was not run: {m}", row.id));
+            continue;
+        }
         if row.disagreement() {
             let said: Vec<String> = row
                 .attempts
@@ -540,10 +598,9 @@ pub fn problems(rows: &[Row]) -> Vec<String> {
     out
 }
 
-/// CSV, one line per attempt, with a header.
+/// CSV, one line per attempt, with a header; the columns are named as in [`to_json`].
 pub fn csv(rows: &[Row]) -> String {
-    let mut s =
-        String::from("instance,n,engine,outcome,seconds,nodes,learned,vars,clauses,error\n");
+    let mut s = String::from("instance,n,engine,status,time_ms,nodes,learned,vars,clauses,error\n");
     let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
     for row in rows {
         for a in &row.attempts {
@@ -553,12 +610,12 @@ pub fn csv(rows: &[Row]) -> String {
                 _ => String::new(),
             };
             s += &format!(
-                "\"{}\",{},{},{},{:.6},{},{},{},{},\"{}\"\n",
+                "\"{}\",{},{},{},{:.3},{},{},{},{},\"{}\"\n",
                 row.id.replace('"', "\"\""),
-                row.n,
+                row.n.map(|n| n.to_string()).unwrap_or_default(),
                 a.engine,
                 a.outcome.name(),
-                a.seconds,
+                a.time_ms,
                 opt(r.and_then(|r| r.nodes)),
                 opt(r.and_then(|r| r.learned)),
                 opt(r.and_then(|r| r.vars.map(|v| v as u64))),
@@ -570,7 +627,9 @@ pub fn csv(rows: &[Row]) -> String {
     s
 }
 
-/// The whole comparison as one JSON value.
+/// The whole comparison as one JSON value. Fields are named as in the other commands' JSON:
+/// `status` (of a row: the answer the engines agree on; of an attempt: how it ended), `n`,
+/// `engine`, and `time_ms` (milliseconds).
 pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Value {
     let rows: Vec<serde_json::Value> = rows
         .iter()
@@ -582,8 +641,8 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                     let r = a.report.as_ref();
                     serde_json::json!({
                         "engine": a.engine.to_string(),
-                        "outcome": a.outcome.name(),
-                        "seconds": a.seconds,
+                        "status": a.outcome.name(),
+                        "time_ms": a.time_ms,
                         "nodes": r.and_then(|r| r.nodes),
                         "learned": r.and_then(|r| r.learned),
                         "vars": r.and_then(|r| r.vars),
@@ -596,13 +655,14 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                 "id": row.id,
                 "n": row.n,
                 "status": row.status_name(),
+                "error": row.error,
                 "attempts": attempts,
             })
         })
         .collect();
     serde_json::json!({
         "engines": plan.engines.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
-        "timeout_seconds": plan.timeout.as_secs_f64(),
+        "timeout_ms": plan.timeout.as_secs_f64() * 1e3,
         "jobs": plan.jobs,
         "instances": rows,
         "summary": summary,
@@ -630,8 +690,8 @@ pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), crate::Error> 
                 .filter(|r| !matches!(r.attempts[0].outcome, Outcome::Error(_)))
                 .filter(|r| !matches!(r.attempts[e].outcome, Outcome::Error(_)))
                 .map(|r| crate::plot::Point {
-                    x: r.attempts[0].seconds,
-                    y: r.attempts[e].seconds,
+                    x: r.attempts[0].time_ms / 1e3,
+                    y: r.attempts[e].time_ms / 1e3,
                     satisfiable: r.status(),
                     x_timed_out: r.attempts[0].outcome == Outcome::Timeout,
                     y_timed_out: r.attempts[e].outcome == Outcome::Timeout,

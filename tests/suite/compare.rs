@@ -219,16 +219,24 @@ fn a_folder_of_mixed_files_is_selected_on_id_n_and_json_fields() {
         let found = sources::load(std::slice::from_ref(&dir), &sel).unwrap();
         found.into_iter().map(|i| i.id).collect::<Vec<_>>()
     };
-    // Name order: corpus.jsonl (three records), diag-8.param, nauck.txt, one.json.
+    // Name order: corpus.jsonl (three records), diag-8.param, nauck.txt, one.json. The
+    // file nauck.txt keeps its extension: the record `nauck` has that id already.
     assert_eq!(
         ids(&[], None),
-        ["nauck", "diag-a", "region", "diag-8", "nauck", "big-one"]
+        [
+            "nauck",
+            "diag-a",
+            "region",
+            "diag-8",
+            "nauck.txt",
+            "big-one"
+        ]
     );
     // Text grids and CSPLib files are selected on their file name and size, JSON on any field
     // (it used to be an error to --select over a folder holding any single-instance file).
     assert_eq!(
         ids(&[("n", "8")], None),
-        ["nauck", "diag-a", "diag-8", "nauck"]
+        ["nauck", "diag-a", "diag-8", "nauck.txt"]
     );
     assert_eq!(ids(&[("id", "big-one")], None), ["big-one"]);
     assert_eq!(ids(&[("id", "diag-8")], None), ["diag-8"]);
@@ -369,7 +377,7 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
     let v = json(&o);
     let rows = v["instances"].as_array().unwrap();
     let outcome = |i: usize, e: usize| {
-        rows[i]["attempts"][e]["outcome"]
+        rows[i]["attempts"][e]["status"]
             .as_str()
             .unwrap()
             .to_string()
@@ -380,7 +388,8 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
         ("unsat".into(), "unsat".into())
     );
     assert_eq!(outcome(2, 1), "timeout");
-    assert_eq!(rows[2]["attempts"][1]["seconds"], 3.0);
+    assert_eq!(rows[2]["attempts"][1]["time_ms"], 3000.0);
+    assert_eq!(v["timeout_ms"], 3000.0);
     assert!(rows[1]["attempts"][0]["nodes"].as_u64().unwrap() > 0);
     assert!(rows[1]["attempts"][1]["clauses"].as_u64().unwrap() > 0);
     // Learned clauses are counted on SAT and UNSAT answers alike (a satisfiable one once
@@ -396,7 +405,7 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv.lines().count(), 1 + 3 * 2);
     assert!(
-        csv.contains("\"big\",1000,sat:seq,timeout,3.000000"),
+        csv.contains("\"big\",1000,sat:seq,timeout,3000.000"),
         "{csv}"
     );
     std::fs::remove_dir_all(dir).unwrap();
@@ -507,7 +516,7 @@ fn attempt(engine: EngineSpec, outcome: Outcome) -> Attempt {
     Attempt {
         engine,
         outcome,
-        seconds: 1.0,
+        time_ms: 1000.0,
         report: None,
     }
 }
@@ -517,7 +526,8 @@ fn disagreements_and_failed_children_are_caught() {
     let row = Row {
         index: 0,
         id: "x".into(),
-        n: 8,
+        n: Some(8),
+        error: None,
         attempts: vec![
             attempt(EngineSpec::Backtrack { threads: 1 }, Outcome::Sat),
             attempt(EngineSpec::Sat(Encoding::Seq), Outcome::Unsat),
@@ -588,7 +598,7 @@ fn a_child_reporting_a_broken_board_is_an_error_not_an_answer() {
     let problem = queens::Problem::new(4).unwrap();
     let report = |queens: &str| {
         format!(
-            r#"{{"satisfiable":true,"queens":{queens},"seconds":0.1,"nodes":1,"learned":null,"vars":null,"clauses":null}}"#
+            r#"{{"satisfiable":true,"queens":{queens},"time_ms":100.0,"nodes":1,"learned":null,"vars":null,"clauses":null}}"#
         )
     };
     // Two queens in one column, and a board with too few queens: both rejected by the verifier.
@@ -741,4 +751,260 @@ fn check_explain_and_decode_select_from_a_corpus() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+/// Runs `compare` on the given inputs with the backtracker only; the exit code and the output.
+fn compare_backtrack(inputs: &[&std::path::Path], extra: &[&str]) -> std::process::Output {
+    let paths: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+    let mut args = vec!["compare", "--engines", "backtrack:1,sat:pairwise"];
+    args.extend(paths.iter().map(String::as_str));
+    args.extend(extra);
+    queens(&args, None)
+}
+
+/// The table line of an instance: the line that starts with its id and a space.
+fn table_row<'a>(out: &'a str, id: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.starts_with(&format!("{id} ")))
+        .unwrap_or_else(|| panic!("no row for {id}:\n{out}"))
+}
+
+#[test]
+fn compare_lists_a_broken_file_as_an_error_row_and_runs_the_rest() {
+    // One bad file used to abort the whole run (exit 2, nothing run).
+    let dir = scratch("broken");
+    std::fs::copy(instance("nauck-1850.txt"), dir.join("good.txt")).unwrap();
+    std::fs::write(dir.join("broken.txt"), "....\n").unwrap();
+    let o = compare_backtrack(&[&dir], &[]);
+    let (out, err) = (stdout(&o), String::from_utf8_lossy(&o.stderr).to_string());
+    assert_eq!(o.status.code(), Some(3), "{out}{err}");
+    let broken = table_row(&out, "broken");
+    assert!(
+        broken.split_whitespace().collect::<Vec<_>>() == ["broken", "-", "error", "ERROR", "ERROR"],
+        "{out}"
+    );
+    assert!(table_row(&out, "good").contains(" sat "), "{out}");
+    // Said once (no engine ran), naming the file and the line.
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("broken")).collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(said[0].contains("broken.txt: line 1:"), "{err}");
+    // The summary counts the error once per engine, and the good instance as solved.
+    assert!(out.contains("\nbacktrack:1         1"), "{out}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compare_lists_unreadable_entries_and_bad_corpus_lines_and_goes_on() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = scratch("unreadable");
+    std::fs::copy(instance("nauck-1850.txt"), dir.join("a-good.txt")).unwrap();
+    // A dangling symbolic link (it used to be skipped without a word).
+    symlink(dir.join("gone.txt"), dir.join("link.txt")).unwrap();
+    // Bytes that are not UTF-8, and JSON that is not JSON.
+    std::fs::write(dir.join("latin1.txt"), b"Q\xe9..\n").unwrap();
+    std::fs::write(dir.join("half.json"), "{\"n\": 8,").unwrap();
+    // A corpus with one bad line among good ones: that line is a row of its own, `file:line`.
+    std::fs::write(
+        dir.join("corpus.jsonl"),
+        "{\"id\":\"c-one\",\"n\":5}\n{\"n\": x}\n{\"id\":\"c-three\",\"n\":6}\n",
+    )
+    .unwrap();
+    // A FIFO: opening it would wait for a writer forever, so it is listed, not read.
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(dir.join("pipe"))
+        .status()
+        .is_ok_and(|s| s.success());
+    // Permission denied, unless running as root (root reads anything).
+    let locked = dir.join("locked.txt");
+    std::fs::copy(instance("nauck-1850.txt"), &locked).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let denied = std::fs::read(&locked).is_err();
+    let start = Instant::now();
+    let o = compare_backtrack(&[&dir], &["--json"]);
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "stuck on the FIFO?"
+    );
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    let v = json(&o);
+    let rows = v["instances"].as_array().unwrap();
+    let row = |id: &str| {
+        rows.iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no row {id}: {v}"))
+    };
+    for id in ["a-good", "c-one", "c-three"] {
+        assert_eq!(row(id)["status"], "sat", "{id}: {v}");
+        assert!(row(id)["error"].is_null());
+    }
+    let mut bad = vec![
+        ("link", "link.txt: symbolic link to"),
+        ("latin1", "latin1.txt: line 1 column 2: invalid UTF-8"),
+        ("half", "half.json: line 1 column 8: invalid JSON"),
+        ("corpus:2", "corpus.jsonl: line 2 column 7: invalid JSON"),
+    ];
+    if fifo {
+        bad.push(("pipe", "pipe: not a regular file"));
+    }
+    if denied {
+        bad.push(("locked", "locked.txt: Permission denied"));
+    } else {
+        assert_eq!(row("locked")["status"], "sat");
+    }
+    for (id, says) in &bad {
+        let r = row(id);
+        assert_eq!(r["status"], "error", "{r}");
+        assert!(r["n"].is_null(), "{r}");
+        let message = r["error"].as_str().unwrap();
+        assert!(message.contains(says), "{id}: {message}");
+        for a in r["attempts"].as_array().unwrap() {
+            assert_eq!(a["status"], "error", "{r}");
+            assert_eq!(a["error"].as_str(), Some(message), "{r}");
+        }
+        assert_eq!(
+            err.lines().filter(|l| l.contains(says)).count(),
+            1,
+            "{id}: {err}"
+        );
+    }
+    assert_eq!(rows.len(), 3 + bad.len() + usize::from(!denied), "{v}");
+    assert_eq!(v["summary"][0]["errors"], bad.len());
+    assert_eq!(v["summary"][1]["solved"], 3 + usize::from(!denied));
+    // A path given on the command line that does not exist is still a usage error, before
+    // anything runs: a typo should not cost a long run.
+    let o = compare_backtrack(&[&dir.join("a-good.txt"), &dir.join("typo.txt")], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("typo.txt"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compare_ids_are_unique() {
+    // `x.txt` and `x.json` in one folder both used to be `x`.
+    let dir = scratch("ids");
+    std::fs::copy(instance("nauck-1850.txt"), dir.join("x.txt")).unwrap();
+    std::fs::write(dir.join("x.json"), "{\"n\": 5}").unwrap();
+    std::fs::write(dir.join("y.json"), "{\"n\": 6}").unwrap();
+    // A record whose own id is what a suffix would give: the suffix moves on.
+    std::fs::write(
+        dir.join("z.jsonl"),
+        "{\"id\":\"y#2\",\"n\":4}\n{\"id\":\"dup\",\"n\":4}\n{\"id\":\"dup\",\"n\":5}\n",
+    )
+    .unwrap();
+    let y = dir.join("y.json");
+    let ids = |o: &std::process::Output| -> Vec<String> {
+        json(o)["instances"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The same file twice keeps its name; the later entry gets the suffix.
+    let o = compare_backtrack(&[&dir, &y], &["--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        ids(&o),
+        ["x.json", "x.txt", "y", "y#2", "dup", "dup#2", "y#3"]
+    );
+    // The same every time.
+    assert_eq!(ids(&compare_backtrack(&[&dir, &y], &["--json"])), ids(&o));
+    // The table shows them too.
+    let o = compare_backtrack(&[&dir], &[]);
+    let out = stdout(&o);
+    assert!(table_row(&out, "x.json").contains(" 5 "), "{out}");
+    assert!(table_row(&out, "x.txt").contains(" 8 "), "{out}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compare_json_and_csv_use_the_shared_field_names() {
+    // compare said `seconds` (and `outcome`) where every other command says `time_ms` (and
+    // `status`).
+    let dir = scratch("fields");
+    let csv = dir.join("out.csv");
+    let o = compare_backtrack(
+        &[std::path::Path::new(&data("corpus.jsonl"))],
+        &[
+            "--json",
+            "--timeout",
+            "5",
+            "--csv",
+            &csv.display().to_string(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    assert!(
+        !text.contains("seconds") && !text.contains("outcome"),
+        "{text}"
+    );
+    let v = json(&o);
+    assert_eq!(v["timeout_ms"], 5000.0);
+    let row = &v["instances"][0];
+    assert_eq!(
+        (row["id"].as_str(), row["n"].as_u64()),
+        (Some("nauck"), Some(8))
+    );
+    assert_eq!(row["status"], "sat");
+    for a in row["attempts"].as_array().unwrap() {
+        assert_eq!(a["status"], "sat", "{a}");
+        assert!(a["engine"].is_string(), "{a}");
+        // Milliseconds: a board of 8 takes well under a second.
+        let ms = a["time_ms"].as_f64().unwrap();
+        assert!(ms > 0.0 && ms < 1000.0, "{a}");
+    }
+    let s = &v["summary"][0];
+    assert_eq!(s["engine"], "backtrack:1");
+    assert!(
+        s["median_time_ms"].is_f64() && s["total_time_ms"].is_f64(),
+        "{s}"
+    );
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(
+        csv.lines().next(),
+        Some("instance,n,engine,status,time_ms,nodes,learned,vars,clauses,error")
+    );
+    // The table keeps its units.
+    let o = compare_backtrack(&[std::path::Path::new(&data("corpus.jsonl"))], &[]);
+    let out = stdout(&o);
+    assert!(out.contains("limit 60.00s per attempt"), "{out}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_empty_folder_is_named_as_such_not_as_a_selection() {
+    // The empty-folder message talked about --select when none was given.
+    let dir = scratch("empty");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(empty.join("sub")).unwrap();
+    std::fs::write(empty.join(".hidden"), "{\"n\": 8}").unwrap();
+    let e = empty.display().to_string();
+    for args in [
+        vec!["compare", &e],
+        vec!["compare", &e, "--select", "n=8"],
+        vec!["solve", &e],
+        vec!["count", &e, "--select", "n=8"],
+    ] {
+        let o = queens(&args, None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("no file to read"), "{args:?}: {err}");
+        assert!(!err.contains("--select"), "{args:?}: {err}");
+        assert!(stdout(&o).is_empty(), "{args:?}");
+    }
+    // When files were read and the selection kept none, the message is about the selection.
+    std::fs::copy(instance("nauck-1850.txt"), empty.join("nauck.txt")).unwrap();
+    for cmd in ["compare", "solve"] {
+        let o = queens(&[cmd, &e, "--select", "n=9"], None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {err}");
+        assert!(
+            err.contains("no instance matches the selection"),
+            "{cmd}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -27,14 +27,9 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     if args.engines.is_empty() {
         return Err(usage("--engines needs at least one engine"));
     }
-    let instances = sources::load(&args.inputs, &args.selection.get(args.take))?;
-    if instances.is_empty() {
-        return Err(usage(if args.selection.select.is_empty() {
-            "no instances: the inputs are empty"
-        } else {
-            sources::NOTHING_SELECTED
-        }));
-    }
+    // A file or corpus line that cannot be used is an error row, not the end of the run; a
+    // path that does not exist, or no instance at all, is still a usage error.
+    let instances = sources::load_all(&args.inputs, &args.selection.get(args.take))?;
     // Fail on an unwritable output now, not after hours of attempts (and only once the
     // arguments and inputs are known to be good, so a typo does not empty an old file).
     for path in args.csv.iter().chain(&args.plot) {
@@ -56,7 +51,8 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     let width = cmp::id_width(&instances);
     let bar = progress::bar("", "attempts");
     if let Some(b) = &bar {
-        b.set_length((instances.len() * plan.engines.len()) as u64);
+        let runnable = instances.iter().filter(|e| e.is_ok()).count();
+        b.set_length((runnable * plan.engines.len()) as u64);
     }
     if !args.json {
         writeln!(out, "{}", cmp::table_header(&plan.engines, width))?;
