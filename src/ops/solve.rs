@@ -28,6 +28,14 @@ pub enum EngineName {
 }
 
 impl EngineName {
+    /// The engine that cross-checks this one.
+    pub fn other(self) -> EngineName {
+        match self {
+            EngineName::Backtrack => EngineName::Sat,
+            EngineName::Sat => EngineName::Backtrack,
+        }
+    }
+
     fn spec(self, encoding: Encoding) -> EngineSpec {
         match self {
             EngineName::Backtrack => EngineSpec::Backtrack { threads: 0 },
@@ -398,10 +406,7 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
                     show(other_spec.name(), &other),
                 ));
             }
-            cross_checked = Some(match req.engine {
-                EngineName::Backtrack => EngineName::Sat,
-                EngineName::Sat => EngineName::Backtrack,
-            });
+            cross_checked = Some(req.engine.other());
         }
     }
     // A listing cut short is no answer to "which are all the solutions?", even with some
@@ -541,10 +546,7 @@ pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> 
                     show(other_spec.name(), &other),
                 ));
             }
-            cross_checked = Some(match req.engine {
-                EngineName::Backtrack => EngineName::Sat,
-                EngineName::Sat => EngineName::Backtrack,
-            });
+            cross_checked = Some(req.engine.other());
         }
     }
     let status = if counted.interrupted {
