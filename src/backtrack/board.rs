@@ -21,9 +21,15 @@ pub(crate) trait Board: Sized {
     fn undo(&mut self);
     /// Whether the cell can still take a queen.
     fn available(&self, p: Pos) -> bool;
-    /// Fills `out` with the candidates of the most constrained open line; false on a dead end.
-    /// Must not be called when all `n` queens are placed.
+    /// Fills `out` with the candidates of the most constrained open line, for
+    /// [`Board::order`] to order; false on a dead end. Must not be called when all `n` queens
+    /// are placed.
     fn branch(&self, out: &mut Vec<Pos>) -> bool;
+    /// Moves the candidate to try `i`-th into `out[i]`, where `out` came from [`Board::branch`]
+    /// and `out[..i]` holds the ones tried so far, on the board `branch` saw. Called with
+    /// i = 0, 1, … in turn, so a board can order lazily: most nodes of a large board's search
+    /// try one candidate and never come back. The default keeps `branch`'s order.
+    fn order(&self, _out: &mut [Pos], _i: usize) {}
 }
 
 /// Places the problem's fixed queens; false if they cannot all stand (conflict or blocked).
@@ -272,8 +278,10 @@ pub(crate) struct LargeBoard {
     row_count: Vec<u32>,
     col_count: Vec<u32>,
     region_count: Vec<u32>,
-    row_free: Vec<bool>,
-    col_free: Vec<bool>,
+    /// Rows and columns without a queen: a taken row's cells are all removed, so placing
+    /// need not look at it, and deep in a search most rows are taken.
+    free_rows: FreeList,
+    free_cols: FreeList,
     region_free: Vec<bool>,
     /// Open cells on each diagonal (`r + c` and `c - r + n - 1`), for value ordering.
     sum_count: Vec<u32>,
@@ -285,6 +293,9 @@ pub(crate) struct LargeBoard {
     /// Trail length before each placement.
     marks: Vec<usize>,
     queens: Vec<Pos>,
+    /// How [`Board::branch`] breaks ties between equally constrained lines and equally
+    /// constraining cells: by index (`None`), or by a hash keyed by this (a restart's order).
+    ties: Option<u64>,
 }
 
 impl LargeBoard {
@@ -302,6 +313,41 @@ impl LargeBoard {
             }
             self.trail.push((r * self.n + c) as u32);
         }
+    }
+
+    /// Breaks ties in [`Board::branch`] by index (`None`, the default) or by a hash of
+    /// `seed`: each seed is another deterministic order, for the restarts in
+    /// [`super::restart`].
+    pub(crate) fn break_ties(&mut self, seed: Option<u64>) {
+        self.ties = seed.map(mix);
+    }
+
+    /// The rank of item `i` among equals under the current tie order (0 when ties go by
+    /// index, so the first of equals wins).
+    #[inline]
+    fn tie(&self, i: usize) -> u64 {
+        self.ties.map_or(0, |key| mix(key ^ i as u64))
+    }
+
+    /// A candidate's place in the order: fewest open cells on its lines first (rule `full`,
+    /// see [`Board::order`]), then the tie order.
+    #[inline]
+    fn cell_key(&self, (r, c): Pos) -> (u32, u64) {
+        let n = self.n;
+        // Least constraining value first (Kalé 1990, "An almost perfect heuristic for the
+        // N nonattacking queens problem"): the cell whose lines hold the fewest open cells
+        // takes the fewest options from the rest. Without it, plain most-constrained search
+        // stalls on the empty board from n ≈ 100.
+        let open = if self.full {
+            self.row_count[r]
+                + self.col_count[c]
+                + self.sum_count[r + c]
+                + self.diff_count[c + n - 1 - r]
+        } else {
+            0
+        };
+        // Cells hash apart from lines (indices from 3n on): another stream of the same seed.
+        (open, self.tie(3 * n + r * n + c))
     }
 
     fn row_cells(&self, r: usize, out: &mut Vec<Pos>) {
@@ -328,8 +374,8 @@ impl Board for LargeBoard {
             row_count: vec![0; n],
             col_count: vec![0; n],
             region_count: Vec::new(),
-            row_free: vec![true; n],
-            col_free: vec![true; n],
+            free_rows: FreeList::new(n),
+            free_cols: FreeList::new(n),
             region_free: Vec::new(),
             sum_count: vec![0; 2 * n - 1],
             diff_count: vec![0; 2 * n - 1],
@@ -338,6 +384,7 @@ impl Board for LargeBoard {
             trail: Vec::new(),
             marks: Vec::new(),
             queens: Vec::with_capacity(n),
+            ties: None,
         };
         if let Some(g) = problem.regions() {
             b.region_cells = g.cells();
@@ -359,6 +406,11 @@ impl Board for LargeBoard {
                 }
             }
         }
+        // A search path removes each open cell at most once, so the trail never outgrows
+        // this: a descent of the empty board fills it, and growing it by doubling copied
+        // it and touched twice the memory (a fifth of a 2000×2000 descent in page faults).
+        let open: u32 = b.row_count.iter().sum();
+        b.trail.reserve_exact(open as usize);
         b
     }
 
@@ -378,29 +430,29 @@ impl Board for LargeBoard {
         let n = self.n;
         self.marks.push(self.trail.len());
         self.queens.push((r, c));
-        self.row_free[r] = false;
-        self.col_free[c] = false;
+        self.free_rows.take(r);
+        self.free_cols.take(c);
         if !self.region_of.is_empty() {
             self.region_free[self.region_of[r * n + c] as usize] = false;
         }
-        let mut cells = Vec::new();
-        self.row_cells(r, &mut cells);
-        for (r2, c2) in cells {
-            self.remove(r2, c2);
+        for w in 0..self.words {
+            let mut m = self.avail[r * self.words + w];
+            while m != 0 {
+                self.remove(r, w * 64 + m.trailing_zeros() as usize);
+                m &= m - 1;
+            }
         }
-        for r2 in 0..n {
+        // Column and diagonals, in the rows still free (row r is taken by now).
+        for i in 0..self.free_rows.len {
+            let r2 = self.free_rows.items[i] as usize;
             self.remove(r2, c);
-        }
-        if self.full {
-            for r2 in 0..n {
+            if self.full {
                 let d = r2.abs_diff(r);
-                if d != 0 {
-                    if c + d < n {
-                        self.remove(r2, c + d);
-                    }
-                    if c >= d {
-                        self.remove(r2, c - d);
-                    }
+                if c + d < n {
+                    self.remove(r2, c + d);
+                }
+                if c >= d {
+                    self.remove(r2, c - d);
                 }
             }
         }
@@ -434,8 +486,8 @@ impl Board for LargeBoard {
                 self.region_count[self.region_of[i as usize] as usize] += 1;
             }
         }
-        self.row_free[r] = true;
-        self.col_free[c] = true;
+        self.free_cols.restore(c);
+        self.free_rows.restore(r);
         if !self.region_of.is_empty() {
             self.region_free[self.region_of[r * self.n + c] as usize] = true;
         }
@@ -443,51 +495,124 @@ impl Board for LargeBoard {
 
     fn branch(&self, out: &mut Vec<Pos>) -> bool {
         out.clear();
-        // (count, kind, index): kind 0 = row, 1 = column, 2 = region.
-        let mut best = (u32::MAX, 0u8, 0usize);
-        let lines: [(&[bool], &[u32]); 3] = [
-            (&self.row_free, &self.row_count),
-            (&self.col_free, &self.col_count),
-            (&self.region_free, &self.region_count),
-        ];
-        for (kind, (free, count)) in lines.iter().enumerate() {
-            for (i, (&f, &k)) in free.iter().zip(count.iter()).enumerate() {
-                if f {
-                    if k == 0 {
-                        return false;
-                    }
-                    if k < best.0 {
-                        best = (k, kind as u8, i);
-                    }
+        // The least (count, tie rank, kind, index), kind 0 = row, 1 = column, 2 = region: by
+        // index, the first row, else column, else region of fewest cells. The free lists
+        // are in no particular order, so the index is part of the key.
+        let mut best = (u32::MAX, 0u64, 0u8, 0usize);
+        let mut consider = |kind: u8, i: usize, k: u32| {
+            if k <= best.0 {
+                let key = (k, self.tie(kind as usize * self.n + i), kind, i);
+                if key < best {
+                    best = key;
                 }
             }
+        };
+        for (kind, free, count) in [
+            (0, &self.free_rows, &self.row_count),
+            (1, &self.free_cols, &self.col_count),
+        ] {
+            for &i in free.items() {
+                let k = count[i as usize];
+                if k == 0 {
+                    return false;
+                }
+                consider(kind, i as usize, k);
+            }
         }
-        match best.1 {
-            0 => self.row_cells(best.2, out),
+        for (g, (&f, &k)) in self.region_free.iter().zip(&self.region_count).enumerate() {
+            if f {
+                if k == 0 {
+                    return false;
+                }
+                consider(2, g, k);
+            }
+        }
+        match best.2 {
+            0 => self.row_cells(best.3, out),
             1 => out.extend(
                 (0..self.n)
-                    .map(|r| (r, best.2))
+                    .map(|r| (r, best.3))
                     .filter(|&p| self.available(p)),
             ),
             _ => out.extend(
-                self.region_cells[best.2]
+                self.region_cells[best.3]
                     .iter()
                     .copied()
                     .filter(|&p| self.available(p)),
             ),
         }
-        if self.full {
-            // Least constraining value first (Kalé 1990, "An almost perfect heuristic for the
-            // N nonattacking queens problem"): the cell whose lines hold the fewest open
-            // cells takes the fewest options from the rest. Without it, plain most-constrained
-            // search stalls on the empty board from n ≈ 100.
-            out.sort_by_key(|&(r, c)| {
-                self.row_count[r]
-                    + self.col_count[c]
-                    + self.sum_count[r + c]
-                    + self.diff_count[c + self.n - 1 - r]
-            });
-        }
         true
+    }
+
+    fn order(&self, out: &mut [Pos], i: usize) {
+        if out.len() < 2 || !self.full && self.ties.is_none() {
+            return;
+        }
+        // The same order as a stable sort by key, built lazily: the first candidate by one
+        // scan (rotated to the front so the rest keep their relative order), the rest sorted
+        // only when the search comes back for a second. A full sort at every node was a
+        // third of a descent's time on the empty 2000×2000 board.
+        match i {
+            0 => {
+                let mut best = 0;
+                let mut best_key = self.cell_key(out[0]);
+                for (j, &p) in out.iter().enumerate().skip(1) {
+                    let k = self.cell_key(p);
+                    if k < best_key {
+                        (best, best_key) = (j, k);
+                    }
+                }
+                out[..=best].rotate_right(1);
+            }
+            1 => out[1..].sort_by_cached_key(|&p| self.cell_key(p)),
+            _ => {}
+        }
+    }
+}
+
+/// The SplitMix64 finalizer (Steele, Lea & Flood, OOPSLA 2014; Vigna's `splitmix64.c`): a
+/// well-mixed 64-bit hash, so a seed's tie order looks random without a generator's state.
+fn mix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A set of line indices that shrinks and grows in stack order: `items[..len]` are in the
+/// set, `pos` finds an index in `items`. Taking swaps the index past the end; restoring the
+/// last one taken just moves the end back over it.
+struct FreeList {
+    items: Vec<u32>,
+    pos: Vec<u32>,
+    len: usize,
+}
+
+impl FreeList {
+    fn new(n: usize) -> FreeList {
+        FreeList {
+            items: (0..n as u32).collect(),
+            pos: (0..n as u32).collect(),
+            len: n,
+        }
+    }
+
+    fn items(&self) -> &[u32] {
+        &self.items[..self.len]
+    }
+
+    fn take(&mut self, i: usize) {
+        let (p, last) = (self.pos[i] as usize, self.len - 1);
+        let j = self.items[last];
+        self.items.swap(p, last);
+        self.pos[j as usize] = p as u32;
+        self.pos[i] = last as u32;
+        self.len = last;
+    }
+
+    /// Puts back `i`, which must be the last index taken and not yet restored.
+    fn restore(&mut self, i: usize) {
+        debug_assert_eq!(self.items[self.len] as usize, i);
+        self.len += 1;
     }
 }

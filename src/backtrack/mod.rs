@@ -2,10 +2,12 @@
 //!
 //! At every node the search picks the open row, column or region with the fewest open cells
 //! (a dead end when one has none) and branches over its cells. Fixed queens are placed first.
+//! On large boards, `solve` first tries short runs in other tie orders (`restart.rs`).
 //! Counting splits the tree into subtrees shared by all cores; counting the empty classic
 //! board uses the square's symmetry instead ([`symmetric`]).
 
 mod board;
+mod restart;
 pub mod symmetric;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -75,7 +77,7 @@ pub fn solve(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
     if use_small(problem, config.board) {
         solve_on::<SmallBoard>(problem, config)
     } else {
-        solve_on::<LargeBoard>(problem, config)
+        restart::solve(problem, config)
     }
 }
 
@@ -368,6 +370,9 @@ fn split<B: Board>(board: &mut B, problem: &Problem, want: usize) -> (Vec<Vec<Po
                 board.place(p);
             }
             if board.branch(&mut cells) {
+                for i in 0..cells.len() {
+                    board.order(&mut cells, i);
+                }
                 for &p in &cells {
                     let mut child = prefix.clone();
                     child.push(p);
@@ -384,9 +389,13 @@ fn split<B: Board>(board: &mut B, problem: &Problem, want: usize) -> (Vec<Vec<Po
     (frontier, nodes)
 }
 
-/// One depth-first search: node counting, deadline and stop flag checks.
+/// One depth-first search: node counting, node limit, deadline and stop flag checks.
 struct Run<'a> {
     nodes: u64,
+    /// The search ends (with `cut` set, not an interruption) when `nodes` reaches this.
+    limit: u64,
+    /// True when the node limit ended the search: it proved nothing.
+    cut: bool,
     deadline: Option<Instant>,
     /// The caller's stop flag (an interruption, like the deadline).
     stop: Option<&'a AtomicBool>,
@@ -401,6 +410,8 @@ impl<'a> Run<'a> {
     fn new(config: &'a Config, cancel: Option<&'a dyn Fn() -> bool>) -> Run<'a> {
         Run {
             nodes: 0,
+            limit: u64::MAX,
+            cut: false,
             deadline: config.deadline,
             stop: config.stop.as_deref(),
             cancel,
@@ -425,6 +436,10 @@ impl<'a> Run<'a> {
         if self.nodes & 0xfff == 0 && self.should_stop() {
             return false;
         }
+        if self.nodes >= self.limit {
+            self.cut = true;
+            return false;
+        }
         let mut cells = if depth < self.buffers.len() {
             std::mem::take(&mut self.buffers[depth])
         } else {
@@ -432,7 +447,9 @@ impl<'a> Run<'a> {
         };
         let mut go_on = true;
         if board.branch(&mut cells) {
-            for &p in &cells {
+            for i in 0..cells.len() {
+                board.order(&mut cells, i);
+                let p = cells[i];
                 self.nodes += 1;
                 board.place(p);
                 go_on = self.search(board, visit);

@@ -5,6 +5,7 @@ mod compare;
 mod corpora;
 mod facts;
 pub mod gen;
+mod large;
 mod parse;
 mod properties;
 mod sat;
