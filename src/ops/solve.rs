@@ -467,15 +467,18 @@ fn solve_with_proof(
     let solve_start = Instant::now();
     let model = proof::solve_with_proof(&encoded.formula, format, &mut proof_bytes)
         .map_err(|e| Error::Internal(format!("proof: {e}")))?;
-    resp.work = WorkReport {
-        encoding: Some(req.encoding),
-        vars: Some(encoded.stats.vars),
-        clauses: Some(encoded.stats.clauses),
-        encode_ms: Some(encoded.stats.encode_ms),
-        solve_ms: Some(ms(solve_start)),
-        solver_calls: Some(1),
-        ..WorkReport::default()
+    let sat = crate::sat::SatStats {
+        solve_ms: ms(solve_start),
+        solver_calls: 1,
+        ..encoded.stats
     };
+    resp.work = WorkReport::from_work(
+        &Work {
+            sat: Some(sat),
+            ..Work::default()
+        },
+        req.encoding,
+    );
     let mut artifacts = Artifacts::default();
     match model {
         Some(model) => {
