@@ -104,6 +104,8 @@ pub struct ProofStats {
     pub ignored_deletions: u64,
     /// LRAT hint ids checked by [`check_lrat`] or written by [`drat_to_lrat`].
     pub hints: u64,
+    /// [`drat_to_lrat`]: lemmas left out because the refutation does not use them.
+    pub trimmed: u64,
 }
 
 /// Solves `formula` with varisat and writes a proof in `format` to `out`.
@@ -222,22 +224,21 @@ pub fn check_drat(
 /// The DRAT proof is checked as by [`check_drat`]; for each lemma the clauses that took part in
 /// the conflict (reasons of the propagated literals, top-level ones included, in propagation
 /// order, then the conflicting clause) become its hints. Lemma ids continue after the formula's
-/// `m` clauses; varisat's deletions become LRAT deletion lines. There is no backward trimming:
-/// every lemma is kept.
+/// `m` clauses; DRAT deletions become LRAT deletion lines. The result is trimmed backwards:
+/// only lemmas the refutation uses are written ([`ProofStats::trimmed`] counts the others,
+/// and `lemmas` and `hints` count what was written).
 pub fn drat_to_lrat(
     formula: &CnfFormula,
     drat: &[u8],
     binary: bool,
     out: &mut dyn Write,
 ) -> Result<ProofStats, ProofError> {
-    let mut writer = LratWriter {
-        out: BufWriter::new(out),
-        pending_deletions: Vec::new(),
-        last_id: formula.len() as u64,
-    };
-    let stats = replay_drat(formula, drat, binary, Some(&mut writer))?;
-    writer.flush_deletions()?;
-    writer.out.flush()?;
+    let mut writer = LratWriter::default();
+    let mut stats = replay_drat(formula, drat, binary, Some(&mut writer))?;
+    let (lemmas, hints) = writer.finish(formula.len() as u64, out)?;
+    stats.trimmed = stats.lemmas - lemmas;
+    stats.lemmas = lemmas;
+    stats.hints = hints;
     Ok(stats)
 }
 
@@ -617,40 +618,88 @@ impl DratReader<'_> {
     }
 }
 
-/// Writes LRAT lines, batching consecutive deletions into one line.
-struct LratWriter<'w> {
-    out: BufWriter<&'w mut dyn Write>,
+/// Collects the LRAT steps of a replay, then writes the ones the refutation uses.
+///
+/// Trimming is backwards, as drat-trim's: the empty clause is used, and so is every clause
+/// a used lemma names as a hint; a lemma nobody uses is left out, with its deletion.
+/// Consecutive deletions share one line.
+#[derive(Default)]
+struct LratWriter {
+    /// Per lemma: id, then the ends of its literals and hints in `lits` and `hints`.
+    lemmas: Vec<(u32, usize, usize)>,
+    lits: Vec<u32>,
+    hints: Vec<u32>,
+    /// Deleted clause ids, each after the lemma count at the time: `(lemmas.len(), id)`.
+    deletions: Vec<(usize, u32)>,
     pending_deletions: Vec<u32>,
-    last_id: u64,
 }
 
-impl LratWriter<'_> {
-    fn lemma(&mut self, id: u32, lits: &[u32], hints: &[u32]) -> io::Result<()> {
-        self.flush_deletions()?;
-        write!(self.out, "{id}")?;
-        for &lit in lits {
-            write!(self.out, " {}", code_dimacs(lit))?;
+impl LratWriter {
+    fn lemma(&mut self, id: u32, lits: &[u32], hints: &[u32]) {
+        for d in self.pending_deletions.drain(..) {
+            self.deletions.push((self.lemmas.len(), d));
         }
-        self.out.write_all(b" 0")?;
-        for &hint in hints {
-            write!(self.out, " {hint}")?;
-        }
-        self.out.write_all(b" 0\n")?;
-        self.last_id = u64::from(id);
-        Ok(())
+        self.lits.extend_from_slice(lits);
+        self.hints.extend_from_slice(hints);
+        self.lemmas.push((id, self.lits.len(), self.hints.len()));
     }
 
-    fn flush_deletions(&mut self) -> io::Result<()> {
-        if self.pending_deletions.is_empty() {
-            return Ok(());
+    /// Writes the used lemmas and the deletions of used clauses; returns the lemmas written
+    /// and their hints.
+    fn finish(self, formula_clauses: u64, out: &mut dyn Write) -> io::Result<(u64, u64)> {
+        // Lemma ids increase, so a binary search finds a lemma's index.
+        let index = |id: u32| self.lemmas.binary_search_by_key(&id, |l| l.0).ok();
+        let mut used = vec![false; self.lemmas.len()];
+        if let Some(last) = used.last_mut() {
+            *last = true;
         }
-        write!(self.out, "{} d", self.last_id)?;
-        for &id in &self.pending_deletions {
-            write!(self.out, " {id}")?;
+        for i in (0..self.lemmas.len()).rev() {
+            if !used[i] {
+                continue;
+            }
+            let start = if i == 0 { 0 } else { self.lemmas[i - 1].2 };
+            for &h in &self.hints[start..self.lemmas[i].2] {
+                if let Some(j) = index(h) {
+                    used[j] = true;
+                }
+            }
         }
-        self.out.write_all(b" 0\n")?;
-        self.pending_deletions.clear();
-        Ok(())
+        let keep = |id: u32| u64::from(id) <= formula_clauses || index(id).is_some_and(|j| used[j]);
+        let mut out = BufWriter::new(out);
+        let (mut written, mut hints_written) = (0u64, 0u64);
+        let mut last_id = formula_clauses;
+        let mut deletions = self.deletions.iter().peekable();
+        let mut line = String::new();
+        for (i, &(id, lits_end, hints_end)) in self.lemmas.iter().enumerate() {
+            line.clear();
+            while let Some(&(_, d)) = deletions.next_if(|&&(at, _)| at <= i) {
+                if keep(d) {
+                    line.push_str(&format!(" {d}"));
+                }
+            }
+            if !line.is_empty() {
+                writeln!(out, "{last_id} d{line} 0")?;
+            }
+            if !used[i] {
+                continue;
+            }
+            let lits_start = if i == 0 { 0 } else { self.lemmas[i - 1].1 };
+            let hints_start = if i == 0 { 0 } else { self.lemmas[i - 1].2 };
+            write!(out, "{id}")?;
+            for &lit in &self.lits[lits_start..lits_end] {
+                write!(out, " {}", code_dimacs(lit))?;
+            }
+            out.write_all(b" 0")?;
+            for &hint in &self.hints[hints_start..hints_end] {
+                write!(out, " {hint}")?;
+            }
+            out.write_all(b" 0\n")?;
+            written += 1;
+            hints_written += (hints_end - hints_start) as u64;
+            last_id = u64::from(id);
+        }
+        out.flush()?;
+        Ok((written, hints_written))
     }
 }
 
@@ -716,7 +765,7 @@ fn replay_drat(
         db.backtrack();
         let id = db.add(&lits);
         if let Some(w) = lrat.as_deref_mut() {
-            w.lemma(id, &lits, &hints)?;
+            w.lemma(id, &lits, &hints);
         }
         if lits.is_empty() {
             return Ok(stats);

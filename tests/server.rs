@@ -466,9 +466,9 @@ fn job_bodies_are_checked_like_synchronous_ones() {
             "at least 1",
         ),
         (
-            json!({"op": "solve", "instance": {"n": 8}, "proof": "drat"}),
+            json!({"op": "solve", "instance": {"n": 8}, "proof": "drat", "all": true}),
             "proof",
-            "needs engine",
+            "needs a single solve",
         ),
         (
             json!({"op": "generate", "kind": "completion", "n": 8}),

@@ -22,14 +22,28 @@ pub(crate) trait Board: Sized {
     /// Whether the cell can still take a queen.
     fn available(&self, p: Pos) -> bool;
     /// Fills `out` with the candidates of the most constrained open line, for
-    /// [`Board::order`] to order; false on a dead end. Must not be called when all `n` queens
-    /// are placed.
-    fn branch(&self, out: &mut Vec<Pos>) -> bool;
+    /// [`Board::order`] to order, and names that line; on a dead end, names an open line
+    /// with no cell left instead. Must not be called when all `n` queens are placed.
+    fn branch_line(&self, out: &mut Vec<Pos>) -> Result<Line, Line>;
+    /// [`Board::branch_line`] for a search that need not know the line: false on a dead end.
+    #[inline(always)]
+    fn branch(&self, out: &mut Vec<Pos>) -> bool {
+        self.branch_line(out).is_ok()
+    }
     /// Moves the candidate to try `i`-th into `out[i]`, where `out` came from [`Board::branch`]
     /// and `out[..i]` holds the ones tried so far, on the board `branch` saw. Called with
     /// i = 0, 1, … in turn, so a board can order lazily: most nodes of a large board's search
     /// try one candidate and never come back. The default keeps `branch`'s order.
     fn order(&self, _out: &mut [Pos], _i: usize) {}
+}
+
+/// A line that must hold one queen: the unit the search branches on, and the one that is
+/// empty at a dead end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Line {
+    Row(usize),
+    Col(usize),
+    Region(usize),
 }
 
 /// Places the problem's fixed queens; false if they cannot all stand (conflict or blocked).
@@ -181,12 +195,7 @@ impl Board for SmallBoard {
         self.queens.pop();
     }
 
-    fn branch(&self, out: &mut Vec<Pos>) -> bool {
-        enum Line {
-            Row(usize),
-            Col(usize),
-            Region(usize),
-        }
+    fn branch_line(&self, out: &mut Vec<Pos>) -> Result<Line, Line> {
         let s = self.stack.last().expect("board stack is never empty");
         out.clear();
         let mut best = (u32::MAX, Line::Row(0));
@@ -196,7 +205,7 @@ impl Board for SmallBoard {
             rows &= rows - 1;
             let k = s.avail[r].count_ones();
             if k == 0 {
-                return false;
+                return Err(Line::Row(r));
             }
             if k < best.0 {
                 best = (k, Line::Row(r));
@@ -215,8 +224,9 @@ impl Board for SmallBoard {
             }
             ge[0] |= x;
         }
-        if s.cols_free & !ge[0] != 0 {
-            return false;
+        let empty = s.cols_free & !ge[0];
+        if empty != 0 {
+            return Err(Line::Col(empty.trailing_zeros() as usize));
         }
         for k in 1..levels {
             // columns with exactly k open cells
@@ -235,7 +245,7 @@ impl Board for SmallBoard {
                 .map(|&(r, m)| (s.avail[r] & m).count_ones())
                 .sum();
             if k == 0 {
-                return false;
+                return Err(Line::Region(g));
             }
             if k < best.0 {
                 best = (k, Line::Region(g));
@@ -263,7 +273,7 @@ impl Board for SmallBoard {
                 }
             }
         }
-        true
+        Ok(best.1)
     }
 }
 
@@ -493,7 +503,7 @@ impl Board for LargeBoard {
         }
     }
 
-    fn branch(&self, out: &mut Vec<Pos>) -> bool {
+    fn branch_line(&self, out: &mut Vec<Pos>) -> Result<Line, Line> {
         out.clear();
         // The least (count, tie rank, kind, index), kind 0 = row, 1 = column, 2 = region: by
         // index, the first row, else column, else region of fewest cells. The free lists
@@ -514,7 +524,12 @@ impl Board for LargeBoard {
             for &i in free.items() {
                 let k = count[i as usize];
                 if k == 0 {
-                    return false;
+                    let i = i as usize;
+                    return Err(if kind == 0 {
+                        Line::Row(i)
+                    } else {
+                        Line::Col(i)
+                    });
                 }
                 consider(kind, i as usize, k);
             }
@@ -522,26 +537,34 @@ impl Board for LargeBoard {
         for (g, (&f, &k)) in self.region_free.iter().zip(&self.region_count).enumerate() {
             if f {
                 if k == 0 {
-                    return false;
+                    return Err(Line::Region(g));
                 }
                 consider(2, g, k);
             }
         }
-        match best.2 {
-            0 => self.row_cells(best.3, out),
-            1 => out.extend(
-                (0..self.n)
-                    .map(|r| (r, best.3))
-                    .filter(|&p| self.available(p)),
-            ),
-            _ => out.extend(
-                self.region_cells[best.3]
-                    .iter()
-                    .copied()
-                    .filter(|&p| self.available(p)),
-            ),
-        }
-        true
+        Ok(match best.2 {
+            0 => {
+                self.row_cells(best.3, out);
+                Line::Row(best.3)
+            }
+            1 => {
+                out.extend(
+                    (0..self.n)
+                        .map(|r| (r, best.3))
+                        .filter(|&p| self.available(p)),
+                );
+                Line::Col(best.3)
+            }
+            _ => {
+                out.extend(
+                    self.region_cells[best.3]
+                        .iter()
+                        .copied()
+                        .filter(|&p| self.available(p)),
+                );
+                Line::Region(best.3)
+            }
+        })
     }
 
     fn order(&self, out: &mut [Pos], i: usize) {

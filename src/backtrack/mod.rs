@@ -7,6 +7,7 @@
 //! board uses the square's symmetry instead ([`symmetric`]).
 
 mod board;
+pub mod certify;
 mod restart;
 pub mod symmetric;
 

@@ -350,7 +350,8 @@ impl Request {
     /// (the SAT engine, the region generator's uniqueness search).
     pub fn uninterruptible(&self) -> bool {
         match self {
-            Request::Solve(r) => r.engine == EngineName::Sat || r.cross_check,
+            // A proof's conversion and check run to the end once started.
+            Request::Solve(r) => r.engine == EngineName::Sat || r.cross_check || r.proof.is_some(),
             Request::Count(r) => r.engine == EngineName::Sat || r.cross_check,
             Request::Explain(_) => true,
             Request::Generate(r) => r.kind == GenerateKind::Regions,

@@ -1,7 +1,6 @@
 //! `solve` and `count`: one engine (or both, cross-checked), every board verified, UNSAT
 //! optionally certified by a proof the built-in checker has accepted.
 
-use std::collections::HashSet;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -9,12 +8,13 @@ use utoipa::ToSchema;
 
 use super::{ms, Artifacts, Context, Instance, Status};
 use crate::encode::amo::Encoding;
+use crate::engine::certify::{self, CertifiedAnswer};
 use crate::engine::{self, Answer, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
-use crate::proof::{self, ProofFormat};
+use crate::proof::ProofFormat;
 use crate::verify::first_conflict;
-use crate::{cnf, report, sat};
+use crate::{cnf, report};
 
 /// Which engine answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -69,7 +69,7 @@ pub struct SolveRequest {
     /// Give up after this many milliseconds (`status: "timeout"`).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
-    /// With `engine: "sat"`: on UNSAT, produce a proof in this format, checked by the
+    /// On UNSAT, produce a proof in this format (from either engine), checked by the
     /// built-in checker before the answer is given.
     #[serde(default)]
     pub proof: Option<ProofFormat>,
@@ -87,11 +87,11 @@ impl SolveRequest {
                  once; count them with `count`"
             )));
         }
-        if self.proof.is_some()
-            && (self.engine != EngineName::Sat || self.all || self.limit.is_some())
-        {
+        if self.proof.is_some() && (self.all || self.limit.is_some()) {
             return Err(Error::Unsupported(
-                "field `proof`: needs engine \"sat\" and a single solve (no all/limit)".into(),
+                "field `proof`: proves that there is no solution, so it needs a single solve \
+                 (no all/limit)"
+                    .into(),
             ));
         }
         Ok(())
@@ -443,13 +443,22 @@ fn solve_with_proof(
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
     let problem = &req.instance.0;
+    let spec = req.engine.spec(req.encoding);
+    let certified = certify::solve_certified(
+        problem,
+        spec,
+        req.encoding,
+        cnf::FixedMode::Simplify,
+        format,
+        &ctx.budget,
+    )?;
     let mut resp = SolveResponse {
         status: Status::interrupted(&ctx.budget),
         n: problem.n(),
         queens: None,
-        engine: EngineName::Sat,
+        engine: req.engine,
         time_ms: 0.0,
-        work: WorkReport::default(),
+        work: WorkReport::from_work(&certified.work, req.encoding),
         solutions: None,
         count: None,
         limited: None,
@@ -457,67 +466,40 @@ fn solve_with_proof(
         reason: None,
         proof: None,
     };
-    if ctx.budget.exhausted() {
-        resp.time_ms = ms(start);
-        return Ok((resp, Artifacts::default()));
-    }
-    engine::check_sat_memory(problem, req.encoding, &ctx.budget)?;
-    let encoded = sat::encode_problem(problem, req.encoding, cnf::FixedMode::Simplify);
-    let mut proof_bytes = Vec::new();
-    let solve_start = Instant::now();
-    let model = proof::solve_with_proof(&encoded.formula, format, &mut proof_bytes)
-        .map_err(|e| Error::Internal(format!("proof: {e}")))?;
-    let sat = crate::sat::SatStats {
-        solve_ms: ms(solve_start),
-        solver_calls: 1,
-        ..encoded.stats
-    };
-    resp.work = WorkReport::from_work(
-        &Work {
-            sat: Some(sat),
-            ..Work::default()
-        },
-        req.encoding,
-    );
     let mut artifacts = Artifacts::default();
-    match model {
-        Some(model) => {
-            let set: HashSet<varisat::Lit> = model.into_iter().collect();
-            let q = encoded.map.decode(|l| set.contains(&l));
-            engine::checked(problem, &q, "sat")?;
+    match certified.answer {
+        CertifiedAnswer::Sat(q) => {
             resp.status = Status::Sat;
             resp.queens = Some(q);
         }
-        None => {
-            let check_start = Instant::now();
-            let stats =
-                proof::check_proof(&encoded.formula, format, &proof_bytes).map_err(|e| {
-                    Error::Internal(format!(
-                        "the solver's proof of unsatisfiability does not check: {e}"
-                    ))
-                })?;
+        CertifiedAnswer::Interrupted => {}
+        CertifiedAnswer::Unsat(cert) => {
             let header = vec![
                 format!("queens CNF: {}", report::summary(problem)),
-                format!("encoding {}; refuted by a {format} proof", req.encoding),
+                format!(
+                    "encoding {}; refuted by a {format} proof from the {} engine",
+                    req.encoding,
+                    spec.name()
+                ),
             ];
             let mut cnf_text = Vec::new();
-            encoded
+            cert.cnf
                 .write_dimacs(&mut cnf_text, &header)
                 .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
             resp.status = Status::Unsat;
-            resp.reason = Some(unsat_reason(problem, None));
+            resp.reason = Some(unsat_reason(problem, certified.work.nodes));
             resp.proof = Some(ProofInfo {
                 format,
-                lemmas: stats.lemmas,
+                lemmas: cert.lemmas,
                 checked: true,
-                check_ms: ms(check_start),
-                bytes: proof_bytes.len(),
+                check_ms: cert.check_ms,
+                bytes: cert.proof.len(),
                 path: None,
                 cnf: None,
                 url: None,
                 cnf_url: None,
             });
-            artifacts.0.push(("proof".into(), proof_bytes));
+            artifacts.0.push(("proof".into(), cert.proof));
             artifacts.0.push(("cnf".into(), cnf_text));
         }
     }

@@ -410,13 +410,13 @@ fn unsat_with_proof_writes_a_checked_proof_and_its_cnf() {
     let bytes = std::fs::read(&drat).unwrap();
     queens::proof::check_proof(&formula, queens::proof::ProofFormat::Drat, &bytes).unwrap();
     let o = queens(
-        &["solve", "--n", "4", "--proof", proof.to_str().unwrap()],
+        &["solve", "--n", "4", "--all", "--proof", proof.to_str().unwrap()],
         None,
     );
     assert_eq!(
         o.status.code(),
         Some(2),
-        "--proof without --engine sat is a usage error"
+        "--proof with --all is a usage error: a proof is of \"no solution\""
     );
     std::fs::remove_dir_all(&dir).ok();
 }

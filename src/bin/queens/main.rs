@@ -341,7 +341,7 @@ struct CompareArgs {
 
 #[derive(Args)]
 struct ProofArgs {
-    /// With --engine sat: when the answer is UNSAT, write a proof of it here (checked by the
+    /// When the answer is UNSAT, write a proof of it here, from either engine (checked by the
     /// built-in checker before the answer is printed).
     #[arg(long, value_name = "P")]
     proof: Option<PathBuf>,

@@ -17,6 +17,8 @@ use crate::model::{Pos, Problem};
 use crate::sat::{self, SatStats};
 use crate::verify::verify;
 
+pub mod certify;
+
 /// One engine configuration, written `backtrack`, `backtrack:T` (T threads) or `sat:ENCODING`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineSpec {

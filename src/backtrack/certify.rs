@@ -1,0 +1,1108 @@
+//! Refutations from the search tree: every failed node becomes a RUP lemma over the CNF's cell
+//! variables, so the backtracker's "no solution" can be checked like the SAT engine's.
+//!
+//! A node is the set of queens the search placed on its path (fixed queens are part of the
+//! CNF: simplified away, or unit clauses). It fails when some line (row, column, region) has
+//! no open cell: every cell of that line with a variable is attacked by a path queen. Its
+//! lemma is "not all of these queens", over only the queens needed to empty the line, as in
+//! conflict-directed backjumping (Prosser 1993): for each cell, a queen already in the set
+//! if one attacks it, else the earliest one that does.
+//!
+//! An inner node branched on line `L`; each child `c` failed with a set `S_c`. If some `S_c`
+//! does not contain `c`, it refutes the node itself: the node returns `S_c` and skips its
+//! other children (the backjump). Otherwise the node's set is the union of `S_c \ {c}` plus,
+//! for cells of `L` that were no candidates, a queen that attacks each. Why the lemma is RUP:
+//! assume the set's queens; each child lemma then propagates `¬c`, each other cell of `L` is
+//! propagated false by the at-most-one clause of a line it shares with a queen (every
+//! encoding in [`crate::encode::amo`] propagates an at-most-one fully), and `L`'s
+//! at-least-one clause is falsified. The root's set is empty: the empty clause.
+//!
+//! After a node's lemma is written its children's lemmas are deleted (DRAT `d` lines): a
+//! checker's clause database then holds one path's worth of lemmas, not the whole tree's.
+//!
+//! The tree is searched on all cores as [`super::solve`] searches it: split into subtrees at
+//! one depth, each subtree refuted into its own buffer, and the nodes above that depth
+//! refuted last from the subtrees' sets, so every lemma comes after those it relies on.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::board::{place_fixed, Board, LargeBoard, Line, SmallBoard};
+use super::{threads, use_small, Config, Stats, SUBTREES_PER_THREAD};
+use crate::model::{Pos, Problem};
+
+/// How a refutation is written: text DRAT, or binary DRAT (`a`/`d`, LEB128 literals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DratStyle {
+    /// `-3 -17 0` lines, `d -3 -17 0` deletions.
+    Text,
+    /// The binary DRAT format drat-trim reads.
+    Binary,
+}
+
+/// What [`refute`] found.
+#[derive(Debug)]
+pub enum Refutation {
+    /// A solution (sorted by row; not yet verified: callers verify).
+    Sat(Vec<Pos>),
+    /// No solution, and a DRAT proof of it for the CNF whose cell variables were given.
+    Unsat(DratProof),
+    /// The deadline or stop flag ended the search.
+    Interrupted,
+    /// The proof grew past the byte limit (so much, after this many bytes).
+    TooLarge(u64),
+}
+
+/// A DRAT refutation.
+#[derive(Debug, Default)]
+pub struct DratProof {
+    /// The proof, ending with the empty clause.
+    pub bytes: Vec<u8>,
+    /// Lemmas added, the empty clause included.
+    pub lemmas: u64,
+    /// Lemmas deleted.
+    pub deletions: u64,
+}
+
+/// Refutes `problem` by search, writing a DRAT proof for a CNF in which cell `(r, c)` is
+/// variable `vars[r * n + c]` (0: no variable; such a cell must be closed from the start, e.g.
+/// by a fixed queen, or false by a unit clause of the CNF). The CNF must state the rules with
+/// one at-least-one clause per open row, column and region and fully propagating at-most-one
+/// constraints, as [`crate::cnf::encode`] writes it.
+///
+/// `max_bytes` bounds the proof in memory; past it the search stops with
+/// [`Refutation::TooLarge`].
+pub fn refute(
+    problem: &Problem,
+    vars: &[u32],
+    style: DratStyle,
+    max_bytes: u64,
+    config: &Config,
+) -> (Refutation, Stats) {
+    if use_small(problem, config.board) {
+        refute_on::<SmallBoard, u64>(problem, vars, style, max_bytes, config)
+    } else {
+        refute_on::<LargeBoard, Vec<u64>>(problem, vars, style, max_bytes, config)
+    }
+}
+
+/// Nodes a refutation searches alone before it splits the tree over the cores: easy instances
+/// finish sooner than threads start (as [`super::solve`]'s probe).
+const PROBE_NODES: u64 = 16_384;
+
+fn refute_on<B: Board, S: DepthSet>(
+    problem: &Problem,
+    vars: &[u32],
+    style: DratStyle,
+    max_bytes: u64,
+    config: &Config,
+) -> (Refutation, Stats) {
+    let mut board = B::new(problem);
+    if !place_fixed(&mut board, problem) {
+        // The CNF already holds the empty clause (the fixed queens break a rule).
+        return (
+            Refutation::Unsat(empty_clause_only(style)),
+            Stats::default(),
+        );
+    }
+    let shared = Shared::new(problem, &board, vars, style, max_bytes);
+    let mut probe = Search::<S>::new(&shared, config, None);
+    probe.limit = if threads(config) > 1 {
+        PROBE_NODES
+    } else {
+        u64::MAX
+    };
+    let outcome = probe.node(&mut board, true);
+    let nodes = probe.nodes;
+    if !matches!(outcome, Outcome::Cut) {
+        let stats = Stats {
+            nodes,
+            interrupted: matches!(outcome, Outcome::Interrupted),
+        };
+        return (probe.finish(outcome), stats);
+    }
+    drop(probe);
+    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config);
+    (
+        refutation,
+        Stats {
+            nodes: stats.nodes + nodes,
+            ..stats
+        },
+    )
+}
+
+fn empty_clause_only(style: DratStyle) -> DratProof {
+    let mut w = Writer::new(style);
+    w.add(|_| {});
+    DratProof {
+        bytes: w.out,
+        lemmas: 1,
+        deletions: 0,
+    }
+}
+
+/// What every search thread reads.
+struct Shared<'p> {
+    problem: &'p Problem,
+    n: usize,
+    /// Queens placed before the search (the fixed ones).
+    base: usize,
+    /// Cells open after the fixed queens: the cells whose falsity a lemma must derive.
+    root: Vec<bool>,
+    vars: &'p [u32],
+    /// Cells of each region, for region lines.
+    regions: Vec<Vec<Pos>>,
+    /// Rows and columns as words, for boards up to 64 wide.
+    masks: Option<Masks>,
+    /// Each cell's literal as proof bytes, for boards up to 256 wide (empty above).
+    lits: Vec<CachedLit>,
+    style: DratStyle,
+    max_bytes: u64,
+    /// Proof bytes written by all threads so far.
+    bytes: AtomicU64,
+}
+
+impl<'p> Shared<'p> {
+    fn new<B: Board>(
+        problem: &'p Problem,
+        board: &B,
+        vars: &'p [u32],
+        style: DratStyle,
+        max_bytes: u64,
+    ) -> Shared<'p> {
+        let n = problem.n();
+        let root: Vec<bool> = (0..n * n)
+            .map(|i| board.available((i / n, i % n)))
+            .collect();
+        let masks = (n <= 64).then(|| Masks::new(problem, &root));
+        let lits = if n <= 256 {
+            (0..n * n)
+                .map(|i| CachedLit::new((i / n, i % n), vars[i], style == DratStyle::Binary))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Shared {
+            problem,
+            n,
+            base: board.queens().len(),
+            root,
+            vars,
+            regions: problem.regions().map(|g| g.cells()).unwrap_or_default(),
+            masks,
+            lits,
+            style,
+            max_bytes,
+            bytes: AtomicU64::new(0),
+        }
+    }
+
+    /// Calls `f` with each cell of `line`.
+    #[inline]
+    fn line_cells(&self, line: Line, mut f: impl FnMut(Pos)) {
+        match line {
+            Line::Row(r) => (0..self.n).for_each(|c| f((r, c))),
+            Line::Col(c) => (0..self.n).for_each(|r| f((r, c))),
+            Line::Region(g) => self.regions[g].iter().for_each(|&p| f(p)),
+        }
+    }
+}
+
+/// Rows and columns of a board up to 64 wide as bit masks: which cells of a line were open at
+/// the root, and which a queen attacks.
+struct Masks {
+    n: usize,
+    full: bool,
+    touch: bool,
+    /// Open cells at the root: per row (bit = column), per column (bit = row).
+    root_row: Vec<u64>,
+    root_col: Vec<u64>,
+    /// Region of each cell, and each region's cells per row and per column (empty without
+    /// regions).
+    region_of: Vec<usize>,
+    region_row: Vec<u64>,
+    region_col: Vec<u64>,
+    /// `row_attack[(q.row * n + q.col) * n + r]`: the cells of row `r` queen `q` attacks
+    /// (`col_attack` likewise for columns): the cover's inner loop is one load a queen.
+    row_attack: Vec<u64>,
+    col_attack: Vec<u64>,
+}
+
+impl Masks {
+    fn new(problem: &Problem, root: &[bool]) -> Masks {
+        let n = problem.n();
+        let mut m = Masks {
+            n,
+            full: problem.rule() == crate::model::DiagonalRule::Full,
+            touch: problem.rule() == crate::model::DiagonalRule::Touch,
+            root_row: vec![0; n],
+            root_col: vec![0; n],
+            region_of: Vec::new(),
+            region_row: Vec::new(),
+            region_col: Vec::new(),
+            row_attack: Vec::new(),
+            col_attack: Vec::new(),
+        };
+        for r in 0..n {
+            for c in 0..n {
+                if root[r * n + c] {
+                    m.root_row[r] |= 1 << c;
+                    m.root_col[c] |= 1 << r;
+                }
+            }
+        }
+        if let Some(g) = problem.regions() {
+            m.region_row = vec![0; n * n];
+            m.region_col = vec![0; n * n];
+            for r in 0..n {
+                for c in 0..n {
+                    let id = g.id((r, c));
+                    m.region_of.push(id);
+                    m.region_row[id * n + r] |= 1 << c;
+                    m.region_col[id * n + c] |= 1 << r;
+                }
+            }
+        }
+        let tables = |line: fn(usize) -> Line| -> Vec<u64> {
+            (0..n * n * n)
+                .map(|i| m.compute_attack((i / n / n, i / n % n), line(i % n)))
+                .collect()
+        };
+        let (rows, cols) = (tables(Line::Row), tables(Line::Col));
+        m.row_attack = rows;
+        m.col_attack = cols;
+        m
+    }
+
+    /// The cells of a row or column that were open at the root and are closed now, given
+    /// the line's open cells, as a mask; `None` for a region.
+    #[inline]
+    fn closed(&self, line: Line, open: &[Pos]) -> Option<u64> {
+        let (root, along): (u64, fn(Pos) -> usize) = match line {
+            Line::Row(r) => (self.root_row[r], |p| p.1),
+            Line::Col(c) => (self.root_col[c], |p| p.0),
+            Line::Region(_) => return None,
+        };
+        Some(open.iter().fold(root, |m, &p| m & !(1 << along(p))))
+    }
+
+    /// The cells of a row or column (not a region) that a queen off that line attacks.
+    #[inline(always)]
+    fn attack(&self, (qr, qc): Pos, line: Line) -> u64 {
+        let n = self.n;
+        match line {
+            Line::Row(r) => self.row_attack[(qr * n + qc) * n + r],
+            Line::Col(c) => self.col_attack[(qr * n + qc) * n + c],
+            Line::Region(_) => unreachable!("region lines have no masks"),
+        }
+    }
+
+    /// [`Masks::attack`] computed: a queen's cells on a row (`Row`) or column.
+    fn compute_attack(&self, (qr, qc): Pos, line: Line) -> u64 {
+        // A column is a row of the transposed board: rules and regions are symmetric.
+        let (q_along, q_across, at, regions) = match line {
+            Line::Row(r) => (qc, qr, r, &self.region_row),
+            Line::Col(c) => (qr, qc, c, &self.region_col),
+            Line::Region(_) => unreachable!("region lines have no masks"),
+        };
+        let n = self.n;
+        let d = q_across.abs_diff(at);
+        let mut m = 1u64 << q_along;
+        if self.full {
+            if q_along + d < n {
+                m |= 1 << (q_along + d);
+            }
+            if q_along >= d {
+                m |= 1 << (q_along - d);
+            }
+        } else if self.touch && d == 1 {
+            m |= (m << 1 | m >> 1) & low_mask(n);
+        }
+        if !self.region_of.is_empty() {
+            m |= regions[self.region_of[qr * n + qc] * n + at];
+        }
+        m
+    }
+}
+
+fn low_mask(n: usize) -> u64 {
+    if n == 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// A set of path depths (0 = the first queen the search placed), one bit each: one word
+/// when the path cannot be longer than 64 (every board the single-word board searches),
+/// else as many words as needed.
+trait DepthSet: Clone + Send {
+    fn empty(n: usize) -> Self;
+    fn has(&self, d: usize) -> bool;
+    fn insert(&mut self, d: usize);
+    fn remove(&mut self, d: usize);
+    fn union(&mut self, other: &Self);
+    fn is_empty(&self) -> bool;
+    /// Calls `f` with each depth, smallest first.
+    fn each(&self, f: impl FnMut(usize));
+}
+
+impl DepthSet for u64 {
+    fn empty(_: usize) -> u64 {
+        0
+    }
+    #[inline(always)]
+    fn has(&self, d: usize) -> bool {
+        *self >> d & 1 == 1
+    }
+    #[inline(always)]
+    fn insert(&mut self, d: usize) {
+        *self |= 1 << d;
+    }
+    #[inline(always)]
+    fn remove(&mut self, d: usize) {
+        *self &= !(1 << d);
+    }
+    #[inline(always)]
+    fn union(&mut self, other: &u64) {
+        *self |= other;
+    }
+    #[inline(always)]
+    fn is_empty(&self) -> bool {
+        *self == 0
+    }
+    #[inline(always)]
+    fn each(&self, mut f: impl FnMut(usize)) {
+        let mut m = *self;
+        while m != 0 {
+            f(m.trailing_zeros() as usize);
+            m &= m - 1;
+        }
+    }
+}
+
+impl DepthSet for Vec<u64> {
+    fn empty(n: usize) -> Vec<u64> {
+        vec![0; n.div_ceil(64).max(1)]
+    }
+    fn has(&self, d: usize) -> bool {
+        self[d / 64].has(d % 64)
+    }
+    fn insert(&mut self, d: usize) {
+        self[d / 64].insert(d % 64);
+    }
+    fn remove(&mut self, d: usize) {
+        self[d / 64].remove(d % 64);
+    }
+    fn union(&mut self, other: &Vec<u64>) {
+        for (a, b) in self.iter_mut().zip(other) {
+            *a |= b;
+        }
+    }
+    fn is_empty(&self) -> bool {
+        self.iter().all(|&w| w == 0)
+    }
+    fn each(&self, mut f: impl FnMut(usize)) {
+        for (w, word) in self.iter().enumerate() {
+            word.each(|b| f(w * 64 + b));
+        }
+    }
+}
+
+enum Outcome {
+    /// Refuted: the set is in `Search::ret`, and its lemma is in the proof.
+    Refuted,
+    Sat(Vec<Pos>),
+    Interrupted,
+    /// The node limit (the probe) or another thread's answer ended the search.
+    Cut,
+    TooLarge,
+}
+
+/// DRAT lines for lemmas that are all negative cell literals.
+struct Writer {
+    out: Vec<u8>,
+    style: DratStyle,
+    lemmas: u64,
+    deletions: u64,
+    /// Where the last lemma added is in `out`.
+    last: (usize, usize),
+}
+
+impl Writer {
+    fn new(style: DratStyle) -> Writer {
+        Writer {
+            out: Vec::new(),
+            style,
+            lemmas: 0,
+            deletions: 0,
+            last: (0, 0),
+        }
+    }
+
+    /// Deletes a lemma written before, at `start..end` of the proof: the same literals
+    /// after a `d`, copied.
+    fn delete(&mut self, (start, end): (usize, usize)) {
+        self.deletions += 1;
+        match self.style {
+            DratStyle::Text => self.out.extend_from_slice(b"d "),
+            // Past the lemma's `a`.
+            DratStyle::Binary => self.out.push(b'd'),
+        }
+        let from = if self.style == DratStyle::Binary {
+            start + 1
+        } else {
+            start
+        };
+        self.out.extend_from_within(from..end);
+    }
+
+    /// Adds the lemma of the negations of the variables `each` pushes.
+    #[inline]
+    fn add(&mut self, each: impl FnOnce(&mut dyn FnMut(u32))) {
+        let start = self.out.len();
+        self.lemmas += 1;
+        let out = &mut self.out;
+        match self.style {
+            DratStyle::Text => {
+                each(&mut |v| {
+                    let mut digits = [0u8; 12];
+                    let mut i = digits.len() - 1;
+                    digits[i] = b' ';
+                    let mut x = v;
+                    loop {
+                        i -= 1;
+                        digits[i] = b'0' + (x % 10) as u8;
+                        x /= 10;
+                        if x == 0 {
+                            break;
+                        }
+                    }
+                    i -= 1;
+                    digits[i] = b'-';
+                    out.extend_from_slice(&digits[i..]);
+                });
+                out.extend_from_slice(b"0\n");
+            }
+            DratStyle::Binary => {
+                out.push(b'a');
+                each(&mut |v| {
+                    // Literal -v is 2v + 1, as an unsigned LEB128 varint.
+                    let mut x = 2 * u64::from(v) + 1;
+                    while x >= 0x80 {
+                        out.push((x as u8 & 0x7f) | 0x80);
+                        x >>= 7;
+                    }
+                    out.push(x as u8);
+                });
+                out.push(0);
+            }
+        }
+        self.last = (start, self.out.len());
+    }
+}
+
+/// A queen's negative literal as proof bytes: `-v ` in text, LEB128 of `2v + 1` in binary.
+#[derive(Clone, Copy, Default)]
+struct CachedLit {
+    cell: Pos,
+    bytes: [u8; 16],
+    len: u8,
+}
+
+impl CachedLit {
+    fn new(cell: Pos, var: u32, binary: bool) -> CachedLit {
+        let mut lit = CachedLit {
+            cell,
+            ..CachedLit::default()
+        };
+        let mut out = Vec::with_capacity(16);
+        if binary {
+            let mut x = 2 * u64::from(var) + 1;
+            while x >= 0x80 {
+                out.push((x as u8 & 0x7f) | 0x80);
+                x >>= 7;
+            }
+            out.push(x as u8);
+        } else {
+            out.extend_from_slice(format!("-{var} ").as_bytes());
+        }
+        lit.bytes[..out.len()].copy_from_slice(&out);
+        lit.len = out.len() as u8;
+        lit
+    }
+}
+
+/// One depth-first refutation of a subtree, into its own proof buffer.
+struct Search<'s, 'p, S> {
+    shared: &'s Shared<'p>,
+    nodes: u64,
+    limit: u64,
+    deadline: Option<Instant>,
+    stop: Option<&'s AtomicBool>,
+    /// Set by another thread when this search is no longer needed.
+    cancel: Option<&'s AtomicBool>,
+    /// The set a refuted node returns.
+    ret: S,
+    /// Per depth: the node's set so far.
+    acc: Vec<S>,
+    /// Where the lemmas still needed are in the proof, deepest last: a node that writes its
+    /// lemma deletes those its children left.
+    pending: Vec<(usize, usize)>,
+    /// Whether the lemma of `ret` is in the proof (a forced node's is not: the check of
+    /// the first lemma above it propagates through it).
+    written: bool,
+    cells: Vec<Vec<Pos>>,
+    w: Writer,
+    /// The literal of each path depth's queen, as last written.
+    lits: Vec<CachedLit>,
+    /// Bytes of `w.out` already counted in `shared.bytes`.
+    counted: u64,
+    /// Above this depth a [`Split`] answers instead of searching (the parallel top part).
+    split: Option<Split<'s, S>>,
+}
+
+/// The subtrees at depth `depth`, already refuted (or answered) by other threads, found by
+/// their queens.
+struct Split<'s, S> {
+    depth: usize,
+    results: &'s [Mutex<Option<TaskResult<S>>>],
+    index: std::collections::HashMap<Vec<Pos>, usize>,
+}
+
+struct TaskResult<S> {
+    outcome: TaskOutcome<S>,
+    nodes: u64,
+    lemmas: u64,
+    deletions: u64,
+}
+
+enum TaskOutcome<S> {
+    Refuted(S),
+    Sat(Vec<Pos>),
+    Interrupted,
+    Cut,
+    TooLarge,
+}
+
+impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
+    fn new(shared: &'s Shared<'p>, config: &'s Config, cancel: Option<&'s AtomicBool>) -> Self {
+        Search {
+            shared,
+            nodes: 0,
+            limit: u64::MAX,
+            deadline: config.deadline,
+            stop: config.stop.as_deref(),
+            cancel,
+            ret: S::empty(shared.n),
+            acc: Vec::new(),
+            pending: Vec::new(),
+            written: false,
+            cells: Vec::new(),
+            w: Writer::new(shared.style),
+            lits: Vec::new(),
+            counted: 0,
+            split: None,
+        }
+    }
+
+    /// The answer once the root's outcome is known.
+    fn finish(self, outcome: Outcome) -> Refutation {
+        match outcome {
+            Outcome::Refuted => {
+                debug_assert!(self.ret.is_empty(), "the root's set is empty");
+                Refutation::Unsat(DratProof {
+                    bytes: self.w.out,
+                    lemmas: self.w.lemmas,
+                    deletions: self.w.deletions,
+                })
+            }
+            Outcome::Sat(q) => Refutation::Sat(q),
+            Outcome::Interrupted | Outcome::Cut => Refutation::Interrupted,
+            Outcome::TooLarge => Refutation::TooLarge(proof_bytes(self.shared)),
+        }
+    }
+
+    fn stopped(&self) -> Option<Outcome> {
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Some(Outcome::Cut);
+        }
+        if self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            return Some(Outcome::Interrupted);
+        }
+        None
+    }
+
+    /// Searches below the board's current node. On [`Outcome::Refuted`] the node's set is in
+    /// `ret` and its lemma has been written.
+    fn node<B: Board>(&mut self, board: &mut B, write: bool) -> Outcome {
+        let sh = self.shared;
+        let queens = board.queens().len();
+        if queens == sh.n {
+            let mut q = board.queens().to_vec();
+            q.sort_unstable();
+            return Outcome::Sat(q);
+        }
+        let d = queens - sh.base;
+        if let Some(split) = &self.split {
+            if d == split.depth {
+                let taken = split
+                    .index
+                    .get(board.queens())
+                    .and_then(|&i| split.results[i].lock().expect("no thread panics").take());
+                return self.take_task(taken);
+            }
+        }
+        if self.nodes & 0xfff == 0 {
+            if let Some(out) = self.stopped() {
+                return out;
+            }
+        }
+        if self.nodes >= self.limit {
+            return Outcome::Cut;
+        }
+        while self.acc.len() <= d {
+            self.acc.push(S::empty(sh.n));
+            self.cells.push(Vec::new());
+        }
+        let mut cells = std::mem::take(&mut self.cells[d]);
+        let outcome = match board.branch_line(&mut cells) {
+            Err(line) => {
+                let mut set = S::empty(sh.n);
+                let only_last = self.cover(board, line, &[], &mut set);
+                self.ret = set;
+                // A dead line with one cell open before the last queen needs no lemma: the
+                // parent's check propagates that cell true, and the last queen false.
+                self.written = false;
+                if write && only_last != 1 {
+                    self.emit_ret(board)
+                } else {
+                    Outcome::Refuted
+                }
+            }
+            Ok(line) => self.inner(board, line, &mut cells, d, write),
+        };
+        self.cells[d] = cells;
+        outcome
+    }
+
+    /// A node that branches on `line`'s `cells`. Children write lemmas only when there are
+    /// two or more: a single candidate is forced, and the check of the first lemma above
+    /// propagates through it.
+    fn inner<B: Board>(
+        &mut self,
+        board: &mut B,
+        line: Line,
+        cells: &mut [Pos],
+        d: usize,
+        write: bool,
+    ) -> Outcome {
+        self.acc[d] = S::empty(self.shared.n);
+        let entry = self.pending.len();
+        let children_write = cells.len() > 1;
+        let mut outcome = None;
+        for i in 0..cells.len() {
+            board.order(cells, i);
+            self.nodes += 1;
+            board.place(cells[i]);
+            let out = self.node(board, children_write);
+            board.undo();
+            match out {
+                Outcome::Refuted if self.ret.has(d) => self.acc[d].union(&self.ret),
+                // The child's set refutes this node too: hand it up, skip the rest (its
+                // lemma is written now if the child was forced and wrote none). Lemmas
+                // pending deletion stay for the node that uses it.
+                Outcome::Refuted => {
+                    outcome = Some(if write && !self.written {
+                        self.emit_ret(board)
+                    } else {
+                        Outcome::Refuted
+                    });
+                    break;
+                }
+                other => {
+                    outcome = Some(other);
+                    break;
+                }
+            }
+        }
+        if let Some(out) = outcome {
+            return out;
+        }
+        let mut set = self.acc[d].clone();
+        set.remove(d);
+        self.cover(board, line, cells, &mut set);
+        self.ret = set;
+        if !write {
+            self.written = false;
+            return Outcome::Refuted;
+        }
+        let out = self.emit_ret(board);
+        // The lemmas below this node served only to check its own: delete them.
+        let lemma = self.pending.pop();
+        for i in entry..self.pending.len() {
+            let range = self.pending[i];
+            self.w.delete(range);
+        }
+        self.pending.truncate(entry);
+        self.pending.extend(lemma);
+        out
+    }
+
+    /// Adds to `set`, for every cell of `line` that was open at the root and is closed now,
+    /// a path queen that attacks it (one in `set` already if there is one, else the
+    /// earliest).
+    ///
+    /// Returns how many of those cells only the last queen closes, when that is known
+    /// cheaply (rows and columns of boards up to 64 wide), else `u32::MAX`.
+    fn cover<B: Board>(&self, board: &B, line: Line, open_cells: &[Pos], set: &mut S) -> u32 {
+        let sh = self.shared;
+        let path = &board.queens()[sh.base..];
+        if let (Some(masks), Some((&last, before))) = (&sh.masks, path.split_last()) {
+            if let Some(mut open) = masks.closed(line, open_cells) {
+                // Word-sized lines: one mask per queen. Queens in the set first, then the
+                // earliest that closes something still open; the last queen last.
+                set.each(|k| open &= !masks.attack(path[k], line));
+                for (k, &q) in before.iter().enumerate() {
+                    if open == 0 {
+                        break;
+                    }
+                    let m = masks.attack(q, line);
+                    if open & m != 0 {
+                        open &= !m;
+                        set.insert(k);
+                    }
+                }
+                if open != 0 {
+                    debug_assert_eq!(
+                        open & !masks.attack(last, line),
+                        0,
+                        "a closed cell is attacked"
+                    );
+                    set.insert(before.len());
+                }
+                return open.count_ones();
+            }
+        }
+        let problem = sh.problem;
+        sh.line_cells(line, |x| {
+            if !sh.root[x.0 * sh.n + x.1] || board.available(x) {
+                return;
+            }
+            let mut covered = false;
+            set.each(|k| covered |= problem.attacks(path[k], x));
+            if covered {
+                return;
+            }
+            let k = path
+                .iter()
+                .position(|&q| problem.attacks(q, x))
+                .expect("a cell closed since the root is attacked by a queen on the path");
+            set.insert(k);
+        });
+        u32::MAX
+    }
+
+    /// Writes the lemma of `ret`, or the answer if it is over the byte limit.
+    fn emit_ret<B: Board>(&mut self, board: &B) -> Outcome {
+        let set = std::mem::replace(&mut self.ret, S::empty(0));
+        let ok = self.write_set(board, &set);
+        self.ret = set;
+        self.written = true;
+        self.pending.push(self.w.last);
+        if ok {
+            Outcome::Refuted
+        } else {
+            Outcome::TooLarge
+        }
+    }
+
+    /// Writes the clause "not all queens of `set`"; false once the proof is over its byte
+    /// limit.
+    fn write_set<B: Board>(&mut self, board: &B, set: &S) -> bool {
+        let sh = self.shared;
+        let path = &board.queens()[sh.base..];
+        // Each literal's bytes come from a table (or a per-depth cache on huge boards) and
+        // are copied as fixed 16-byte moves into a stack buffer: a lemma is a few moves.
+        let mut buf = [0u8; 256];
+        let mut len = 0;
+        let start = self.w.out.len();
+        self.w.out.push(b'a');
+        let binary = sh.style == DratStyle::Binary;
+        if sh.lits.is_empty() && self.lits.len() < path.len() {
+            self.lits.resize(path.len(), CachedLit::default());
+        }
+        let mut lits = std::mem::take(&mut self.lits);
+        set.each(|k| {
+            let (r, c) = path[k];
+            let lit = if sh.lits.is_empty() {
+                let lit = &mut lits[k];
+                if lit.cell != path[k] || lit.len == 0 {
+                    *lit = CachedLit::new(path[k], sh.vars[r * sh.n + c], binary);
+                }
+                &*lit
+            } else {
+                &sh.lits[r * sh.n + c]
+            };
+            if len > buf.len() - 16 {
+                self.w.out.extend_from_slice(&buf[..len]);
+                len = 0;
+            }
+            buf[len..len + 16].copy_from_slice(&lit.bytes);
+            len += lit.len as usize;
+        });
+        self.lits = lits;
+        self.w.out.extend_from_slice(&buf[..len]);
+        if binary {
+            self.w.out.push(0);
+        } else {
+            // Text lemmas have no `a`: the byte becomes the first literal's place.
+            self.w.out.remove(start);
+            self.w.out.extend_from_slice(b"0\n");
+        }
+        self.w.lemmas += 1;
+        self.w.last = (start, self.w.out.len());
+        let total_len = self.w.out.len() as u64;
+        if total_len - self.counted >= 1 << 16 {
+            let total = sh
+                .bytes
+                .fetch_add(total_len - self.counted, Ordering::Relaxed)
+                + total_len
+                - self.counted;
+            self.counted = total_len;
+            return total <= sh.max_bytes;
+        }
+        true
+    }
+
+    fn take_task(&mut self, taken: Option<TaskResult<S>>) -> Outcome {
+        let Some(result) = taken else {
+            return Outcome::Cut;
+        };
+        match result.outcome {
+            TaskOutcome::Refuted(set) => {
+                self.ret = set;
+                self.written = true;
+                Outcome::Refuted
+            }
+            TaskOutcome::Sat(q) => Outcome::Sat(q),
+            TaskOutcome::Interrupted => Outcome::Interrupted,
+            TaskOutcome::Cut => Outcome::Cut,
+            TaskOutcome::TooLarge => Outcome::TooLarge,
+        }
+    }
+}
+
+fn proof_bytes(shared: &Shared) -> u64 {
+    shared.bytes.load(Ordering::Relaxed)
+}
+
+/// The tree split at one depth: every live node there is a task searched by some thread
+/// into its own buffer; then the nodes above are refuted from the tasks' sets.
+fn refute_parallel<B: Board, S: DepthSet>(
+    shared: &Shared,
+    board: &mut B,
+    config: &Config,
+) -> (Refutation, Stats) {
+    let threads = threads(config);
+    let (tasks, depth) = frontier(board, shared, threads * SUBTREES_PER_THREAD);
+    let results: Vec<Mutex<Option<TaskResult<S>>>> =
+        tasks.iter().map(|_| Mutex::new(None)).collect();
+    let buffers: Vec<Mutex<Vec<u8>>> = tasks.iter().map(|_| Mutex::new(Vec::new())).collect();
+    let next = AtomicUsize::new(0);
+    // Set when a task finds a solution, refutes the whole problem, or cannot go on: the
+    // others then stop.
+    let done = AtomicBool::new(false);
+    let winner = AtomicUsize::new(usize::MAX);
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(tasks.len()) {
+            std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn_scoped(s, || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= tasks.len() || done.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let mut b = B::new(shared.problem);
+                    for &p in &tasks[i] {
+                        b.place(p);
+                    }
+                    let mut search = Search::<S>::new(shared, config, Some(&done));
+                    let out = search.node(&mut b, true);
+                    let outcome = match out {
+                        Outcome::Refuted if search.ret.is_empty() => {
+                            // This subtree alone refutes the problem.
+                            winner.fetch_min(i, Ordering::Relaxed);
+                            done.store(true, Ordering::Relaxed);
+                            TaskOutcome::Refuted(search.ret.clone())
+                        }
+                        Outcome::Refuted => TaskOutcome::Refuted(search.ret.clone()),
+                        Outcome::Sat(q) => {
+                            done.store(true, Ordering::Relaxed);
+                            TaskOutcome::Sat(q)
+                        }
+                        Outcome::Interrupted => {
+                            done.store(true, Ordering::Relaxed);
+                            TaskOutcome::Interrupted
+                        }
+                        Outcome::TooLarge => {
+                            done.store(true, Ordering::Relaxed);
+                            TaskOutcome::TooLarge
+                        }
+                        Outcome::Cut => TaskOutcome::Cut,
+                    };
+                    let result = TaskResult {
+                        outcome,
+                        nodes: search.nodes,
+                        lemmas: search.w.lemmas,
+                        deletions: search.w.deletions,
+                    };
+                    *buffers[i].lock().expect("no thread panics") = search.w.out;
+                    *results[i].lock().expect("no thread panics") = Some(result);
+                })
+                .expect("spawning a search thread");
+        }
+    });
+    let buffers: Vec<Vec<u8>> = buffers
+        .into_iter()
+        .map(|b| b.into_inner().expect("no thread panics"))
+        .collect();
+    let sum = |f: fn(&TaskResult<S>) -> u64| -> u64 {
+        results
+            .iter()
+            .map(|r| r.lock().expect("no thread panics").as_ref().map_or(0, f))
+            .sum()
+    };
+    let (task_nodes, lemmas, deletions) =
+        (sum(|t| t.nodes), sum(|t| t.lemmas), sum(|t| t.deletions));
+    let interrupted = results.iter().any(|r| {
+        matches!(
+            r.lock()
+                .expect("no thread panics")
+                .as_ref()
+                .map(|t| &t.outcome),
+            Some(TaskOutcome::Interrupted)
+        )
+    });
+    // A solution anywhere answers; so does a subtree that refuted the problem alone.
+    for r in &results {
+        if let Some(TaskResult {
+            outcome: TaskOutcome::Sat(q),
+            ..
+        }) = &*r.lock().expect("no thread panics")
+        {
+            let stats = Stats {
+                nodes: task_nodes,
+                interrupted: false,
+            };
+            return (Refutation::Sat(q.clone()), stats);
+        }
+    }
+    let w = winner.load(Ordering::Relaxed);
+    if w != usize::MAX {
+        let (lemmas, deletions) = results[w]
+            .lock()
+            .expect("no thread panics")
+            .as_ref()
+            .map_or((0, 0), |t| (t.lemmas, t.deletions));
+        let proof = DratProof {
+            bytes: buffers[w].clone(),
+            lemmas,
+            deletions,
+        };
+        let stats = Stats {
+            nodes: task_nodes,
+            interrupted: false,
+        };
+        return (Refutation::Unsat(proof), stats);
+    }
+    let stats = Stats {
+        nodes: task_nodes,
+        interrupted,
+    };
+    if interrupted {
+        return (Refutation::Interrupted, stats);
+    }
+    if results.iter().any(|r| {
+        matches!(
+            r.lock()
+                .expect("no thread panics")
+                .as_ref()
+                .map(|t| &t.outcome),
+            Some(TaskOutcome::TooLarge)
+        )
+    }) {
+        return (Refutation::TooLarge(proof_bytes(shared)), stats);
+    }
+    // Every task is refuted: the top of the tree, from their sets.
+    let mut top = Search::<S>::new(shared, config, None);
+    top.split = Some(Split {
+        depth,
+        results: &results,
+        index: tasks.iter().cloned().zip(0..).collect(),
+    });
+    let outcome = top.node(board, true);
+    let top_nodes = top.nodes;
+    match top.finish(outcome) {
+        Refutation::Unsat(tail) => {
+            let mut bytes = Vec::with_capacity(buffers.iter().map(Vec::len).sum::<usize>());
+            for b in &buffers {
+                bytes.extend_from_slice(b);
+            }
+            bytes.extend_from_slice(&tail.bytes);
+            let proof = DratProof {
+                bytes,
+                lemmas: lemmas + tail.lemmas,
+                deletions: deletions + tail.deletions,
+            };
+            (
+                Refutation::Unsat(proof),
+                Stats {
+                    nodes: task_nodes + top_nodes,
+                    interrupted: false,
+                },
+            )
+        }
+        other => (other, stats),
+    }
+}
+
+/// The live nodes at the first depth (below the fixed queens) with at least `want` of them,
+/// in depth-first order, and that depth. Dead ends above it are left to the top search.
+fn frontier<B: Board>(board: &mut B, shared: &Shared, want: usize) -> (Vec<Vec<Pos>>, usize) {
+    let base = shared.base;
+    let mut level = vec![board.queens().to_vec()];
+    let mut depth = 0;
+    let mut cells = Vec::new();
+    while level.len() < want && level.iter().all(|p| p.len() < shared.n) {
+        let mut next = Vec::new();
+        for prefix in &level {
+            for &p in &prefix[base..] {
+                board.place(p);
+            }
+            if board.queens().len() < shared.n && board.branch(&mut cells) {
+                for i in 0..cells.len() {
+                    board.order(&mut cells, i);
+                }
+                for &p in &cells {
+                    let mut child = prefix.clone();
+                    child.push(p);
+                    next.push(child);
+                }
+            }
+            for _ in base..prefix.len() {
+                board.undo();
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        level = next;
+        depth += 1;
+    }
+    (level, depth)
+}
