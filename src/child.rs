@@ -8,6 +8,14 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+/// Asks the kernel to kill this process when its parent dies: a worker whose parent is gone
+/// (a CLI killed by Ctrl-C, a server killed by SIGKILL, a race attempt killed at its limit)
+/// has nobody to answer. A no-op off Linux.
+pub fn die_with_parent() {
+    #[cfg(target_os = "linux")]
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+}
+
 /// How a child run ended.
 #[derive(Debug)]
 pub enum Exit {

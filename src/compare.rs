@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::backtrack;
 use crate::child;
+use crate::engine::race;
 use crate::formats::sources::{Entry, Instance};
 use crate::formats::write_json;
 use crate::model::{Pos, Problem};
@@ -45,6 +46,9 @@ pub struct Report {
     pub vars: Option<usize>,
     /// SAT: clauses in the CNF.
     pub clauses: Option<usize>,
+    /// Race: the engine that answered first (`backtrack` or `sat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<String>,
 }
 
 /// Runs one engine on one problem in this process (what `queens attempt` does in the child).
@@ -72,6 +76,7 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 learned: None,
                 vars: None,
                 clauses: None,
+                answered_by: None,
             })
         }
         EngineSpec::Sat(encoding) => {
@@ -84,9 +89,76 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 learned: stats.learned,
                 vars: Some(stats.vars),
                 clauses: Some(stats.clauses),
+                answered_by: None,
             })
         }
+        EngineSpec::Race(encoding) => race_attempt(problem, encoding, start),
     }
+}
+
+/// A race in the attempt process: the backtracker on one thread here, the SAT engine in a
+/// child `queens attempt` (this executable), the first answer wins. The report is the
+/// winner's, timed from the start of the race.
+fn race_attempt(
+    problem: &Problem,
+    encoding: crate::encode::amo::Encoding,
+    start: Instant,
+) -> Result<Report, crate::Error> {
+    let exe = std::env::current_exe().map_err(|e| crate::Error::Io {
+        path: "queens".into(),
+        source: e,
+    })?;
+    let won = race::race(
+        |stop| {
+            let config = backtrack::Config {
+                threads: 1,
+                stop: Some(stop),
+                ..backtrack::Config::default()
+            };
+            let (found, stats) = backtrack::solve(problem, &config);
+            Ok((!stats.interrupted).then(|| Report {
+                satisfiable: found.is_some(),
+                queens: found.unwrap_or_default(),
+                time_ms: 0.0,
+                nodes: Some(stats.nodes),
+                learned: None,
+                vars: None,
+                clauses: None,
+                answered_by: Some("backtrack".into()),
+            }))
+        },
+        |stop| {
+            let a = run_child_until(
+                &exe,
+                problem,
+                EngineSpec::Sat(encoding),
+                Duration::MAX,
+                &stop,
+            );
+            match (a.outcome, a.report) {
+                (Outcome::Sat | Outcome::Unsat, Some(report)) => Ok(Some(Report {
+                    answered_by: Some("sat".into()),
+                    ..report
+                })),
+                _ if stop.load(Ordering::Relaxed) => Ok(None),
+                (Outcome::Error(msg), _) => Err(crate::Error::Internal(format!(
+                    "the race's SAT side failed: {msg}"
+                ))),
+                _ => Ok(None),
+            }
+        },
+        None,
+        None,
+    )?;
+    let Some((_, report)) = won else {
+        return Err(crate::Error::Internal(
+            "the race ended without an answer".into(),
+        ));
+    };
+    Ok(Report {
+        time_ms: start.elapsed().as_secs_f64() * 1e3,
+        ..report
+    })
 }
 
 /// How an attempt ended.
@@ -472,6 +544,9 @@ pub fn fmt_attempt(a: &Attempt) -> String {
         (Outcome::Error(_), _) => "ERROR".into(),
         (_, Some(r)) => {
             let mut s = fmt_ms(r.time_ms);
+            if let Some(w) = &r.answered_by {
+                s += &format!(" by {w}");
+            }
             if let Some(k) = r.nodes {
                 s += &format!(" {} nodes", fmt_count(k));
             }

@@ -388,6 +388,13 @@ impl Problem {
         p.with_fixed(queens)
     }
 
+    /// The same problem with a different set of excluded diagonals.
+    pub fn replace_excluded(&self, diagonals: &[Diagonal]) -> Result<Problem, Error> {
+        let mut p = self.clone();
+        p.excluded.clear();
+        p.with_excluded(diagonals)
+    }
+
     /// The same problem with a different set of blocked cells.
     pub fn replace_blocked(&self, cells: &[Pos]) -> Result<Problem, Error> {
         let mut p = self.clone();

@@ -12,7 +12,7 @@ use crate::cnf::{encode, CellMap, FixedMode, Preset};
 use crate::encode::amo::Encoding;
 use crate::error::Error;
 use crate::formats::dimacs;
-use crate::model::{Pos, Problem};
+use crate::model::{Diagonal, Pos, Problem};
 
 /// Size and timings of one SAT run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -231,6 +231,9 @@ pub enum Explanation {
         core: Vec<Pos>,
         /// Blocked cells in the core.
         blocked_core: Vec<Pos>,
+        /// Excluded diagonals in the core (the SAT engine keeps them all: their cells have no
+        /// variable to assume).
+        excluded_core: Vec<Diagonal>,
         /// A direct reason when there is one (two fixed queens attacking each other).
         reason: Option<String>,
     },
@@ -253,6 +256,7 @@ pub fn explain(problem: &Problem, encoding: Encoding) -> Result<(Explanation, Sa
         let exp = Explanation::Unsolvable {
             core: vec![p],
             blocked_core: Vec::new(),
+            excluded_core: problem.excluded().to_vec(),
             reason: Some(reason),
         };
         return Ok((exp, SatStats::default()));
@@ -325,13 +329,21 @@ pub fn explain(problem: &Problem, encoding: Encoding) -> Result<(Explanation, Sa
             "fixed queen ({},{}) stands on a blocked cell",
             a.0, a.1
         )),
-        ([], []) => Some("the board has no solution even without any preset".to_string()),
+        ([], []) if problem.excluded().is_empty() => {
+            Some("the board has no solution even without any preset".to_string())
+        }
+        ([], []) => Some(
+            "the excluded diagonals alone leave no completion (this engine does not minimise \
+             them: explain with the backtrack engine)"
+                .to_string(),
+        ),
         _ => None,
     };
     Ok((
         Explanation::Unsolvable {
             core: queens_core,
             blocked_core,
+            excluded_core: problem.excluded().to_vec(),
             reason,
         },
         stats,

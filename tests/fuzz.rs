@@ -572,11 +572,21 @@ fn exercise_ops(p: &Problem) {
     solve.limit = Some(2);
     requests.push(Request::Solve(solve));
     if p.n() <= 8 {
-        requests.push(Request::Explain(ExplainRequest {
-            instance: inst(),
-            encoding: Default::default(),
-            timeout_ms: None,
-        }));
+        for (engine, proof) in [
+            (
+                queens::ops::EngineName::Backtrack,
+                Some(queens::proof::ProofFormat::Lrat),
+            ),
+            (queens::ops::EngineName::Sat, None),
+        ] {
+            requests.push(Request::Explain(ExplainRequest {
+                instance: inst(),
+                engine,
+                encoding: Default::default(),
+                proof,
+                timeout_ms: None,
+            }));
+        }
         requests.push(Request::Encode(EncodeRequest {
             instance: inst(),
             encoding: Default::default(),

@@ -131,6 +131,7 @@ pub fn solve_certified(
                 }
             }
         }
+        EngineSpec::Race(_) => return Err(super::race_needs_a_caller()),
         EngineSpec::Sat(_) => {
             let solve_start = Instant::now();
             let mut drat = Vec::new();

@@ -18,8 +18,11 @@ use crate::sat::{self, SatStats};
 use crate::verify::verify;
 
 pub mod certify;
+pub mod explain;
+pub mod race;
 
-/// One engine configuration, written `backtrack`, `backtrack:T` (T threads) or `sat:ENCODING`.
+/// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
+/// or `race` / `race:ENCODING` (the backtracker on one core against the SAT engine).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineSpec {
     /// The bitset backtracker; 0 threads means all cores.
@@ -29,6 +32,10 @@ pub enum EngineSpec {
     },
     /// varisat on the given at-most-one encoding.
     Sat(Encoding),
+    /// The backtracker (one thread) and varisat (this encoding, in a child process) at
+    /// once; the first answer wins ([`race`]). It answers "is there a solution?" only, and
+    /// runs through a caller that can start the child: the operations layer or `compare`.
+    Race(Encoding),
 }
 
 impl EngineSpec {
@@ -37,13 +44,14 @@ impl EngineSpec {
         match self {
             EngineSpec::Backtrack { .. } => "backtrack",
             EngineSpec::Sat(_) => "sat",
+            EngineSpec::Race(_) => "race",
         }
     }
 
     /// The other family (for cross-checks), with its defaults and this spec's encoding.
     pub fn other(self, encoding: Encoding) -> EngineSpec {
         match self {
-            EngineSpec::Backtrack { .. } => EngineSpec::Sat(encoding),
+            EngineSpec::Backtrack { .. } | EngineSpec::Race(_) => EngineSpec::Sat(encoding),
             EngineSpec::Sat(_) => EngineSpec::Backtrack { threads: 0 },
         }
     }
@@ -61,6 +69,8 @@ impl fmt::Display for EngineSpec {
             EngineSpec::Backtrack { threads: 0 } => write!(f, "backtrack"),
             EngineSpec::Backtrack { threads } => write!(f, "backtrack:{threads}"),
             EngineSpec::Sat(e) => write!(f, "sat:{e}"),
+            EngineSpec::Race(Encoding::Auto) => write!(f, "race"),
+            EngineSpec::Race(e) => write!(f, "race:{e}"),
         }
     }
 }
@@ -86,9 +96,14 @@ impl FromStr for EngineSpec {
                 .parse::<Encoding>()
                 .map(EngineSpec::Sat)
                 .map_err(|err| format!("`{s}`: {err}")),
+            ("race", None) => Ok(EngineSpec::Race(Encoding::Auto)),
+            ("race", Some(e)) => e
+                .parse::<Encoding>()
+                .map(EngineSpec::Race)
+                .map_err(|err| format!("`{s}`: {err}")),
             _ => Err(format!(
-                "`{s}`: unknown engine (use backtrack, backtrack:THREADS or sat:ENCODING, \
-                 e.g. sat:seq)"
+                "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING or \
+                 race, e.g. sat:seq)"
             )),
         }
     }
@@ -318,6 +333,16 @@ pub fn default_max_memory() -> u64 {
     total_kb.map_or(4 << 30, |kb| kb * 1024 / 2)
 }
 
+/// The error for a race asked of an entry point that cannot start its SAT child, or for
+/// more than one solution.
+pub(crate) fn race_needs_a_caller() -> Error {
+    Error::Unsupported(
+        "engine race answers whether there is a solution (solve, one solution); use \
+         backtrack or sat for counting and listing"
+            .into(),
+    )
+}
+
 /// Checks a board an engine returned: a board that breaks a rule is a bug, reported as
 /// [`Error::Internal`] naming the engine and the rule.
 pub fn checked(problem: &Problem, queens: &[Pos], engine: &str) -> Result<(), Error> {
@@ -347,6 +372,7 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             };
             (found, work, stats.interrupted)
         }
+        EngineSpec::Race(_) => return Err(race_needs_a_caller()),
         EngineSpec::Sat(encoding) => {
             check_sat_memory(problem, encoding, budget)?;
             let (found, stats) = sat::solve(problem, encoding)?;
@@ -417,6 +443,7 @@ fn visit_all(
         true
     };
     let (mut work, interrupted) = match spec {
+        EngineSpec::Race(_) => return Err(race_needs_a_caller()),
         _ if budget.exhausted() => (Work::default(), true),
         EngineSpec::Backtrack { threads } => {
             let stats =

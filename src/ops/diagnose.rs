@@ -6,11 +6,16 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Context, Instance, Status};
+use super::solve::{certificate, EngineName, ProofInfo};
+use super::{ms, Artifacts, Context, Instance, Status};
+use crate::cnf::FixedMode;
 use crate::encode::amo::Encoding;
+use crate::engine::certify::{self, CertifiedAnswer};
 use crate::engine::{self, Answer, EngineSpec};
 use crate::error::Error;
+use crate::formats::csplib::to_csplib;
 use crate::model::Pos;
+use crate::proof::ProofFormat;
 use crate::sat::{self, Explanation};
 use crate::verify::{conflicts_up_to, Violation};
 
@@ -124,12 +129,33 @@ pub struct ExplainRequest {
     /// The instance.
     #[schema(value_type = Object)]
     pub instance: Instance,
-    /// At-most-one encoding for the SAT engine.
+    /// `backtrack` (default: drops one preset at a time and searches again; minimises
+    /// fixed queens, blocked cells and excluded diagonals) or `sat` (varisat's failed
+    /// assumptions, then the same shrinking; fixed queens and blocked cells only).
+    #[serde(default)]
+    pub engine: EngineName,
+    /// At-most-one encoding for the SAT engine and for the proof's CNF.
     #[serde(default)]
     pub encoding: Encoding,
+    /// On `unsat`, certify the core: a proof in this format, from the backtracker, that the
+    /// board with only the core's presets has no solution (checked before the answer).
+    #[serde(default)]
+    pub proof: Option<ProofFormat>,
     /// Give up after this many milliseconds (`status: "timeout"`).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+}
+
+impl ExplainRequest {
+    /// Checks the options before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.engine == EngineName::Race {
+            return Err(Error::Unsupported(
+                "field `engine`: explain runs backtrack or sat, not race".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// `explain`'s answer. `status`: `sat` (solvable: a verified solution in `queens`),
@@ -140,6 +166,8 @@ pub struct ExplainResponse {
     pub status: Status,
     /// Board size.
     pub n: usize,
+    /// The engine that explained.
+    pub engine: EngineName,
     /// With `sat`: a solution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<Vec<usize>>>)]
@@ -153,52 +181,108 @@ pub struct ExplainResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Vec<Vec<usize>>>)]
     pub blocked_core: Option<Vec<Pos>>,
+    /// With `unsat`: excluded diagonals of the core, as CSPLib `[k, t]` pairs (engine
+    /// `sat`: all of the instance's, which it does not minimise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
+    pub excluded_core: Option<Vec<(usize, u8)>>,
     /// With `unsat`: a direct reason when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// SAT solver calls made.
+    /// Engine calls made: SAT solver calls, or backtracking searches.
     pub solver_calls: u64,
+    /// With `unsat` and `proof`: the certificate of the core (the CNF of the board with only
+    /// the core's presets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ProofInfo>,
     /// Wall time, milliseconds.
     pub time_ms: f64,
 }
 
-/// Explains an unsolvable completion with a minimal core of presets, or shows a solution.
-pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<ExplainResponse, Error> {
+/// Explains an unsolvable completion with a minimal core of presets, or shows a solution;
+/// with `proof`, certifies the core. Artifacts: `proof` and `cnf` when a proof was made.
+pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, Artifacts), Error> {
+    req.validate()?;
     let start = Instant::now();
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let problem = &req.instance.0;
     let mut resp = ExplainResponse {
         status: Status::interrupted(&ctx.budget),
         n: problem.n(),
+        engine: req.engine,
         queens: None,
         core: None,
         blocked_core: None,
+        excluded_core: None,
         reason: None,
         solver_calls: 0,
+        proof: None,
         time_ms: 0.0,
     };
-    if !ctx.budget.exhausted() {
+    let mut artifacts = Artifacts::default();
+    if ctx.budget.exhausted() {
+        resp.time_ms = ms(start);
+        return Ok((resp, artifacts));
+    }
+    let (exp, calls) = if req.engine == EngineName::Sat {
         engine::check_sat_memory(problem, req.encoding, &ctx.budget)?;
         let (exp, stats) = sat::explain(problem, req.encoding)?;
-        resp.solver_calls = stats.solver_calls;
-        match exp {
-            Explanation::Solvable(q) => {
-                engine::checked(problem, &q, "sat")?;
-                resp.status = Status::Sat;
-                resp.queens = Some(q);
+        (Some(exp), stats.solver_calls)
+    } else {
+        let found = engine::explain::explain(problem, &ctx.budget)?;
+        (found.explanation, found.searches)
+    };
+    resp.solver_calls = calls;
+    match exp {
+        None => {}
+        Some(Explanation::Solvable(q)) => {
+            engine::checked(problem, &q, EngineSpec::name(req.engine.spec(req.encoding)))?;
+            resp.status = Status::Sat;
+            resp.queens = Some(q);
+        }
+        Some(Explanation::Unsolvable {
+            core,
+            blocked_core,
+            excluded_core,
+            reason,
+        }) => {
+            if let Some(format) = req.proof {
+                let alone =
+                    engine::explain::with_presets(problem, &core, &blocked_core, &excluded_core)?;
+                let spec = EngineSpec::Backtrack { threads: 0 };
+                let certified = certify::solve_certified(
+                    &alone,
+                    spec,
+                    req.encoding,
+                    FixedMode::Simplify,
+                    format,
+                    &ctx.budget,
+                )?;
+                match certified.answer {
+                    CertifiedAnswer::Unsat(cert) => {
+                        let (info, files) = certificate(&alone, *cert, req.encoding, spec)?;
+                        resp.proof = Some(info);
+                        artifacts = files;
+                    }
+                    CertifiedAnswer::Interrupted => {
+                        resp.time_ms = ms(start);
+                        return Ok((resp, artifacts));
+                    }
+                    CertifiedAnswer::Sat(q) => {
+                        return Err(Error::Internal(format!(
+                            "the explanation's core has a completion after all: {q:?}"
+                        )))
+                    }
+                }
             }
-            Explanation::Unsolvable {
-                core,
-                blocked_core,
-                reason,
-            } => {
-                resp.status = Status::Unsat;
-                resp.core = Some(core);
-                resp.blocked_core = Some(blocked_core);
-                resp.reason = reason;
-            }
+            let n = problem.n();
+            resp.status = Status::Unsat;
+            resp.core = Some(core);
+            resp.blocked_core = Some(blocked_core);
+            resp.excluded_core = Some(excluded_core.iter().map(|&d| to_csplib(n, d)).collect());
+            resp.reason = reason;
         }
     }
     resp.time_ms = ms(start);
-    Ok(resp)
+    Ok((resp, artifacts))
 }

@@ -77,10 +77,7 @@ pub fn child_main(
     max_memory: Option<u64>,
     timeout_ms: Option<u64>,
 ) -> u8 {
-    // A worker whose parent is gone (a CLI killed by Ctrl-C, a server killed by SIGKILL)
-    // has nobody to answer: let the kernel end it with its parent.
-    #[cfg(target_os = "linux")]
-    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    crate::child::die_with_parent();
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         eprintln!("queens op: cannot read the request: {e}");
@@ -95,6 +92,8 @@ pub fn child_main(
                 eprintln!("progress {done} {total}");
             });
             ctx.budget.max_memory = max_memory;
+            // A race here runs its SAT side in a grandchild.
+            ctx.isolate = std::env::current_exe().ok();
             // The parent's deadline, so work that can look at it (listing SAT models, between
             // generated instances) stops by itself and answers with what it has; the parent
             // kills the child only a little later.
@@ -295,20 +294,16 @@ fn interrupted(
     let n = req.n();
     let time_ms = ms(start);
     let response = match req {
-        Request::Solve(r) => Response::Solve(SolveResponse {
-            status,
-            n,
-            queens: None,
-            engine: r.engine,
-            time_ms,
-            work: WorkReport::default(),
-            solutions: (r.all || r.limit.is_some()).then(Vec::new),
-            count: (r.all || r.limit.is_some()).then_some(0),
-            limited: (r.all || r.limit.is_some()).then_some(false),
-            cross_checked: None,
-            reason: None,
-            proof: None,
-        }),
+        Request::Solve(r) => {
+            let many = r.all || r.limit.is_some();
+            Response::Solve(SolveResponse {
+                time_ms,
+                solutions: many.then(Vec::new),
+                count: many.then_some(0),
+                limited: many.then_some(false),
+                ..SolveResponse::nothing(status, n, r.engine)
+            })
+        }
         Request::Count(r) => Response::Count(CountResponse {
             status,
             count: 0,
@@ -320,14 +315,17 @@ fn interrupted(
             work: WorkReport::default(),
             cross_checked: None,
         }),
-        Request::Explain(_) => Response::Explain(ExplainResponse {
+        Request::Explain(r) => Response::Explain(ExplainResponse {
             status,
             n,
+            engine: r.engine,
             queens: None,
             core: None,
             blocked_core: None,
+            excluded_core: None,
             reason: None,
             solver_calls: 0,
+            proof: None,
             time_ms,
         }),
         Request::Generate(_) => Response::Generate(GenerateResponse {

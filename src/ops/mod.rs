@@ -11,6 +11,7 @@ mod cnf;
 mod diagnose;
 mod generate;
 mod isolate;
+mod race;
 mod solve;
 
 use std::path::PathBuf;
@@ -292,9 +293,8 @@ impl Request {
             Request::Solve(r) => r.validate(),
             Request::Count(r) => r.validate(),
             Request::Generate(r) => r.validate(),
-            Request::Check(_) | Request::Explain(_) | Request::Encode(_) | Request::Decode(_) => {
-                Ok(())
-            }
+            Request::Explain(r) => r.validate(),
+            Request::Check(_) | Request::Encode(_) | Request::Decode(_) => Ok(()),
         }
     }
 
@@ -339,11 +339,20 @@ impl Request {
             }
             Request::Count(r) => (Response::Count(count(r, ctx)?), none()),
             Request::Check(r) => (Response::Check(check(r, ctx)?), none()),
-            Request::Explain(r) => (Response::Explain(explain(r, ctx)?), none()),
+            Request::Explain(r) => {
+                let (resp, artifacts) = explain(r, ctx)?;
+                (Response::Explain(resp), artifacts)
+            }
             Request::Encode(r) => (Response::Encode(encode(r, ctx)?), none()),
             Request::Decode(r) => (Response::Decode(decode(r, ctx)?), none()),
             Request::Generate(r) => (Response::Generate(generate(r, ctx)?), none()),
         })
+    }
+
+    /// True when the request runs part of its work in a child of the `queens` executable
+    /// whatever the deadline (the race's SAT side): callers must set [`Context::isolate`].
+    pub fn spawns(&self) -> bool {
+        matches!(self, Request::Solve(r) if r.engine == EngineName::Race)
     }
 
     /// True when the request runs an engine that only stops when its process is killed
@@ -353,7 +362,7 @@ impl Request {
             // A proof's conversion and check run to the end once started.
             Request::Solve(r) => r.engine == EngineName::Sat || r.cross_check || r.proof.is_some(),
             Request::Count(r) => r.engine == EngineName::Sat || r.cross_check,
-            Request::Explain(_) => true,
+            Request::Explain(r) => r.engine == EngineName::Sat || r.proof.is_some(),
             Request::Generate(r) => r.kind == GenerateKind::Regions,
             Request::Check(_) | Request::Encode(_) | Request::Decode(_) => false,
         }

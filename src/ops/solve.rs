@@ -25,21 +25,34 @@ pub enum EngineName {
     Backtrack,
     /// The CNF encoding solved by varisat.
     Sat,
+    /// Both at once, one core each (the SAT engine in a child process); the first answer
+    /// wins (`answered_by` says which). One solution or "no solution" only.
+    Race,
 }
 
 impl EngineName {
     /// The engine that cross-checks this one.
     pub fn other(self) -> EngineName {
         match self {
-            EngineName::Backtrack => EngineName::Sat,
+            EngineName::Backtrack | EngineName::Race => EngineName::Sat,
             EngineName::Sat => EngineName::Backtrack,
         }
     }
 
-    fn spec(self, encoding: Encoding) -> EngineSpec {
+    pub(super) fn spec(self, encoding: Encoding) -> EngineSpec {
         match self {
             EngineName::Backtrack => EngineSpec::Backtrack { threads: 0 },
             EngineName::Sat => EngineSpec::Sat(encoding),
+            EngineName::Race => EngineSpec::Race(encoding),
+        }
+    }
+
+    /// The name of the family a spec belongs to.
+    pub(super) fn of(spec: EngineSpec) -> EngineName {
+        match spec {
+            EngineSpec::Backtrack { .. } => EngineName::Backtrack,
+            EngineSpec::Sat(_) => EngineName::Sat,
+            EngineSpec::Race(_) => EngineName::Race,
         }
     }
 }
@@ -51,7 +64,7 @@ pub struct SolveRequest {
     /// The instance.
     #[schema(value_type = Object)]
     pub instance: Instance,
-    /// `backtrack` (default) or `sat`.
+    /// `backtrack` (default), `sat` or `race`.
     #[serde(default)]
     pub engine: EngineName,
     /// At-most-one encoding for the SAT engine (default `auto`).
@@ -86,6 +99,20 @@ impl SolveRequest {
                 "field `limit`: at most {most} solutions of a {n}×{n} board are listed at \
                  once; count them with `count`"
             )));
+        }
+        if self.engine == EngineName::Race && (self.all || self.limit.is_some()) {
+            return Err(Error::Unsupported(
+                "field `engine`: race answers one solution or \"no solution\": list \
+                 solutions with backtrack or sat"
+                    .into(),
+            ));
+        }
+        if self.engine == EngineName::Race && self.cross_check {
+            return Err(Error::Unsupported(
+                "field `cross_check`: race already runs both engines; cross-check with \
+                 backtrack or sat"
+                    .into(),
+            ));
         }
         if self.proof.is_some() && (self.all || self.limit.is_some()) {
             return Err(Error::Unsupported(
@@ -207,8 +234,11 @@ pub struct SolveResponse {
     /// The (first) solution as `[row, col]` pairs sorted by row; null without one.
     #[schema(value_type = Option<Vec<Vec<usize>>>)]
     pub queens: Option<Vec<Pos>>,
-    /// `backtrack` or `sat`.
+    /// `backtrack`, `sat` or `race`.
     pub engine: EngineName,
+    /// With `race`: the engine whose answer this is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<EngineName>,
     /// Wall time of the whole operation, milliseconds.
     pub time_ms: f64,
     /// The engine's work.
@@ -233,6 +263,28 @@ pub struct SolveResponse {
     /// With `unsat` and `proof`: the certificate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<ProofInfo>,
+}
+
+impl SolveResponse {
+    /// An answer with nothing found yet: `status` (usually `timeout` or `cancelled`), no
+    /// queens, no work.
+    pub fn nothing(status: Status, n: usize, engine: EngineName) -> SolveResponse {
+        SolveResponse {
+            status,
+            n,
+            queens: None,
+            engine,
+            answered_by: None,
+            time_ms: 0.0,
+            work: WorkReport::default(),
+            solutions: None,
+            count: None,
+            limited: None,
+            cross_checked: None,
+            reason: None,
+            proof: None,
+        }
+    }
 }
 
 /// `count`: the number of solutions, up to `limit`.
@@ -265,6 +317,13 @@ pub struct CountRequest {
 impl CountRequest {
     /// Checks the options before any work.
     pub fn validate(&self) -> Result<(), Error> {
+        if self.engine == EngineName::Race {
+            return Err(Error::Unsupported(
+                "field `engine`: race answers one solution or \"no solution\": count with \
+                 backtrack or sat"
+                    .into(),
+            ));
+        }
         check_limit(self.limit)
     }
 }
@@ -369,13 +428,25 @@ fn disagree(what: &str, a: String, b: String) -> Error {
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
+    match req.engine.spec(req.encoding) {
+        EngineSpec::Race(_) => super::race::solve(req, ctx),
+        spec => solve_on(req, spec, ctx),
+    }
+}
+
+/// [`solve`] on one engine (`spec` of `req.engine`'s family; the race's backtracking side
+/// runs on one thread).
+pub(super) fn solve_on(
+    req: &SolveRequest,
+    spec: EngineSpec,
+    ctx: &Context,
+) -> Result<(SolveResponse, Artifacts), Error> {
     let problem = &req.instance.0;
     let many = req.all || req.limit.is_some();
     if let Some(format) = req.proof {
-        return solve_with_proof(req, format, ctx);
+        return solve_with_proof(req, spec, format, ctx);
     }
     let start = Instant::now();
-    let spec = req.engine.spec(req.encoding);
     let most = max_listed(problem.n());
     // `all` lists up to the same bound, and says `limited` when it stops there.
     let cap = if many {
@@ -406,7 +477,7 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
                     show(other_spec.name(), &other),
                 ));
             }
-            cross_checked = Some(req.engine.other());
+            cross_checked = Some(EngineName::of(other_spec));
         }
     }
     // A listing cut short is no answer to "which are all the solutions?", even with some
@@ -421,7 +492,8 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
         status,
         n: problem.n(),
         queens: found.solutions.first().cloned(),
-        engine: req.engine,
+        engine: EngineName::of(spec),
+        answered_by: None,
         time_ms: ms(start),
         work: WorkReport::from_work(&found.work, req.encoding),
         count: many.then_some(found.solutions.len() as u64),
@@ -438,12 +510,12 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
 /// the proof has passed the built-in checker first.
 fn solve_with_proof(
     req: &SolveRequest,
+    spec: EngineSpec,
     format: ProofFormat,
     ctx: &Context,
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
     let problem = &req.instance.0;
-    let spec = req.engine.spec(req.encoding);
     let certified = certify::solve_certified(
         problem,
         spec,
@@ -456,7 +528,8 @@ fn solve_with_proof(
         status: Status::interrupted(&ctx.budget),
         n: problem.n(),
         queens: None,
-        engine: req.engine,
+        engine: EngineName::of(spec),
+        answered_by: None,
         time_ms: 0.0,
         work: WorkReport::from_work(&certified.work, req.encoding),
         solutions: None,
@@ -474,37 +547,50 @@ fn solve_with_proof(
         }
         CertifiedAnswer::Interrupted => {}
         CertifiedAnswer::Unsat(cert) => {
-            let header = vec![
-                format!("queens CNF: {}", report::summary(problem)),
-                format!(
-                    "encoding {}; refuted by a {format} proof from the {} engine",
-                    req.encoding,
-                    spec.name()
-                ),
-            ];
-            let mut cnf_text = Vec::new();
-            cert.cnf
-                .write_dimacs(&mut cnf_text, &header)
-                .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
             resp.status = Status::Unsat;
             resp.reason = Some(unsat_reason(problem, certified.work.nodes));
-            resp.proof = Some(ProofInfo {
-                format,
-                lemmas: cert.lemmas,
-                checked: true,
-                check_ms: cert.check_ms,
-                bytes: cert.proof.len(),
-                path: None,
-                cnf: None,
-                url: None,
-                cnf_url: None,
-            });
-            artifacts.0.push(("proof".into(), cert.proof));
-            artifacts.0.push(("cnf".into(), cnf_text));
+            let (info, files) = certificate(problem, *cert, req.encoding, spec)?;
+            resp.proof = Some(info);
+            artifacts = files;
         }
     }
     resp.time_ms = ms(start);
     Ok((resp, artifacts))
+}
+
+/// A checked certificate as the answer reports it, and its files: the proof and the DIMACS
+/// CNF it refutes (with a header naming the problem, the encoding and the engine).
+pub(super) fn certificate(
+    problem: &Problem,
+    cert: certify::Certificate,
+    encoding: Encoding,
+    spec: EngineSpec,
+) -> Result<(ProofInfo, Artifacts), Error> {
+    let header = vec![
+        format!("queens CNF: {}", report::summary(problem)),
+        format!(
+            "encoding {encoding}; refuted by a {} proof from the {} engine",
+            cert.format,
+            spec.name()
+        ),
+    ];
+    let mut cnf_text = Vec::new();
+    cert.cnf
+        .write_dimacs(&mut cnf_text, &header)
+        .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
+    let info = ProofInfo {
+        format: cert.format,
+        lemmas: cert.lemmas,
+        checked: true,
+        check_ms: cert.check_ms,
+        bytes: cert.proof.len(),
+        path: None,
+        cnf: None,
+        url: None,
+        cnf_url: None,
+    };
+    let files = Artifacts(vec![("proof".into(), cert.proof), ("cnf".into(), cnf_text)]);
+    Ok((info, files))
 }
 
 /// Counts solutions (up to `limit`), optionally cross-checked by the other engine.

@@ -410,7 +410,14 @@ fn unsat_with_proof_writes_a_checked_proof_and_its_cnf() {
     let bytes = std::fs::read(&drat).unwrap();
     queens::proof::check_proof(&formula, queens::proof::ProofFormat::Drat, &bytes).unwrap();
     let o = queens(
-        &["solve", "--n", "4", "--all", "--proof", proof.to_str().unwrap()],
+        &[
+            "solve",
+            "--n",
+            "4",
+            "--all",
+            "--proof",
+            proof.to_str().unwrap(),
+        ],
         None,
     );
     assert_eq!(
@@ -482,10 +489,12 @@ fn json_output_is_the_operations_layers_serialization() {
     let explain = |instance| {
         let req = ops::ExplainRequest {
             instance,
+            engine: ops::EngineName::Backtrack,
             encoding: Encoding::Auto,
+            proof: None,
             timeout_ms: None,
         };
-        serde_json::to_string(&ops::explain(&req, &ctx).unwrap()).unwrap()
+        serde_json::to_string(&ops::explain(&req, &ctx).unwrap().0).unwrap()
     };
     let (nauck, unsolvable, region) = (
         instance("nauck-1850.txt"),

@@ -106,6 +106,7 @@ fn explanation_names_attacking_pairs_and_blocked_queens() {
         Explanation::Unsolvable {
             core: vec![(0, 0)],
             blocked_core: vec![(0, 0)],
+            excluded_core: vec![],
             reason: Some("fixed queen (0,0) stands on a blocked cell".into())
         }
     );

@@ -21,8 +21,7 @@ use queens::encode::amo::Encoding;
 use queens::formats::sources::{self, Selection};
 use queens::ops::{
     self, Artifacts, CheckRequest, Context, CountRequest, DecodeRequest, EncodeRequest, EngineName,
-    ExplainRequest, GenerateRequest, Instance, Request, Response, SolveRequest, SolveResponse,
-    Status,
+    ExplainRequest, GenerateRequest, Instance, ProofInfo, Request, Response, SolveRequest, Status,
 };
 use queens::proof::ProofFormat;
 use queens::{formats, Error, Problem};
@@ -109,16 +108,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Explain why a completion has no solution: a minimal set of fixed queens (and blocked
-    /// cells) that already has none.
+    /// Explain why a completion has no solution: a minimal set of presets (fixed queens,
+    /// blocked cells, excluded diagonals) that already has none, optionally certified.
     Explain {
         /// Instance file (text grid or JSON), or - for stdin.
         file: PathBuf,
         #[command(flatten)]
         selection: SelectionArgs,
-        /// At-most-one encoding: pairwise, seq, commander, product, bimander, auto.
+        /// backtrack (drop one preset at a time and search again; minimises every kind of
+        /// preset) or sat (failed assumptions; fixed queens and blocked cells only).
+        #[arg(long, value_enum, default_value_t = Engine::Backtrack)]
+        engine: Engine,
+        /// At-most-one encoding (SAT engine, and the proof's CNF): pairwise, seq,
+        /// commander, product, bimander, auto.
         #[arg(long, default_value = "auto")]
         encoding: Encoding,
+        #[command(flatten)]
+        proof: ProofArgs,
         #[command(flatten)]
         timeout: Timeout,
         /// Print one JSON object instead of text.
@@ -137,7 +143,7 @@ enum Command {
     /// `compare` runs in each child process).
     #[command(hide = true)]
     Attempt {
-        /// backtrack, backtrack:THREADS or sat:ENCODING.
+        /// backtrack, backtrack:THREADS, sat:ENCODING or race[:ENCODING].
         #[arg(long)]
         engine: EngineSpec,
     },
@@ -341,7 +347,7 @@ struct CompareArgs {
 
 #[derive(Args)]
 struct ProofArgs {
-    /// When the answer is UNSAT, write a proof of it here, from either engine (checked by the
+    /// When the answer is UNSAT, write a proof of it here (checked by the
     /// built-in checker before the answer is printed).
     #[arg(long, value_name = "P")]
     proof: Option<PathBuf>,
@@ -356,8 +362,8 @@ struct ProofArgs {
 impl ProofArgs {
     /// Writes the proof and the CNF it refutes (the answer's artifacts, present on UNSAT)
     /// where the user asked, and names them in the answer.
-    fn write(&self, resp: &mut SolveResponse, artifacts: &Artifacts) -> Result<(), Error> {
-        let (Some(path), Some(info)) = (&self.proof, &mut resp.proof) else {
+    fn write(&self, info: &mut Option<ProofInfo>, artifacts: &Artifacts) -> Result<(), Error> {
+        let (Some(path), Some(info)) = (&self.proof, info) else {
             return Ok(());
         };
         let cnf = self.cnf.clone().unwrap_or_else(|| {
@@ -399,6 +405,8 @@ enum Engine {
     Backtrack,
     /// CNF encoding solved with varisat.
     Sat,
+    /// Both at once, one core each; the first answer wins (solve only).
+    Race,
 }
 
 impl From<Engine> for EngineName {
@@ -406,6 +414,7 @@ impl From<Engine> for EngineName {
         match e {
             Engine::Backtrack => EngineName::Backtrack,
             Engine::Sat => EngineName::Sat,
+            Engine::Race => EngineName::Race,
         }
     }
 }
@@ -480,7 +489,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             });
             let (mut resp, artifacts) = limits(timeout).run(&req, None)?;
             if let Response::Solve(r) = &mut resp {
-                proof.write(r, &artifacts)?;
+                proof.write(&mut r.proof, &artifacts)?;
             }
             answer(&mut out, &req, &resp, json, &style(timeout))
         }
@@ -562,16 +571,23 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Explain {
             file,
             selection,
+            engine,
             encoding,
+            proof,
             timeout,
             json,
         } => {
             let req = Request::Explain(ExplainRequest {
                 instance: load_one(&file, &selection)?,
+                engine: engine.into(),
                 encoding,
+                proof: proof.proof.is_some().then_some(proof.proof_format),
                 timeout_ms: None,
             });
-            let (resp, _) = limits(timeout).run(&req, None)?;
+            let (mut resp, artifacts) = limits(timeout).run(&req, None)?;
+            if let Response::Explain(r) = &mut resp {
+                proof.write(&mut r.proof, &artifacts)?;
+            }
             answer(&mut out, &req, &resp, json, &style(timeout))
         }
         Command::Check {
@@ -591,6 +607,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Generate { kind } => generate(&mut out, kind, started),
         Command::Compare(args) => compare::run(&mut out, args),
         Command::Attempt { engine } => {
+            queens::child::die_with_parent();
             let problem = formats::read_path(Path::new("-"))?;
             let report = queens::compare::attempt(&problem, engine)?;
             writeln!(out, "{}", to_json(&report)?)?;
@@ -650,7 +667,7 @@ impl Limits {
         let mut ctx = Context::default();
         ctx.budget.deadline = self.deadline;
         ctx.budget.max_memory = Some(self.max_memory);
-        if self.deadline.is_some() && req.uninterruptible() {
+        if self.deadline.is_some() && req.uninterruptible() || req.spawns() {
             ctx.isolate = Some(std::env::current_exe().map_err(|e| Error::Io {
                 path: "queens".into(),
                 source: e,

@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use queens::model::cell;
+use queens::model::{cell, Diagonal};
 use queens::ops::{
     CheckResponse, CountRequest, CountResponse, DecodeResponse, EngineName, ExplainResponse,
     Request, Response, SolveRequest, SolveResponse, Status, WorkReport,
@@ -54,6 +54,7 @@ fn engine_name(e: EngineName) -> &'static str {
     match e {
         EngineName::Backtrack => "backtrack",
         EngineName::Sat => "sat",
+        EngineName::Race => "race",
     }
 }
 
@@ -125,6 +126,9 @@ fn solve(
             "solved: {summary} (no proof written: the answer is SAT)"
         )?,
         _ => writeln!(out, "solved: {summary} ({})", r.work.describe(r.time_ms))?,
+    }
+    if let Some(e) = r.answered_by {
+        writeln!(out, "race: the {} engine answered first", engine_name(e))?;
     }
     cross_checked(out, r.cross_checked)
 }
@@ -217,10 +221,14 @@ fn explain(
         (Status::Unsat, _) => {
             let core = r.core.as_deref().unwrap_or_default();
             let blocked = r.blocked_core.as_deref().unwrap_or_default();
+            let excluded = r.excluded_core.as_deref().unwrap_or_default();
+            let n = problem.n();
+            let diagonals: Vec<Diagonal> = excluded
+                .iter()
+                .filter_map(|&(k, t)| Diagonal::from_csplib(n, k, t))
+                .collect();
             // The core on its own board: the problem with only these presets.
-            let shown = problem
-                .replace_fixed(core)
-                .and_then(|p| p.replace_blocked(blocked))
+            let shown = queens::engine::explain::with_presets(problem, core, blocked, &diagonals)
                 .map_err(io::Error::other)?;
             write!(out, "{}", report::board(&shown, core, style.color))?;
             match &r.reason {
@@ -234,8 +242,34 @@ fn explain(
             if !blocked.is_empty() {
                 writeln!(out, "minimal core: blocked cells {}", cells(blocked))?;
             }
-            if !core.is_empty() || !blocked.is_empty() {
+            if !excluded.is_empty() {
+                let pairs: Vec<String> =
+                    excluded.iter().map(|(k, t)| format!("[{k},{t}]")).collect();
+                let what = match r.engine {
+                    EngineName::Sat => {
+                        "excluded diagonals (all of them: sat does not minimise these)"
+                    }
+                    _ => "minimal core: excluded diagonals",
+                };
+                writeln!(out, "{what} {}", pairs.join(" "))?;
+            }
+            let minimised = !core.is_empty()
+                || !blocked.is_empty()
+                || !excluded.is_empty() && r.engine != EngineName::Sat;
+            if minimised {
                 writeln!(out, "removing any one of them makes the rest completable")?;
+            }
+            if let Some(p) = &r.proof {
+                writeln!(
+                    out,
+                    "proof: {} ({}, {} lemmas, checked by the built-in checker in {} ms) refutes {} \
+                     (the board with only the core's presets)",
+                    p.path.as_deref().unwrap_or("(not written)"),
+                    p.format,
+                    p.lemmas,
+                    p.check_ms,
+                    p.cnf.as_deref().unwrap_or("(not written)")
+                )?;
             }
             Ok(())
         }

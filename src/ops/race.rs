@@ -1,0 +1,84 @@
+//! `solve` on the racing engine: the backtracker here on one thread, the SAT engine in a
+//! child `queens op` of this executable; the first answer wins and the other is stopped
+//! ([`crate::engine::race`]). With a proof, each side certifies its own UNSAT, so the "no"
+//! comes with whichever proof is ready first.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::solve::{solve_on, EngineName, SolveRequest, SolveResponse};
+use super::{isolate, ms, Artifacts, Context, Request, Response, Status};
+use crate::engine::race::{race, Side};
+use crate::engine::EngineSpec;
+use crate::error::Error;
+
+/// Runs a validated race request under `ctx` (its timeout already applied).
+pub(super) fn solve(
+    req: &SolveRequest,
+    ctx: &Context,
+) -> Result<(SolveResponse, Artifacts), Error> {
+    let start = Instant::now();
+    let exe = ctx.isolate.clone().ok_or_else(|| {
+        Error::Unsupported(
+            "engine race runs its SAT side in a child process of the queens executable, and \
+             this caller named none (Context::isolate)"
+                .into(),
+        )
+    })?;
+    // Each side gets the caller's deadline and memory limit, and its own stop flag: the
+    // race sets it when the other side answers or the caller cancels.
+    let side_ctx = |stop: Arc<AtomicBool>| {
+        let mut c = ctx.clone();
+        c.budget.cancel = Some(stop);
+        c.budget.progress = None;
+        c
+    };
+    let definite = |resp: &SolveResponse| matches!(resp.status, Status::Sat | Status::Unsat);
+    let one_side = |engine: EngineName| SolveRequest {
+        engine,
+        timeout_ms: None,
+        ..req.clone()
+    };
+    let won = race(
+        |stop| {
+            let (resp, artifacts) = solve_on(
+                &one_side(EngineName::Backtrack),
+                EngineSpec::Backtrack { threads: 1 },
+                &side_ctx(stop),
+            )?;
+            Ok(definite(&resp).then_some((resp, artifacts)))
+        },
+        |stop| {
+            let sat = Request::Solve(one_side(EngineName::Sat));
+            match isolate::run(&exe, &sat, &side_ctx(stop))? {
+                (Response::Solve(resp), artifacts) => {
+                    Ok(definite(&resp).then_some((resp, artifacts)))
+                }
+                _ => Err(Error::Internal(
+                    "the race's SAT side answered another kind of request".into(),
+                )),
+            }
+        },
+        ctx.budget.cancel.as_deref(),
+        ctx.budget.deadline,
+    )?;
+    let Some((side, (mut resp, artifacts))) = won else {
+        let resp = SolveResponse {
+            time_ms: ms(start),
+            ..SolveResponse::nothing(
+                Status::interrupted(&ctx.budget),
+                req.instance.0.n(),
+                EngineName::Race,
+            )
+        };
+        return Ok((resp, Artifacts::default()));
+    };
+    resp.engine = EngineName::Race;
+    resp.answered_by = Some(match side {
+        Side::Backtrack => EngineName::Backtrack,
+        Side::Sat => EngineName::Sat,
+    });
+    resp.time_ms = ms(start);
+    Ok((resp, artifacts))
+}
