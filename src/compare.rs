@@ -675,7 +675,9 @@ pub fn problems(rows: &[Row]) -> Vec<String> {
 
 /// CSV, one line per attempt, with a header; the columns are named as in [`to_json`].
 pub fn csv(rows: &[Row]) -> String {
-    let mut s = String::from("instance,n,engine,status,time_ms,nodes,learned,vars,clauses,error\n");
+    let mut s = String::from(
+        "instance,n,engine,status,time_ms,nodes,learned,vars,clauses,answered_by,error\n",
+    );
     let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
     for row in rows {
         for a in &row.attempts {
@@ -685,7 +687,7 @@ pub fn csv(rows: &[Row]) -> String {
                 _ => String::new(),
             };
             s += &format!(
-                "\"{}\",{},{},{},{:.3},{},{},{},{},\"{}\"\n",
+                "\"{}\",{},{},{},{:.3},{},{},{},{},{},\"{}\"\n",
                 row.id.replace('"', "\"\""),
                 row.n.map(|n| n.to_string()).unwrap_or_default(),
                 a.engine,
@@ -695,6 +697,7 @@ pub fn csv(rows: &[Row]) -> String {
                 opt(r.and_then(|r| r.learned)),
                 opt(r.and_then(|r| r.vars.map(|v| v as u64))),
                 opt(r.and_then(|r| r.clauses.map(|v| v as u64))),
+                r.and_then(|r| r.answered_by.as_deref()).unwrap_or_default(),
                 err
             );
         }
@@ -722,6 +725,7 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                         "learned": r.and_then(|r| r.learned),
                         "vars": r.and_then(|r| r.vars),
                         "clauses": r.and_then(|r| r.clauses),
+                        "answered_by": r.and_then(|r| r.answered_by.as_deref()),
                         "error": match &a.outcome { Outcome::Error(m) => Some(m), _ => None },
                     })
                 })

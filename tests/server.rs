@@ -866,3 +866,56 @@ fn request_ids_are_returned() {
         .unwrap();
     assert!(buf.contains("ok"));
 }
+
+#[test]
+fn the_backtracker_certifies_jobs_and_the_race_answers_synchronously() {
+    let s = Server::start(&[]);
+    let text = instance_file("unsolvable-completion.txt");
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve", "instance": {"text": text}, "engine": "backtrack", "proof": "binary-drat"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let done = wait_job(&s, &id, terminal, 10);
+    let result = &done["result"];
+    assert_eq!(result["status"], "unsat", "{done}");
+    assert_eq!(result["engine"], "backtrack", "{done}");
+    assert_eq!(result["proof"]["checked"], true, "{done}");
+    let (code, _, cnf) = call("GET", &s.url(&format!("/v1/jobs/{id}/cnf")), None);
+    assert_eq!(code, 200);
+    let proof = agent()
+        .get(&s.url(&format!("/v1/jobs/{id}/proof")))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_vec()
+        .unwrap();
+    let formula = varisat::dimacs::DimacsParser::parse(cnf.as_bytes()).unwrap();
+    queens::proof::check_proof(&formula, queens::proof::ProofFormat::BinaryDrat, &proof)
+        .expect("the served proof checks");
+    assert_outside_checker_accepts("drat-trim", &cnf, &proof);
+    // The race, synchronously: either engine may answer, and the reply says which.
+    let (code, v) = post(
+        &s,
+        "/v1/solve",
+        &json!({"instance": {"text": text}, "engine": "race"}),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(
+        (v["status"].as_str(), v["engine"].as_str()),
+        (Some("unsat"), Some("race"))
+    );
+    assert!(
+        ["backtrack", "sat"].contains(&v["answered_by"].as_str().unwrap()),
+        "{v}"
+    );
+    let (code, v) = post(
+        &s,
+        "/v1/count",
+        &json!({"instance": nauck(), "engine": "race"}),
+    );
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(v["field"], "engine", "{v}");
+}

@@ -742,6 +742,10 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
             return Outcome::Refuted;
         }
         let out = self.emit_ret(board);
+        if self.ret.is_empty() {
+            // The empty clause: the proof is complete.
+            return out;
+        }
         // The lemmas below this node served only to check its own: delete them.
         let lemma = self.pending.pop();
         for i in entry..self.pending.len() {

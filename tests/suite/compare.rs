@@ -965,7 +965,7 @@ fn compare_json_and_csv_use_the_shared_field_names() {
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(
         csv.lines().next(),
-        Some("instance,n,engine,status,time_ms,nodes,learned,vars,clauses,error")
+        Some("instance,n,engine,status,time_ms,nodes,learned,vars,clauses,answered_by,error")
     );
     // The table keeps its units.
     let o = compare_backtrack(&[std::path::Path::new(&data("corpus.jsonl"))], &[]);

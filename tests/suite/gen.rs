@@ -2,6 +2,7 @@
 //! both diagonal rules. Reused by every property test that compares engines.
 
 use proptest::prelude::*;
+use queens::model::Diagonal;
 use queens::{DiagonalRule, Pos, Problem, Regions};
 
 /// A random problem with 1 ≤ n ≤ `max_n`.
@@ -18,6 +19,23 @@ pub fn problem(max_n: usize) -> impl Strategy<Value = Problem> {
             .prop_map(|(n, touch, fixed, blocked, regions)| {
                 build(n, touch, &fixed, &blocked, regions)
             })
+    })
+}
+
+/// [`problem`] with up to three excluded diagonals as well (CSPLib prob079's presets): every
+/// kind of preset the model has.
+pub fn problem_with_diagonals(max_n: usize) -> impl Strategy<Value = Problem> {
+    problem(max_n).prop_flat_map(|p| {
+        let n = p.n();
+        let diagonal = (0..2 * n - 1, any::<bool>()).prop_map(|(k, sum)| {
+            if sum {
+                Diagonal::Sum(k)
+            } else {
+                Diagonal::Diff(k)
+            }
+        });
+        (Just(p), prop::collection::vec(diagonal, 0..=3))
+            .prop_map(|(p, ds)| p.with_excluded(&ds).expect("diagonals on the board"))
     })
 }
 

@@ -7,5 +7,6 @@ mod facts;
 pub mod gen;
 mod large;
 mod parse;
+mod proofs;
 mod properties;
 mod sat;

@@ -1,0 +1,405 @@
+//! Certified "no solution": proofs from the backtracker (and varisat) for every family of
+//! instance, checked by the built-in checker, rejected when mutated, and accepted by
+//! drat-trim and lrat-check where they are installed.
+
+use std::path::Path;
+use std::process::Command;
+
+use proptest::prelude::*;
+use queens::cnf::FixedMode;
+use queens::encode::amo::Encoding;
+use queens::engine::certify::{solve_certified, Certificate, CertifiedAnswer};
+use queens::engine::{Budget, EngineSpec};
+use queens::proof::{check_proof, ProofFormat};
+use queens::Problem;
+use varisat::CnfFormula;
+
+use super::gen;
+
+const ENCODINGS: [Encoding; 6] = [
+    Encoding::Pairwise,
+    Encoding::Seq,
+    Encoding::Commander,
+    Encoding::Product,
+    Encoding::Bimander,
+    Encoding::Auto,
+];
+
+fn certify(
+    p: &Problem,
+    spec: EngineSpec,
+    enc: Encoding,
+    mode: FixedMode,
+    f: ProofFormat,
+) -> CertifiedAnswer {
+    solve_certified(p, spec, enc, mode, f, &Budget::default())
+        .unwrap_or_else(|e| panic!("{spec} {enc} {mode:?} {f}: {e}"))
+        .answer
+}
+
+/// The proof with its first lemma line left out (text DRAT or LRAT; deletion lines and
+/// comments are not lemmas).
+fn without_first_lemma(proof: &[u8], lrat: bool) -> Option<Vec<u8>> {
+    let text = std::str::from_utf8(proof).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    let is_lemma = |l: &str| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let body = if lrat { words.get(1..)? } else { &words[..] };
+        // The empty clause is no lemma to drop: that mutation is tested on its own.
+        let lits: Vec<&&str> = body.iter().take_while(|w| **w != "0").collect();
+        (!words.is_empty() && body.first() != Some(&"d") && !lits.is_empty()).then_some(())
+    };
+    let at = lines.iter().position(|l| is_lemma(l).is_some())?;
+    let kept: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != at)
+        .map(|(_, l)| *l)
+        .collect();
+    Some((kept.join("\n") + "\n").into_bytes())
+}
+
+/// The proof without its final empty clause.
+fn without_empty_clause(proof: &[u8], format: ProofFormat) -> Vec<u8> {
+    match format {
+        ProofFormat::BinaryDrat => {
+            assert!(
+                proof.ends_with(b"a\0"),
+                "a binary proof ends with the empty clause"
+            );
+            proof[..proof.len() - 2].to_vec()
+        }
+        _ => {
+            let text = std::str::from_utf8(proof).unwrap();
+            let mut lines: Vec<&str> = text.lines().collect();
+            let last = lines.pop().unwrap();
+            let ends_empty = match format {
+                ProofFormat::Lrat => last.split_whitespace().nth(1) == Some("0"),
+                _ => last.trim() == "0",
+            };
+            assert!(ends_empty, "the proof ends with the empty clause: {last}");
+            (lines.join("\n") + "\n").into_bytes()
+        }
+    }
+}
+
+fn assert_rejected(formula: &CnfFormula, format: ProofFormat, proof: &[u8], what: &str) {
+    assert!(
+        check_proof(formula, format, proof).is_err(),
+        "a {format} proof {what} was accepted"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Every family (fixed queens, blocked cells, excluded diagonals, regions, both rules),
+    /// both CNF modes, every encoding and format: the backtracker's answer agrees with
+    /// brute force, and its UNSAT proof checks; a proof without its empty clause, or (LRAT,
+    /// trimmed: every lemma is used) without a lemma, does not.
+    #[test]
+    fn backtracker_proofs_check_for_every_family(
+        p in gen::problem_with_diagonals(7),
+        enc in 0..ENCODINGS.len(),
+        assume in any::<bool>(),
+        format in 0..3usize,
+        threads in 1..3usize,
+    ) {
+        let (enc, format) = (ENCODINGS[enc], ProofFormat::ALL[format]);
+        let mode = if assume { FixedMode::Assume } else { FixedMode::Simplify };
+        let solvable = !gen::brute_force(&p).is_empty();
+        match certify(&p, EngineSpec::Backtrack { threads }, enc, mode, format) {
+            CertifiedAnswer::Sat(q) => {
+                prop_assert!(solvable);
+                prop_assert!(queens::verify(&p, &q).is_ok());
+            }
+            CertifiedAnswer::Unsat(cert) => {
+                prop_assert!(!solvable, "a proof of a solvable problem");
+                let Certificate { cnf, proof, .. } = *cert;
+                prop_assert!(check_proof(&cnf.formula, format, &proof).is_ok());
+                assert_rejected(&cnf.formula, format, &without_empty_clause(&proof, format), "without its empty clause");
+                if format == ProofFormat::Lrat {
+                    if let Some(dropped) = without_first_lemma(&proof, true) {
+                        assert_rejected(&cnf.formula, format, &dropped, "without a lemma");
+                    }
+                }
+            }
+            CertifiedAnswer::Interrupted => prop_assert!(false, "no budget, no interruption"),
+        }
+    }
+
+    /// varisat proves the same instances; in `Assume` mode too, now that assumptions are
+    /// written as unit clauses.
+    #[test]
+    fn sat_proofs_check_in_both_modes(
+        p in gen::problem_with_diagonals(6),
+        assume in any::<bool>(),
+        format in 0..3usize,
+    ) {
+        let format = ProofFormat::ALL[format];
+        let mode = if assume { FixedMode::Assume } else { FixedMode::Simplify };
+        let solvable = !gen::brute_force(&p).is_empty();
+        match certify(&p, EngineSpec::Sat(Encoding::Auto), Encoding::Auto, mode, format) {
+            CertifiedAnswer::Sat(_) => prop_assert!(solvable),
+            CertifiedAnswer::Unsat(cert) => {
+                prop_assert!(!solvable);
+                prop_assert!(check_proof(&cert.cnf.formula, format, &cert.proof).is_ok());
+            }
+            CertifiedAnswer::Interrupted => prop_assert!(false, "no budget, no interruption"),
+        }
+    }
+}
+
+/// UNSAT instances that need a search, one per family.
+fn unsat_instances() -> Vec<(&'static str, Problem)> {
+    let parse = |name, text: &str| queens::formats::parse(name, text).unwrap();
+    vec![
+        // 6-queens has 4 solutions, none with a queen in a corner.
+        (
+            "6-queens, corner queen",
+            parse("corner", "Q.....\n......\n......\n......\n......\n......\n"),
+        ),
+        ("3-queens", Problem::new(3).unwrap()),
+        (
+            "the unsolvable completion",
+            queens::formats::read_path(Path::new(&super::cli::instance(
+                "unsolvable-completion.txt",
+            )))
+            .unwrap(),
+        ),
+        (
+            "10-queens, 4 excluded diagonals",
+            Problem::new(10)
+                .unwrap()
+                .with_excluded(&[
+                    queens::model::Diagonal::Sum(9),
+                    queens::model::Diagonal::Diff(9),
+                    queens::model::Diagonal::Sum(8),
+                    queens::model::Diagonal::Diff(10),
+                ])
+                .unwrap(),
+        ),
+    ]
+}
+
+/// An outside checker's verdict on a proof: `None` when it is not installed.
+fn outside_check(checker: &str, dir: &Path, cnf: &[u8], proof: &[u8]) -> Option<bool> {
+    let (c, p) = (dir.join("f.cnf"), dir.join("f.proof"));
+    std::fs::write(&c, cnf).unwrap();
+    std::fs::write(&p, proof).unwrap();
+    let out = Command::new(checker).arg(&c).arg(&p).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(
+        text.lines()
+            .any(|l| l.trim() == "s VERIFIED" || l.trim() == "c VERIFIED"),
+    )
+}
+
+#[test]
+fn outside_checkers_accept_the_backtrackers_proofs() {
+    let dir = std::env::temp_dir().join(format!("queens-proofs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut checked = 0;
+    for (name, p) in unsat_instances() {
+        for enc in [Encoding::Pairwise, Encoding::Auto, Encoding::Seq] {
+            for (format, checker) in [
+                (ProofFormat::Drat, "drat-trim"),
+                (ProofFormat::BinaryDrat, "drat-trim"),
+                (ProofFormat::Lrat, "lrat-check"),
+            ] {
+                let CertifiedAnswer::Unsat(cert) = certify(
+                    &p,
+                    EngineSpec::Backtrack { threads: 0 },
+                    enc,
+                    FixedMode::Simplify,
+                    format,
+                ) else {
+                    panic!("{name} is unsatisfiable");
+                };
+                let mut cnf = Vec::new();
+                cert.cnf.write_dimacs(&mut cnf, &[]).unwrap();
+                match outside_check(checker, &dir, &cnf, &cert.proof) {
+                    Some(ok) => {
+                        assert!(ok, "{checker} rejects the {format} proof of {name} ({enc})");
+                        checked += 1;
+                    }
+                    None => eprintln!("{checker} is not installed: outside check skipped"),
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    eprintln!("{checked} proofs checked outside");
+}
+
+#[test]
+fn a_hard_csplib_instance_is_certified_by_the_backtracker() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/csplib-prob079-excluded-diagonals.jsonl");
+    if !path.exists() {
+        eprintln!("../shared is absent: skipped");
+        return;
+    }
+    let selection = queens::formats::sources::Selection {
+        filters: vec![("id".into(), "diag-21-4-102".into())],
+        first: Some(19),
+        take: None,
+    };
+    let p = queens::formats::sources::load_one(&path, &selection)
+        .unwrap()
+        .problem;
+    let CertifiedAnswer::Unsat(cert) = certify(
+        &p,
+        EngineSpec::Backtrack { threads: 0 },
+        Encoding::Auto,
+        FixedMode::Simplify,
+        ProofFormat::BinaryDrat,
+    ) else {
+        panic!("diag-21-4-102 (first 19 diagonals) is unsatisfiable");
+    };
+    assert!(cert.lemmas > 1000, "a real search: {} lemmas", cert.lemmas);
+    let dir = std::env::temp_dir().join(format!("queens-hard-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cnf = Vec::new();
+    cert.cnf.write_dimacs(&mut cnf, &[]).unwrap();
+    match outside_check("drat-trim", &dir, &cnf, &cert.proof) {
+        Some(ok) => assert!(ok, "drat-trim rejects the proof of diag-21-4-102"),
+        None => eprintln!("drat-trim is not installed: outside check skipped"),
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn cli_backtrack_proof_round_trip_and_certified_explanation() {
+    let dir = std::env::temp_dir().join(format!("queens-cli-proof-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = super::cli::instance("unsolvable-completion.txt");
+    for format in ProofFormat::ALL {
+        let (proof, cnf) = (
+            dir.join(format!("p.{format}")),
+            dir.join(format!("p.{format}.cnf")),
+        );
+        let o = super::cli::queens(
+            &[
+                "solve",
+                &file,
+                "--proof",
+                proof.to_str().unwrap(),
+                "--proof-format",
+                &format.to_string(),
+                "--json",
+            ],
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["engine"], "backtrack");
+        assert_eq!(v["proof"]["checked"], true);
+        assert_eq!(v["proof"]["cnf"].as_str(), cnf.to_str());
+        let formula =
+            varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
+        let bytes = std::fs::read(&proof).unwrap();
+        assert_eq!(bytes.len() as u64, v["proof"]["bytes"].as_u64().unwrap());
+        check_proof(&formula, format, &bytes).expect("the written proof checks");
+    }
+    // explain: the minimal core, certified on its own board.
+    let proof = dir.join("core.lrat");
+    let o = super::cli::queens(
+        &[
+            "explain",
+            &file,
+            "--proof",
+            proof.to_str().unwrap(),
+            "--proof-format",
+            "lrat",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["engine"], "backtrack");
+    assert_eq!(v["core"], serde_json::json!([[0, 4], [4, 7], [7, 0]]));
+    let cnf = dir.join("core.lrat.cnf");
+    let formula = varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
+    check_proof(&formula, ProofFormat::Lrat, &std::fs::read(&proof).unwrap())
+        .expect("the core's proof checks");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn explain_by_search_minimises_excluded_diagonals() {
+    // 10-queens with 4 excluded diagonals has no solution; the core keeps only diagonals
+    // whose removal makes the rest solvable, and it is minimal.
+    let (_, p) = unsat_instances().pop().unwrap();
+    let found = queens::engine::explain::explain(&p, &Budget::default()).unwrap();
+    let Some(queens::sat::Explanation::Unsolvable { excluded_core, .. }) = found.explanation else {
+        panic!("unsolvable");
+    };
+    assert!(!excluded_core.is_empty() && excluded_core.len() <= 4);
+    let alone = p.replace_excluded(&excluded_core).unwrap();
+    assert!(
+        gen::brute_force(&alone).is_empty(),
+        "the core alone is unsolvable"
+    );
+    for i in 0..excluded_core.len() {
+        let mut fewer = excluded_core.clone();
+        fewer.remove(i);
+        let p = p.replace_excluded(&fewer).unwrap();
+        assert!(
+            !gen::brute_force(&p).is_empty(),
+            "dropping {i} leaves it unsolvable"
+        );
+    }
+}
+
+#[test]
+fn race_answers_with_either_engine_and_says_which() {
+    let file = super::cli::instance("unsolvable-completion.txt");
+    let o = super::cli::queens(&["solve", &file, "--engine", "race", "--json"], None);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "unsat");
+    assert_eq!(v["engine"], "race");
+    assert!(
+        ["backtrack", "sat"].contains(&v["answered_by"].as_str().unwrap()),
+        "{v}"
+    );
+    let o = super::cli::queens(
+        &[
+            "solve",
+            &super::cli::instance("nauck-1850.txt"),
+            "--engine",
+            "race",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("engine answered first"));
+    // A race counts nothing: a usage error, not a wrong count.
+    let o = super::cli::queens(&["count", "--n", "6", "--engine", "race"], None);
+    assert_eq!(o.status.code(), Some(2));
+    // compare takes race as an engine.
+    let o = super::cli::queens(
+        &["compare", &file, "--engines", "backtrack,race", "--json"],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\"answered_by\""), "{text}");
+}
