@@ -108,11 +108,11 @@ fn refute_on<B: Board, S: DepthSet>(
     }
     let shared = Shared::new(problem, &board, vars, style, max_bytes);
     let mut probe = Search::<S>::new(&shared, config, None);
-    probe.limit = if threads(config) > 1 {
-        PROBE_NODES
+    if threads(config) > 1 {
+        probe.limit = PROBE_NODES;
     } else {
-        u64::MAX
-    };
+        probe.w.out = proof_buffer(max_bytes);
+    }
     let outcome = probe.node(&mut board, true);
     let nodes = probe.nodes;
     if !matches!(outcome, Outcome::Cut) {
@@ -131,6 +131,19 @@ fn refute_on<B: Board, S: DepthSet>(
             ..stats
         },
     )
+}
+
+/// An empty proof buffer with address space for up to `max_bytes`, which the kernel backs
+/// only as it is written, so the buffer never moves (a large proof was spending a third of
+/// its time copying itself as it grew). Where the system refuses that much address space,
+/// less, down to none.
+fn proof_buffer(max_bytes: u64) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut want = max_bytes.min(16 << 30) as usize;
+    while want >= 1 << 20 && buf.try_reserve_exact(want).is_err() {
+        want /= 2;
+    }
+    buf
 }
 
 fn empty_clause_only(style: DratStyle) -> DratProof {
@@ -577,6 +590,9 @@ struct TaskResult<S> {
     nodes: u64,
     lemmas: u64,
     deletions: u64,
+    /// The thread whose buffer holds the task's lemmas, and where they end in it.
+    thread: usize,
+    end: usize,
 }
 
 enum TaskOutcome<S> {
@@ -916,62 +932,76 @@ fn refute_parallel<B: Board, S: DepthSet>(
     let (tasks, depth) = frontier(board, shared, threads * SUBTREES_PER_THREAD);
     let results: Vec<Mutex<Option<TaskResult<S>>>> =
         tasks.iter().map(|_| Mutex::new(None)).collect();
-    let buffers: Vec<Mutex<Vec<u8>>> = tasks.iter().map(|_| Mutex::new(Vec::new())).collect();
+    // One buffer per thread, its tasks' lemmas one after the other: lemmas of different
+    // subtrees do not depend on each other, so any order of subtrees is a valid proof, and
+    // one growing buffer per thread copies less than one per task.
+    let threads = threads.min(tasks.len());
+    let buffers: Vec<Mutex<Vec<u8>>> = (0..threads).map(|_| Mutex::new(Vec::new())).collect();
     let next = AtomicUsize::new(0);
     // Set when a task finds a solution, refutes the whole problem, or cannot go on: the
     // others then stop.
     let done = AtomicBool::new(false);
     let winner = AtomicUsize::new(usize::MAX);
     std::thread::scope(|s| {
-        for _ in 0..threads.min(tasks.len()) {
+        for t in 0..threads {
+            let (tasks, results, buffers, next, done, winner) =
+                (&tasks, &results, &buffers, &next, &done, &winner);
             std::thread::Builder::new()
                 .stack_size(256 << 20)
-                .spawn_scoped(s, || loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= tasks.len() || done.load(Ordering::Relaxed) {
-                        break;
+                .spawn_scoped(s, move || {
+                    let mut buf = proof_buffer(shared.max_bytes);
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= tasks.len() || done.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let mut b = B::new(shared.problem);
+                        for &p in &tasks[i] {
+                            b.place(p);
+                        }
+                        let mut search = Search::<S>::new(shared, config, Some(done));
+                        search.w.out = std::mem::take(&mut buf);
+                        search.counted = search.w.out.len() as u64;
+                        let out = search.node(&mut b, true);
+                        let outcome = match out {
+                            Outcome::Refuted if search.ret.is_empty() => {
+                                // This subtree alone refutes the problem.
+                                winner.fetch_min(i, Ordering::Relaxed);
+                                done.store(true, Ordering::Relaxed);
+                                TaskOutcome::Refuted(search.ret.clone())
+                            }
+                            Outcome::Refuted => TaskOutcome::Refuted(search.ret.clone()),
+                            Outcome::Sat(q) => {
+                                done.store(true, Ordering::Relaxed);
+                                TaskOutcome::Sat(q)
+                            }
+                            Outcome::Interrupted => {
+                                done.store(true, Ordering::Relaxed);
+                                TaskOutcome::Interrupted
+                            }
+                            Outcome::TooLarge => {
+                                done.store(true, Ordering::Relaxed);
+                                TaskOutcome::TooLarge
+                            }
+                            Outcome::Cut => TaskOutcome::Cut,
+                        };
+                        buf = std::mem::take(&mut search.w.out);
+                        let result = TaskResult {
+                            outcome,
+                            nodes: search.nodes,
+                            lemmas: search.w.lemmas,
+                            deletions: search.w.deletions,
+                            thread: t,
+                            end: buf.len(),
+                        };
+                        *results[i].lock().expect("no thread panics") = Some(result);
                     }
-                    let mut b = B::new(shared.problem);
-                    for &p in &tasks[i] {
-                        b.place(p);
-                    }
-                    let mut search = Search::<S>::new(shared, config, Some(&done));
-                    let out = search.node(&mut b, true);
-                    let outcome = match out {
-                        Outcome::Refuted if search.ret.is_empty() => {
-                            // This subtree alone refutes the problem.
-                            winner.fetch_min(i, Ordering::Relaxed);
-                            done.store(true, Ordering::Relaxed);
-                            TaskOutcome::Refuted(search.ret.clone())
-                        }
-                        Outcome::Refuted => TaskOutcome::Refuted(search.ret.clone()),
-                        Outcome::Sat(q) => {
-                            done.store(true, Ordering::Relaxed);
-                            TaskOutcome::Sat(q)
-                        }
-                        Outcome::Interrupted => {
-                            done.store(true, Ordering::Relaxed);
-                            TaskOutcome::Interrupted
-                        }
-                        Outcome::TooLarge => {
-                            done.store(true, Ordering::Relaxed);
-                            TaskOutcome::TooLarge
-                        }
-                        Outcome::Cut => TaskOutcome::Cut,
-                    };
-                    let result = TaskResult {
-                        outcome,
-                        nodes: search.nodes,
-                        lemmas: search.w.lemmas,
-                        deletions: search.w.deletions,
-                    };
-                    *buffers[i].lock().expect("no thread panics") = search.w.out;
-                    *results[i].lock().expect("no thread panics") = Some(result);
+                    *buffers[t].lock().expect("no thread panics") = buf;
                 })
                 .expect("spawning a search thread");
         }
     });
-    let buffers: Vec<Vec<u8>> = buffers
+    let mut buffers: Vec<Vec<u8>> = buffers
         .into_iter()
         .map(|b| b.into_inner().expect("no thread panics"))
         .collect();
@@ -1008,13 +1038,26 @@ fn refute_parallel<B: Board, S: DepthSet>(
     }
     let w = winner.load(Ordering::Relaxed);
     if w != usize::MAX {
-        let (lemmas, deletions) = results[w]
+        // The winner's thread buffer up to the winner's end: earlier subtrees' lemmas come
+        // along, which is harmless.
+        let (thread, end) = results[w]
             .lock()
             .expect("no thread panics")
             .as_ref()
-            .map_or((0, 0), |t| (t.lemmas, t.deletions));
+            .map_or((0, 0), |t| (t.thread, t.end));
+        let (mut lemmas, mut deletions) = (0, 0);
+        for r in &results {
+            if let Some(t) = &*r.lock().expect("no thread panics") {
+                if t.thread == thread && t.end <= end {
+                    lemmas += t.lemmas;
+                    deletions += t.deletions;
+                }
+            }
+        }
+        let mut bytes = std::mem::take(&mut buffers[thread]);
+        bytes.truncate(end);
         let proof = DratProof {
-            bytes: buffers[w].clone(),
+            bytes,
             lemmas,
             deletions,
         };
@@ -1053,7 +1096,12 @@ fn refute_parallel<B: Board, S: DepthSet>(
     let top_nodes = top.nodes;
     match top.finish(outcome) {
         Refutation::Unsat(tail) => {
-            let mut bytes = Vec::with_capacity(buffers.iter().map(Vec::len).sum::<usize>());
+            // The largest buffer grows by the others: the least copying.
+            let largest = (0..buffers.len())
+                .max_by_key(|&t| buffers[t].len())
+                .unwrap_or(0);
+            let mut bytes = std::mem::take(&mut buffers[largest]);
+            bytes.reserve(buffers.iter().map(Vec::len).sum::<usize>() + tail.bytes.len());
             for b in &buffers {
                 bytes.extend_from_slice(b);
             }

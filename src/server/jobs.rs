@@ -475,11 +475,14 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
     }
     match result {
         Ok((mut resp, artifacts)) => {
-            if let Response::Solve(r) = &mut resp {
-                if let Some(p) = &mut r.proof {
-                    p.url = Some(format!("/v1/jobs/{id}/proof"));
-                    p.cnf_url = Some(format!("/v1/jobs/{id}/cnf"));
-                }
+            let proof = match &mut resp {
+                Response::Solve(r) => r.proof.as_mut(),
+                Response::Explain(r) => r.proof.as_mut(),
+                _ => None,
+            };
+            if let Some(p) = proof {
+                p.url = Some(format!("/v1/jobs/{id}/proof"));
+                p.cnf_url = Some(format!("/v1/jobs/{id}/cnf"));
             }
             let parts: Vec<(&str, &[u8])> = artifacts
                 .0
