@@ -403,3 +403,69 @@ fn race_answers_with_either_engine_and_says_which() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("\"answered_by\""), "{text}");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// The multi-word board (every board above 64 wide) writes proofs through its own
+    /// paths: sets of many words, and no per-row masks. Forced here on small boards.
+    #[test]
+    fn large_board_proofs_check(p in gen::problem_with_diagonals(7), threads in 1..3usize, binary in any::<bool>()) {
+        use queens::backtrack::certify::{refute, DratStyle, Refutation};
+        use queens::backtrack::{BoardKind, Config};
+        let cnf = queens::sat::encode_problem(&p, Encoding::Auto, FixedMode::Simplify);
+        let n = p.n();
+        let mut vars = vec![0u32; n * n];
+        for (i, &(r, c)) in cnf.map.cells().iter().enumerate() {
+            vars[r * n + c] = i as u32 + 1;
+        }
+        let style = if binary { DratStyle::Binary } else { DratStyle::Text };
+        let config = Config { board: BoardKind::Large, threads, ..Config::default() };
+        let solvable = !gen::brute_force(&p).is_empty();
+        match refute(&p, &vars, style, u64::MAX, &config).0 {
+            Refutation::Sat(q) => {
+                prop_assert!(solvable);
+                prop_assert!(queens::verify(&p, &q).is_ok());
+            }
+            Refutation::Unsat(proof) => {
+                prop_assert!(!solvable);
+                let checked = queens::proof::check_drat(&cnf.formula, &proof.bytes, binary);
+                prop_assert!(checked.is_ok(), "{:?}", checked);
+            }
+            other => prop_assert!(false, "{:?}", other),
+        }
+    }
+}
+
+#[test]
+fn a_board_wider_than_64_is_certified() {
+    // 66×66 (the multi-word board): a solution's first 52 queens fixed, and the cells of its
+    // last 14 blocked. The rest has no other completion, which takes a search to see.
+    let n = 66;
+    let (Some(solution), _) =
+        queens::backtrack::solve(&Problem::new(n).unwrap(), &Default::default())
+    else {
+        panic!("66-queens has solutions");
+    };
+    let p = Problem::new(n)
+        .unwrap()
+        .with_fixed(&solution[..52])
+        .unwrap()
+        .with_blocked(&solution[52..])
+        .unwrap();
+    let CertifiedAnswer::Unsat(cert) = certify(
+        &p,
+        EngineSpec::Backtrack { threads: 0 },
+        Encoding::Auto,
+        FixedMode::Simplify,
+        ProofFormat::Drat,
+    ) else {
+        panic!("no other completion");
+    };
+    assert!(
+        cert.lemmas > 1,
+        "a search, not a dead root: {}",
+        cert.lemmas
+    );
+    assert!(check_proof(&cert.cnf.formula, ProofFormat::Drat, &cert.proof).is_ok());
+}
