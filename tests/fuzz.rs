@@ -572,6 +572,10 @@ fn exercise_ops(p: &Problem) {
     solve.limit = Some(2);
     requests.push(Request::Solve(solve));
     if p.n() <= 8 {
+        // A certified answer from the backtracker, in binary DRAT.
+        let mut proved = SolveRequest::new(p.clone());
+        proved.proof = Some(queens::proof::ProofFormat::BinaryDrat);
+        requests.push(Request::Solve(proved));
         for (engine, proof) in [
             (
                 queens::ops::EngineName::Backtrack,
