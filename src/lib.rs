@@ -32,6 +32,7 @@ pub mod model;
 pub mod ops;
 pub mod plot;
 pub mod proof;
+pub mod puzzle;
 pub mod report;
 pub mod sat;
 pub mod server;

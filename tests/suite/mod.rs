@@ -9,4 +9,5 @@ mod large;
 mod parse;
 mod proofs;
 mod properties;
+mod puzzle;
 mod sat;
