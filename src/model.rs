@@ -206,6 +206,9 @@ pub struct Problem {
     fixed: Vec<Pos>,
     blocked: Vec<Pos>,
     excluded: Vec<Diagonal>,
+    /// A player's marks ("no queen here") on a puzzle position: notes for deduction
+    /// ([`crate::puzzle`]), not rules: the engines ignore them.
+    marks: Vec<Pos>,
     /// One bit per cell, row-major: set when the cell is blocked or on an excluded diagonal.
     closed: Vec<u64>,
 }
@@ -225,6 +228,7 @@ impl Problem {
             fixed: Vec::new(),
             blocked: Vec::new(),
             excluded: Vec::new(),
+            marks: Vec::new(),
             closed: vec![0; (n * n).div_ceil(64)],
         })
     }
@@ -257,6 +261,23 @@ impl Problem {
         self.fixed.sort_unstable();
         self.fixed.dedup();
         Ok(self)
+    }
+
+    /// Adds a player's marks (see [`Problem::marks`]).
+    pub fn with_marks(mut self, cells: &[Pos]) -> Result<Problem, Error> {
+        for &p in cells {
+            self.check_on_board(p, "mark")?;
+        }
+        self.marks.extend_from_slice(cells);
+        self.marks.sort_unstable();
+        self.marks.dedup();
+        Ok(self)
+    }
+
+    /// A player's marks: cells of a puzzle position noted "no queen here". They are not rules:
+    /// solving ignores them; hints take them as the player's position.
+    pub fn marks(&self) -> &[Pos] {
+        &self.marks
     }
 
     /// Adds blocked cells, which may never hold a queen.

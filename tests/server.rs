@@ -919,3 +919,30 @@ fn the_backtracker_certifies_jobs_and_the_race_answers_synchronously() {
     assert_eq!(code, 422, "{v}");
     assert_eq!(v["field"], "engine", "{v}");
 }
+
+#[test]
+fn hints_are_served_for_a_position() {
+    let s = Server::start(&[]);
+    let text = instance_file("region-7.txt");
+    let (code, v) = post(&s, "/v1/hint", &json!({"instance": {"text": text}}));
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["technique"], "last-cell", "{v}");
+    assert_eq!(v["place"], json!([[0, 1]]));
+    // A JSON position with the player's queens and marks.
+    let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let (code, v) = post(
+        &s,
+        "/v1/hint",
+        &json!({"instance": {"regions": rows, "queens": [[0, 1]], "marks": [[6, 6]]}}),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "sat", "{v}");
+    assert_eq!(v["technique"], "attacked", "{v}");
+    let (code, v) = post(
+        &s,
+        "/v1/hint",
+        &json!({"instance": {"regions": rows, "marks": [[0, 9]]}}),
+    );
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(v["field"], "instance.marks[0]", "{v}");
+}

@@ -105,8 +105,9 @@ impl Listed {
 /// board (rule `full`); any other grid is a region map (rule `touch`), whitespace-separated
 /// tokens when a line contains whitespace, else one cell per character as [`grid_cells`]
 /// splits them (any non-whitespace character, emoji included, names a region). After the
-/// grid: `queens: r,c r,c …`, `blocked: r,c …` and `diagonals: full|touch`. A queen or
-/// blocked cell given twice is an error.
+/// grid: `queens: r,c r,c …`, `blocked: r,c …`, `marks: r,c …` (a player's "no queen here"
+/// notes, see [`crate::puzzle`]) and `diagonals: full|touch`. A queen, blocked cell or mark
+/// given twice is an error.
 ///
 /// Memory is proportional to the board, never to the number of cells the text claims: a
 /// grid wider or taller than [`MAX_N`] is refused before anything per cell is stored.
@@ -167,6 +168,7 @@ pub fn parse_grid(origin: &str, text: &str) -> Result<Problem, Error> {
     let mut problem = Problem::new(n).map_err(|e| err(rows[0].0, e.to_string()))?;
     let mut fixed = Listed::default();
     let mut blocked = Listed::default();
+    let mut marks = Listed::default();
     if classic {
         for (r, &(ln, row)) in rows.iter().enumerate() {
             for (c, cell) in row.chars().enumerate() {
@@ -198,11 +200,11 @@ pub fn parse_grid(origin: &str, text: &str) -> Result<Problem, Error> {
             ));
         };
         match key {
-            "queens" | "blocked" => {
-                let list = if key == "queens" {
-                    &mut fixed
-                } else {
-                    &mut blocked
+            "queens" | "blocked" | "marks" => {
+                let list = match key {
+                    "queens" => &mut fixed,
+                    "blocked" => &mut blocked,
+                    _ => &mut marks,
                 };
                 for tok in value.split_whitespace() {
                     let p = parse_cell_token(tok, n).map_err(|m| err(ln, format!("{key}: {m}")))?;
@@ -225,6 +227,7 @@ pub fn parse_grid(origin: &str, text: &str) -> Result<Problem, Error> {
         .duplicate(n, "queens", "queen")
         .into_iter()
         .chain(blocked.duplicate(n, "blocked", "blocked cell"))
+        .chain(marks.duplicate(n, "marks", "mark"))
         .min_by_key(|(ln, _)| *ln);
     if let Some((ln, m)) = twice {
         return Err(err(ln, m));
@@ -232,13 +235,14 @@ pub fn parse_grid(origin: &str, text: &str) -> Result<Problem, Error> {
     problem
         .with_fixed(&fixed.cells)
         .and_then(|p| p.with_blocked(&blocked.cells))
+        .and_then(|p| p.with_marks(&marks.cells))
         .map_err(|e| Error::input(origin, e.to_string()))
 }
 
 fn option_line(line: &str) -> Option<(&'static str, &str)> {
     let (key, value) = line.split_once(':')?;
     let key = key.trim().to_ascii_lowercase();
-    ["queens", "blocked", "diagonals"]
+    ["queens", "blocked", "marks", "diagonals"]
         .into_iter()
         .find(|k| *k == key)
         .map(|k| (k, value))

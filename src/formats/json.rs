@@ -121,6 +121,7 @@ const JSON_FIELDS: &[&str] = &[
     "regions",
     "queens",
     "blocked",
+    "marks",
     "diagonals",
     "diags",
     "id",
@@ -222,10 +223,12 @@ pub fn problem_from_json(value: &Value) -> Result<Problem, String> {
     }
     let fixed = json_cells(obj.get("queens"), "queens", "queen", n)?;
     let blocked = json_cells(obj.get("blocked"), "blocked", "blocked cell", n)?;
+    let marks = json_cells(obj.get("marks"), "marks", "mark", n)?;
     let diags = json_diags(obj.get("diags"), n)?;
     problem
         .with_fixed(&fixed)
         .and_then(|p| p.with_blocked(&blocked))
+        .and_then(|p| p.with_marks(&marks))
         .and_then(|p| p.with_excluded(&diags))
         .map_err(|e| e.to_string())
 }
@@ -376,6 +379,9 @@ pub fn write_json(problem: &Problem, id: &str) -> String {
     if !problem.blocked().is_empty() {
         fields.push(format!("  \"blocked\": {}", cells(problem.blocked())));
     }
+    if !problem.marks().is_empty() {
+        fields.push(format!("  \"marks\": {}", cells(problem.marks())));
+    }
     if !problem.excluded().is_empty() {
         let items: Vec<String> = problem
             .excluded()
@@ -426,13 +432,14 @@ pub fn write_value(value: &serde_json::Value) -> String {
     let Value::Object(map) = value else {
         return format!("{value}\n");
     };
-    const ORDER: [&str; 7] = [
+    const ORDER: [&str; 8] = [
         "id",
         "n",
         "diagonals",
         "regions",
         "queens",
         "blocked",
+        "marks",
         "diags",
     ];
     let rank = |k: &str| ORDER.iter().position(|&o| o == k).unwrap_or(ORDER.len());

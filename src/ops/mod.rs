@@ -10,6 +10,7 @@
 mod cnf;
 mod diagnose;
 mod generate;
+mod hint;
 mod isolate;
 mod race;
 mod solve;
@@ -30,6 +31,7 @@ pub use diagnose::{
     check, explain, CheckRequest, CheckResponse, CheckViolation, ExplainRequest, ExplainResponse,
 };
 pub use generate::{generate, GenerateKind, GenerateRequest, GenerateResponse, MAX_GENERATE_COUNT};
+pub use hint::{hint, HintRequest, HintResponse};
 pub use isolate::child_main;
 pub use solve::{
     count, solve, CountRequest, CountResponse, EngineName, ProofInfo, SolveRequest, SolveResponse,
@@ -194,6 +196,8 @@ pub enum Request {
     Decode(DecodeRequest),
     /// [`generate`].
     Generate(GenerateRequest),
+    /// [`hint`].
+    Hint(HintRequest),
 }
 
 /// Any operation's response (untagged: each is the operation's own JSON).
@@ -214,6 +218,8 @@ pub enum Response {
     Decode(DecodeResponse),
     /// From [`generate`].
     Generate(GenerateResponse),
+    /// From [`hint`].
+    Hint(HintResponse),
 }
 
 impl Response {
@@ -230,6 +236,7 @@ impl Response {
             Response::Encode(_) => 0,
             Response::Decode(r) => r.status.exit_code(),
             Response::Generate(r) => r.status.exit_code(),
+            Response::Hint(r) => r.status.exit_code(),
         }
     }
 }
@@ -243,6 +250,7 @@ impl Response {
             Response::Explain(r) => Some(r.status),
             Response::Decode(r) => Some(r.status),
             Response::Generate(r) => Some(r.status),
+            Response::Hint(r) => Some(r.status),
             Response::Check(r) => (r.status == Status::Consistent && r.completable.is_none())
                 .then_some(Status::Timeout),
             Response::Encode(_) => None,
@@ -258,6 +266,7 @@ impl Request {
             Request::Solve(_) => "solve",
             Request::Count(_) => "count",
             Request::Check(_) => "check",
+            Request::Hint(_) => "hint",
             Request::Explain(_) => "explain",
             Request::Encode(_) => "encode",
             Request::Decode(_) => "decode",
@@ -271,6 +280,7 @@ impl Request {
             Request::Solve(r) => Some(&r.instance.0),
             Request::Count(r) => Some(&r.instance.0),
             Request::Check(r) => Some(&r.instance.0),
+            Request::Hint(r) => Some(&r.instance.0),
             Request::Explain(r) => Some(&r.instance.0),
             Request::Encode(r) => Some(&r.instance.0),
             Request::Decode(r) => Some(&r.instance.0),
@@ -294,7 +304,9 @@ impl Request {
             Request::Count(r) => r.validate(),
             Request::Generate(r) => r.validate(),
             Request::Explain(r) => r.validate(),
-            Request::Check(_) | Request::Encode(_) | Request::Decode(_) => Ok(()),
+            Request::Check(_) | Request::Encode(_) | Request::Decode(_) | Request::Hint(_) => {
+                Ok(())
+            }
         }
     }
 
@@ -339,6 +351,7 @@ impl Request {
             }
             Request::Count(r) => (Response::Count(count(r, ctx)?), none()),
             Request::Check(r) => (Response::Check(check(r, ctx)?), none()),
+            Request::Hint(r) => (Response::Hint(hint(r, ctx)?), none()),
             Request::Explain(r) => {
                 let (resp, artifacts) = explain(r, ctx)?;
                 (Response::Explain(resp), artifacts)
@@ -364,7 +377,7 @@ impl Request {
             Request::Count(r) => r.engine == EngineName::Sat || r.cross_check,
             Request::Explain(r) => r.engine == EngineName::Sat || r.proof.is_some(),
             Request::Generate(r) => r.kind == GenerateKind::Regions,
-            Request::Check(_) | Request::Encode(_) | Request::Decode(_) => false,
+            Request::Check(_) | Request::Encode(_) | Request::Decode(_) | Request::Hint(_) => false,
         }
     }
 }

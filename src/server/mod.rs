@@ -473,6 +473,7 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
         "encode" => Request::Encode(typed(rest)?),
         "decode" => Request::Decode(typed(rest)?),
         "generate" => Request::Generate(typed(rest)?),
+        "hint" => Request::Hint(typed(rest)?),
         other => {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,

@@ -24,8 +24,8 @@ use super::metrics::Gauges;
 use super::{jobs, AppState, JsonBody};
 use crate::ops::{
     CheckRequest, CheckResponse, CountRequest, CountResponse, DecodeRequest, DecodeResponse,
-    EncodeRequest, ExplainRequest, ExplainResponse, GenerateRequest, GenerateResponse, Request,
-    Response, SolveRequest, SolveResponse,
+    EncodeRequest, ExplainRequest, ExplainResponse, GenerateRequest, GenerateResponse, HintRequest,
+    HintResponse, Request, Response, SolveRequest, SolveResponse,
 };
 
 /// The whole router: API routes (collected into the OpenAPI document as they are
@@ -35,6 +35,7 @@ pub fn router(state: AppState) -> axum::Router {
         .routes(routes!(solve))
         .routes(routes!(count))
         .routes(routes!(check))
+        .routes(routes!(hint))
         .routes(routes!(explain))
         .routes(routes!(encode))
         .routes(routes!(decode))
@@ -186,6 +187,21 @@ async fn check(
     match s.run_sync(Request::Check(req)).await? {
         (Response::Check(r), _) => Ok(Json(r)),
         _ => Err(mismatch("check")),
+    }
+}
+
+/// The next logical step for a region puzzle position (`queens` and `marks` in the instance).
+#[utoipa::path(post, path = "/v1/hint", request_body = HintRequest,
+    responses((status = 200, body = HintResponse), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn hint(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<HintRequest>,
+) -> Result<Json<HintResponse>, ApiError> {
+    match s.run_sync(Request::Hint(req)).await? {
+        (Response::Hint(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("hint")),
     }
 }
 

@@ -55,3 +55,85 @@ fn hints_never_contradict_the_solution_of_any_linkedin_level() {
         "only {solved} of {total} levels solved by deduction"
     );
 }
+
+/// What a client does: ask for a hint, apply it to its queens and marks, ask again, through
+/// the operation and its JSON, until the board is solved.
+fn solve_by_hints(problem: &queens::Problem) -> Vec<queens::Pos> {
+    use queens::ops::{hint, Context, HintRequest, Instance, Status};
+    let (mut queens, mut marks) = (problem.fixed().to_vec(), Vec::new());
+    for _ in 0..1000 {
+        let p = problem
+            .replace_fixed(&queens)
+            .unwrap()
+            .with_marks(&marks)
+            .unwrap();
+        let json = queens::formats::write_json(&p, "position");
+        let instance: Instance =
+            serde_json::from_value(serde_json::json!({ "text": json })).unwrap();
+        let r = hint(&HintRequest { instance }, &Context::default()).unwrap();
+        match r.status {
+            Status::Solved => return queens,
+            Status::Sat => {
+                assert!(r.reason.is_some() && r.technique.is_some(), "{r:?}");
+                queens.extend(&r.place);
+                marks.extend(&r.eliminate);
+            }
+            other => panic!("{other:?}: {r:?}"),
+        }
+    }
+    panic!("no progress");
+}
+
+#[test]
+fn hints_applied_in_a_loop_solve_the_puzzle() {
+    let p = queens::formats::read_path(std::path::Path::new(&super::cli::instance("region-7.txt")))
+        .unwrap();
+    let (solution, _) = queens::backtrack::solve(&p, &Default::default());
+    let mut got = solve_by_hints(&p);
+    got.sort_unstable();
+    assert_eq!(Some(got), solution);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/linkedin-official-1-616.jsonl");
+    if !path.exists() {
+        return;
+    }
+    let selection = queens::formats::sources::Selection {
+        take: Some(40),
+        ..Default::default()
+    };
+    for level in queens::formats::sources::load_all(&[path], &selection).unwrap() {
+        let level = level.unwrap();
+        let (solution, _) = queens::backtrack::solve(&level.problem, &Default::default());
+        let mut got = solve_by_hints(&level.problem);
+        got.sort_unstable();
+        assert_eq!(Some(got), solution, "level {}", level.id);
+    }
+}
+
+#[test]
+fn cli_hint_names_the_step_or_the_mistake() {
+    use super::cli::{instance, queens};
+    let grid = std::fs::read_to_string(instance("region-7.txt")).unwrap();
+    let o = queens(&["hint", &instance("region-7.txt"), "--json"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "sat");
+    assert_eq!(v["technique"], "last-cell");
+    assert_eq!(v["place"], serde_json::json!([[0, 1]]));
+    assert_eq!(
+        v["reason"],
+        "Region A has one cell left that can hold a queen: (0,1)."
+    );
+    // A wrong queen: the hint says so instead of deducing from it.
+    let wrong = format!("{grid}queens: 0,0\n");
+    let o = queens(&["hint", "-"], Some(&wrong));
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("leave no solution"), "{text}");
+    // Marks are read from the file (and a mark off the board is an input error).
+    let marked = format!("{grid}marks: 0,0 0,2\n");
+    let o = queens(&["hint", "-"], Some(&marked));
+    assert_eq!(o.status.code(), Some(0));
+    let o = queens(&["hint", "-"], Some(&format!("{grid}marks: 7,7\n")));
+    assert_eq!(o.status.code(), Some(2));
+}

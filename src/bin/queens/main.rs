@@ -21,7 +21,8 @@ use queens::encode::amo::Encoding;
 use queens::formats::sources::{self, Selection};
 use queens::ops::{
     self, Artifacts, CheckRequest, Context, CountRequest, DecodeRequest, EncodeRequest, EngineName,
-    ExplainRequest, GenerateRequest, Instance, ProofInfo, Request, Response, SolveRequest, Status,
+    ExplainRequest, GenerateRequest, HintRequest, Instance, ProofInfo, Request, Response,
+    SolveRequest, Status,
 };
 use queens::proof::ProofFormat;
 use queens::{formats, Error, Problem};
@@ -100,6 +101,19 @@ enum Command {
         /// The solver's output (`s SATISFIABLE` + `v … 0` lines, or a bare literal list), or -
         /// for stdin.
         model: PathBuf,
+        #[command(flatten)]
+        selection: SelectionArgs,
+        #[command(flatten)]
+        timeout: Timeout,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The next logical step for a region puzzle position (the file's queens and `marks:`),
+    /// with the technique, the cells and a reason a player understands.
+    Hint {
+        /// Instance file (text grid or JSON), or - for stdin.
+        file: PathBuf,
         #[command(flatten)]
         selection: SelectionArgs,
         #[command(flatten)]
@@ -564,6 +578,18 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 instance,
                 model: text,
                 model_origin: Some(origin),
+            });
+            let (resp, _) = limits(timeout).run(&req, None)?;
+            answer(&mut out, &req, &resp, json, &style(timeout))
+        }
+        Command::Hint {
+            file,
+            selection,
+            timeout,
+            json,
+        } => {
+            let req = Request::Hint(HintRequest {
+                instance: load_one(&file, &selection)?,
             });
             let (resp, _) = limits(timeout).run(&req, None)?;
             answer(&mut out, &req, &resp, json, &style(timeout))

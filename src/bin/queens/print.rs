@@ -6,7 +6,7 @@ use std::time::Duration;
 use queens::model::{cell, Diagonal};
 use queens::ops::{
     CheckResponse, CountRequest, CountResponse, DecodeResponse, EngineName, ExplainResponse,
-    Request, Response, SolveRequest, SolveResponse, Status, WorkReport,
+    HintResponse, Request, Response, SolveRequest, SolveResponse, Status, WorkReport,
 };
 use queens::{report, Pos, Problem};
 
@@ -26,6 +26,7 @@ pub fn text(out: &mut impl Write, req: &Request, resp: &Response, style: &Style)
         (Request::Check(q), Response::Check(r)) => check(out, &q.instance.0, &q.queens, r, style),
         (Request::Explain(q), Response::Explain(r)) => explain(out, &q.instance.0, r, style),
         (Request::Decode(q), Response::Decode(r)) => decode(out, &q.instance.0, r, style),
+        (Request::Hint(_), Response::Hint(r)) => hint(out, r),
         // Encode and generate print their own output (DIMACS, instances); anything else is
         // shown as its JSON.
         (_, resp) => writeln!(
@@ -274,6 +275,33 @@ fn explain(
             Ok(())
         }
         (status, _) => writeln!(out, "{}", no_answer(status, style.timeout)),
+    }
+}
+
+fn hint(out: &mut impl Write, r: &HintResponse) -> io::Result<()> {
+    let cells = |v: &[Pos]| v.iter().map(|&p| cell(p)).collect::<Vec<_>>().join(" ");
+    match (r.status, &r.technique) {
+        (Status::Sat, Some(t)) => {
+            writeln!(out, "hint ({t}): {}", r.reason.as_deref().unwrap_or(""))?;
+            if !r.place.is_empty() {
+                writeln!(out, "place: {}", cells(&r.place))?;
+            }
+            if !r.eliminate.is_empty() {
+                writeln!(out, "eliminate: {}", cells(&r.eliminate))?;
+            }
+            Ok(())
+        }
+        (Status::Solved, _) => writeln!(out, "solved: nothing left to deduce"),
+        (status, _) => writeln!(
+            out,
+            "{}: {}",
+            match status {
+                Status::Unsat => "no solution",
+                Status::Unknown => "no hint",
+                _ => "no answer",
+            },
+            r.reason.as_deref().unwrap_or("")
+        ),
     }
 }
 

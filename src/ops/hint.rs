@@ -1,0 +1,113 @@
+//! `hint`: the next logical step for a puzzle position (the instance's queens and marks),
+//! by the simplest technique that finds one ([`crate::puzzle::deduce`]).
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{ms, Context, Instance, Status};
+use crate::engine::{self, Answer, EngineSpec};
+use crate::error::Error;
+use crate::model::Pos;
+use crate::puzzle::deduce::{next_step, Technique};
+use crate::puzzle::{Line, Position};
+
+/// `hint`: the position is the instance: its `queens` are the player's queens, its `marks`
+/// the cells the player marked "no queen".
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HintRequest {
+    /// The position: a puzzle with `queens` and `marks`.
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+}
+
+/// `hint`'s answer. `status`: `sat` (a step in `technique`, `place`, `eliminate`, `lines`,
+/// `reason`), `solved` (every queen is placed), `unsat` (the queens and marks leave no
+/// solution: `reason` says so) or `unknown` (no technique finds a step: the position is
+/// beyond them, or has more than one solution).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HintResponse {
+    /// `sat`, `solved`, `unsat` or `unknown`.
+    pub status: Status,
+    /// Board size.
+    pub n: usize,
+    /// The technique: `attacked`, `last-cell`, `confined`, `subsets`, `would-empty` or
+    /// `contradiction` (simplest first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub technique: Option<String>,
+    /// Cells that must hold a queen.
+    #[schema(value_type = Vec<Vec<usize>>)]
+    pub place: Vec<Pos>,
+    /// Cells that cannot hold one.
+    #[schema(value_type = Vec<Vec<usize>>)]
+    pub eliminate: Vec<Pos>,
+    /// The lines the reasoning is about: `row 3`, `column 5`, `region C`.
+    pub lines: Vec<String>,
+    /// One sentence for the player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+/// The next step for the position, or why there is none.
+pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
+    let start = Instant::now();
+    let problem = &req.instance.0;
+    let pos = Position::new(problem, problem.marks());
+    let mut resp = HintResponse {
+        status: Status::Unknown,
+        n: problem.n(),
+        technique: None,
+        place: vec![],
+        eliminate: vec![],
+        lines: vec![],
+        reason: None,
+        time_ms: 0.0,
+    };
+    let named = |lines: &[Line]| lines.iter().map(|&l| pos.name(l)).collect::<Vec<_>>();
+    if pos.solved() && crate::verify::verify(problem, &pos.queens()).is_ok() {
+        resp.status = Status::Solved;
+        resp.time_ms = ms(start);
+        return Ok(resp);
+    }
+    // A wrong queen or mark first: deductions from a position that has no solution would
+    // lead the player further astray. (A search: milliseconds on puzzle-sized boards.)
+    let marked = problem.clone().with_blocked(problem.marks())?;
+    let spec = EngineSpec::Backtrack { threads: 0 };
+    match engine::solve(&marked, spec, &ctx.budget)?.answer {
+        Answer::Unsat => {
+            resp.status = Status::Unsat;
+            resp.reason = Some(
+                match crate::verify::first_conflict(problem, problem.fixed()) {
+                    Some(v) => format!("{v}: undo a queen"),
+                    None => {
+                        "these queens and marks leave no solution: undo a queen or a mark".into()
+                    }
+                },
+            );
+        }
+        Answer::Interrupted => resp.status = Status::interrupted(&ctx.budget),
+        Answer::Sat(_) => match next_step(&pos, Technique::Contradiction) {
+            Some(step) => {
+                resp.status = Status::Sat;
+                resp.technique = Some(step.technique.name().to_string());
+                resp.lines = named(&step.lines);
+                resp.place = step.place;
+                resp.eliminate = step.eliminate;
+                resp.reason = Some(step.reason);
+            }
+            None => {
+                resp.reason = Some(
+                    "no technique finds a next step here (the puzzle may have more than one \
+                     solution)"
+                        .into(),
+                );
+            }
+        },
+    }
+    resp.time_ms = ms(start);
+    Ok(resp)
+}
