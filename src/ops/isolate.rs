@@ -16,8 +16,8 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    ms, Artifacts, Context, CountResponse, ExplainResponse, GenerateResponse, Request, Response,
-    SolveResponse, Status, WorkReport,
+    ms, Artifacts, Context, CountResponse, ExplainResponse, GenerateResponse, GradeResponse,
+    HintResponse, Request, Response, SolveResponse, Status, WorkReport,
 };
 use crate::child::{self, Exit};
 use crate::engine::checked;
@@ -242,6 +242,8 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         Request::Generate(_) => {
             Response::Generate(reply::<GenerateResponse>(&stdout).map_err(bad)??)
         }
+        Request::Hint(_) => Response::Hint(reply::<HintResponse>(&stdout).map_err(bad)??),
+        Request::Grade(_) => Response::Grade(reply::<GradeResponse>(&stdout).map_err(bad)??),
         _ => {
             return Err(Error::Internal(format!(
                 "{} is not run in a worker",
@@ -331,6 +333,16 @@ fn interrupted(
         Request::Generate(_) => Response::Generate(GenerateResponse {
             status,
             instances: Vec::new(),
+        }),
+        Request::Hint(_) => Response::Hint(HintResponse {
+            status,
+            n,
+            technique: None,
+            place: vec![],
+            eliminate: vec![],
+            lines: vec![],
+            reason: None,
+            time_ms,
         }),
         _ => {
             return Err(Error::TooLarge(format!(

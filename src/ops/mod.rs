@@ -10,8 +10,8 @@
 mod cnf;
 mod diagnose;
 mod generate;
-mod hint;
 mod isolate;
+mod puzzle;
 mod race;
 mod solve;
 
@@ -31,8 +31,8 @@ pub use diagnose::{
     check, explain, CheckRequest, CheckResponse, CheckViolation, ExplainRequest, ExplainResponse,
 };
 pub use generate::{generate, GenerateKind, GenerateRequest, GenerateResponse, MAX_GENERATE_COUNT};
-pub use hint::{hint, HintRequest, HintResponse};
 pub use isolate::child_main;
+pub use puzzle::{grade, hint, GradeRequest, GradeResponse, HintRequest, HintResponse, StepReport};
 pub use solve::{
     count, solve, CountRequest, CountResponse, EngineName, ProofInfo, SolveRequest, SolveResponse,
     WorkReport,
@@ -198,6 +198,8 @@ pub enum Request {
     Generate(GenerateRequest),
     /// [`hint`].
     Hint(HintRequest),
+    /// [`grade`].
+    Grade(GradeRequest),
 }
 
 /// Any operation's response (untagged: each is the operation's own JSON).
@@ -220,6 +222,8 @@ pub enum Response {
     Generate(GenerateResponse),
     /// From [`hint`].
     Hint(HintResponse),
+    /// From [`grade`].
+    Grade(GradeResponse),
 }
 
 impl Response {
@@ -237,6 +241,7 @@ impl Response {
             Response::Decode(r) => r.status.exit_code(),
             Response::Generate(r) => r.status.exit_code(),
             Response::Hint(r) => r.status.exit_code(),
+            Response::Grade(_) => 0,
         }
     }
 }
@@ -251,6 +256,7 @@ impl Response {
             Response::Decode(r) => Some(r.status),
             Response::Generate(r) => Some(r.status),
             Response::Hint(r) => Some(r.status),
+            Response::Grade(_) => None,
             Response::Check(r) => (r.status == Status::Consistent && r.completable.is_none())
                 .then_some(Status::Timeout),
             Response::Encode(_) => None,
@@ -267,6 +273,7 @@ impl Request {
             Request::Count(_) => "count",
             Request::Check(_) => "check",
             Request::Hint(_) => "hint",
+            Request::Grade(_) => "grade",
             Request::Explain(_) => "explain",
             Request::Encode(_) => "encode",
             Request::Decode(_) => "decode",
@@ -281,6 +288,7 @@ impl Request {
             Request::Count(r) => Some(&r.instance.0),
             Request::Check(r) => Some(&r.instance.0),
             Request::Hint(r) => Some(&r.instance.0),
+            Request::Grade(r) => Some(&r.instance.0),
             Request::Explain(r) => Some(&r.instance.0),
             Request::Encode(r) => Some(&r.instance.0),
             Request::Decode(r) => Some(&r.instance.0),
@@ -304,9 +312,11 @@ impl Request {
             Request::Count(r) => r.validate(),
             Request::Generate(r) => r.validate(),
             Request::Explain(r) => r.validate(),
-            Request::Check(_) | Request::Encode(_) | Request::Decode(_) | Request::Hint(_) => {
-                Ok(())
-            }
+            Request::Check(_)
+            | Request::Encode(_)
+            | Request::Decode(_)
+            | Request::Hint(_)
+            | Request::Grade(_) => Ok(()),
         }
     }
 
@@ -352,6 +362,7 @@ impl Request {
             Request::Count(r) => (Response::Count(count(r, ctx)?), none()),
             Request::Check(r) => (Response::Check(check(r, ctx)?), none()),
             Request::Hint(r) => (Response::Hint(hint(r, ctx)?), none()),
+            Request::Grade(r) => (Response::Grade(grade(r, ctx)?), none()),
             Request::Explain(r) => {
                 let (resp, artifacts) = explain(r, ctx)?;
                 (Response::Explain(resp), artifacts)
@@ -377,7 +388,9 @@ impl Request {
             Request::Count(r) => r.engine == EngineName::Sat || r.cross_check,
             Request::Explain(r) => r.engine == EngineName::Sat || r.proof.is_some(),
             Request::Generate(r) => r.kind == GenerateKind::Regions,
-            Request::Check(_) | Request::Encode(_) | Request::Decode(_) | Request::Hint(_) => false,
+            // Deduction looks at no deadline: under one it runs in a child.
+            Request::Hint(_) | Request::Grade(_) => true,
+            Request::Check(_) | Request::Encode(_) | Request::Decode(_) => false,
         }
     }
 }

@@ -474,6 +474,7 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
         "decode" => Request::Decode(typed(rest)?),
         "generate" => Request::Generate(typed(rest)?),
         "hint" => Request::Hint(typed(rest)?),
+        "grade" => Request::Grade(typed(rest)?),
         other => {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,

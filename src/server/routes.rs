@@ -24,8 +24,9 @@ use super::metrics::Gauges;
 use super::{jobs, AppState, JsonBody};
 use crate::ops::{
     CheckRequest, CheckResponse, CountRequest, CountResponse, DecodeRequest, DecodeResponse,
-    EncodeRequest, ExplainRequest, ExplainResponse, GenerateRequest, GenerateResponse, HintRequest,
-    HintResponse, Request, Response, SolveRequest, SolveResponse,
+    EncodeRequest, ExplainRequest, ExplainResponse, GenerateRequest, GenerateResponse,
+    GradeRequest, GradeResponse, HintRequest, HintResponse, Request, Response, SolveRequest,
+    SolveResponse,
 };
 
 /// The whole router: API routes (collected into the OpenAPI document as they are
@@ -36,6 +37,7 @@ pub fn router(state: AppState) -> axum::Router {
         .routes(routes!(count))
         .routes(routes!(check))
         .routes(routes!(hint))
+        .routes(routes!(grade))
         .routes(routes!(explain))
         .routes(routes!(encode))
         .routes(routes!(decode))
@@ -202,6 +204,21 @@ async fn hint(
     match s.run_sync(Request::Hint(req)).await? {
         (Response::Hint(r), _) => Ok(Json(r)),
         _ => Err(mismatch("hint")),
+    }
+}
+
+/// A puzzle's grade and, with `steps`, its logical path.
+#[utoipa::path(post, path = "/v1/grade", request_body = GradeRequest,
+    responses((status = 200, body = GradeResponse), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn grade(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<GradeRequest>,
+) -> Result<Json<GradeResponse>, ApiError> {
+    match s.run_sync(Request::Grade(req)).await? {
+        (Response::Grade(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("grade")),
     }
 }
 

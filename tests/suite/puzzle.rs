@@ -137,3 +137,71 @@ fn cli_hint_names_the_step_or_the_mistake() {
     let o = queens(&["hint", "-"], Some(&format!("{grid}marks: 7,7\n")));
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn grade_and_the_logical_path() {
+    use super::cli::{instance, queens};
+    let o = queens(&["grade", &instance("region-7.txt"), "--json"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["grade"], "easy", "{v}");
+    assert_eq!(v["solved_by_logic"], true);
+    assert_eq!(v["hardest"], "last-cell");
+    // The path: every step named, ending in the board the solver finds.
+    let o = queens(&["solve", &instance("region-7.txt"), "--steps"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("  1. "), "{text}");
+    assert!(
+        text.trim_end().ends_with("attacked 6, last-cell 7)"),
+        "{text}"
+    );
+    let o = queens(&["solve", &instance("region-7.txt")], None);
+    let board: String = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .take(7)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        text.contains(&board),
+        "the path ends in the solver's board:\n{text}\n{board}"
+    );
+    // A board too large for deduction is refused before any work.
+    let o = queens(&["grade", "--help"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let big = serde_json::json!({"n": 40}).to_string();
+    let o = queens(&["grade", "-"], Some(&big));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn grades_of_the_linkedin_levels() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/linkedin-official-1-616.jsonl");
+    if !path.exists() {
+        eprintln!("../shared is absent: skipped");
+        return;
+    }
+    use queens::puzzle::grade::{grade, logical_path, Grade};
+    let mut counts = std::collections::BTreeMap::new();
+    for level in queens::formats::sources::load_all(&[path], &Default::default()).unwrap() {
+        let level = level.unwrap();
+        let path = logical_path(&level.problem);
+        assert!(path.solved, "level {} is solved by logic", level.id);
+        *counts.entry(grade(&path)).or_insert(0) += 1;
+    }
+    eprintln!("grades: {counts:?}");
+    // BENCHMARKS.md quotes this distribution.
+    let expected = [
+        (Grade::Easy, 20),
+        (Grade::Medium, 142),
+        (Grade::Hard, 339),
+        (Grade::Expert, 107),
+    ];
+    assert_eq!(counts, expected.into_iter().collect());
+}

@@ -21,8 +21,8 @@ use queens::encode::amo::Encoding;
 use queens::formats::sources::{self, Selection};
 use queens::ops::{
     self, Artifacts, CheckRequest, Context, CountRequest, DecodeRequest, EncodeRequest, EngineName,
-    ExplainRequest, GenerateRequest, HintRequest, Instance, ProofInfo, Request, Response,
-    SolveRequest, Status,
+    ExplainRequest, GenerateRequest, GradeRequest, HintRequest, Instance, ProofInfo, Request,
+    Response, SolveRequest, Status,
 };
 use queens::proof::ProofFormat;
 use queens::{formats, Error, Problem};
@@ -54,6 +54,10 @@ enum Command {
         /// Print at most K solutions (implies --all).
         #[arg(long, value_name = "K")]
         limit: Option<u64>,
+        /// Solve a region puzzle as a player would: print the whole logical path, each step
+        /// with its technique and reason (see `hint`), and the grade.
+        #[arg(long, conflicts_with_all = ["all", "limit", "proof"])]
+        steps: bool,
         #[command(flatten)]
         engine: EngineArgs,
         #[command(flatten)]
@@ -101,6 +105,19 @@ enum Command {
         /// The solver's output (`s SATISFIABLE` + `v … 0` lines, or a bare literal list), or -
         /// for stdin.
         model: PathBuf,
+        #[command(flatten)]
+        selection: SelectionArgs,
+        #[command(flatten)]
+        timeout: Timeout,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// How hard a region puzzle is for a player who reasons: easy, medium, hard or expert,
+    /// from the hardest technique its logical path needs (README, "Hints").
+    Grade {
+        /// Instance file (text grid or JSON), or - for stdin.
+        file: PathBuf,
         #[command(flatten)]
         selection: SelectionArgs,
         #[command(flatten)]
@@ -484,12 +501,27 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
     match cli.command {
         Command::Solve {
             input,
+            steps: true,
+            timeout,
+            json,
+            ..
+        } => {
+            let req = Request::Grade(GradeRequest {
+                instance: input.load()?,
+                steps: true,
+            });
+            let (resp, _) = limits(timeout).run(&req, None)?;
+            answer(&mut out, &req, &resp, json, &style(timeout))
+        }
+        Command::Solve {
+            input,
             all,
             limit,
             engine,
             proof,
             timeout,
             json,
+            ..
         } => {
             let req = Request::Solve(SolveRequest {
                 instance: input.load()?,
@@ -578,6 +610,19 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 instance,
                 model: text,
                 model_origin: Some(origin),
+            });
+            let (resp, _) = limits(timeout).run(&req, None)?;
+            answer(&mut out, &req, &resp, json, &style(timeout))
+        }
+        Command::Grade {
+            file,
+            selection,
+            timeout,
+            json,
+        } => {
+            let req = Request::Grade(GradeRequest {
+                instance: load_one(&file, &selection)?,
+                steps: false,
             });
             let (resp, _) = limits(timeout).run(&req, None)?;
             answer(&mut out, &req, &resp, json, &style(timeout))

@@ -6,7 +6,8 @@ use std::time::Duration;
 use queens::model::{cell, Diagonal};
 use queens::ops::{
     CheckResponse, CountRequest, CountResponse, DecodeResponse, EngineName, ExplainResponse,
-    HintResponse, Request, Response, SolveRequest, SolveResponse, Status, WorkReport,
+    GradeResponse, HintResponse, Request, Response, SolveRequest, SolveResponse, Status,
+    WorkReport,
 };
 use queens::{report, Pos, Problem};
 
@@ -27,6 +28,7 @@ pub fn text(out: &mut impl Write, req: &Request, resp: &Response, style: &Style)
         (Request::Explain(q), Response::Explain(r)) => explain(out, &q.instance.0, r, style),
         (Request::Decode(q), Response::Decode(r)) => decode(out, &q.instance.0, r, style),
         (Request::Hint(_), Response::Hint(r)) => hint(out, r),
+        (Request::Grade(q), Response::Grade(r)) => grade(out, &q.instance.0, r, style),
         // Encode and generate print their own output (DIMACS, instances); anything else is
         // shown as its JSON.
         (_, resp) => writeln!(
@@ -276,6 +278,45 @@ fn explain(
         }
         (status, _) => writeln!(out, "{}", no_answer(status, style.timeout)),
     }
+}
+
+fn grade(
+    out: &mut impl Write,
+    problem: &Problem,
+    r: &GradeResponse,
+    style: &Style,
+) -> io::Result<()> {
+    if let Some(steps) = &r.steps {
+        let mut queens = problem.fixed().to_vec();
+        for (i, s) in steps.iter().enumerate() {
+            writeln!(out, "{:>3}. {}: {}", i + 1, s.technique, s.reason)?;
+            queens.extend(&s.place);
+        }
+        queens.sort_unstable();
+        if r.solved_by_logic {
+            write!(out, "{}", report::board(problem, &queens, style.color))?;
+        }
+    }
+    let techniques: Vec<String> = r
+        .techniques
+        .iter()
+        .map(|(t, k)| format!("{t} {k}"))
+        .collect();
+    writeln!(
+        out,
+        "grade: {} ({} steps{}; {})",
+        r.grade,
+        r.step_count,
+        r.hardest
+            .as_deref()
+            .map(|h| format!(", hardest {h}"))
+            .unwrap_or_default(),
+        if r.solved_by_logic {
+            techniques.join(", ")
+        } else {
+            "the techniques do not solve it".to_string()
+        }
+    )
 }
 
 fn hint(out: &mut impl Write, r: &HintResponse) -> io::Result<()> {

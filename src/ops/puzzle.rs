@@ -52,10 +52,27 @@ pub struct HintResponse {
     pub time_ms: f64,
 }
 
+/// Largest board hints and grades are given for: deduction is polynomial but steep (the
+/// contradiction technique tries every open cell with a chain of up to 64 steps), and
+/// region puzzles are far smaller.
+pub const MAX_PUZZLE_N: usize = 32;
+
+/// Refuses boards over [`MAX_PUZZLE_N`].
+pub(super) fn check_size(n: usize) -> Result<(), Error> {
+    if n > MAX_PUZZLE_N {
+        return Err(Error::TooLarge(format!(
+            "field `instance`: hints and grades are for puzzles up to {MAX_PUZZLE_N}×{MAX_PUZZLE_N}; \
+             this board is {n}×{n}"
+        )));
+    }
+    Ok(())
+}
+
 /// The next step for the position, or why there is none.
 pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     let start = Instant::now();
     let problem = &req.instance.0;
+    check_size(problem.n())?;
     let pos = Position::new(problem, problem.marks());
     let mut resp = HintResponse {
         status: Status::Unknown,
@@ -110,4 +127,105 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     }
     resp.time_ms = ms(start);
     Ok(resp)
+}
+
+/// One step of a logical path, as JSON reports it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StepReport {
+    /// The technique.
+    pub technique: String,
+    /// Cells that must hold a queen.
+    #[schema(value_type = Vec<Vec<usize>>)]
+    pub place: Vec<Pos>,
+    /// Cells that cannot hold one.
+    #[schema(value_type = Vec<Vec<usize>>)]
+    pub eliminate: Vec<Pos>,
+    /// The lines the reasoning is about.
+    pub lines: Vec<String>,
+    /// One sentence for the player.
+    pub reason: String,
+}
+
+/// The logical path of a puzzle (the simplest technique at every step), as reports.
+pub(super) fn path_report(
+    problem: &crate::Problem,
+) -> (crate::puzzle::grade::Path, Vec<StepReport>) {
+    let path = crate::puzzle::grade::logical_path(problem);
+    let pos = Position::new(problem, &[]);
+    let reports = path
+        .steps
+        .iter()
+        .map(|s| StepReport {
+            technique: s.technique.name().to_string(),
+            place: s.place.clone(),
+            eliminate: s.eliminate.clone(),
+            lines: s.lines.iter().map(|&l| pos.name(l)).collect(),
+            reason: s.reason.clone(),
+        })
+        .collect();
+    (path, reports)
+}
+
+/// `grade`: how hard a puzzle is for a player who reasons, not guesses.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GradeRequest {
+    /// The puzzle (its queens and marks are the starting position).
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+    /// Also list the steps.
+    #[serde(default)]
+    pub steps: bool,
+}
+
+/// `grade`'s answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GradeResponse {
+    /// `easy`, `medium`, `hard` or `expert` (README, "Hints": the definition).
+    pub grade: String,
+    /// True when the techniques solve the puzzle without a guess.
+    pub solved_by_logic: bool,
+    /// The hardest technique the path needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardest: Option<String>,
+    /// Steps in the path.
+    pub step_count: usize,
+    /// Steps per technique, by name.
+    pub techniques: std::collections::BTreeMap<String, usize>,
+    /// With `steps`: the path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<StepReport>>,
+    /// Board size.
+    pub n: usize,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+/// Grades a puzzle by the path of [`crate::puzzle::grade::logical_path`].
+pub fn grade(req: &GradeRequest, _ctx: &Context) -> Result<GradeResponse, Error> {
+    let start = Instant::now();
+    let problem = &req.instance.0;
+    check_size(problem.n())?;
+    let (path, reports) = path_report(problem);
+    let mut techniques = std::collections::BTreeMap::new();
+    for s in &path.steps {
+        *techniques
+            .entry(s.technique.name().to_string())
+            .or_insert(0) += 1;
+    }
+    Ok(GradeResponse {
+        grade: crate::puzzle::grade::grade(&path).name().to_string(),
+        solved_by_logic: path.solved,
+        hardest: path
+            .steps
+            .iter()
+            .map(|s| s.technique)
+            .max()
+            .map(|t| t.name().to_string()),
+        step_count: path.steps.len(),
+        techniques,
+        steps: req.steps.then_some(reports),
+        n: problem.n(),
+        time_ms: ms(start),
+    })
 }
