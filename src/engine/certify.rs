@@ -77,6 +77,18 @@ pub fn solve_certified(
             work: Work::default(),
         });
     }
+    if let (EngineSpec::Backtrack { .. }, Err(Error::TooLarge(_))) =
+        (spec, super::check_sat_memory(problem, encoding, budget))
+    {
+        // The SAT engine's refusal advises the backtracker; here the backtracker needs the
+        // CNF too, to refute it.
+        let limit = budget.max_memory.unwrap_or(0);
+        return Err(Error::TooLarge(format!(
+            "the CNF a proof would refute ({encoding} encoding) needs more than the memory \
+             limit of {} MB: raise the limit (--max-memory), or solve without a proof",
+            limit >> 20
+        )));
+    }
     super::check_sat_memory(problem, encoding, budget)?;
     let mut cnf = sat::encode_problem(problem, encoding, mode);
     if mode == FixedMode::Assume {
