@@ -98,10 +98,10 @@ fn solve(
             if let Some(p) = &r.proof {
                 writeln!(
                     out,
-                    "proof: {} ({}, {} lemmas, checked by the built-in checker in {} ms) refutes {}",
+                    "proof: {} ({}, {}, checked by the built-in checker in {} ms) refutes {}",
                     p.path.as_deref().unwrap_or("(not written)"),
                     p.format,
-                    p.lemmas,
+                    lemmas(p.lemmas),
                     p.check_ms,
                     p.cnf.as_deref().unwrap_or("(not written)")
                 )?;
@@ -265,11 +265,11 @@ fn explain(
             if let Some(p) = &r.proof {
                 writeln!(
                     out,
-                    "proof: {} ({}, {} lemmas, checked by the built-in checker in {} ms) refutes {} \
+                    "proof: {} ({}, {}, checked by the built-in checker in {} ms) refutes {} \
                      (the board with only the core's presets)",
                     p.path.as_deref().unwrap_or("(not written)"),
                     p.format,
-                    p.lemmas,
+                    lemmas(p.lemmas),
                     p.check_ms,
                     p.cnf.as_deref().unwrap_or("(not written)")
                 )?;
@@ -317,6 +317,11 @@ fn grade(
             "the techniques do not solve it".to_string()
         }
     )
+}
+
+/// `1 lemma`, `12 lemmas`.
+fn lemmas(k: u64) -> String {
+    format!("{k} lemma{}", if k == 1 { "" } else { "s" })
 }
 
 fn hint(out: &mut impl Write, r: &HintResponse) -> io::Result<()> {
