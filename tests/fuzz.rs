@@ -576,6 +576,12 @@ fn exercise_ops(p: &Problem) {
         let mut proved = SolveRequest::new(p.clone());
         proved.proof = Some(queens::proof::ProofFormat::BinaryDrat);
         requests.push(Request::Solve(proved));
+        // Deduction on the position (any board: marks, fixed queens, both rules).
+        requests.push(Request::Hint(queens::ops::HintRequest { instance: inst() }));
+        requests.push(Request::Grade(queens::ops::GradeRequest {
+            instance: inst(),
+            steps: true,
+        }));
         for (engine, proof) in [
             (
                 queens::ops::EngineName::Backtrack,
