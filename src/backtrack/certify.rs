@@ -29,7 +29,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::board::{place_fixed, Board, LargeBoard, Line, SmallBoard};
-use super::{threads, use_small, Config, Stats, SUBTREES_PER_THREAD};
+use super::{split, threads, use_small, Config, Stats, SUBTREES_PER_THREAD};
 use crate::model::{Pos, Problem};
 
 /// How a refutation is written: text DRAT, or binary DRAT (`a`/`d`, LEB128 literals).
@@ -148,7 +148,8 @@ fn proof_buffer(max_bytes: u64) -> Vec<u8> {
 
 fn empty_clause_only(style: DratStyle) -> DratProof {
     let mut w = Writer::new(style);
-    w.add(|_| {});
+    let start = w.begin_lemma();
+    w.end_lemma(start);
     DratProof {
         bytes: w.out,
         lemmas: 1,
@@ -472,47 +473,23 @@ impl Writer {
         self.out.extend_from_within(from..end);
     }
 
-    /// Adds the lemma of the negations of the variables `each` pushes.
-    #[inline]
-    fn add(&mut self, each: impl FnOnce(&mut dyn FnMut(u32))) {
+    /// Starts a lemma (binary DRAT's `a`); returns where it starts. Its literals are
+    /// written into `out` directly, then [`Writer::end_lemma`] closes it.
+    fn begin_lemma(&mut self) -> usize {
         let start = self.out.len();
-        self.lemmas += 1;
-        let out = &mut self.out;
-        match self.style {
-            DratStyle::Text => {
-                each(&mut |v| {
-                    let mut digits = [0u8; 12];
-                    let mut i = digits.len() - 1;
-                    digits[i] = b' ';
-                    let mut x = v;
-                    loop {
-                        i -= 1;
-                        digits[i] = b'0' + (x % 10) as u8;
-                        x /= 10;
-                        if x == 0 {
-                            break;
-                        }
-                    }
-                    i -= 1;
-                    digits[i] = b'-';
-                    out.extend_from_slice(&digits[i..]);
-                });
-                out.extend_from_slice(b"0\n");
-            }
-            DratStyle::Binary => {
-                out.push(b'a');
-                each(&mut |v| {
-                    // Literal -v is 2v + 1, as an unsigned LEB128 varint.
-                    let mut x = 2 * u64::from(v) + 1;
-                    while x >= 0x80 {
-                        out.push((x as u8 & 0x7f) | 0x80);
-                        x >>= 7;
-                    }
-                    out.push(x as u8);
-                });
-                out.push(0);
-            }
+        if self.style == DratStyle::Binary {
+            self.out.push(b'a');
         }
+        start
+    }
+
+    /// Closes the lemma begun at `start` (its terminating 0) and remembers where it is.
+    fn end_lemma(&mut self, start: usize) {
+        match self.style {
+            DratStyle::Text => self.out.extend_from_slice(b"0\n"),
+            DratStyle::Binary => self.out.push(0),
+        }
+        self.lemmas += 1;
         self.last = (start, self.out.len());
     }
 }
@@ -850,8 +827,7 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
         // are copied as fixed 16-byte moves into a stack buffer: a lemma is a few moves.
         let mut buf = [0u8; 256];
         let mut len = 0;
-        let start = self.w.out.len();
-        self.w.out.push(b'a');
+        let start = self.w.begin_lemma();
         let binary = sh.style == DratStyle::Binary;
         if sh.lits.is_empty() && self.lits.len() < path.len() {
             self.lits.resize(path.len(), CachedLit::default());
@@ -877,15 +853,7 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
         });
         self.lits = lits;
         self.w.out.extend_from_slice(&buf[..len]);
-        if binary {
-            self.w.out.push(0);
-        } else {
-            // Text lemmas have no `a`: the byte becomes the first literal's place.
-            self.w.out.remove(start);
-            self.w.out.extend_from_slice(b"0\n");
-        }
-        self.w.lemmas += 1;
-        self.w.last = (start, self.w.out.len());
+        self.w.end_lemma(start);
         let total_len = self.w.out.len() as u64;
         if total_len - self.counted >= 1 << 16 {
             let total = sh
@@ -929,7 +897,20 @@ fn refute_parallel<B: Board, S: DepthSet>(
     config: &Config,
 ) -> (Refutation, Stats) {
     let threads = threads(config);
-    let (tasks, depth) = frontier(board, shared, threads * SUBTREES_PER_THREAD);
+    // The same split as solve's: live prefixes all of one length, and complete ones (a
+    // solution: its task answers at once). The top search hands the nodes of that length to
+    // the tasks; with no task at all it refutes the whole (small) tree itself. (Its nodes
+    // are counted by the top search, which visits them again.)
+    let (tasks, _) = split(
+        &mut B::new(shared.problem),
+        shared.problem,
+        threads * SUBTREES_PER_THREAD,
+    );
+    let depth = tasks
+        .iter()
+        .map(|t| t.len() - shared.base)
+        .min()
+        .unwrap_or(usize::MAX);
     let results: Vec<Mutex<Option<TaskResult<S>>>> =
         tasks.iter().map(|_| Mutex::new(None)).collect();
     // One buffer per thread, its tasks' lemmas one after the other: lemmas of different
@@ -1121,40 +1102,4 @@ fn refute_parallel<B: Board, S: DepthSet>(
         }
         other => (other, stats),
     }
-}
-
-/// The live nodes at the first depth (below the fixed queens) with at least `want` of them,
-/// in depth-first order, and that depth. Dead ends above it are left to the top search.
-fn frontier<B: Board>(board: &mut B, shared: &Shared, want: usize) -> (Vec<Vec<Pos>>, usize) {
-    let base = shared.base;
-    let mut level = vec![board.queens().to_vec()];
-    let mut depth = 0;
-    let mut cells = Vec::new();
-    while level.len() < want && level.iter().all(|p| p.len() < shared.n) {
-        let mut next = Vec::new();
-        for prefix in &level {
-            for &p in &prefix[base..] {
-                board.place(p);
-            }
-            if board.queens().len() < shared.n && board.branch(&mut cells) {
-                for i in 0..cells.len() {
-                    board.order(&mut cells, i);
-                }
-                for &p in &cells {
-                    let mut child = prefix.clone();
-                    child.push(p);
-                    next.push(child);
-                }
-            }
-            for _ in base..prefix.len() {
-                board.undo();
-            }
-        }
-        if next.is_empty() {
-            break;
-        }
-        level = next;
-        depth += 1;
-    }
-    (level, depth)
 }
