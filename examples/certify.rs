@@ -64,11 +64,7 @@ fn main() {
             continue;
         }
         let cnf = queens::sat::encode_problem(p, Encoding::Auto, FixedMode::Simplify);
-        let n = p.n();
-        let mut vars = vec![0u32; n * n];
-        for (i, &(r, c)) in cnf.map.cells().iter().enumerate() {
-            vars[r * n + c] = i as u32 + 1;
-        }
+        let vars = cnf.map.var_table();
         let mut proofs = [None, None];
         let mut times = [0.0; 2];
         for (k, style) in [DratStyle::Text, DratStyle::Binary].into_iter().enumerate() {

@@ -64,6 +64,15 @@ impl CellMap {
         &self.cells
     }
 
+    /// Each cell's DIMACS variable, row-major (`r * n + c`), 0 for a cell without one: the
+    /// table [`crate::backtrack::certify::refute`] writes its lemmas with.
+    pub fn var_table(&self) -> Vec<u32> {
+        self.lit
+            .iter()
+            .map(|l| l.map_or(0, |l| l.to_dimacs() as u32))
+            .collect()
+    }
+
     /// Assumptions to pass to the solver, with what each stands for.
     pub fn assumptions(&self) -> &[(Lit, Preset)] {
         &self.assumptions

@@ -239,6 +239,41 @@ pub enum Explanation {
     },
 }
 
+/// A direct reason for a minimal core, when there is one: two fixed queens that attack each
+/// other, a fixed queen on a blocked cell or an excluded diagonal, or no preset at all.
+/// `excluded` is the core's excluded diagonals, or `None` when the explanation kept them all
+/// rather than minimise them (the SAT engine's).
+pub fn core_reason(
+    problem: &Problem,
+    queens: &[Pos],
+    blocked: &[Pos],
+    excluded: Option<&[Diagonal]>,
+) -> Option<String> {
+    match (queens, blocked, excluded.unwrap_or_default()) {
+        ([a, b], [], []) if problem.attacks(*a, *b) => Some(format!(
+            "fixed queens ({},{}) and ({},{}) attack each other",
+            a.0, a.1, b.0, b.1
+        )),
+        ([a], [b], []) if a == b => Some(format!(
+            "fixed queen ({},{}) stands on a blocked cell",
+            a.0, a.1
+        )),
+        ([a], [], [d]) if d.contains(problem.n(), *a) => Some(format!(
+            "fixed queen ({},{}) stands on an excluded diagonal",
+            a.0, a.1
+        )),
+        ([], [], []) if excluded.is_some() || problem.excluded().is_empty() => {
+            Some("the board has no solution even without any preset".to_string())
+        }
+        ([], [], []) => Some(
+            "the excluded diagonals alone leave no completion (this engine does not minimise \
+             them: explain with the backtrack engine)"
+                .to_string(),
+        ),
+        _ => None,
+    }
+}
+
 /// Explains an unsolvable completion: failed assumptions from varisat, then deletion-based
 /// shrinking (drop a member, re-solve; keep it out while still unsatisfiable), so the result
 /// is minimal: every strict subset of it has a completion.
@@ -320,25 +355,7 @@ pub fn explain(problem: &Problem, encoding: Encoding) -> Result<(Explanation, Sa
     queens_core.sort_unstable();
     queens_core.dedup();
     blocked_core.sort_unstable();
-    let reason = match (queens_core.as_slice(), blocked_core.as_slice()) {
-        ([a, b], []) if problem.attacks(*a, *b) => Some(format!(
-            "fixed queens ({},{}) and ({},{}) attack each other",
-            a.0, a.1, b.0, b.1
-        )),
-        ([a], [b]) if a == b => Some(format!(
-            "fixed queen ({},{}) stands on a blocked cell",
-            a.0, a.1
-        )),
-        ([], []) if problem.excluded().is_empty() => {
-            Some("the board has no solution even without any preset".to_string())
-        }
-        ([], []) => Some(
-            "the excluded diagonals alone leave no completion (this engine does not minimise \
-             them: explain with the backtrack engine)"
-                .to_string(),
-        ),
-        _ => None,
-    };
+    let reason = core_reason(problem, &queens_core, &blocked_core, None);
     Ok((
         Explanation::Unsolvable {
             core: queens_core,

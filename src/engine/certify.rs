@@ -103,11 +103,7 @@ pub fn solve_certified(
     let mut work = Work::default();
     let (found, drat) = match spec {
         EngineSpec::Backtrack { threads } => {
-            let n = problem.n();
-            let mut vars = vec![0u32; n * n];
-            for (i, &(r, c)) in cnf.map.cells().iter().enumerate() {
-                vars[r * n + c] = i as u32 + 1;
-            }
+            let vars = cnf.map.var_table();
             let style = if binary {
                 DratStyle::Binary
             } else {

@@ -113,22 +113,7 @@ pub fn explain(problem: &Problem, budget: &Budget) -> Result<Explained, Error> {
             _ => None,
         })
         .collect();
-    let reason = match (queens.as_slice(), blocked.as_slice(), excluded.as_slice()) {
-        ([a, b], [], []) if problem.attacks(*a, *b) => Some(format!(
-            "fixed queens ({},{}) and ({},{}) attack each other",
-            a.0, a.1, b.0, b.1
-        )),
-        ([a], [b], []) if a == b => Some(format!(
-            "fixed queen ({},{}) stands on a blocked cell",
-            a.0, a.1
-        )),
-        ([a], [], [d]) if d.contains(problem.n(), *a) => Some(format!(
-            "fixed queen ({},{}) stands on an excluded diagonal",
-            a.0, a.1
-        )),
-        ([], [], []) => Some("the board has no solution even without any preset".to_string()),
-        _ => None,
-    };
+    let reason = crate::sat::core_reason(problem, &queens, &blocked, Some(&excluded));
     Ok(Explained {
         explanation: Some(Explanation::Unsolvable {
             core: queens,

@@ -199,6 +199,25 @@ pub struct ExplainResponse {
     pub time_ms: f64,
 }
 
+impl ExplainResponse {
+    /// An answer with nothing found yet: `status` (usually `timeout` or `cancelled`).
+    pub fn nothing(status: Status, n: usize, engine: EngineName) -> ExplainResponse {
+        ExplainResponse {
+            status,
+            n,
+            engine,
+            queens: None,
+            core: None,
+            blocked_core: None,
+            excluded_core: None,
+            reason: None,
+            solver_calls: 0,
+            proof: None,
+            time_ms: 0.0,
+        }
+    }
+}
+
 /// Explains an unsolvable completion with a minimal core of presets, or shows a solution;
 /// with `proof`, certifies the core. Artifacts: `proof` and `cnf` when a proof was made.
 pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, Artifacts), Error> {
@@ -206,19 +225,8 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
     let start = Instant::now();
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let problem = &req.instance.0;
-    let mut resp = ExplainResponse {
-        status: Status::interrupted(&ctx.budget),
-        n: problem.n(),
-        engine: req.engine,
-        queens: None,
-        core: None,
-        blocked_core: None,
-        excluded_core: None,
-        reason: None,
-        solver_calls: 0,
-        proof: None,
-        time_ms: 0.0,
-    };
+    let mut resp =
+        ExplainResponse::nothing(Status::interrupted(&ctx.budget), problem.n(), req.engine);
     let mut artifacts = Artifacts::default();
     if ctx.budget.exhausted() {
         resp.time_ms = ms(start);

@@ -318,31 +318,16 @@ fn interrupted(
             cross_checked: None,
         }),
         Request::Explain(r) => Response::Explain(ExplainResponse {
-            status,
-            n,
-            engine: r.engine,
-            queens: None,
-            core: None,
-            blocked_core: None,
-            excluded_core: None,
-            reason: None,
-            solver_calls: 0,
-            proof: None,
             time_ms,
+            ..ExplainResponse::nothing(status, n, r.engine)
         }),
         Request::Generate(_) => Response::Generate(GenerateResponse {
             status,
             instances: Vec::new(),
         }),
         Request::Hint(_) => Response::Hint(HintResponse {
-            status,
-            n,
-            technique: None,
-            place: vec![],
-            eliminate: vec![],
-            lines: vec![],
-            reason: None,
             time_ms,
+            ..HintResponse::nothing(status, n)
         }),
         _ => {
             return Err(Error::TooLarge(format!(

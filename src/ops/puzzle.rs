@@ -52,6 +52,22 @@ pub struct HintResponse {
     pub time_ms: f64,
 }
 
+impl HintResponse {
+    /// An answer without a step: `status`, no cells, no reason.
+    pub fn nothing(status: Status, n: usize) -> HintResponse {
+        HintResponse {
+            status,
+            n,
+            technique: None,
+            place: vec![],
+            eliminate: vec![],
+            lines: vec![],
+            reason: None,
+            time_ms: 0.0,
+        }
+    }
+}
+
 /// Largest board hints and grades are given for: deduction is polynomial but steep (the
 /// contradiction technique tries every open cell with a chain of up to 64 steps), and
 /// region puzzles are far smaller.
@@ -74,16 +90,7 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     let problem = &req.instance.0;
     check_size(problem.n())?;
     let pos = Position::new(problem, problem.marks());
-    let mut resp = HintResponse {
-        status: Status::Unknown,
-        n: problem.n(),
-        technique: None,
-        place: vec![],
-        eliminate: vec![],
-        lines: vec![],
-        reason: None,
-        time_ms: 0.0,
-    };
+    let mut resp = HintResponse::nothing(Status::Unknown, problem.n());
     let named = |lines: &[Line]| lines.iter().map(|&l| pos.name(l)).collect::<Vec<_>>();
     if pos.solved() && crate::verify::verify(problem, &pos.queens()).is_ok() {
         resp.status = Status::Solved;

@@ -525,19 +525,12 @@ fn solve_with_proof(
         &ctx.budget,
     )?;
     let mut resp = SolveResponse {
-        status: Status::interrupted(&ctx.budget),
-        n: problem.n(),
-        queens: None,
-        engine: EngineName::of(spec),
-        answered_by: None,
-        time_ms: 0.0,
         work: WorkReport::from_work(&certified.work, req.encoding),
-        solutions: None,
-        count: None,
-        limited: None,
-        cross_checked: None,
-        reason: None,
-        proof: None,
+        ..SolveResponse::nothing(
+            Status::interrupted(&ctx.budget),
+            problem.n(),
+            EngineName::of(spec),
+        )
     };
     let mut artifacts = Artifacts::default();
     match certified.answer {

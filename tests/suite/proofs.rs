@@ -414,11 +414,7 @@ proptest! {
         use queens::backtrack::certify::{refute, DratStyle, Refutation};
         use queens::backtrack::{BoardKind, Config};
         let cnf = queens::sat::encode_problem(&p, Encoding::Auto, FixedMode::Simplify);
-        let n = p.n();
-        let mut vars = vec![0u32; n * n];
-        for (i, &(r, c)) in cnf.map.cells().iter().enumerate() {
-            vars[r * n + c] = i as u32 + 1;
-        }
+        let vars = cnf.map.var_table();
         let style = if binary { DratStyle::Binary } else { DratStyle::Text };
         let config = Config { board: BoardKind::Large, threads, ..Config::default() };
         let solvable = !gen::brute_force(&p).is_empty();

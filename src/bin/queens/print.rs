@@ -6,7 +6,7 @@ use std::time::Duration;
 use queens::model::{cell, Diagonal};
 use queens::ops::{
     CheckResponse, CountRequest, CountResponse, DecodeResponse, EngineName, ExplainResponse,
-    GradeResponse, HintResponse, Request, Response, SolveRequest, SolveResponse, Status,
+    GradeResponse, HintResponse, ProofInfo, Request, Response, SolveRequest, SolveResponse, Status,
     WorkReport,
 };
 use queens::{report, Pos, Problem};
@@ -96,15 +96,7 @@ fn solve(
             let reason = r.reason.as_deref().unwrap_or("proven");
             writeln!(out, "no solution: {reason}")?;
             if let Some(p) = &r.proof {
-                writeln!(
-                    out,
-                    "proof: {} ({}, {}, checked by the built-in checker in {} ms) refutes {}",
-                    p.path.as_deref().unwrap_or("(not written)"),
-                    p.format,
-                    lemmas(p.lemmas),
-                    p.check_ms,
-                    p.cnf.as_deref().unwrap_or("(not written)")
-                )?;
+                proof(out, p, "")?;
             }
         }
         status if interrupted(status) => {
@@ -263,16 +255,7 @@ fn explain(
                 writeln!(out, "removing any one of them makes the rest completable")?;
             }
             if let Some(p) = &r.proof {
-                writeln!(
-                    out,
-                    "proof: {} ({}, {}, checked by the built-in checker in {} ms) refutes {} \
-                     (the board with only the core's presets)",
-                    p.path.as_deref().unwrap_or("(not written)"),
-                    p.format,
-                    lemmas(p.lemmas),
-                    p.check_ms,
-                    p.cnf.as_deref().unwrap_or("(not written)")
-                )?;
+                proof(out, p, " (the board with only the core's presets)")?;
             }
             Ok(())
         }
@@ -319,9 +302,18 @@ fn grade(
     )
 }
 
-/// `1 lemma`, `12 lemmas`.
-fn lemmas(k: u64) -> String {
-    format!("{k} lemma{}", if k == 1 { "" } else { "s" })
+/// The line that names a checked proof and the CNF it refutes, `what` said after the CNF.
+fn proof(out: &mut impl Write, p: &ProofInfo, what: &str) -> io::Result<()> {
+    let plural = if p.lemmas == 1 { "" } else { "s" };
+    writeln!(
+        out,
+        "proof: {} ({}, {} lemma{plural}, checked by the built-in checker in {} ms) refutes {}{what}",
+        p.path.as_deref().unwrap_or("(not written)"),
+        p.format,
+        p.lemmas,
+        p.check_ms,
+        p.cnf.as_deref().unwrap_or("(not written)")
+    )
 }
 
 fn hint(out: &mut impl Write, r: &HintResponse) -> io::Result<()> {
