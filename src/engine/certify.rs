@@ -77,19 +77,20 @@ pub fn solve_certified(
             work: Work::default(),
         });
     }
-    if let (EngineSpec::Backtrack { .. }, Err(Error::TooLarge(_))) =
-        (spec, super::check_sat_memory(problem, encoding, budget))
-    {
+    match (spec, super::check_sat_memory(problem, encoding, budget)) {
+        (_, Ok(())) => {}
         // The SAT engine's refusal advises the backtracker; here the backtracker needs the
         // CNF too, to refute it.
-        let limit = budget.max_memory.unwrap_or(0);
-        return Err(Error::TooLarge(format!(
-            "the CNF a proof would refute ({encoding} encoding) needs more than the memory \
-             limit of {} MB: raise the limit (--max-memory), or solve without a proof",
-            limit >> 20
-        )));
+        (EngineSpec::Backtrack { .. }, Err(Error::TooLarge(_))) => {
+            let limit = budget.max_memory.unwrap_or(0);
+            return Err(Error::TooLarge(format!(
+                "the CNF a proof would refute ({encoding} encoding) needs more than the memory \
+                 limit of {} MB: raise the limit (--max-memory), or solve without a proof",
+                limit >> 20
+            )));
+        }
+        (_, Err(e)) => return Err(e),
     }
-    super::check_sat_memory(problem, encoding, budget)?;
     let mut cnf = sat::encode_problem(problem, encoding, mode);
     if mode == FixedMode::Assume {
         let units: Vec<_> = cnf.map.assumptions().iter().map(|&(l, _)| l).collect();
