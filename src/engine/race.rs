@@ -56,8 +56,8 @@ pub fn race<T: Send>(
             Ok(None) => {}
             Err(e) => errors.lock().expect("no race side panics").push(e),
         }
-        // Either way this side is done: the other need not go on for its sake only if it
-        // answered; on an error or a stop the other keeps running.
+        // Once either side has answered, both stop. A side that failed or stopped without
+        // an answer leaves the other running.
         if winner.lock().expect("no race side panics").is_some() {
             for s in &stops {
                 s.store(true, Ordering::Relaxed);
