@@ -918,6 +918,28 @@ fn the_backtracker_certifies_jobs_and_the_race_answers_synchronously() {
     );
     assert_eq!(code, 422, "{v}");
     assert_eq!(v["field"], "engine", "{v}");
+    // An explanation as a job serves the certificate of its core.
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "explain", "instance": {"text": text}, "proof": "lrat"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let done = wait_job(&s, &id, terminal, 10);
+    let result = &done["result"];
+    assert_eq!(result["core"], json!([[0, 4], [4, 7], [7, 0]]), "{done}");
+    assert_eq!(
+        result["proof"]["url"].as_str(),
+        Some(format!("/v1/jobs/{id}/proof").as_str())
+    );
+    let (code, _, proof) = call("GET", &s.url(&format!("/v1/jobs/{id}/proof")), None);
+    assert_eq!(code, 200, "{proof}");
+    let (code, _, cnf) = call("GET", &s.url(&format!("/v1/jobs/{id}/cnf")), None);
+    assert_eq!(code, 200, "{cnf}");
+    let formula = varisat::dimacs::DimacsParser::parse(cnf.as_bytes()).unwrap();
+    queens::proof::check_lrat(&formula, proof.as_bytes()).expect("the core's proof checks");
+    assert_outside_checker_accepts("lrat-check", &cnf, proof.as_bytes());
 }
 
 #[test]

@@ -267,8 +267,12 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         }
     }
     let mut artifacts = Artifacts::default();
-    // Only a certified UNSAT answer comes with files.
-    let certified = matches!(&response, Response::Solve(r) if r.proof.is_some());
+    // Only a certified UNSAT answer (a solve's, or an explanation's core) comes with files.
+    let certified = match &response {
+        Response::Solve(r) => r.proof.is_some(),
+        Response::Explain(r) => r.proof.is_some(),
+        _ => false,
+    };
     for name in ["proof", "cnf"].into_iter().filter(|_| certified) {
         let path = dir.0.join(name);
         if let Ok(bytes) = std::fs::read(&path) {

@@ -329,6 +329,29 @@ fn cli_backtrack_proof_round_trip_and_certified_explanation() {
     let formula = varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
     check_proof(&formula, ProofFormat::Lrat, &std::fs::read(&proof).unwrap())
         .expect("the core's proof checks");
+    // Under --timeout the explanation runs in a child process; its files come back from it.
+    let proof = dir.join("core-timeout.drat");
+    let o = super::cli::queens(
+        &[
+            "explain",
+            &file,
+            "--proof",
+            proof.to_str().unwrap(),
+            "--timeout",
+            "60",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let cnf = dir.join("core-timeout.drat.cnf");
+    let formula = varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
+    check_proof(&formula, ProofFormat::Drat, &std::fs::read(&proof).unwrap())
+        .expect("the core's proof from the child checks");
     std::fs::remove_dir_all(&dir).ok();
 }
 
