@@ -5,9 +5,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{Context, Instance, Status};
+use crate::engine::Budget;
 use crate::error::Error;
 use crate::generate as gen;
 use crate::model::Problem;
+use crate::puzzle::grade::Grade;
 
 /// Which generator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -44,6 +46,10 @@ pub struct GenerateRequest {
     /// How many instances (default 1).
     #[serde(default = "one")]
     pub count: u64,
+    /// `regions`: only puzzles of this grade (`easy`, `medium`, `hard` or `expert`; the
+    /// definition is `grade`'s). Puzzles are made from the seed's stream until one has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<Grade>,
 }
 
 fn one() -> u64 {
@@ -63,10 +69,27 @@ pub struct GenerateResponse {
     /// The instances, in seed order.
     #[schema(value_type = Vec<Object>)]
     pub instances: Vec<serde_json::Value>,
+    /// `regions`: each puzzle's grade, in the same order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grades: Vec<Grade>,
 }
 
-/// One generated instance as JSON text (the writer's readable layout) with its id.
-pub fn generate_one(req: &GenerateRequest, seed: u64) -> Result<String, Error> {
+/// One generated instance.
+pub struct Made {
+    /// JSON text (the writer's readable layout) with its id.
+    pub text: String,
+    /// A region puzzle's grade.
+    pub grade: Option<Grade>,
+}
+
+/// One generated instance, or `None` when the budget ran out first (only region puzzles look
+/// at it: making one of a given grade may take many tries).
+pub fn generate_one(
+    req: &GenerateRequest,
+    seed: u64,
+    budget: &Budget,
+) -> Result<Option<Made>, Error> {
+    let made = |text| Ok(Some(Made { text, grade: None }));
     let n = req.n;
     match req.kind {
         GenerateKind::Completion => {
@@ -74,7 +97,7 @@ pub fn generate_one(req: &GenerateRequest, seed: u64) -> Result<String, Error> {
                 Error::Unsupported("field `queens`: completion needs the number of queens".into())
             })?;
             let problem = gen::completion(n, m, seed)?;
-            Ok(crate::formats::write_json(
+            made(crate::formats::write_json(
                 &problem,
                 &format!("completion-{n}-{m}-{seed}"),
             ))
@@ -91,19 +114,25 @@ pub fn generate_one(req: &GenerateRequest, seed: u64) -> Result<String, Error> {
                     list.len()
                 )));
             }
-            Ok(crate::formats::json::write_diagonals_json(
+            made(crate::formats::json::write_diagonals_json(
                 n,
                 &list[..d],
                 &format!("diag-{n}-{k}-{seed}"),
             ))
         }
         GenerateKind::Regions => {
-            let problem = gen::regions(n, seed)
-                .map_err(|e| Error::Unsupported(format!("seed {seed}: {e}")))?;
-            Ok(crate::formats::write_json(
-                &problem,
-                &format!("regions-{n}-{seed}"),
-            ))
+            let Some(puzzle) = crate::puzzle::generate::regions(n, seed, req.difficulty, budget)?
+            else {
+                return Ok(None);
+            };
+            let id = match req.difficulty {
+                Some(g) => format!("regions-{n}-{}-{seed}", g.name()),
+                None => format!("regions-{n}-{seed}"),
+            };
+            Ok(Some(Made {
+                text: crate::formats::write_json(&puzzle.problem, &id),
+                grade: Some(puzzle.grade),
+            }))
         }
     }
 }
@@ -115,6 +144,11 @@ impl GenerateRequest {
             return Err(Error::Unsupported(format!(
                 "field `count`: must be from 1 to {MAX_GENERATE_COUNT}"
             )));
+        }
+        if self.difficulty.is_some() && self.kind != GenerateKind::Regions {
+            return Err(Error::Unsupported(
+                "field `difficulty`: only region puzzles have a grade".into(),
+            ));
         }
         if self.kind == GenerateKind::Completion && self.queens.is_none() {
             return Err(Error::Unsupported(
@@ -131,25 +165,34 @@ impl GenerateRequest {
 pub fn generate(req: &GenerateRequest, ctx: &Context) -> Result<GenerateResponse, Error> {
     req.validate()?;
     let mut instances = Vec::new();
+    let mut grades = Vec::new();
+    let stopped = |instances, grades| {
+        Ok(GenerateResponse {
+            status: Status::interrupted(&ctx.budget),
+            instances,
+            grades,
+        })
+    };
     for i in 0..req.count {
         if ctx.budget.exhausted() {
-            return Ok(GenerateResponse {
-                status: Status::interrupted(&ctx.budget),
-                instances,
-            });
+            return stopped(instances, grades);
         }
         let seed = req
             .seed
             .checked_add(i)
             .ok_or_else(|| Error::Unsupported("field `seed`: seed + count overflows".into()))?;
-        let text = generate_one(req, seed)?;
-        let value = serde_json::from_str(&text)
+        let Some(made) = generate_one(req, seed, &ctx.budget)? else {
+            return stopped(instances, grades);
+        };
+        let value = serde_json::from_str(&made.text)
             .map_err(|e| Error::Internal(format!("a generated instance is not JSON: {e}")))?;
         instances.push(value);
+        grades.extend(made.grade);
     }
     Ok(GenerateResponse {
         status: Status::Sat,
         instances,
+        grades,
     })
 }
 

@@ -328,6 +328,7 @@ fn interrupted(
         Request::Generate(_) => Response::Generate(GenerateResponse {
             status,
             instances: Vec::new(),
+            grades: Vec::new(),
         }),
         Request::Hint(_) => Response::Hint(HintResponse {
             time_ms,

@@ -1,14 +1,26 @@
 //! Difficulty: the logical path a player can follow (the simplest technique at every step)
 //! and a grade from the hardest technique it needs and how often.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::deduce::{next_step, Step, Technique};
 use super::Position;
 use crate::model::Problem;
 
 /// A grade, easiest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Grade {
     /// Only `attacked` and `last-cell`.

@@ -2,6 +2,7 @@
 //! and human-style deduction over it ([`deduce`]).
 
 pub mod deduce;
+pub mod generate;
 pub mod grade;
 
 use crate::model::{cell, Pos, Problem};

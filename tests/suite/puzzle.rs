@@ -205,3 +205,63 @@ fn grades_of_the_linkedin_levels() {
     ];
     assert_eq!(counts, expected.into_iter().collect());
 }
+
+#[test]
+fn grades_of_a_thousand_generated_9x9_puzzles() {
+    use queens::puzzle::generate::puzzle;
+    use queens::puzzle::grade::{grade, logical_path, Grade};
+    let mut counts = std::collections::BTreeMap::new();
+    for seed in 0..1000 {
+        let p = puzzle(9, seed).unwrap();
+        *counts.entry(grade(&logical_path(&p))).or_insert(0) += 1;
+    }
+    eprintln!("grades: {counts:?}");
+    // BENCHMARKS.md compares this distribution with the LinkedIn levels' (the one above).
+    let expected = [
+        (Grade::Easy, 27),
+        (Grade::Medium, 136),
+        (Grade::Hard, 658),
+        (Grade::Expert, 179),
+    ];
+    assert_eq!(counts, expected.into_iter().collect());
+}
+
+#[test]
+fn cli_generates_puzzles_of_the_grade_asked_for() {
+    use super::cli::queens;
+    let o = queens(
+        &[
+            "generate",
+            "regions",
+            "--n",
+            "8",
+            "--difficulty",
+            "expert",
+            "--count",
+            "3",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3);
+    for line in lines {
+        assert!(line.contains(r#""id": "regions-8-expert-"#), "{line}");
+        let g = queens(&["grade", "-", "--json"], Some(line));
+        assert_eq!(g.status.code(), Some(0));
+        let v: serde_json::Value = serde_json::from_slice(&g.stdout).unwrap();
+        assert_eq!(v["grade"], "expert", "{v}");
+    }
+    // A grade for a generator without one is a usage error.
+    let o = queens(
+        &["generate", "diagonals", "--n", "8", "--difficulty", "easy"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -314,14 +314,39 @@ enum GenerateKind {
         #[command(flatten)]
         out: GenerateOut,
     },
-    /// A region Queens puzzle with exactly one solution (checked by the backtracker).
+    /// A region Queens puzzle with exactly one solution (checked by the backtracker) and
+    /// connected regions.
     Regions {
-        /// Board size (4 to 64; from 13 some seeds fail and say so).
+        /// Board size (1 and 4 to 32).
         #[arg(long)]
         n: usize,
+        /// Only puzzles of this grade (as `queens grade` defines it).
+        #[arg(long, value_enum)]
+        difficulty: Option<Difficulty>,
         #[command(flatten)]
         out: GenerateOut,
     },
+}
+
+/// A puzzle grade for `generate regions --difficulty`.
+#[derive(Clone, Copy, ValueEnum)]
+enum Difficulty {
+    Easy,
+    Medium,
+    Hard,
+    Expert,
+}
+
+impl Difficulty {
+    fn grade(self) -> queens::puzzle::grade::Grade {
+        use queens::puzzle::grade::Grade;
+        match self {
+            Difficulty::Easy => Grade::Easy,
+            Difficulty::Medium => Grade::Medium,
+            Difficulty::Hard => Grade::Hard,
+            Difficulty::Expert => Grade::Expert,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -778,6 +803,10 @@ fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
 }
 
 fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Result<u8, Failure> {
+    let difficulty = match &kind {
+        GenerateKind::Regions { difficulty, .. } => difficulty.map(Difficulty::grade),
+        _ => None,
+    };
     let (kind, n, queens, min_free, first, opts) = match kind {
         GenerateKind::Completion { n, queens, out } => (
             ops::GenerateKind::Completion,
@@ -800,7 +829,9 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
             first,
             out,
         ),
-        GenerateKind::Regions { n, out } => (ops::GenerateKind::Regions, n, None, None, None, out),
+        GenerateKind::Regions { n, out, .. } => {
+            (ops::GenerateKind::Regions, n, None, None, None, out)
+        }
     };
     if opts.count == 0 {
         return Err(Error::Unsupported("--count must be at least 1".into()).into());
@@ -821,6 +852,7 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
             first,
             seed,
             count,
+            difficulty,
         });
         let Response::Generate(part) = limits.run(&req, None)?.0 else {
             return Err(Error::Internal("generate answered with something else".into()).into());
