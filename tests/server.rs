@@ -968,3 +968,27 @@ fn hints_are_served_for_a_position() {
     assert_eq!(code, 422, "{v}");
     assert_eq!(v["field"], "instance.marks[0]", "{v}");
 }
+
+#[test]
+fn the_play_page_is_served_whole_and_linked_from_the_index() {
+    let s = Server::start(&[]);
+    let (status, ctype, page) = call("GET", &s.url("/play"), None);
+    assert_eq!(status, 200, "{page}");
+    assert!(ctype.starts_with("text/html"), "{ctype}");
+    for part in [
+        "id=\"board\"",
+        "id=\"status\"",
+        "id=\"hint-reason\"",
+        "/v1/hint",
+    ] {
+        assert!(page.contains(part), "the page has {part}");
+    }
+    // One file with everything inline: no script, style or font from anywhere else.
+    assert!(
+        !page.contains("http://") && !page.contains("https://") && !page.contains("src="),
+        "the page loads nothing from elsewhere"
+    );
+    let (status, _, index) = call("GET", &s.url("/"), None);
+    assert_eq!(status, 200);
+    assert!(index.contains("href=\"/play\""), "the index links the page");
+}

@@ -1,7 +1,8 @@
 //! The HTTP service (`queens serve`): an axum router over one [`AppState`], calling the
 //! operations layer ([`crate::ops`]) on a bounded pool of worker threads.
 //!
-//! - `routes.rs`: the synchronous endpoints (`/v1/solve`, …), health, metrics, OpenAPI.
+//! - `routes.rs`: the synchronous endpoints (`/v1/solve`, …), health, metrics, OpenAPI, and
+//!   the `/play` page (`static/play.html`, embedded).
 //! - `jobs.rs`: long work as jobs, stored before they are accepted, run by a dispatcher.
 //! - `workers.rs`: the worker pool; `store.rs`: SQLite (the only module that speaks SQL);
 //!   `error.rs`: every error response as problem+json; `metrics.rs`: Prometheus counters.

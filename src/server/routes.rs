@@ -1,5 +1,6 @@
 //! The synchronous endpoints, each a few lines over the operations layer, plus health,
-//! metrics, the OpenAPI document and the index page; and the router with its layers.
+//! metrics, the OpenAPI document, the index page and the `/play` page; and the router with
+//! its layers.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -62,6 +63,7 @@ pub fn router(state: AppState) -> axum::Router {
     )
     .route("/metrics", axum::routing::get(metrics))
     .route("/", axum::routing::get(index))
+    .route("/play", axum::routing::get(play))
     .fallback(|| async { ApiError::not_found("no such endpoint: see GET / or /openapi.json") })
     .method_not_allowed_fallback(|| async {
         ApiError::new(
@@ -360,11 +362,21 @@ async fn index() -> Html<&'static str> {
     Html(INDEX)
 }
 
+/// `GET /play`: the puzzle page, one self-contained file (no build step, nothing fetched
+/// from elsewhere) that plays through the JSON API above.
+async fn play() -> Html<&'static str> {
+    Html(PLAY)
+}
+
+const PLAY: &str = include_str!("../../static/play.html");
+
 const INDEX: &str = r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>queens</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:46em;margin:2em auto;padding:0 1em}
 code{background:#f3f3f3;padding:0 .2em}</style></head><body>
 <h1>queens</h1>
+<p><a href="/play">Play a region Queens puzzle</a> in the browser: generated or pasted, with
+conflicts shown as you go, hints that say why, and the solver one click away.</p>
 <p>Solves, counts, checks, explains and generates n-queens, n-queens completion and region
 Queens problems. Every board in an answer has passed an independent verifier; an UNSAT answer
 can come with a proof a DRAT/LRAT checker accepts.</p>
