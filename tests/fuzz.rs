@@ -557,6 +557,8 @@ fn exercise_ops(p: &Problem) {
             instance: inst(),
             queens: p.fixed().iter().take(2).copied().collect(),
             timeout_ms: None,
+            hints: true,
+            completions: Some(5),
         }),
         Request::Count(CountRequest {
             instance: inst(),

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use super::solve::{certificate, EngineName, ProofInfo};
 use super::{ms, Artifacts, Context, Instance, Status};
+use crate::backtrack;
 use crate::cnf::FixedMode;
 use crate::encode::amo::Encoding;
 use crate::engine::certify::{self, CertifiedAnswer};
@@ -38,6 +39,37 @@ pub struct CheckRequest {
     /// (`completable: null`).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Also list the empty cells the queens rule out (`attacked`): hints for a player.
+    #[serde(default)]
+    pub hints: bool,
+    /// Also count the board's completions, up to this many (`completions`), at most
+    /// [`MAX_COMPLETIONS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<u64>,
+}
+
+impl CheckRequest {
+    /// Checks the options before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        match self.completions {
+            Some(k) if k == 0 || k > MAX_COMPLETIONS => Err(Error::Unsupported(format!(
+                "field `completions`: must be from 1 to {MAX_COMPLETIONS}"
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Most completions one `check` counts (a count is work in proportion to it).
+pub const MAX_COMPLETIONS: u64 = 1_000_000;
+
+/// Completions of a partial board, counted up to a limit.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct Completions {
+    /// Completions found (the limit when `limited`).
+    pub count: u64,
+    /// True when the count stopped at the limit: there are at least `count`.
+    pub limited: bool,
 }
 
 /// One broken rule.
@@ -69,6 +101,15 @@ pub struct CheckResponse {
     pub violations: Vec<CheckViolation>,
     /// How many conflicts there are in all (more than listed when over the cap).
     pub violations_total: u64,
+    /// With `hints`: the empty, open cells some queen rules out (same row, column, region,
+    /// or diagonal as the rule defines it), `[row, col]` in row order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
+    pub attacked: Option<Vec<Pos>>,
+    /// With `completions`: how many ways the board can still be completed (null when
+    /// invalid, or when the count ran out of time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completions: Option<Completions>,
     /// Wall time, milliseconds.
     pub time_ms: f64,
 }
@@ -76,6 +117,7 @@ pub struct CheckResponse {
 /// Checks the placement: names every conflict; for a consistent partial board, says
 /// whether it can still be completed (the completion found is verified first).
 pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> {
+    req.validate()?;
     let start = Instant::now();
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let base = &req.instance.0;
@@ -105,7 +147,36 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
         Status::Solved => Some(true),
         _ => None,
     };
+    let attacked = req.hints.then(|| {
+        let n = base.n();
+        (0..n * n)
+            .map(|i| (i / n, i % n))
+            .filter(|&cell| {
+                base.is_open(cell)
+                    && !queens.contains(&cell)
+                    && queens.iter().any(|&q| base.attacks(q, cell))
+            })
+            .collect()
+    });
+    let completions = match (req.completions, status, completable) {
+        (Some(limit), Status::Consistent | Status::Solved, Some(true)) => {
+            let problem = base.replace_fixed(&queens)?;
+            let config = ctx.budget.backtrack_config(0);
+            let count = backtrack::count(&problem, &config, Some(limit));
+            (!count.stats.interrupted).then_some(Completions {
+                count: count.total,
+                limited: count.limited,
+            })
+        }
+        (Some(_), Status::Consistent, Some(false)) => Some(Completions {
+            count: 0,
+            limited: false,
+        }),
+        _ => None,
+    };
     Ok(CheckResponse {
+        attacked,
+        completions,
         status,
         placed: queens.len(),
         completable,

@@ -28,7 +28,8 @@ use crate::model::Problem;
 
 pub use cnf::{decode, encode, DecodeRequest, DecodeResponse, EncodeRequest, EncodeResponse};
 pub use diagnose::{
-    check, explain, CheckRequest, CheckResponse, CheckViolation, ExplainRequest, ExplainResponse,
+    check, explain, CheckRequest, CheckResponse, CheckViolation, Completions, ExplainRequest,
+    ExplainResponse, MAX_COMPLETIONS,
 };
 pub use generate::{generate, GenerateKind, GenerateRequest, GenerateResponse, MAX_GENERATE_COUNT};
 pub use isolate::child_main;
@@ -312,11 +313,10 @@ impl Request {
             Request::Count(r) => r.validate(),
             Request::Generate(r) => r.validate(),
             Request::Explain(r) => r.validate(),
-            Request::Check(_)
-            | Request::Encode(_)
-            | Request::Decode(_)
-            | Request::Hint(_)
-            | Request::Grade(_) => Ok(()),
+            Request::Check(r) => r.validate(),
+            Request::Encode(_) | Request::Decode(_) | Request::Hint(_) | Request::Grade(_) => {
+                Ok(())
+            }
         }
     }
 

@@ -483,6 +483,8 @@ fn json_output_is_the_operations_layers_serialization() {
             instance,
             queens: Vec::new(),
             timeout_ms: None,
+            hints: false,
+            completions: None,
         };
         serde_json::to_string(&ops::check(&req, &ctx).unwrap()).unwrap()
     };
@@ -849,4 +851,47 @@ fn a_sat_encoding_over_the_memory_limit_is_refused_with_an_estimate() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+#[test]
+fn check_hints_and_completions_on_nauck() {
+    // Nauck's b4 + d5 has exactly 2 completions.
+    let o = queens(
+        &[
+            "check",
+            &instance("nauck-1850.txt"),
+            "--hints",
+            "--completions",
+            "10",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["completions"]["count"], 2, "{v}");
+    assert_eq!(v["completions"]["limited"], false);
+    // The queens at (3,3) and (4,1) rule out their rows, columns and diagonals: 40 cells,
+    // among them (0,0) on (3,3)'s diagonal, and not (0,2), which neither attacks.
+    let attacked: Vec<(usize, usize)> = serde_json::from_value(v["attacked"].clone()).unwrap();
+    assert_eq!(attacked.len(), 40, "{v}");
+    assert!(attacked.contains(&(0, 0)) && !attacked.contains(&(0, 2)));
+    assert!(
+        !attacked.contains(&(3, 3)),
+        "a queen's own cell is not a hint"
+    );
+    // A limit below the count says "at least".
+    let o = queens(
+        &["check", &instance("nauck-1850.txt"), "--completions", "1"],
+        None,
+    );
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("completions: at least 1"), "{text}");
+    // A limit of 0 is a usage error naming the field.
+    let o = queens(
+        &["check", &instance("nauck-1850.txt"), "--completions", "0"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("completions"));
 }

@@ -202,6 +202,12 @@ enum Command {
         selection: SelectionArgs,
         #[command(flatten)]
         timeout: Timeout,
+        /// Also list the empty cells the queens rule out.
+        #[arg(long)]
+        hints: bool,
+        /// Also count the ways the board can still be completed, up to K.
+        #[arg(long, value_name = "K")]
+        completions: Option<u64>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -690,12 +696,16 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             file,
             selection,
             timeout,
+            hints,
+            completions,
             json,
         } => {
             let req = Request::Check(CheckRequest {
                 instance: load_one(&file, &selection)?,
                 queens: Vec::new(),
                 timeout_ms: None,
+                hints,
+                completions,
             });
             let (resp, _) = limits(timeout).run(&req, None)?;
             answer(&mut out, &req, &resp, json, &style(timeout))

@@ -190,7 +190,21 @@ fn check(
                 out,
                 "consistent, {} of {} placed ({completable})",
                 r.placed, r.n
-            )
+            )?;
+            if let Some(cells) = &r.attacked {
+                let list: Vec<String> = cells.iter().map(|&c| cell(c)).collect();
+                writeln!(
+                    out,
+                    "ruled out by the queens ({}): {}",
+                    cells.len(),
+                    list.join(" ")
+                )?;
+            }
+            match &r.completions {
+                Some(c) if c.limited => writeln!(out, "completions: at least {}", c.count),
+                Some(c) => writeln!(out, "completions: {}", c.count),
+                None => Ok(()),
+            }
         }
         _ => {
             writeln!(out, "invalid: {} conflict(s)", r.violations.len())?;
