@@ -378,6 +378,14 @@ fn print_optimum(out: &mut impl Write, r: &Optimum) -> std::io::Result<()> {
     }
     writeln!(out, "bound: {}", r.bound)?;
     for c in &r.calls {
+        if c.by == "pair-parity" {
+            writeln!(
+                out,
+                "  {} {}: {} by the parity of attacking pairs ({:.1} ms)",
+                c.goal, c.k, c.result, c.time_ms
+            )?;
+            continue;
+        }
         writeln!(
             out,
             "  {} {}: {}{} ({} vars, {} clauses, {:.1} ms{})",

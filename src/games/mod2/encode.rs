@@ -365,10 +365,10 @@ fn plan(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         // Foata normal form: of two consecutive non-attacking placements, the lower square
         // first.
         if let Some(before) = actions.last() {
-            for s in 0..cells {
-                for u in 0..s {
+            for (s, &b) in before.iter().enumerate() {
+                for (u, &au) in a[..s].iter().enumerate() {
                     if !attack[s].contains(&u) {
-                        sink.add_clause(&[!before[s], !a[u]]);
+                        sink.add_clause(&[!b, !au]);
                     }
                 }
             }
@@ -420,18 +420,18 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
             Bit::Lit(ge[c][k - 2])
         }
     };
-    for c in 0..cells {
+    for (c, &xc) in x.iter().enumerate() {
         for k in 3..=layers {
             clause(sink, &[!at_least(c, k), at_least(c, k - 1)]);
         }
         // An empty square sits in layer 1.
-        clause(sink, &[x[c], !at_least(c, 2)]);
+        clause(sink, &[xc, !at_least(c, 2)]);
     }
     // lt[a][i]: layer of attack[a][i] < layer of a.
     let mut lt: Vec<Vec<Lit>> = Vec::with_capacity(cells);
-    for a in 0..cells {
-        let mut row = Vec::with_capacity(attack[a].len());
-        for &b in &attack[a] {
+    for (a, attackers) in attack.iter().enumerate() {
+        let mut row = Vec::with_capacity(attackers.len());
+        for &b in attackers {
             let l = sink.new_var();
             let lb = Bit::Lit(l);
             // l → ∀k: t_b ≥ k → t_a ≥ k + 1
