@@ -438,29 +438,34 @@ fn by_sat(
             };
         }
         Question::MinLock => {
+            // One call at the known construction's size gives a board quickly; then upwards
+            // from 0, where refutations are cheap, until a call finds a board (the calls
+            // below it refuted every smaller one) or reaches the board in hand. Measured:
+            // going down from the construction instead spent the whole budget on 7×7 in
+            // the call for 12 after finding 13.
             let mut none_at_most: Option<usize> = None;
-            let g = guess(n, question);
+            let mut next = Some(guess(n, question));
             loop {
-                let b = best.as_ref().map(Vec::len);
-                if let (Some(b), Some(p)) = (b, none_at_most) {
-                    if p + 1 >= b {
-                        break;
-                    }
-                }
-                let k = match (b, none_at_most) {
-                    (Some(b), _) => b - 1,
-                    (None, None) => g,
-                    (None, Some(p)) if p < cells - 1 => cells - 1,
-                    (None, Some(_)) => break,
-                };
+                let Some(k) = next else { break };
                 match call(n, Goal::LockedAtMost(k), opts, budget, &mut calls)? {
                     Err(()) => {
                         status = "timeout";
                         break;
                     }
-                    Ok(Some(moves)) => best = Some(moves),
+                    Ok(Some(moves)) => {
+                        if best.as_ref().is_none_or(|b| moves.len() < b.len()) {
+                            best = Some(moves);
+                        }
+                    }
                     Ok(None) => none_at_most = Some(none_at_most.map_or(k, |p| p.max(k))),
                 }
+                let up = none_at_most.map_or(0, |p| p + 1);
+                next = match best.as_ref().map(Vec::len) {
+                    Some(b) if up >= b => None,
+                    Some(_) => Some(up),
+                    None if up < cells => Some(up),
+                    None => None,
+                };
             }
             optimal = status == "ok";
             bound = match (best.as_ref().map(Vec::len), none_at_most) {
