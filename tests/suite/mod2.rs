@@ -386,9 +386,21 @@ fn winners_for_small_boards_agree_with_a_plain_search() {
             let mut memo = std::collections::HashMap::new();
             let first_wins = plain(&start, variant, 0, &mut memo);
             assert_eq!(s.first_wins, first_wins, "n = {n}, {variant}");
-            if let Some(m) = s.winning_move {
-                assert!(legal_moves(&start, variant, 0).contains(&m));
-            }
+            // Every winning first move, and only those: the move leaves a lost position.
+            let winning: Vec<Pos> = legal_moves(&start, variant, 0)
+                .into_iter()
+                .filter(|&m| {
+                    let mut queens = start.queens();
+                    if variant == Variant::Complementary {
+                        queens.retain(|&q| q != m);
+                    } else {
+                        queens.push(m);
+                    }
+                    !plain(&Board::with_queens(n, &queens), variant, 1, &mut memo)
+                })
+                .collect();
+            assert_eq!(s.winning_moves, winning, "n = {n}, {variant}");
+            assert_eq!(s.winning_move, winning.first().copied());
         }
     }
 }
