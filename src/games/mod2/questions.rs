@@ -445,8 +445,7 @@ fn by_sat(
             // the call for 12 after finding 13.
             let mut none_at_most: Option<usize> = None;
             let mut next = Some(guess(n, question));
-            loop {
-                let Some(k) = next else { break };
+            while let Some(k) = next {
                 match call(n, Goal::LockedAtMost(k), opts, budget, &mut calls)? {
                     Err(()) => {
                         status = "timeout";
