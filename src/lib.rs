@@ -27,6 +27,7 @@ pub mod encode;
 pub mod engine;
 pub mod error;
 pub mod formats;
+pub mod games;
 pub mod generate;
 pub mod model;
 pub mod ops;

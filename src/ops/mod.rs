@@ -11,6 +11,7 @@ mod cnf;
 mod diagnose;
 mod generate;
 mod isolate;
+pub mod mod2;
 mod puzzle;
 mod race;
 mod solve;

@@ -6,6 +6,7 @@ mod corpora;
 mod facts;
 pub mod gen;
 mod large;
+mod mod2;
 mod parse;
 mod proofs;
 mod properties;

@@ -6,6 +6,7 @@
 //! answer within the limits (`--timeout`, a count stopped by `--limit`, `s UNKNOWN`).
 
 mod compare;
+mod mod2;
 mod print;
 mod progress;
 
@@ -194,6 +195,12 @@ enum Command {
     },
     /// Run the HTTP service: JSON endpoints, jobs, health and metrics (README, "Service").
     Serve(queens::server::ServeArgs),
+    /// The mod-2 n-queens game (issue 13): check a board, replay moves, solve the game, and
+    /// the most queens / fewest locked queens with proofs.
+    Mod2 {
+        #[command(subcommand)]
+        command: mod2::Mod2Command,
+    },
     /// Check the queens given in FILE against the rules and name every conflict.
     Check {
         /// Instance file (text grid or JSON), or - for stdin.
@@ -711,6 +718,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             answer(&mut out, &req, &resp, json, &style(timeout))
         }
         Command::Generate { kind } => generate(&mut out, kind, started),
+        Command::Mod2 { command } => mod2::run(&mut out, command, started),
         Command::Compare(args) => compare::run(&mut out, args),
         Command::Attempt { engine } => {
             queens::child::die_with_parent();

@@ -1,0 +1,126 @@
+//! Move lists as files: `{"n": N, "moves": [[r,c], …]}`, optionally with `variant`, and the
+//! JSON `queens mod2 max|min-lock` print, read back as it is (its `queens` and `state` are
+//! claims the replay re-checks).
+
+use serde_json::Value;
+
+use super::rules::{State, Variant};
+use crate::error::Error;
+use crate::model::Pos;
+
+/// Largest board a move list may name (the rules have no limit; this keeps a hostile file
+/// from asking for a huge board).
+pub const MAX_N: usize = 1024;
+
+/// A move list read from a file, with the claims it makes about its final board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveList {
+    /// Board side.
+    pub n: usize,
+    /// Which game the moves are played in (default standard).
+    pub variant: Variant,
+    /// The moves, in order.
+    pub moves: Vec<Pos>,
+    /// `queens`: how many queens the final board holds, if the file says.
+    pub queens: Option<usize>,
+    /// `state`: the final board's state, if the file says.
+    pub state: Option<State>,
+}
+
+/// Reads a move list; errors name `origin`, then the line and column (malformed JSON) or the
+/// field (``field `moves[3]`: …``).
+pub fn parse_moves(origin: &str, text: &str) -> Result<MoveList, Error> {
+    let bad = |msg: String| Error::Input {
+        origin: origin.to_string(),
+        message: msg,
+    };
+    let text = crate::formats::strip_bom(text);
+    let value: Value = serde_json::from_str(text).map_err(|e| bad(format!("invalid JSON: {e}")))?;
+    let Value::Object(map) = value else {
+        return Err(bad(
+            "expected a JSON object {\"n\": N, \"moves\": [[r,c], …]}".into(),
+        ));
+    };
+    let n = match map.get("n") {
+        Some(v) => v
+            .as_u64()
+            .filter(|&n| (1..=MAX_N as u64).contains(&n))
+            .ok_or_else(|| {
+                bad(format!(
+                    "field `n`: expected a board size 1..={MAX_N}, got {v}"
+                ))
+            })? as usize,
+        None => return Err(bad("field `n`: missing (the board size)".into())),
+    };
+    let variant = match map.get("variant") {
+        None | Some(Value::Null) => Variant::Standard,
+        Some(Value::String(s)) => s
+            .parse()
+            .map_err(|e| bad(format!("field `variant`: {e}")))?,
+        Some(v) => return Err(bad(format!("field `variant`: expected a string, got {v}"))),
+    };
+    let moves = match map.get("moves") {
+        Some(Value::Array(list)) => list
+            .iter()
+            .enumerate()
+            .map(|(i, m)| square(n, m).map_err(|e| bad(format!("field `moves[{i}]`: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(Value::Null) => {
+            return Err(bad(
+                "field `moves`: null (the answer has no board: nothing to replay)".into(),
+            ))
+        }
+        Some(v) => {
+            return Err(bad(format!(
+                "field `moves`: expected a list of [r,c], got {v}"
+            )))
+        }
+        None => {
+            return Err(bad(
+                "field `moves`: missing (the list of [r,c] moves)".into()
+            ))
+        }
+    };
+    let queens = match map.get("queens") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| bad(format!("field `queens`: expected a count, got {v}")))?
+                as usize,
+        ),
+    };
+    let state = match map.get("state") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(serde_json::from_value::<State>(v.clone()).map_err(|_| {
+            bad(format!(
+                "field `state`: expected \"complete\", \"locked\" or \"unlocked\", got {v}"
+            ))
+        })?),
+    };
+    Ok(MoveList {
+        n,
+        variant,
+        moves,
+        queens,
+        state,
+    })
+}
+
+fn square(n: usize, v: &Value) -> Result<Pos, String> {
+    let pair = v
+        .as_array()
+        .filter(|a| a.len() == 2)
+        .ok_or_else(|| format!("expected [row, col], got {v}"))?;
+    let coord = |x: &Value| {
+        x.as_u64()
+            .filter(|&x| x < n as u64)
+            .map(|x| x as usize)
+            .ok_or_else(|| {
+                format!(
+                    "square {v} is off the {n}×{n} board (rows and columns are 0..{})",
+                    n - 1
+                )
+            })
+    };
+    Ok((coord(&pair[0])?, coord(&pair[1])?))
+}

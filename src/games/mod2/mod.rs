@@ -1,0 +1,19 @@
+//! The mod-2 n-queens game (issue 13): a queen may go only on a square attacked by an even
+//! number of queens, counted without blocking.
+//!
+//! - [`rules`]: values, open squares, complete/locked/unlocked, and [`rules::replay`], the
+//!   independent checker of every move order the other modules report;
+//! - [`format`]: move lists as JSON files;
+//! - [`search`]: bitboards, the 8 symmetries, the winner by memoised search, the reachable
+//!   positions layer by layer;
+//! - [`encode`] and [`solver`]: SAT encodings of reachability and one certified SAT call;
+//! - [`questions`]: the most queens (Q4) and the fewest locked queens (Q7), proven.
+
+pub mod encode;
+pub mod format;
+pub mod questions;
+pub mod rules;
+pub mod search;
+pub mod solver;
+
+pub use rules::{replay, Board, IllegalMove, State, Variant};
