@@ -177,6 +177,19 @@ fn region_puzzles_come_in_the_grade_asked_for() {
             assert!(made.tries >= 1);
         }
     }
+    // Many seeds on small boards, where one-cell regions can wall cells in (a growth that
+    // panicked on an empty choice once).
+    for n in 5..=7 {
+        for seed in 0..10 {
+            for want in [Grade::Easy, Grade::Medium, Grade::Hard, Grade::Expert] {
+                let made = regions(n, seed, Some(want), &Budget::default())
+                    .unwrap()
+                    .unwrap();
+                assert_eq!(made.grade, want, "n={n} seed={seed}");
+                assert_eq!(count2(&made.problem), 1, "n={n} seed={seed}");
+            }
+        }
+    }
     // 4×4 has few puzzles: each grade asked for is made, or refused with the reason within a
     // bounded number of tries, never searched for without end.
     for want in [Grade::Easy, Grade::Medium, Grade::Hard, Grade::Expert] {

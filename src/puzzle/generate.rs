@@ -66,7 +66,7 @@ pub fn regions(
         )));
     }
     let mut rng = Rng::new(seed);
-    let growth = Growth::for_grade(difficulty);
+    let growths = Growth::for_grade(difficulty);
     let mut tries = 0u64;
     loop {
         if budget.exhausted() {
@@ -79,6 +79,7 @@ pub fn regions(
                  seed {seed} (small boards have few puzzles of each grade)"
             )));
         }
+        let growth = growths[tries as usize % growths.len()];
         let problem = unique(n, growth, &mut rng)?;
         tries += 1;
         let g = grade(&logical_path(&problem));
@@ -116,12 +117,14 @@ enum Growth {
 const TINY_EVERY: usize = 3;
 
 impl Growth {
-    fn for_grade(grade: Option<Grade>) -> Growth {
+    /// The growths to take turns with when making puzzles of a grade. Medium takes turns
+    /// between `Largest` and `Tiny`: from n = 17 `Largest` alone mostly makes hard puzzles.
+    fn for_grade(grade: Option<Grade>) -> &'static [Growth] {
         match grade {
-            None | Some(Grade::Hard) => Growth::Random,
-            Some(Grade::Easy) => Growth::Tiny,
-            Some(Grade::Medium) => Growth::Largest,
-            Some(Grade::Expert) => Growth::Smallest,
+            None | Some(Grade::Hard) => &[Growth::Random],
+            Some(Grade::Easy) => &[Growth::Tiny],
+            Some(Grade::Medium) => &[Growth::Largest, Growth::Tiny],
+            Some(Grade::Expert) => &[Growth::Smallest],
         }
     }
 }
@@ -310,7 +313,9 @@ fn grow(n: usize, planted: &[usize], growth: Growth, rng: &mut Rng) -> Option<Ve
         // Every cell left is stuck: take a refusal (cell x, region g) and take back cells of
         // its witnesses until x can join g. Refusals are tried in random order.
         repairs += 1;
-        if repairs > MAX_REPAIRS {
+        // No cell left next to a region that may grow (under `Growth::Tiny`, one-cell regions
+        // can wall cells in): this growth is over.
+        if repairs > MAX_REPAIRS || stuck.is_empty() {
             return None;
         }
         let mut refusals: Vec<(usize, usize)> = stuck

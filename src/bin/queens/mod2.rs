@@ -261,13 +261,13 @@ fn print_replay(out: &mut impl Write, r: &ReplayResponse) -> std::io::Result<()>
     match (&r.illegal, &r.false_claim) {
         (Some(i), _) => writeln!(
             out,
-            "illegal: move {} ({},{}): {} (the {} moves before it are legal: {} queens, {})",
+            "illegal: move {} ({},{}): {} (the moves before it are legal: {} queen{}, {})",
             i.index + 1,
             i.square.0,
             i.square.1,
             i.reason,
-            i.index,
             r.queens,
+            if r.queens == 1 { "" } else { "s" },
             r.state.name()
         ),
         (None, Some(claim)) => writeln!(
