@@ -133,18 +133,22 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
     } else {
         Status::Consistent
     };
-    let completable = match status {
-        Status::Consistent => {
-            let problem = base.replace_fixed(&queens)?;
-            let solved =
-                engine::solve(&problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
+    // The board with the queens as fixed queens, for the searches below (built once).
+    let placed = match status {
+        Status::Consistent => Some(base.replace_fixed(&queens)?),
+        Status::Solved if req.completions.is_some() => Some(base.replace_fixed(&queens)?),
+        _ => None,
+    };
+    let completable = match (status, &placed) {
+        (Status::Consistent, Some(problem)) => {
+            let solved = engine::solve(problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
             match solved.answer {
                 Answer::Sat(_) => Some(true),
                 Answer::Unsat => Some(false),
                 Answer::Interrupted => None,
             }
         }
-        Status::Solved => Some(true),
+        (Status::Solved, _) => Some(true),
         _ => None,
     };
     let attacked = req.hints.then(|| {
@@ -158,17 +162,16 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
             })
             .collect()
     });
-    let completions = match (req.completions, status, completable) {
-        (Some(limit), Status::Consistent | Status::Solved, Some(true)) => {
-            let problem = base.replace_fixed(&queens)?;
+    let completions = match (req.completions, &placed, completable) {
+        (Some(limit), Some(problem), Some(true)) => {
             let config = ctx.budget.backtrack_config(0);
-            let count = backtrack::count(&problem, &config, Some(limit));
+            let count = backtrack::count(problem, &config, Some(limit));
             (!count.stats.interrupted).then_some(Completions {
                 count: count.total,
                 limited: count.limited,
             })
         }
-        (Some(_), Status::Consistent, Some(false)) => Some(Completions {
+        (Some(_), Some(_), Some(false)) => Some(Completions {
             count: 0,
             limited: false,
         }),

@@ -8,9 +8,8 @@
 //! The parent verifies every board the child reports before passing it on.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -128,47 +127,6 @@ fn write_artifacts(dir: Option<&Path>, artifacts: &Artifacts) -> Result<(), Erro
     Ok(())
 }
 
-/// A fresh folder for one child's artifacts, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    /// A new folder only this user can enter, with an unguessable name; a folder that
-    /// already exists (left by a killed run, or planted) is never reused.
-    fn new() -> Result<TempDir, Error> {
-        use std::hash::{BuildHasher, Hasher};
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let mut last = None;
-        for _ in 0..16 {
-            // std's RandomState is seeded from the OS: 64 random bits without a crate.
-            let random = std::collections::hash_map::RandomState::new()
-                .build_hasher()
-                .finish();
-            let name = format!(
-                "queens-op-{}-{}-{random:016x}",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::Relaxed)
-            );
-            let path = std::env::temp_dir().join(name);
-            let mut builder = std::fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            match builder.create(&path) {
-                Ok(()) => return Ok(TempDir(path)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some((path, e)),
-                Err(e) => return Err(Error::Io { path, source: e }),
-            }
-        }
-        let (path, source) = last.expect("the loop ran");
-        Err(Error::Io { path, source })
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// How long after the deadline a child that has not answered is killed: time for one that
 /// noticed the deadline itself to send what it found.
 const KILL_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
@@ -187,9 +145,9 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
     if ctx.budget.exhausted() {
         return interrupted(req, Status::interrupted(&ctx.budget), start);
     }
-    let dir = TempDir::new()?;
+    let dir = child::TempDir::new("queens-op")?;
     let mut command = Command::new(exe);
-    command.arg("op").arg("--artifacts").arg(&dir.0);
+    command.arg("op").arg("--artifacts").arg(dir.path());
     if let Some(bytes) = ctx.budget.max_memory {
         command.arg("--max-memory").arg(bytes.to_string());
     }
@@ -274,7 +232,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         _ => false,
     };
     for name in ["proof", "cnf"].into_iter().filter(|_| certified) {
-        let path = dir.0.join(name);
+        let path = dir.path().join(name);
         if let Ok(bytes) = std::fs::read(&path) {
             artifacts.0.push((name.to_string(), bytes));
         }

@@ -36,10 +36,6 @@ pub struct Proof {
     pub check_ms: f64,
 }
 
-fn ms(t: Instant) -> f64 {
-    crate::engine::ms(t)
-}
-
 fn internal(what: &str) -> impl Fn(proof::ProofError) -> Error + '_ {
     move |e| Error::Internal(format!("mod2 {what}: {e}"))
 }
@@ -73,7 +69,7 @@ pub fn solve(
     let stats = proof::check_lrat(formula, &lrat).map_err(internal("proof check"))?;
     Ok(Outcome::Unsat(Proof {
         lemmas: stats.lemmas,
-        check_ms: ms(start),
+        check_ms: crate::engine::ms(start),
         lrat,
     }))
 }
@@ -81,18 +77,8 @@ pub fn solve(
 type Answer = (Option<Vec<Lit>>, Vec<u8>);
 
 fn in_child(formula: &CnfFormula, deadline: Instant, exe: &Path) -> Result<Option<Answer>, Error> {
-    let dir = std::env::temp_dir().join(format!(
-        "queens-mod2-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos())
-    ));
-    std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
-        path: dir.clone(),
-        source: e,
-    })?;
-    let proof_path = dir.join("proof.lrat");
+    let dir = crate::child::TempDir::new("queens-mod2")?;
+    let proof_path = dir.path().join("proof.lrat");
     let mut cnf = Vec::new();
     varisat::dimacs::write_dimacs(&mut cnf, formula).map_err(|e| Error::Io {
         path: "<cnf>".into(),
@@ -103,7 +89,7 @@ fn in_child(formula: &CnfFormula, deadline: Instant, exe: &Path) -> Result<Optio
         .args(["mod2", "sat-child", "--proof"])
         .arg(&proof_path);
     let exit = crate::child::run(command, &cnf, Some(deadline), &|| false, &|_| {});
-    let result = (|| match exit.map_err(Error::Internal)? {
+    match exit.map_err(Error::Internal)? {
         crate::child::Exit::Finished {
             status,
             stdout,
@@ -133,9 +119,7 @@ fn in_child(formula: &CnfFormula, deadline: Instant, exe: &Path) -> Result<Optio
             Ok(Some((Some(model), Vec::new())))
         }
         _ => Ok(None),
-    })();
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+    }
 }
 
 /// The child's side: DIMACS on `input`, `SAT lits…` or `UNSAT` on `out`, the LRAT proof of
