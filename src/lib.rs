@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod backtrack;
+pub mod batch;
 pub mod child;
 pub mod cnf;
 pub mod compare;

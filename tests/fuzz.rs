@@ -568,6 +568,7 @@ fn exercise_ops(p: &Problem) {
             unique: true,
             cross_check: false,
             timeout_ms: None,
+            shard: None,
         }),
     ];
     let mut solve = SolveRequest::new(p.clone());

@@ -278,6 +278,7 @@ fn interrupted(
             time_ms,
             work: WorkReport::default(),
             cross_checked: None,
+            shard: None,
         }),
         Request::Explain(r) => Response::Explain(ExplainResponse {
             time_ms,

@@ -7,6 +7,7 @@
 //! serialization of the same response type, so one schema is documented once
 //! (`GET /openapi.json`). Every board in a response has passed [`crate::verify()`].
 
+pub mod batch;
 mod cnf;
 mod diagnose;
 mod generate;
@@ -230,11 +231,14 @@ pub enum Response {
 
 impl Response {
     /// The CLI's exit code for this answer: its status's ([`Status::exit_code`]), except
-    /// that a consistent `check` whose completion search ran out of time gives 4 (no answer
+    /// that a finished count shard gives 0, that a consistent `check` whose completion search ran out of time gives 4 (no answer
     /// within the limits), and `encode`, which always answers, gives 0.
     pub fn exit_code(&self) -> u8 {
         match self {
             Response::Solve(r) => r.status.exit_code(),
+            // A finished shard is a success whatever its part of the count (a scheduler
+            // would take exit 1 for a failed task).
+            Response::Count(r) if r.shard.is_some() && !self.interrupted() => 0,
             Response::Count(r) => r.status.exit_code(),
             Response::Check(r) if r.status == Status::Consistent && r.completable.is_none() => 4,
             Response::Check(r) => r.status.exit_code(),

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{ms, Artifacts, Context, Instance, Status};
+use crate::batch::shard::{content_hash, Shard, ShardInfo};
 use crate::encode::amo::Encoding;
 use crate::engine::certify::{self, CertifiedAnswer};
 use crate::engine::{self, Answer, EngineSpec, Work};
@@ -31,6 +32,15 @@ pub enum EngineName {
 }
 
 impl EngineName {
+    /// The engine's name as the CLI and JSON write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineName::Backtrack => "backtrack",
+            EngineName::Sat => "sat",
+            EngineName::Race => "race",
+        }
+    }
+
     /// The engine that cross-checks this one.
     pub fn other(self) -> EngineName {
         match self {
@@ -86,6 +96,10 @@ pub struct SolveRequest {
     /// built-in checker before the answer is given.
     #[serde(default)]
     pub proof: Option<ProofFormat>,
+    /// Backtracker threads, 1 to 256 (default: all cores). `queens batch` runs one instance
+    /// per core with 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
 }
 
 impl SolveRequest {
@@ -114,6 +128,11 @@ impl SolveRequest {
                     .into(),
             ));
         }
+        if self.threads.is_some_and(|t| !(1..=256).contains(&t)) {
+            return Err(Error::Unsupported(
+                "field `threads`: between 1 and 256".into(),
+            ));
+        }
         if self.proof.is_some() && (self.all || self.limit.is_some()) {
             return Err(Error::Unsupported(
                 "field `proof`: proves that there is no solution, so it needs a single solve \
@@ -135,6 +154,7 @@ impl SolveRequest {
             cross_check: false,
             timeout_ms: None,
             proof: None,
+            threads: None,
         }
     }
 }
@@ -312,6 +332,10 @@ pub struct CountRequest {
     /// Give up after this many milliseconds (`status: "timeout"`, the count so far).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// Count only this shard of the search tree's subproblems (`{"index": i, "of": n}`),
+    /// for `queens merge` to sum with the others (README, "Batch runs and shards").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 impl CountRequest {
@@ -324,7 +348,26 @@ impl CountRequest {
                     .into(),
             ));
         }
-        check_limit(self.limit)
+        check_limit(self.limit)?;
+        if let Some(s) = self.shard {
+            Shard::new(s.index, s.of)
+                .map_err(|e| Error::Unsupported(format!("field `shard`: {e}")))?;
+            if self.limit.is_some() {
+                return Err(Error::Unsupported(
+                    "field `shard`: a shard is counted in full, to be summed with the others; \
+                     `limit` cannot be combined with it"
+                        .into(),
+                ));
+            }
+            if self.cross_check {
+                return Err(Error::Unsupported(
+                    "field `shard`: the engines cut the tree differently, so shards cannot be \
+                     cross-checked one by one; cross-check the merged count"
+                        .into(),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -352,6 +395,9 @@ pub struct CountResponse {
     /// With `cross_check`: the engine that agreed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross_checked: Option<EngineName>,
+    /// With `shard`: which part of which count this is (`count` is this shard's part).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardInfo>,
 }
 
 /// Why a problem has no solution, as precisely as can be said cheaply: a conflict among the
@@ -430,6 +476,10 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     match req.engine.spec(req.encoding) {
         EngineSpec::Race(_) => super::race::solve(req, ctx),
+        EngineSpec::Backtrack { .. } if req.threads.is_some() => {
+            let threads = req.threads.unwrap_or(0);
+            solve_on(req, EngineSpec::Backtrack { threads }, ctx)
+        }
         spec => solve_on(req, spec, ctx),
     }
 }
@@ -593,6 +643,9 @@ pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> 
     let problem = &req.instance.0;
     let start = Instant::now();
     let spec = req.engine.spec(req.encoding);
+    if let Some(shard) = req.shard {
+        return count_shard(req, problem, shard, spec, ctx, start);
+    }
     let counted = engine::count(problem, spec, req.limit, &ctx.budget)?;
     let mut cross_checked = None;
     if req.cross_check && !counted.interrupted {
@@ -632,5 +685,44 @@ pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> 
         time_ms: ms(start),
         work: WorkReport::from_work(&counted.work, req.encoding),
         cross_checked,
+        shard: None,
+    })
+}
+
+/// `count` of one shard ([`crate::batch::shard::count`]).
+fn count_shard(
+    req: &CountRequest,
+    problem: &Problem,
+    shard: Shard,
+    spec: EngineSpec,
+    ctx: &Context,
+    start: Instant,
+) -> Result<CountResponse, Error> {
+    let c = crate::batch::shard::count(problem, shard, spec, &ctx.budget)?;
+    let status = if c.interrupted {
+        Status::interrupted(&ctx.budget)
+    } else if c.count > 0 {
+        Status::Sat
+    } else {
+        Status::Unsat
+    };
+    Ok(CountResponse {
+        status,
+        count: c.count,
+        unique: if req.unique { c.unique } else { None },
+        limited: false,
+        n: problem.n(),
+        engine: req.engine,
+        time_ms: ms(start),
+        work: WorkReport::from_work(&c.work, req.encoding),
+        cross_checked: None,
+        shard: Some(ShardInfo {
+            index: shard.index,
+            of: shard.of,
+            scheme: c.scheme,
+            instance: content_hash(problem),
+            tasks: c.tasks,
+            all_tasks: c.all_tasks,
+        }),
     })
 }

@@ -475,6 +475,7 @@ fn json_output_is_the_operations_layers_serialization() {
             unique,
             cross_check: false,
             timeout_ms: None,
+            shard: None,
         };
         serde_json::to_string(&ops::count(&req, &ctx).unwrap()).unwrap()
     };

@@ -1,5 +1,6 @@
 //! Test modules; `gen` holds the random-instance generators the property tests share.
 
+mod batch;
 mod cli;
 mod compare;
 mod corpora;

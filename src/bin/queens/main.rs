@@ -5,6 +5,7 @@
 //! (or a board that breaks a rule); 2 bad input or usage; 3 an internal check failed; 4 no
 //! answer within the limits (`--timeout`, a count stopped by `--limit`, `s UNKNOWN`).
 
+mod batch;
 mod compare;
 mod mod2;
 mod print;
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use queens::batch::Shard;
 use queens::compare::EngineSpec;
 use queens::encode::amo::Encoding;
 use queens::formats::sources::{self, Selection};
@@ -80,6 +82,10 @@ enum Command {
         /// Also count solutions distinct up to rotation and reflection (empty classic board).
         #[arg(long)]
         unique: bool,
+        /// Count only shard I of N (0-based) of the search tree's subproblems; `queens merge`
+        /// sums the N answers (saved with --json or -o) into the count.
+        #[arg(long, value_name = "I/N", conflicts_with_all = ["limit", "cross_check"])]
+        shard: Option<Shard>,
         #[command(flatten)]
         engine: EngineArgs,
         #[command(flatten)]
@@ -87,6 +93,10 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Write the JSON answer to OUT instead of printing it (written in full, then renamed
+        /// into place, so a killed run leaves no half-written shard).
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
     },
     /// Write the SAT encoding as DIMACS CNF, with comment lines mapping cell variables.
     Encode {
@@ -171,6 +181,13 @@ enum Command {
     /// Run instances on several engines, each attempt in a child process with a hard time
     /// limit; every answer is verified, and a disagreement between engines exits with 3.
     Compare(CompareArgs),
+    /// Solve shard I/N of a corpus (instances dealt by content hash), one verified result
+    /// line per instance; for Slurm arrays and Kubernetes Indexed Jobs (README, "Batch runs
+    /// and shards").
+    Batch(batch::BatchArgs),
+    /// Merge batch shard files (missing and conflicting answers reported), or sum count
+    /// shards (refused unless all are there).
+    Merge(batch::MergeArgs),
     /// Internal: run one engine on the JSON instance on stdin and print a JSON report (what
     /// `compare` runs in each child process).
     #[command(hide = true)]
@@ -570,6 +587,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 cross_check: engine.cross_check,
                 timeout_ms: None,
                 proof: proof.proof.is_some().then_some(proof.proof_format),
+                threads: None,
             });
             let (mut resp, artifacts) = limits(timeout).run(&req, None)?;
             if let Response::Solve(r) = &mut resp {
@@ -581,9 +599,11 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             input,
             limit,
             unique,
+            shard,
             engine,
             timeout,
             json,
+            output,
         } => {
             let req = Request::Count(CountRequest {
                 instance: input.load()?,
@@ -593,13 +613,19 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 unique,
                 cross_check: engine.cross_check,
                 timeout_ms: None,
+                shard,
             });
             let bar = progress::bar("counting", "subtrees");
             let ran = limits(timeout).run(&req, bar.as_ref());
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
-            answer(&mut out, &req, &ran?.0, json, &style(timeout))
+            let resp = ran?.0;
+            if let Some(path) = output {
+                write_atomically(&path, format!("{}\n", to_json(&resp)?).as_bytes())?;
+                return Ok(resp.exit_code());
+            }
+            answer(&mut out, &req, &resp, json, &style(timeout))
         }
         Command::Encode {
             input,
@@ -720,6 +746,8 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Generate { kind } => generate(&mut out, kind, started),
         Command::Mod2 { command } => mod2::run(&mut out, command, started),
         Command::Compare(args) => compare::run(&mut out, args),
+        Command::Batch(args) => batch::run_batch(&mut out, args),
+        Command::Merge(args) => batch::run_merge(&mut out, args),
         Command::Attempt { engine } => {
             queens::child::die_with_parent();
             let problem = formats::read_path(Path::new("-"))?;
@@ -813,6 +841,20 @@ fn answer(
         print::text(out, req, resp, style)?;
     }
     Ok(resp.exit_code())
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it, renamed into place: a reader
+/// (or `queens merge`) sees the old file or the whole new one, never half of it.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
 }
 
 fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {

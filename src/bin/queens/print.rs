@@ -143,7 +143,15 @@ fn count(
             r.count
         )?,
         Status::Limited => writeln!(out, "count: {} (limit reached; there may be more)", r.count)?,
-        _ => writeln!(out, "count: {}", r.count)?,
+        _ => match &r.shard {
+            Some(s) => writeln!(
+                out,
+                "count of shard {}/{}: {} ({} of {} subproblems, cut by {}; `queens merge` \
+                 sums the shards saved with --json or -o)",
+                s.index, s.of, r.count, s.tasks, s.all_tasks, s.scheme
+            )?,
+            None => writeln!(out, "count: {}", r.count)?,
+        },
     }
     if req.unique {
         match r.unique {

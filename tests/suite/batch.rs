@@ -1,0 +1,345 @@
+//! Shards and merges (issue 14): count shards add up to the count on every family, and the
+//! CLI's batch/count shards run by several local processes (standing in for a Slurm array or
+//! a Kubernetes Indexed Job) merge to what one run gives.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use proptest::prelude::*;
+use queens::batch::shard::{self, Shard};
+use queens::engine::{Budget, EngineSpec};
+
+use super::cli::{json, queens, stdout};
+use super::gen;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("queens-batch-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Runs the commands as concurrent processes, as a scheduler would, and returns their exit
+/// codes.
+fn run_all(commands: &[Vec<String>]) -> Vec<Option<i32>> {
+    let children: Vec<Child> = commands
+        .iter()
+        .map(|c| spawn(&c.iter().map(String::as_str).collect::<Vec<_>>()))
+        .collect();
+    children
+        .into_iter()
+        .map(|c| {
+            let o = c.wait_with_output().unwrap();
+            assert!(
+                o.stderr.is_empty(),
+                "{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            o.status.code()
+        })
+        .collect()
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+
+    /// Every family (fixed queens, blocked cells, regions, both diagonal rules): the shards'
+    /// counts add up to the brute-force count, whatever the number of shards.
+    #[test]
+    fn count_shards_add_up_to_brute_force(p in gen::problem(7)) {
+        let expected = gen::brute_force(&p).len() as u64;
+        for of in [1, 2, 3, 7] {
+            let mut total = 0;
+            let mut tasks = 0;
+            for i in 0..of {
+                let c = shard::count(
+                    &p,
+                    Shard::new(i, of).unwrap(),
+                    EngineSpec::Backtrack { threads: 1 },
+                    &Budget::default(),
+                )
+                .unwrap();
+                prop_assert!(!c.interrupted);
+                total += c.count;
+                tasks += c.tasks;
+                prop_assert_eq!(c.all_tasks, shard::split(&p).parts.len() as u64);
+            }
+            prop_assert_eq!(total, expected, "{} shards", of);
+            prop_assert_eq!(tasks, shard::split(&p).parts.len() as u64);
+        }
+    }
+
+    /// Each solution extends exactly one subproblem of the split.
+    #[test]
+    fn every_solution_extends_exactly_one_subproblem(p in gen::problem_with_diagonals(7)) {
+        let split = shard::split(&p);
+        for q in gen::brute_force(&p) {
+            let owners = split
+                .parts
+                .iter()
+                .filter(|part| part.iter().all(|cell| q.contains(cell)))
+                .count();
+            prop_assert_eq!(owners, 1, "{:?} in {:?}", q, split.parts);
+        }
+    }
+}
+
+#[test]
+fn sat_engine_shards_add_up_too() {
+    let p = queens::formats::read_path(Path::new(&super::cli::instance("nauck-1850.txt"))).unwrap();
+    let total: u64 = (0..3)
+        .map(|i| {
+            shard::count(
+                &p,
+                Shard::new(i, 3).unwrap(),
+                EngineSpec::Sat(queens::encode::amo::Encoding::Auto),
+                &Budget::default(),
+            )
+            .unwrap()
+            .count
+        })
+        .sum();
+    assert_eq!(total, 2, "Nauck's b4+d5 has exactly 2 completions");
+}
+
+#[test]
+fn count_shards_from_local_processes_merge_to_the_count() {
+    let dir = scratch("count");
+    let of = 4;
+    let files: Vec<PathBuf> = (0..of).map(|i| dir.join(format!("c{i}.json"))).collect();
+    let commands: Vec<Vec<String>> = (0..of)
+        .map(|i| {
+            ["count", "--n", "10", "--shard", &format!("{i}/{of}"), "-o"]
+                .iter()
+                .map(|a| a.to_string())
+                .chain([s(&files[i])])
+                .collect()
+        })
+        .collect();
+    // A finished shard exits 0 even when its part is 0: a scheduler reads 1 as a failure.
+    assert!(run_all(&commands).iter().all(|c| *c == Some(0)));
+    let mut args = vec!["merge".to_string(), "--json".to_string()];
+    args.extend(files.iter().map(|f| s(f)));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = queens(&args, None);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let m = json(&o);
+    assert_eq!(m["count"], 724, "A000170(10)");
+    assert_eq!(m["shards"], 4);
+
+    // One shard missing: refused, with nothing that looks like a count.
+    let o = queens(
+        &["merge", &s(&files[0]), &s(&files[2]), &s(&files[3])],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("shard 1"));
+
+    // A shard of another count (n = 9) is refused too.
+    let other = dir.join("other.json");
+    let o = queens(
+        &["count", "--n", "9", "--shard", "1/4", "-o", &s(&other)],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let o = queens(
+        &[
+            "merge",
+            &s(&files[0]),
+            &s(&other),
+            &s(&files[2]),
+            &s(&files[3]),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("another count"));
+
+    // The same shard given twice with different counts is a failed check (3).
+    let text = std::fs::read_to_string(&files[1]).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["count"] = serde_json::json!(v["count"].as_u64().unwrap() + 1);
+    let forged = dir.join("forged.json");
+    std::fs::write(&forged, v.to_string()).unwrap();
+    let mut args = vec!["merge".to_string()];
+    args.extend(files.iter().map(|f| s(f)));
+    args.push(s(&forged));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(queens(&args, None).status.code(), Some(3));
+
+    // Shards of a completion instance (the general split) add up as well.
+    let nauck = super::cli::instance("nauck-1850.json");
+    let mut all = String::new();
+    for i in 0..3 {
+        let o = queens(
+            &["count", &nauck, "--shard", &format!("{i}/3"), "--json"],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0));
+        all.push_str(&stdout(&o));
+    }
+    let lines = dir.join("nauck.jsonl");
+    std::fs::write(&lines, all).unwrap();
+    let o = queens(&["merge", &s(&lines), "--json"], None);
+    assert_eq!(json(&o)["count"], 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn batch_shards_from_local_processes_merge_to_a_single_run() {
+    let dir = scratch("corpus");
+    let corpus = dir.join("corpus.jsonl");
+    // 30 Excluded Diagonals instances (some solvable, some not) and a completion.
+    let o = queens(
+        &[
+            "generate",
+            "diagonals",
+            "--n",
+            "12",
+            "--min-free",
+            "3",
+            "--count",
+            "30",
+            "-o",
+            &s(&corpus),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let inputs = [s(&corpus), super::cli::instance("nauck-1850.txt")];
+    let of = 3;
+    let shard_file = |i: usize| dir.join(format!("s{i}.jsonl"));
+    let commands: Vec<Vec<String>> = (0..of)
+        .map(|i| {
+            let mut c: Vec<String> = ["batch", "--shard", &format!("{i}/{of}"), "--jobs", "1"]
+                .iter()
+                .map(|a| a.to_string())
+                .collect();
+            c.extend(inputs.iter().cloned());
+            c.extend(["-o".to_string(), s(&shard_file(i))]);
+            c
+        })
+        .collect();
+    assert!(run_all(&commands).iter().all(|c| *c == Some(0)));
+    let single = dir.join("single.jsonl");
+    let mut args = vec!["batch".to_string(), "-o".to_string(), s(&single)];
+    args.extend(inputs.iter().cloned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(queens(&args, None).status.code(), Some(0));
+
+    let merged = dir.join("merged.jsonl");
+    let mut args = vec![
+        "merge".to_string(),
+        "--json".to_string(),
+        "-o".to_string(),
+        s(&merged),
+    ];
+    args.extend((0..of).map(|i| s(&shard_file(i))));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = queens(&args, None);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let summary = json(&o);
+    assert_eq!(summary["total"], 31);
+    assert_eq!(summary["missing"], serde_json::json!([]));
+
+    let single_merged = dir.join("single-merged.jsonl");
+    let o = queens(&["merge", &s(&single), "-o", &s(&single_merged)], None);
+    assert_eq!(o.status.code(), Some(0));
+    let answers = |p: &Path| -> Vec<(String, String, String)> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                let f = |k: &str| v[k].as_str().unwrap().to_string();
+                (f("id"), f("hash"), f("status"))
+            })
+            .collect()
+    };
+    let a = answers(&merged);
+    assert_eq!(a, answers(&single_merged));
+    assert_eq!(a.len(), 31);
+    assert!(a.iter().any(|x| x.2 == "sat") && a.iter().any(|x| x.2 == "unsat"));
+
+    // Every sat line's queens pass the verifier for its instance.
+    let problems = queens::formats::sources::load(
+        &[corpus.clone(), PathBuf::from(&inputs[1])],
+        &Default::default(),
+    )
+    .unwrap();
+    for l in std::fs::read_to_string(&merged).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        if v["status"] == "sat" {
+            let q: Vec<(usize, usize)> = serde_json::from_value(v["queens"].clone()).unwrap();
+            let p = &problems[v["index"].as_u64().unwrap() as usize];
+            queens::verify(&p.problem, &q).unwrap();
+        }
+    }
+
+    // A shard missing: reported, exit 4.
+    let o = queens(&["merge", &s(&shard_file(0)), &s(&shard_file(2))], None);
+    assert_eq!(o.status.code(), Some(4));
+    assert!(stdout(&o).contains("missing shards: 1"), "{}", stdout(&o));
+
+    // Re-running a shard after a crash keeps the answers it wrote and solves the rest.
+    let text = std::fs::read_to_string(shard_file(1)).unwrap();
+    let kept: Vec<&str> = text.lines().take(3).collect(); // header + 2 answers
+    let partial = dir.join("s1.jsonl.partial");
+    std::fs::write(
+        &partial,
+        format!("{}\n{{\"index\": 4, \"id\"", kept.join("\n")),
+    )
+    .unwrap();
+    std::fs::remove_file(shard_file(1)).unwrap();
+    let mut args = commands[1].clone();
+    args.push("--json".into());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = queens(&args, None);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(json(&o)["reused"], 2);
+    assert!(!partial.exists());
+    let again = std::fs::read_to_string(shard_file(1)).unwrap();
+    let strip = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("time_ms");
+                }
+                v.to_string()
+            })
+            .collect()
+    };
+    assert_eq!(strip(&again).len(), strip(&text).len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_shards_are_usage_errors() {
+    for bad in ["4/4", "1/0", "x"] {
+        let o = queens(&["count", "--n", "8", "--shard", bad], None);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+    }
+    let o = queens(
+        &["count", "--n", "8", "--shard", "0/2", "--limit", "3"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = queens(&["merge", &super::cli::instance("nauck-1850.json")], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("neither a batch shard file"));
+}
