@@ -343,3 +343,133 @@ fn bad_shards_are_usage_errors() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("neither a batch shard file"));
 }
+
+/// The deploy recipes themselves, with local processes standing in for the schedulers:
+/// `deploy/local.sh`, the Slurm array scripts (with the variables Slurm sets), and the
+/// Kubernetes Indexed Job's `queens-shard` command (with `JOB_COMPLETION_INDEX`).
+#[test]
+fn deploy_recipes_run_on_local_processes() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = env!("CARGO_BIN_EXE_queens");
+    let dir = scratch("deploy");
+    let run = |script: &str, args: &[&str], env: &[(&str, String)]| {
+        let o = Command::new("bash")
+            .arg(repo.join(script))
+            .args(args)
+            .env("QUEENS", bin)
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{script} {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout).unwrap()
+    };
+
+    // local.sh: 5 shards, 2 at a time, then the merge.
+    let out = run(
+        "deploy/local.sh",
+        &["5", "2", "count", "local", "--n", "10"],
+        &[],
+    );
+    assert!(out.contains("count: 724"), "{out}");
+
+    // Slurm: each array task as Slurm starts it, then the merge job.
+    for i in 0..3 {
+        run(
+            "deploy/slurm/count.sbatch",
+            &[],
+            &[
+                ("SLURM_ARRAY_TASK_ID", i.to_string()),
+                ("SLURM_ARRAY_TASK_COUNT", "3".into()),
+                ("SLURM_SUBMIT_DIR", repo.display().to_string()),
+                ("N", "9".into()),
+                ("OUT", "slurm".into()),
+            ],
+        );
+    }
+    let out = run(
+        "deploy/slurm/merge.sbatch",
+        &[],
+        &[("N", "9".into()), ("OUT", "slurm".into())],
+    );
+    assert!(out.contains("count: 352"), "{out}");
+
+    // Kubernetes: the Indexed Job's SHARDS must be its completions; each pod runs the
+    // manifest's command with its JOB_COMPLETION_INDEX.
+    let manifest = std::fs::read_to_string(repo.join("deploy/k8s/count-job.yaml")).unwrap();
+    let field = |name: &str| {
+        manifest
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .map(|v| v.trim().trim_matches('"').to_string())
+            .unwrap()
+    };
+    assert_eq!(field("completionMode:"), "Indexed");
+    let completions = field("completions:");
+    let shards_line = manifest.find("name: SHARDS").unwrap();
+    let shards_value = manifest[shards_line..]
+        .lines()
+        .nth(1)
+        .unwrap()
+        .trim()
+        .strip_prefix("value:")
+        .unwrap()
+        .trim()
+        .trim_matches('"')
+        .to_string();
+    assert_eq!(shards_value, completions);
+    assert!(manifest.contains(r#"command: ["queens-shard", "count", "/results/count-n19""#));
+    for i in 0..4 {
+        run(
+            "deploy/shard.sh",
+            &["count", "k8s", "--n", "8"],
+            &[
+                ("JOB_COMPLETION_INDEX", i.to_string()),
+                ("SHARDS", "4".into()),
+            ],
+        );
+    }
+    let merged = queens(
+        &[
+            "merge",
+            &s(&dir.join("k8s/shard-0-of-4.json")),
+            &s(&dir.join("k8s/shard-1-of-4.json")),
+            &s(&dir.join("k8s/shard-2-of-4.json")),
+            &s(&dir.join("k8s/shard-3-of-4.json")),
+        ],
+        None,
+    );
+    assert!(stdout(&merged).contains("count: 92"));
+
+    // A batch through local.sh: shards, then merged.jsonl.
+    let out = run(
+        "deploy/local.sh",
+        &[
+            "3",
+            "2",
+            "batch",
+            "b",
+            &super::cli::instance("nauck-1850.txt"),
+            &super::cli::instance("unsolvable-completion.txt"),
+            &super::cli::instance("region-7.txt"),
+        ],
+        &[],
+    );
+    assert!(
+        out.contains("3 of 3 instances merged from 3 of 3 shards"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("b/merged.jsonl"))
+            .unwrap()
+            .lines()
+            .count(),
+        3
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
