@@ -23,7 +23,6 @@ pub mod backtrack;
 pub mod batch;
 pub mod child;
 pub mod cnf;
-pub mod compare;
 pub mod encode;
 pub mod engine;
 pub mod error;

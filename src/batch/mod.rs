@@ -1,6 +1,8 @@
 //! Runs of many instances, or of one count, cut into shards for a scheduler the user already
 //! has (Slurm, Kubernetes, or local processes), and put back together.
 //!
+//! - [`compare`]: every instance on every engine on this machine, each attempt in a child
+//!   process (`queens compare`);
 //! - [`shard`]: which shard an instance or a subproblem belongs to, and the count of one
 //!   shard of a search tree;
 //! - [`merge`]: batch result files and count shards back into one answer, refusing or
@@ -12,6 +14,7 @@
 //! instance set and this shard's members, then one [`BatchLine`] per instance, sorted by the
 //! instance's position in the inputs.
 
+pub mod compare;
 pub mod merge;
 pub mod shard;
 

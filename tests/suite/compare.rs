@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use queens::compare::{self, Attempt, EngineSpec, Outcome, Row};
+use queens::batch::compare::{self, Attempt, EngineSpec, Outcome, Row};
 use queens::encode::amo::Encoding;
 use queens::formats::sources::{self, Selection};
 

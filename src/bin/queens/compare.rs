@@ -1,5 +1,5 @@
 //! `queens compare`: the table on stdout as rows finish, a progress bar, CSV, plot and the
-//! exit code; the work itself is [`queens::compare`].
+//! exit code; the work itself is [`queens::batch::compare`].
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,7 +7,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use queens::compare::{self as cmp, EngineSpec};
+use queens::batch::compare::{self as cmp, EngineSpec};
 use queens::formats::sources;
 use queens::Error;
 

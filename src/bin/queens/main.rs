@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use queens::batch::compare::EngineSpec;
 use queens::batch::Shard;
-use queens::compare::EngineSpec;
 use queens::encode::amo::Encoding;
 use queens::formats::sources::{self, Selection};
 use queens::ops::{
@@ -751,7 +751,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Attempt { engine } => {
             queens::child::die_with_parent();
             let problem = formats::read_path(Path::new("-"))?;
-            let report = queens::compare::attempt(&problem, engine)?;
+            let report = queens::batch::compare::attempt(&problem, engine)?;
             writeln!(out, "{}", to_json(&report)?)?;
             Ok(0)
         }
