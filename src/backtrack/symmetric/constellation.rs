@@ -40,10 +40,15 @@ struct Border {
 }
 
 impl Border {
+    /// The four border queens, a corner queen twice.
+    fn named(self, n: usize) -> [Cell; 4] {
+        let e = n - 1;
+        [(0, self.i), (e, self.j), (self.k, 0), (self.l, e)]
+    }
+
     /// The border queens as cells, each once (three of them when one stands in a corner).
     fn cells(self, n: usize) -> Vec<Cell> {
-        let e = n - 1;
-        let mut cells = vec![(0, self.i), (e, self.j), (self.k, 0), (self.l, e)];
+        let mut cells = self.named(n).to_vec();
         cells.sort_unstable();
         cells.dedup();
         cells
@@ -53,32 +58,40 @@ impl Border {
     /// the queen named for it, and no two of them attack each other.
     fn is_valid(self, n: usize) -> bool {
         let e = n - 1;
-        let cells = self.cells(n);
-        let named = cells.iter().all(|&(r, c)| {
-            (r != 0 || c == self.i)
-                && (r != e || c == self.j)
-                && (c != 0 || r == self.k)
-                && (c != e || r == self.l)
-        });
-        named
-            && cells.iter().enumerate().all(|(a, &(r1, c1))| {
-                cells[a + 1..].iter().all(|&(r2, c2)| {
-                    r1 != r2 && c1 != c2 && r1 + c2 != r2 + c1 && r1 + c1 != r2 + c2
+        let cells = self.named(n);
+        cells.iter().enumerate().all(|(a, &(r1, c1))| {
+            (r1 != 0 || c1 == self.i)
+                && (r1 != e || c1 == self.j)
+                && (c1 != 0 || r1 == self.k)
+                && (c1 != e || r1 == self.l)
+                && cells[a + 1..].iter().all(|&(r2, c2)| {
+                    (r1, c1) == (r2, c2)
+                        || (r1 != r2 && c1 != c2 && r1 + c2 != r2 + c1 && r1 + c1 != r2 + c2)
                 })
-            })
+        })
     }
 
-    /// The border of the image of any placement with this border under symmetry `g`.
+    /// The border of the image of any placement with this border under symmetry `g`. Each
+    /// symmetry maps the border lines onto the border lines, so every field is set.
     fn image(self, g: usize, n: usize) -> Border {
         let e = n - 1;
-        let cells: Vec<Cell> = self.cells(n).iter().map(|&q| transform(g, n, q)).collect();
-        let find = |f: &dyn Fn(&Cell) -> bool| cells.iter().copied().find(f).expect("a border");
-        Border {
-            i: find(&|q| q.0 == 0).1,
-            j: find(&|q| q.0 == e).1,
-            k: find(&|q| q.1 == 0).0,
-            l: find(&|q| q.1 == e).0,
+        let mut b = self;
+        for q in self.named(n) {
+            let (r, c) = transform(g, n, q);
+            if r == 0 {
+                b.i = c;
+            }
+            if r == e {
+                b.j = c;
+            }
+            if c == 0 {
+                b.k = r;
+            }
+            if c == e {
+                b.l = r;
+            }
         }
+        b
     }
 }
 
@@ -108,17 +121,20 @@ pub(super) fn all(n: usize) -> Vec<Constellation> {
                     if !border.is_valid(n) {
                         continue;
                     }
-                    let mut images: Vec<Border> = (0..8).map(|g| border.image(g, n)).collect();
+                    let mut images = [border; 8];
+                    for (g, image) in images.iter_mut().enumerate() {
+                        *image = border.image(g, n);
+                    }
                     if images.iter().any(|&b| b < border) {
                         continue;
                     }
                     let fixed_by_180 = images[ROT180] == border;
                     let fixed_by_90 = images[ROT90] == border;
                     images.sort_unstable();
-                    images.dedup();
+                    let distinct = 1 + images.windows(2).filter(|w| w[0] != w[1]).count();
                     out.push(Constellation {
                         border,
-                        class_size: images.len() as u64,
+                        class_size: distinct as u64,
                         fixed_by_180,
                         fixed_by_90,
                     });
