@@ -3,12 +3,15 @@
 use queens::backtrack::{self, symmetric, BoardKind, Config};
 use queens::{formats, Problem};
 
-/// A000170: solutions of the n-queens problem, n = 1..16.
-const A000170: [u64; 16] = [
-    1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512,
+/// A000170: solutions of the n-queens problem, n = 1..18.
+const A000170: [u64; 18] = [
+    1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512, 95815104,
+    666090624,
 ];
-/// A002562: solutions distinct up to rotation and reflection, n = 1..12.
-const A002562: [u64; 12] = [1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787];
+/// A002562: solutions distinct up to rotation and reflection, n = 1..18.
+const A002562: [u64; 18] = [
+    1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787, 9233, 45752, 285053, 1846955, 11977939, 83263591,
+];
 
 pub fn instance(name: &str) -> Problem {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -28,16 +31,17 @@ fn counts_match_a000170_up_to_14() {
 
 #[test]
 #[ignore = "takes tens of seconds; run with --ignored"]
-fn counts_match_a000170_15_and_16() {
-    for n in 15..=16 {
+fn counts_match_a000170_and_a002562_15_to_17() {
+    for n in 15..=17 {
         let c = backtrack::count(&Problem::new(n).unwrap(), &Config::default(), None);
         assert_eq!(c.total, A000170[n - 1], "n = {n}");
+        assert_eq!(c.unique, Some(A002562[n - 1]), "n = {n}");
     }
 }
 
 #[test]
-fn unique_counts_match_a002562_up_to_12() {
-    for n in 1..=12 {
+fn unique_counts_match_a002562_up_to_14() {
+    for n in 1..=14 {
         let c = backtrack::count(&Problem::new(n).unwrap(), &Config::default(), None);
         assert_eq!(c.unique, Some(A002562[n - 1]), "n = {n}");
     }
@@ -59,6 +63,29 @@ fn symmetric_counter_agrees_with_plain_search_and_canonical_forms() {
             Some(symmetric::unique_by_canonical_form(n, &all)),
             "n = {n}"
         );
+    }
+}
+
+/// The shards of the classic count add up to the whole, whatever their number: more shards
+/// than tasks leave some empty.
+#[test]
+fn shards_add_up_to_a000170_and_a002562() {
+    for n in 5..=14 {
+        for of in [1, 2, 3, 7, 64] {
+            let shards: Vec<_> = (0..of)
+                .map(|i| symmetric::count_shard(n, i, of, &Config::default()).unwrap())
+                .collect();
+            let sum = |f: fn(&symmetric::ShardCount) -> u64| shards.iter().map(f).sum::<u64>();
+            assert_eq!(sum(|s| s.total), A000170[n - 1], "n = {n}, {of} shards");
+            assert_eq!(sum(|s| s.unique), A002562[n - 1], "n = {n}, {of} shards");
+            assert!(shards.iter().all(|s| s.all_tasks == shards[0].all_tasks));
+            assert_eq!(
+                sum(|s| s.tasks),
+                shards[0].all_tasks,
+                "n = {n}, {of} shards"
+            );
+            assert!(shards.iter().all(|s| !s.stats.interrupted));
+        }
     }
 }
 
