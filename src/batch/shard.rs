@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
+use crate::backtrack::symmetric;
 use crate::engine::{self, Budget, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Diagonal, Pos, Problem};
@@ -262,6 +263,26 @@ pub fn count(
     budget: &Budget,
 ) -> Result<ShardCounted, Error> {
     let start = std::time::Instant::now();
+    if let EngineSpec::Backtrack { threads } = spec {
+        if problem.is_empty_classic() {
+            let config = budget.backtrack_config(threads);
+            if let Some(c) = symmetric::count_shard(problem.n(), shard.index, shard.of, &config) {
+                return Ok(ShardCounted {
+                    count: c.total,
+                    unique: (!c.stats.interrupted).then_some(c.unique),
+                    scheme: symmetric::SCHEME.to_string(),
+                    tasks: c.tasks,
+                    all_tasks: c.all_tasks,
+                    interrupted: c.stats.interrupted,
+                    work: Work {
+                        nodes: Some(c.stats.nodes),
+                        time_ms: engine::ms(start),
+                        ..Work::default()
+                    },
+                });
+            }
+        }
+    }
     let split = split(problem);
     let mine: Vec<&Vec<Pos>> = split
         .parts
