@@ -1,5 +1,8 @@
 //! The SAT engine: encode ([`crate::cnf`]), solve with varisat, decode the model to queens.
 //!
+//! Solving encodes straight into the solver: no [`CnfFormula`] is kept unless one is asked for
+//! ([`encode_problem`], for DIMACS and proofs), which halves the peak memory at n = 1000.
+//!
 //! Counting enumerates models with blocking clauses over the cell variables only (auxiliary
 //! variables of the encodings may take several values for one board). Explanations shrink
 //! varisat's failed assumptions to a minimal set of fixed queens and blocked cells.
@@ -10,6 +13,7 @@ use varisat::{CnfFormula, ExtendFormula, Lit, Solver};
 
 use crate::cnf::{encode, CellMap, FixedMode, Preset};
 use crate::encode::amo::Encoding;
+use crate::encode::Tally;
 use crate::error::Error;
 use crate::formats::dimacs;
 use crate::model::{Diagonal, Pos, Problem};
@@ -23,9 +27,10 @@ pub struct SatStats {
     pub clauses: usize,
     /// Cells with a variable.
     pub cell_vars: usize,
-    /// Milliseconds spent encoding.
+    /// Milliseconds spent encoding. When solving, the clauses go straight into the solver, so
+    /// this includes the solver's loading of them.
     pub encode_ms: f64,
-    /// Milliseconds spent in the solver.
+    /// Milliseconds spent in the solver (searching, and decoding each model).
     pub solve_ms: f64,
     /// Solver calls made.
     pub solver_calls: u64,
@@ -77,6 +82,27 @@ pub fn encode_problem(problem: &Problem, encoding: Encoding, mode: FixedMode) ->
         map,
         stats,
     }
+}
+
+/// Encodes the problem straight into `solver` (which should be fresh) and returns the cell
+/// map with the size and encode time.
+fn encode_into(
+    problem: &Problem,
+    encoding: Encoding,
+    mode: FixedMode,
+    solver: &mut Solver,
+) -> (CellMap, SatStats) {
+    let start = Instant::now();
+    let mut sink = Tally::new(solver);
+    let map = encode(problem, encoding, mode, &mut sink);
+    let stats = SatStats {
+        vars: sink.counter.vars,
+        clauses: sink.counter.clauses,
+        cell_vars: map.cells().len(),
+        encode_ms: ms(start),
+        ..SatStats::default()
+    };
+    (map, stats)
 }
 
 fn solver_error(e: varisat::solver::SolverError) -> Error {
@@ -159,22 +185,18 @@ fn enumerate_with(
     count_learned: bool,
     visit: &mut dyn FnMut(&[Pos]) -> bool,
 ) -> Result<SatStats, Error> {
-    let Encoded {
-        formula,
-        map,
-        mut stats,
-    } = encode_problem(problem, encoding, FixedMode::Simplify);
-    let start = Instant::now();
     let mut solver = Solver::new();
     let lemmas = std::rc::Rc::new(std::cell::Cell::new(0));
     if count_learned {
+        // Before the first clause: varisat refuses a proof writer once clauses are in.
         let counter = LemmaCounter {
             lemmas: lemmas.clone(),
             at_tag: true,
         };
         solver.write_proof(counter, varisat::ProofFormat::BinaryDrat);
     }
-    solver.add_formula(&formula);
+    let (map, mut stats) = encode_into(problem, encoding, FixedMode::Simplify, &mut solver);
+    let start = Instant::now();
     let mut found = 0u64;
     while limit.is_none_or(|k| found < k) {
         stats.solver_calls += 1;
@@ -296,14 +318,9 @@ pub fn explain(problem: &Problem, encoding: Encoding) -> Result<(Explanation, Sa
         };
         return Ok((exp, SatStats::default()));
     }
-    let Encoded {
-        formula,
-        map,
-        mut stats,
-    } = encode_problem(problem, encoding, FixedMode::Assume);
-    let start = Instant::now();
     let mut solver = Solver::new();
-    solver.add_formula(&formula);
+    let (map, mut stats) = encode_into(problem, encoding, FixedMode::Assume, &mut solver);
+    let start = Instant::now();
     let all: Vec<Lit> = map.assumptions().iter().map(|&(l, _)| l).collect();
     // First call: either a model (solvable) or the failed core.
     stats.solver_calls += 1;
