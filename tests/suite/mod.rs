@@ -1,6 +1,7 @@
 //! Test modules; `gen` holds the random-instance generators the property tests share.
 
 mod cli;
+mod collection;
 mod compare;
 mod corpora;
 mod facts;
