@@ -8,6 +8,7 @@
 //! (`GET /openapi.json`). Every board in a response has passed [`crate::verify()`].
 
 mod cnf;
+pub mod collection;
 mod diagnose;
 mod generate;
 mod isolate;

@@ -69,11 +69,11 @@ impl Difficulty {
         ]
     }
 
-    /// Checks the wild count.
+    /// Checks the wild count (the message is about field `remove_wilds`).
     pub fn validate(&self) -> Result<(), String> {
         if self.remove_wilds > Self::MAX_REMOVED_WILDS {
             return Err(format!(
-                "remove_wilds: 0 to {} wilds may be taken out, not {}",
+                "0 to {} wilds may be taken out, not {}",
                 Self::MAX_REMOVED_WILDS,
                 self.remove_wilds
             ));
@@ -176,7 +176,7 @@ impl std::str::FromStr for Difficulty {
                 }
             }
         }
-        d.validate()?;
+        d.validate().map_err(|e| format!("difficulty `{s}`: {e}"))?;
         Ok(d)
     }
 }

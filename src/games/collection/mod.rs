@@ -5,7 +5,9 @@
 //!   illegal move breaks, apply and undo, the score, and [`rules::replay`], the independent
 //!   checker of every move list the other modules report;
 //! - [`format`]: deals and move lists as JSON, every error naming its field;
-//! - [`deal`]: seeded deals for every difficulty.
+//! - [`deal`]: seeded deals for every difficulty;
+//! - [`policy`]: policies that play without seeing the pile (random, greedy, lookahead);
+//! - [`simulate`]: many seeded deals played by one policy on all cores.
 //!
 //! ```
 //! use queens::games::collection::{deal, Difficulty, Rules, Move};
@@ -22,10 +24,13 @@
 
 pub mod deal;
 pub mod format;
+pub mod policy;
 pub mod rules;
+pub mod simulate;
 
 pub use deal::Difficulty;
 pub use format::{parse_deal, parse_moves, Deal};
+pub use policy::{play, Policy, PolicyName, View};
 pub use rules::{
     replay, Board, Card, Colour, DrawRule, Illegal, IllegalMove, Move, Pawn, Rule, Rules, State,
     Status,

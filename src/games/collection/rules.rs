@@ -571,7 +571,9 @@ impl fmt::Display for Move {
 
 /// What happens when the pile holds fewer cards than a move must draw (the rules are
 /// silent; README, "The Queen's Collection").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DrawRule {
     /// Draw what is left: the hand comes up short and the game ends (the pile is empty at
@@ -583,7 +585,10 @@ pub enum DrawRule {
 }
 
 /// The readings a game is played under where the published rules are silent.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
+)]
+#[serde(default, deny_unknown_fields)]
 pub struct Rules {
     /// Draws the pile cannot fill.
     pub draw: DrawRule,
