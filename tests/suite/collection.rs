@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use queens::games::collection::deal::{deal, Difficulty};
+use queens::games::collection::policy::{greedy_moves, GreedyKey};
 use queens::games::collection::rules::{card_counts, CardCounts};
 use queens::games::collection::{
     parse_deal, parse_moves, replay, Card, Colour, Deal, DrawRule, Move, Pawn, Rule, Rules, State,
@@ -216,6 +217,62 @@ proptest! {
             accepted += usize::from(s.check(&mv).is_ok());
         }
         prop_assert_eq!(accepted, legal.len());
+    }
+}
+
+/// The greedy keys by their definition, over every legal move: the reference
+/// [`greedy_moves`]'s pruned scan is held to.
+fn greedy_reference(s: &State) -> Vec<(Move, GreedyKey)> {
+    let b = s.board();
+    let misplaced = |c: Colour| i64::from(b.count(c) - b.pawns(b.home(c), c));
+    let total: i64 = Colour::ALL.iter().map(|&c| misplaced(c)).sum();
+    let value = |card: Card| match card {
+        Card::Colour(c) => misplaced(c) * 1000,
+        Card::Wild => total * 1000,
+    };
+    let pile = s.pile_len() as i64;
+    let drawn = if pile == 0 {
+        0
+    } else {
+        s.pile().iter().map(|&c| value(c)).sum::<i64>() / pile
+    };
+    s.legal_moves()
+        .into_iter()
+        .filter_map(|mv| {
+            let delta = b.score_delta(&mv);
+            if delta <= 0 && !matches!(mv, Move::Discard(_)) {
+                return None;
+            }
+            let played = mv.cards();
+            let kept: i64 = (0..s.hand().len())
+                .filter(|i| !played.contains(i))
+                .map(|i| value(s.hand().cards()[i]))
+                .sum();
+            let hand = kept + (played.len() as i64).min(pile) * drawn;
+            Some((mv, GreedyKey { delta, hand }))
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn greedy_scan_lists_exactly_the_score_raising_moves_and_discards(seed in any::<u64>(), d in difficulty(), r in rules(), play in any::<u64>(), depth in 0usize..25) {
+        let mut s = deal(seed, &d).to_state(r).unwrap();
+        let mut rng = Rng::new(play);
+        for _ in 0..depth {
+            match random_move(&s, &mut rng) {
+                Some(mv) => { s.apply(&mv).unwrap(); }
+                None => break,
+            }
+        }
+        let mut fast = greedy_moves(&s);
+        let mut slow = greedy_reference(&s);
+        let key = |m: &(Move, GreedyKey)| format!("{:?}", m);
+        fast.sort_by_key(key);
+        slow.sort_by_key(key);
+        prop_assert_eq!(fast, slow);
     }
 }
 
@@ -571,4 +628,255 @@ fn replay_names_the_first_illegal_move() {
     assert_eq!(e.index, 1);
     assert_eq!(e.illegal.rule, Rule::SameColour);
     assert!(e.to_string().starts_with("move 1 ("), "{e}");
+}
+
+mod cli {
+    use super::super::cli::{json, queens, stdout};
+
+    fn temp(name: &str, text: &str) -> std::path::PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("queens-collection-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn deal_play_and_replay_agree() {
+        for (seed, flags) in [
+            (11, vec![]),
+            (12, vec!["--beginner", "--remove-wilds", "2"]),
+        ] {
+            let mut args = vec!["collection", "deal", "--json"];
+            let s = seed.to_string();
+            args.extend(["--seed", &s]);
+            args.extend(flags.iter().copied());
+            let o = queens(&args, None);
+            assert_eq!(o.status.code(), Some(0));
+            let deal = temp(&format!("deal-{seed}.json"), &stdout(&o));
+            let deal = deal.to_str().unwrap();
+            for policy in ["random", "greedy", "lookahead"] {
+                let o = queens(
+                    &[
+                        "collection",
+                        "play",
+                        deal,
+                        "--policy",
+                        policy,
+                        "--seed",
+                        "3",
+                        "--json",
+                    ],
+                    None,
+                );
+                assert_eq!(
+                    o.status.code(),
+                    Some(0),
+                    "{}",
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                let played = json(&o);
+                let status = played["status"].as_str().unwrap();
+                assert!(status == "sorted" || status == "pile-empty", "{status}");
+                assert_eq!(
+                    played["turns"].as_u64().unwrap() as usize,
+                    played["moves"].as_array().unwrap().len()
+                );
+                // The printed moves, read back as they are, replay to the same end.
+                let moves = temp(&format!("moves-{seed}-{policy}.json"), &stdout(&o));
+                let r = queens(
+                    &[
+                        "collection",
+                        "play",
+                        deal,
+                        "--moves",
+                        moves.to_str().unwrap(),
+                        "--json",
+                    ],
+                    None,
+                );
+                assert_eq!(r.status.code(), Some(0));
+                assert_eq!(json(&r), played, "{policy}");
+                // Same seed, same game.
+                let again = queens(
+                    &[
+                        "collection",
+                        "play",
+                        deal,
+                        "--policy",
+                        policy,
+                        "--seed",
+                        "3",
+                        "--json",
+                    ],
+                    None,
+                );
+                assert_eq!(json(&again), played, "{policy}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_illegal_move_exits_2_naming_its_index_and_rule() {
+        let o = queens(&["collection", "deal", "--seed", "5", "--json"], None);
+        let deal: serde_json::Value = json(&o);
+        let path = temp("deal-5.json", &stdout(&o));
+        // Move 1 swaps two pawns on one box: the first box's first two pawns (of different
+        // colours, so the rule broken is the box one).
+        let b = &deal["boxes"][0]["pawns"];
+        assert_ne!(b[0], b[1], "deal 5's box 0 holds two colours");
+        let moves = serde_json::json!([
+            {"discard": [0]},
+            {"swap": {"cards": [0, 1], "pawns": [{"color": b[0], "box": 0}, {"color": b[1], "box": 0}]}}
+        ]);
+        let m = temp("bad-moves.json", &moves.to_string());
+        let o = queens(
+            &[
+                "collection",
+                "play",
+                path.to_str().unwrap(),
+                "--moves",
+                m.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("field `moves[1]`: move 1"), "{err}");
+        assert!(err.contains("(same-box)"), "{err}");
+        // A card number out of the hand.
+        let m = temp("bad-card.json", r#"[{"discard": [3]}]"#);
+        let o = queens(
+            &[
+                "collection",
+                "play",
+                path.to_str().unwrap(),
+                "--moves",
+                m.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("move 0") && err.contains("(card-index)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bad_input_exits_2_naming_the_field() {
+        let deal = temp(
+            "bad-deal.json",
+            r#"{"boxes": [], "hand": ["red"], "pile": []}"#,
+        );
+        let o = queens(
+            &[
+                "collection",
+                "play",
+                deal.to_str().unwrap(),
+                "--policy",
+                "greedy",
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("field `boxes`"));
+        let o = queens(&["collection", "deal", "--remove-wilds", "4"], None);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("remove_wilds"));
+        let o = queens(
+            &[
+                "collection",
+                "simulate",
+                "--policy",
+                "greedy",
+                "--deals",
+                "5",
+                "--difficulty",
+                "wilds-9",
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(2));
+    }
+
+    #[test]
+    fn simulate_reports_the_same_numbers_on_any_number_of_threads() {
+        let run = |jobs: &str| {
+            let o = queens(
+                &[
+                    "collection",
+                    "simulate",
+                    "--policy",
+                    "greedy",
+                    "--deals",
+                    "300",
+                    "--difficulty",
+                    "colour-cards+wilds-1",
+                    "--jobs",
+                    jobs,
+                    "--json",
+                ],
+                None,
+            );
+            assert_eq!(o.status.code(), Some(0));
+            json(&o)
+        };
+        let (one, two) = (run("1"), run("2"));
+        for field in [
+            "deals",
+            "mean",
+            "win_rate",
+            "histogram",
+            "min",
+            "max",
+            "mean_turns",
+        ] {
+            assert_eq!(one[field], two[field], "{field}");
+        }
+        assert_eq!(one["policy"], "greedy");
+        assert_eq!(one["difficulty"], "colour-cards+wilds-1");
+        assert_eq!(one["deals"], 300);
+        assert_eq!(one["max_score"], 24);
+        let total: u64 = one["histogram"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(total, 300);
+        // The win rate is the share of 24s.
+        let wins = one["histogram"]
+            .get("24")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0);
+        assert_eq!(one["wins"].as_u64().unwrap(), wins);
+    }
+
+    #[test]
+    fn simulate_writes_a_histogram_plot() {
+        let svg =
+            std::env::temp_dir().join(format!("queens-collection-{}.svg", std::process::id()));
+        let o = queens(
+            &[
+                "collection",
+                "simulate",
+                "--policy",
+                "random",
+                "--deals",
+                "50",
+                "--difficulty",
+                "beginner",
+                "--plot",
+                svg.to_str().unwrap(),
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0));
+        let out = stdout(&o);
+        assert!(out.starts_with("random, beginner: 50 deals"), "{out}");
+        let text = std::fs::read_to_string(&svg).unwrap();
+        assert!(text.starts_with("<svg") && text.contains("random, beginner"));
+        std::fs::remove_file(&svg).unwrap();
+    }
 }
