@@ -23,6 +23,9 @@ pub const MAX_SIMULATE_DEALS: u64 = 10_000_000;
 /// about 500 times as long, so the deadline may end the run first (`status: timeout`).
 pub const MAX_SYNC_SIMULATE_DEALS: u64 = 10_000;
 
+/// Most threads one simulation may use.
+pub const MAX_JOBS: usize = 64;
+
 /// Largest lookahead budget a request may ask for, per move.
 pub const MAX_LOOKAHEAD: Lookahead = Lookahead {
     candidates: 64,
@@ -76,7 +79,8 @@ pub struct PlayRequest {
 }
 
 /// [`play`]'s answer: the moves made, the final score, the turns played and how the game
-/// stands (`sorted`, `pile-empty`, or `playing` when a replayed list stops early).
+/// stands (`sorted`, `pile-empty`, or `playing` when a replayed list stops early or the
+/// deadline stopped a policy).
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct PlayResponse {
     /// The moves, in order.
@@ -129,8 +133,9 @@ impl PlayRequest {
 
 /// Plays a deal: replays the given moves (every one checked; the first illegal one is an
 /// [`Error::Input`] naming its index and the rule it breaks), or plays it to the end with a
-/// policy (whose every move is checked the same way).
-pub fn play(req: &PlayRequest, _ctx: &Context) -> Result<PlayResponse, Error> {
+/// policy (whose every move is checked the same way). A policy stopped by the context's
+/// deadline or cancel flag leaves the game `playing`, with the moves it made.
+pub fn play(req: &PlayRequest, ctx: &Context) -> Result<PlayResponse, Error> {
     req.validate()?;
     let start = req.start()?;
     let (moves, end) = match (&req.moves, req.policy) {
@@ -144,9 +149,9 @@ pub fn play(req: &PlayRequest, _ctx: &Context) -> Result<PlayResponse, Error> {
         }
         (None, Some(name)) => {
             let mut p = name.build(req.seed.unwrap_or(policy_seed(0)), req.lookahead);
-            let game = policy::play(&start, p.as_mut()).map_err(|e| {
-                Error::Internal(format!("the {name} policy made an illegal move: {e}"))
-            })?;
+            let game = policy::play_until(&start, p.as_mut(), &|| ctx.budget.exhausted()).map_err(
+                |e| Error::Internal(format!("the {name} policy made an illegal move: {e}")),
+            )?;
             (game.moves, game.end)
         }
         (None, None) => unreachable!("validated"),
@@ -173,7 +178,8 @@ pub struct SimulateRequest {
     /// Deal `i` has seed `seed + i` (default 0).
     #[serde(default)]
     pub seed: u64,
-    /// Threads (default: every core).
+    /// Threads, 1..=64 (default 1: a service worker is one thread; the CLI asks for every
+    /// core).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<usize>,
     /// The lookahead policy's budget per move.
@@ -193,10 +199,10 @@ impl SimulateRequest {
                 self.deals
             )));
         }
-        if self.jobs == Some(0) {
-            return Err(Error::Unsupported(
-                "field `jobs`: at least one thread".into(),
-            ));
+        if let Some(j) = self.jobs.filter(|j| !(1..=MAX_JOBS).contains(j)) {
+            return Err(Error::Unsupported(format!(
+                "field `jobs`: 1 to {MAX_JOBS} threads, not {j}"
+            )));
         }
         self.difficulty
             .validate()
@@ -256,16 +262,12 @@ impl SimulateResponse {
     }
 }
 
-/// Plays `deals` seeded deals with a policy on all cores (or `jobs`), reporting progress
+/// Plays `deals` seeded deals with a policy on `jobs` threads (default 1), reporting progress
 /// through the context and stopping between deals at its deadline or cancel flag.
 pub fn simulate(req: &SimulateRequest, ctx: &Context) -> Result<SimulateResponse, Error> {
     req.validate()?;
     let start = Instant::now();
-    let jobs = req.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
+    let jobs = req.jobs.unwrap_or(1);
     let cfg = simulate::Config {
         policy: req.policy,
         lookahead: req.lookahead,

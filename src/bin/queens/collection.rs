@@ -80,7 +80,7 @@ pub(crate) enum CollectionCommand {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Threads (default: every core).
-        #[arg(long, value_name = "J", value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, value_name = "J", value_parser = clap::value_parser!(u64).range(1..=64))]
         jobs: Option<u64>,
         /// Write the score histogram as SVG.
         #[arg(long, value_name = "F.svg")]
@@ -237,7 +237,10 @@ pub(crate) fn run(
                 deals,
                 difficulty,
                 seed,
-                jobs: jobs.map(|j| j as usize),
+                jobs: Some(jobs.map_or_else(
+                    || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                    |j| j as usize,
+                )),
                 lookahead: game.lookahead(),
                 rules: game.rules(),
             };

@@ -426,9 +426,19 @@ pub struct Game {
 /// Plays `start` to the end with `policy`. A policy that makes an illegal move is a bug:
 /// the move is returned as the error.
 pub fn play(start: &State, policy: &mut dyn Policy) -> Result<Game, IllegalMove> {
+    play_until(start, policy, &|| false)
+}
+
+/// [`play`], asking `stop()` before each move: when it says yes the game is returned as it
+/// stands (not over).
+pub fn play_until(
+    start: &State,
+    policy: &mut dyn Policy,
+    stop: &dyn Fn() -> bool,
+) -> Result<Game, IllegalMove> {
     let mut state = start.clone();
     let mut moves = Vec::new();
-    while !state.is_over() {
+    while !state.is_over() && !stop() {
         let mv = policy.choose(&View::new(&state));
         if let Err(illegal) = state.apply(&mv) {
             return Err(IllegalMove {
