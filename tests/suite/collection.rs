@@ -447,7 +447,7 @@ fn rule_of(s: &State, mv: &Move) -> Rule {
 #[test]
 fn illegal_moves_are_refused_with_the_rule_they_break() {
     let s = small();
-    // Same-colour pair: two red pawns, paid with red and wild.
+    // Same-colour pair in solo: a wild (with red) used to swap two red pawns.
     assert_eq!(
         rule_of(&s, &swap([0, 1], (Red, 1), (Red, 3))),
         Rule::SameColour
