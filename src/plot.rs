@@ -1,4 +1,5 @@
-//! Log-log scatter plots of two engines' times per instance, written as SVG.
+//! Log-log scatter plots of two engines' times per instance, and histograms of game scores,
+//! written as SVG.
 //!
 //! The usual way to compare solvers (one point per instance, reference engine on x, the other
 //! on y, the diagonal y = x): points below the diagonal are instances where the other engine is
@@ -81,6 +82,66 @@ pub fn scatter_svg(
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// Writes a bar chart as SVG: one bar per integer `x` (a score) with its count, every `x`
+/// from the lowest to the highest given drawn (empty ones as gaps), the y axis from 0. Used
+/// for the Queen's Collection's score distributions (`queens collection simulate --plot`).
+pub fn histogram_svg(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    bars: &[(i32, u64)],
+) -> Result<(), Error> {
+    let lo = bars.iter().map(|b| b.0).min().unwrap_or(0);
+    let hi = bars.iter().map(|b| b.0).max().unwrap_or(0);
+    let top = bars.iter().map(|b| b.1).max().unwrap_or(0).max(1);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (720, 480)).into_drawing_area();
+        draw_histogram(&root, title, x_label, y_label, bars, (lo, hi), top)
+            .map_err(|e| plot_error(path, e))?;
+        root.present().map_err(|e| plot_error(path, e))?;
+    }
+    std::fs::write(path, svg).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn draw_histogram(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    bars: &[(i32, u64)],
+    (lo, hi): (i32, i32),
+    top: u64,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    root.fill(&WHITE)?;
+    let x_range = f64::from(lo) - 0.5..f64::from(hi) + 0.5;
+    let y_range = 0.0..top as f64 * 1.05;
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(72)
+        .build_cartesian_2d(x_range, y_range)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()?;
+    let colour = Palette99::pick(0).to_rgba();
+    chart.draw_series(bars.iter().map(|&(x, n)| {
+        let x = f64::from(x);
+        Rectangle::new([(x - 0.4, 0.0), (x + 0.4, n as f64)], colour.filled())
+    }))?;
+    Ok(())
 }
 
 fn clamp(v: f64) -> f64 {
@@ -326,6 +387,27 @@ mod tests {
         assert_eq!(place(-3.0, false, None), Some(MIN_SECONDS));
         assert_eq!(place(f64::NAN, false, Some(5.0)), None);
         assert_eq!(place(f64::NAN, true, Some(5.0)), Some(5.0));
+    }
+
+    #[test]
+    fn histogram_writes_bars_and_labels() {
+        let path = temp("histogram");
+        histogram_svg(
+            &path,
+            "greedy, normal",
+            "score",
+            "deals",
+            &[(-3, 5), (0, 12), (24, 1)],
+        )
+        .unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(svg.starts_with("<svg"));
+        assert!(svg.contains("greedy, normal") && svg.contains("score"));
+        assert!(svg.matches("<rect").count() >= 3);
+        let empty = temp("histogram-empty");
+        histogram_svg(&empty, "t", "x", "y", &[]).unwrap();
+        std::fs::remove_file(&empty).unwrap();
     }
 
     #[test]

@@ -992,3 +992,81 @@ fn the_play_page_is_served_whole_and_linked_from_the_index() {
     assert_eq!(status, 200);
     assert!(index.contains("href=\"/play\""), "the index links the page");
 }
+
+#[test]
+fn the_collection_game_deals_plays_and_simulates() {
+    let s = Server::start(&[]);
+    let (code, deal) = post(&s, "/v1/collection/deal", &json!({"seed": 9}));
+    assert_eq!(code, 200, "{deal}");
+    assert_eq!(deal["boxes"].as_array().unwrap().len(), 8);
+    assert_eq!(deal["hand"].as_array().unwrap().len(), 3);
+    // The same deal as the CLI prints for the same seed.
+    let cli = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args(["collection", "deal", "--seed", "9", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&cli.stdout).unwrap(), deal);
+
+    let (code, played) = post(
+        &s,
+        "/v1/collection/play",
+        &json!({"deal": deal, "policy": "greedy", "seed": 1}),
+    );
+    assert_eq!(code, 200, "{played}");
+    let (code, replayed) = post(
+        &s,
+        "/v1/collection/play",
+        &json!({"deal": deal, "moves": played["moves"]}),
+    );
+    assert_eq!(code, 200, "{replayed}");
+    assert_eq!(replayed, played);
+
+    // An illegal move is a 422 naming its index and rule.
+    let (code, problem) = post(
+        &s,
+        "/v1/collection/play",
+        &json!({"deal": deal, "moves": [{"discard": [0]}, {"discard": [7]}]}),
+    );
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "moves[1]");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("(card-index)"),
+        "{problem}"
+    );
+
+    let (code, sim) = post(
+        &s,
+        "/v1/collection/simulate",
+        &json!({"policy": "greedy", "deals": 200, "difficulty": {"beginner": true}}),
+    );
+    assert_eq!(code, 200, "{sim}");
+    assert_eq!(sim["deals"], 200);
+    assert_eq!(sim["max_score"], 16);
+    assert_eq!(sim["status"], "ok");
+    assert!(sim["histogram"].as_object().unwrap().len() > 1);
+
+    // Over the synchronous cap: a 422 pointing to jobs; as a job it is accepted.
+    let (code, problem) = post(
+        &s,
+        "/v1/collection/simulate",
+        &json!({"policy": "random", "deals": 20000}),
+    );
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "deals");
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "collection_simulate", "policy": "random", "deals": 20000}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let done = wait_job(&s, job["id"].as_str().unwrap(), terminal, 120);
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(done["result"]["deals"], 20000);
+    let (code, problem) = post(
+        &s,
+        "/v1/collection/simulate",
+        &json!({"policy": "greedy", "deals": 10, "difficulty": {"remove_wilds": 5}}),
+    );
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "difficulty.remove_wilds");
+}

@@ -9,6 +9,7 @@
 
 pub mod batch;
 mod cnf;
+pub mod collection;
 mod diagnose;
 mod generate;
 mod isolate;
@@ -203,6 +204,12 @@ pub enum Request {
     Hint(HintRequest),
     /// [`grade`].
     Grade(GradeRequest),
+    /// [`collection::deal`].
+    CollectionDeal(collection::DealRequest),
+    /// [`collection::play`].
+    CollectionPlay(collection::PlayRequest),
+    /// [`collection::simulate`].
+    CollectionSimulate(collection::SimulateRequest),
 }
 
 /// Any operation's response (untagged: each is the operation's own JSON).
@@ -227,6 +234,12 @@ pub enum Response {
     Hint(HintResponse),
     /// From [`grade`].
     Grade(GradeResponse),
+    /// From [`collection::deal`].
+    CollectionDeal(crate::games::collection::Deal),
+    /// From [`collection::play`].
+    CollectionPlay(collection::PlayResponse),
+    /// From [`collection::simulate`].
+    CollectionSimulate(collection::SimulateResponse),
 }
 
 impl Response {
@@ -248,6 +261,8 @@ impl Response {
             Response::Generate(r) => r.status.exit_code(),
             Response::Hint(r) => r.status.exit_code(),
             Response::Grade(_) => 0,
+            Response::CollectionDeal(_) | Response::CollectionPlay(_) => 0,
+            Response::CollectionSimulate(r) => r.exit_code(),
         }
     }
 }
@@ -265,7 +280,8 @@ impl Response {
             Response::Grade(_) => None,
             Response::Check(r) => (r.status == Status::Consistent && r.completable.is_none())
                 .then_some(Status::Timeout),
-            Response::Encode(_) => None,
+            Response::Encode(_) | Response::CollectionDeal(_) | Response::CollectionPlay(_) => None,
+            Response::CollectionSimulate(r) => return r.status != "ok",
         };
         matches!(status, Some(Status::Timeout | Status::Cancelled))
     }
@@ -284,10 +300,13 @@ impl Request {
             Request::Encode(_) => "encode",
             Request::Decode(_) => "decode",
             Request::Generate(_) => "generate",
+            Request::CollectionDeal(_) => "collection_deal",
+            Request::CollectionPlay(_) => "collection_play",
+            Request::CollectionSimulate(_) => "collection_simulate",
         }
     }
 
-    /// The instance the request is about (none for `generate`).
+    /// The instance the request is about (none for `generate` and the collection game).
     pub fn problem(&self) -> Option<&Problem> {
         match self {
             Request::Solve(r) => Some(&r.instance.0),
@@ -298,7 +317,10 @@ impl Request {
             Request::Explain(r) => Some(&r.instance.0),
             Request::Encode(r) => Some(&r.instance.0),
             Request::Decode(r) => Some(&r.instance.0),
-            Request::Generate(_) => None,
+            Request::Generate(_)
+            | Request::CollectionDeal(_)
+            | Request::CollectionPlay(_)
+            | Request::CollectionSimulate(_) => None,
         }
     }
 
@@ -319,6 +341,12 @@ impl Request {
             Request::Generate(r) => r.validate(),
             Request::Explain(r) => r.validate(),
             Request::Check(r) => r.validate(),
+            Request::CollectionPlay(r) => r.validate(),
+            Request::CollectionSimulate(r) => r.validate(),
+            Request::CollectionDeal(r) => r
+                .difficulty
+                .validate()
+                .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}"))),
             Request::Encode(_) | Request::Decode(_) | Request::Hint(_) | Request::Grade(_) => {
                 Ok(())
             }
@@ -339,6 +367,14 @@ impl Request {
                 Some(format!(
                     "listing every solution of a {n}×{n} board is unbounded: give `limit`, or \
                      submit it as a job (POST /v1/jobs)"
+                ))
+            }
+            Request::CollectionSimulate(r) if r.deals > collection::MAX_SYNC_SIMULATE_DEALS => {
+                Some(format!(
+                    "{} deals is over the {} a synchronous simulation plays: submit it as a \
+                     job (POST /v1/jobs with \"op\": \"collection_simulate\")",
+                    r.deals,
+                    collection::MAX_SYNC_SIMULATE_DEALS
                 ))
             }
             _ => None,
@@ -375,6 +411,16 @@ impl Request {
             Request::Encode(r) => (Response::Encode(encode(r, ctx)?), none()),
             Request::Decode(r) => (Response::Decode(decode(r, ctx)?), none()),
             Request::Generate(r) => (Response::Generate(generate(r, ctx)?), none()),
+            Request::CollectionDeal(r) => {
+                (Response::CollectionDeal(collection::deal(r, ctx)?), none())
+            }
+            Request::CollectionPlay(r) => {
+                (Response::CollectionPlay(collection::play(r, ctx)?), none())
+            }
+            Request::CollectionSimulate(r) => (
+                Response::CollectionSimulate(collection::simulate(r, ctx)?),
+                none(),
+            ),
         })
     }
 
@@ -395,7 +441,13 @@ impl Request {
             Request::Generate(r) => r.kind == GenerateKind::Regions,
             // Deduction looks at no deadline: under one it runs in a child.
             Request::Hint(_) | Request::Grade(_) => true,
-            Request::Check(_) | Request::Encode(_) | Request::Decode(_) => false,
+            // Play checks no deadline but is bounded (35 turns); simulate stops between deals.
+            Request::Check(_)
+            | Request::Encode(_)
+            | Request::Decode(_)
+            | Request::CollectionDeal(_)
+            | Request::CollectionPlay(_)
+            | Request::CollectionSimulate(_) => false,
         }
     }
 }

@@ -270,9 +270,14 @@ impl AppState {
         }
         if synchronous {
             if let Some(why) = req.unbounded() {
+                let field = if matches!(req, Request::CollectionSimulate(_)) {
+                    "deals"
+                } else {
+                    "limit"
+                };
                 return Err(
                     ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unbounded work", why)
-                        .field("limit"),
+                        .field(field),
                 );
             }
         }
@@ -476,13 +481,17 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
         "generate" => Request::Generate(typed(rest)?),
         "hint" => Request::Hint(typed(rest)?),
         "grade" => Request::Grade(typed(rest)?),
+        "collection_deal" => Request::CollectionDeal(typed(rest)?),
+        "collection_play" => Request::CollectionPlay(typed(rest)?),
+        "collection_simulate" => Request::CollectionSimulate(typed(rest)?),
         other => {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "invalid request",
                 format!(
-                    "unknown op `{other}` (use solve, count, check, explain, encode, decode \
-                     or generate)"
+                    "unknown op `{other}` (use solve, count, check, explain, encode, decode, \
+                     generate, hint, grade, collection_deal, collection_play or \
+                     collection_simulate)"
                 ),
             )
             .field("op"))

@@ -23,6 +23,10 @@ use utoipa_axum::routes;
 use super::error::{ApiError, Problem};
 use super::metrics::Gauges;
 use super::{jobs, AppState, JsonBody};
+use crate::games::collection::Deal;
+use crate::ops::collection::{
+    DealRequest, PlayRequest, PlayResponse, SimulateRequest, SimulateResponse,
+};
 use crate::ops::{
     CheckRequest, CheckResponse, CountRequest, CountResponse, DecodeRequest, DecodeResponse,
     EncodeRequest, ExplainRequest, ExplainResponse, GenerateRequest, GenerateResponse,
@@ -43,6 +47,9 @@ pub fn router(state: AppState) -> axum::Router {
         .routes(routes!(encode))
         .routes(routes!(decode))
         .routes(routes!(generate))
+        .routes(routes!(collection_deal))
+        .routes(routes!(collection_play))
+        .routes(routes!(collection_simulate))
         .routes(routes!(healthz))
         .merge(jobs::router())
         .split_for_parts();
@@ -303,6 +310,53 @@ async fn generate(
     }
 }
 
+/// A seeded solo deal of The Queen's Collection (`{"seed", "difficulty"}`).
+#[utoipa::path(post, path = "/v1/collection/deal", request_body = DealRequest,
+    responses((status = 200, body = Deal), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn collection_deal(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<DealRequest>,
+) -> Result<Json<Deal>, ApiError> {
+    match s.run_sync(Request::CollectionDeal(req)).await? {
+        (Response::CollectionDeal(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("collection_deal")),
+    }
+}
+
+/// Play a deal with a move list (the first illegal move is a 422 naming its index and rule)
+/// or a policy.
+#[utoipa::path(post, path = "/v1/collection/play", request_body = PlayRequest,
+    responses((status = 200, body = PlayResponse), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn collection_play(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<PlayRequest>,
+) -> Result<Json<PlayResponse>, ApiError> {
+    match s.run_sync(Request::CollectionPlay(req)).await? {
+        (Response::CollectionPlay(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("collection_play")),
+    }
+}
+
+/// Play seeded deals with a policy: mean, win rate, histogram. At most 10,000 deals here
+/// (more as a job); the server's time limit may end the run first (`status: timeout`).
+#[utoipa::path(post, path = "/v1/collection/simulate", request_body = SimulateRequest,
+    responses((status = 200, body = SimulateResponse), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn collection_simulate(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<SimulateRequest>,
+) -> Result<Json<SimulateResponse>, ApiError> {
+    match s.run_sync(Request::CollectionSimulate(req)).await? {
+        (Response::CollectionSimulate(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("collection_simulate")),
+    }
+}
+
 /// `GET /healthz`.
 #[derive(Serialize, ToSchema)]
 struct Health {
@@ -386,6 +440,9 @@ can come with a proof a DRAT/LRAT checker accepts.</p>
 <code>/v1/explain</code>, <code>/v1/encode</code>, <code>/v1/decode</code>,
 <code>/v1/generate</code>: a JSON body <code>{"instance": {...}, ...options}</code>,
 answered synchronously within the server's time limit.</li>
+<li><code>POST /v1/collection/deal</code>, <code>/v1/collection/play</code>,
+<code>/v1/collection/simulate</code>: The Queen's Collection card game, solo (seeded deals,
+play a deal with moves or a policy, simulate a policy over many deals).</li>
 <li><code>POST /v1/jobs</code> <code>{"op": "solve", ...}</code>: long work, stored before it
 is accepted; <code>GET /v1/jobs/{id}</code>, <code>/v1/jobs/{id}/events</code> (server-sent
 events), <code>/v1/jobs/{id}/proof</code>, <code>DELETE /v1/jobs/{id}</code>.</li>

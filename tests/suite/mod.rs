@@ -2,6 +2,7 @@
 
 mod batch;
 mod cli;
+mod collection;
 mod compare;
 mod corpora;
 mod facts;

@@ -6,6 +6,7 @@
 //! answer within the limits (`--timeout`, a count stopped by `--limit`, `s UNKNOWN`).
 
 mod batch;
+mod collection;
 mod compare;
 mod mod2;
 mod print;
@@ -217,6 +218,12 @@ enum Command {
     Mod2 {
         #[command(subcommand)]
         command: mod2::Mod2Command,
+    },
+    /// The Queen's Collection card game, solo (issue 16): seeded deals, play a deal with a
+    /// move list or a policy, and simulate policies over many deals.
+    Collection {
+        #[command(subcommand)]
+        command: collection::CollectionCommand,
     },
     /// Check the queens given in FILE against the rules and name every conflict.
     Check {
@@ -745,6 +752,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         }
         Command::Generate { kind } => generate(&mut out, kind, started),
         Command::Mod2 { command } => mod2::run(&mut out, command, started),
+        Command::Collection { command } => collection::run(&mut out, command, started),
         Command::Compare(args) => compare::run(&mut out, args),
         Command::Batch(args) => batch::run_batch(&mut out, args),
         Command::Merge(args) => batch::run_merge(&mut out, args),

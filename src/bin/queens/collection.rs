@@ -1,0 +1,368 @@
+//! `queens collection …`: The Queen's Collection, solo, as glue over
+//! [`queens::ops::collection`].
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Subcommand;
+
+use queens::games::collection::policy::{Lookahead, PolicyName};
+use queens::games::collection::Difficulty;
+use queens::games::collection::{parse_deal, parse_moves, Deal, DrawRule, Rules, Status};
+use queens::ops::collection::{
+    self as op, DealRequest, PlayRequest, PlayResponse, SimulateRequest, SimulateResponse,
+};
+use queens::ops::Context;
+use queens::{formats, Error};
+
+use super::{progress, to_json, Failure};
+
+#[derive(Subcommand)]
+pub(crate) enum CollectionCommand {
+    /// A seeded solo deal: the 8 boxes in circle order with their pawns, the hand and the
+    /// pile (top first).
+    Deal {
+        /// The deal's seed (the same seed gives the same deal everywhere).
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The beginner side: boxes of 2 spaces, 2 pawns of each colour (12 in solo).
+        #[arg(long)]
+        beginner: bool,
+        /// Take one card of each colour out of the game.
+        #[arg(long)]
+        remove_colour_cards: bool,
+        /// Take K wilds out of the game (0..=3).
+        #[arg(long, value_name = "K", default_value_t = 0)]
+        remove_wilds: u8,
+        /// Print the deal as JSON (what `play` reads) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play a deal to the end: replay a move list (the first illegal move exits 2, naming
+    /// its index and the rule it breaks), or let a policy play.
+    Play {
+        /// The deal (JSON, as `deal --json` prints it), or - for stdin.
+        deal: PathBuf,
+        /// The moves: a JSON list, or the JSON `play` prints.
+        #[arg(
+            long,
+            value_name = "MOVES.json",
+            conflicts_with = "policy",
+            required_unless_present = "policy"
+        )]
+        moves: Option<PathBuf>,
+        /// random, greedy or lookahead.
+        #[arg(long, value_parser = parse_policy)]
+        policy: Option<PolicyName>,
+        /// The policy's seed (default: the seed `simulate` gives deal 0's policy).
+        #[arg(long, requires = "policy")]
+        seed: Option<u64>,
+        #[command(flatten)]
+        game: GameArgs,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play N seeded deals with a policy on all cores: mean score, distribution, win rate.
+    Simulate {
+        /// random, greedy or lookahead.
+        #[arg(long, value_parser = parse_policy)]
+        policy: PolicyName,
+        /// Deals to play.
+        #[arg(long, value_name = "N")]
+        deals: u64,
+        /// normal, or beginner, colour-cards and wilds-K (K = 1..3) joined by +, e.g.
+        /// colour-cards+wilds-3.
+        #[arg(long, default_value = "normal", value_parser = parse_difficulty)]
+        difficulty: Difficulty,
+        /// Deal i has seed SEED + i.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Threads (default: every core).
+        #[arg(long, value_name = "J", value_parser = clap::value_parser!(u64).range(1..=64))]
+        jobs: Option<u64>,
+        /// Write the score histogram as SVG.
+        #[arg(long, value_name = "F.svg")]
+        plot: Option<PathBuf>,
+        /// Stop after SECS seconds and report the deals played (exit 4).
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
+        #[command(flatten)]
+        game: GameArgs,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The rules' readings and the lookahead budget, shared by `play` and `simulate`.
+#[derive(clap::Args)]
+pub(crate) struct GameArgs {
+    /// A move must be able to draw all its cards (default: the draw comes up short when the
+    /// pile runs out, and the game ends).
+    #[arg(long)]
+    full_draws: bool,
+    /// Lookahead: moves tried per turn (the best by the greedy key).
+    #[arg(long, value_name = "K", default_value_t = Lookahead::default().candidates)]
+    candidates: usize,
+    /// Lookahead: determinisations of the unseen cards per turn.
+    #[arg(long, value_name = "S", default_value_t = Lookahead::default().samples)]
+    samples: usize,
+}
+
+impl GameArgs {
+    fn rules(&self) -> Rules {
+        Rules {
+            draw: if self.full_draws {
+                DrawRule::Full
+            } else {
+                DrawRule::Short
+            },
+        }
+    }
+
+    fn lookahead(&self) -> Lookahead {
+        Lookahead {
+            candidates: self.candidates,
+            samples: self.samples,
+        }
+    }
+}
+
+fn parse_policy(s: &str) -> Result<PolicyName, String> {
+    s.parse()
+}
+
+fn parse_difficulty(s: &str) -> Result<Difficulty, String> {
+    s.parse()
+}
+
+pub(crate) fn run(
+    out: &mut impl Write,
+    command: CollectionCommand,
+    started: Instant,
+) -> Result<u8, Failure> {
+    match command {
+        CollectionCommand::Deal {
+            seed,
+            beginner,
+            remove_colour_cards,
+            remove_wilds,
+            json,
+        } => {
+            let req = DealRequest {
+                seed,
+                difficulty: Difficulty {
+                    beginner,
+                    remove_colour_cards,
+                    remove_wilds,
+                },
+            };
+            let deal = op::deal(&req, &Context::default())?;
+            if json {
+                writeln!(out, "{}", to_json(&deal)?)?;
+            } else {
+                print_deal(out, &deal)?;
+            }
+            Ok(0)
+        }
+        CollectionCommand::Play {
+            deal,
+            moves,
+            policy,
+            seed,
+            game,
+            json,
+        } => {
+            let (origin, text) = formats::read_text(&deal)?;
+            let (deal, _) = parse_deal(&origin, &text, game.rules())?;
+            let (moves, moves_origin) = match &moves {
+                Some(path) => {
+                    let (origin, text) = formats::read_text(path)?;
+                    (Some(parse_moves(&origin, &text)?), Some(origin))
+                }
+                None => (None, None),
+            };
+            let req = PlayRequest {
+                deal: deal.clone(),
+                moves,
+                policy,
+                seed,
+                lookahead: game.lookahead(),
+                rules: game.rules(),
+                moves_origin,
+            };
+            let resp = op::play(&req, &Context::default())?;
+            if json {
+                writeln!(out, "{}", to_json(&resp)?)?;
+            } else {
+                print_play(out, &deal, req.rules, &resp)?;
+            }
+            Ok(0)
+        }
+        CollectionCommand::Simulate {
+            policy,
+            deals,
+            difficulty,
+            seed,
+            jobs,
+            plot,
+            timeout,
+            game,
+            json,
+        } => {
+            let mut ctx = Context::default();
+            if let Some(secs) = timeout {
+                let d = Duration::try_from_secs_f64(secs)
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| {
+                        Error::Unsupported(format!(
+                            "--timeout: `{secs}` is not a positive number of seconds"
+                        ))
+                    })?;
+                ctx.budget.deadline = started.checked_add(d);
+            }
+            let bar = progress::bar(&format!("{policy}, {difficulty}"), "deals");
+            if let Some(bar) = &bar {
+                let bar = bar.clone();
+                ctx = ctx.with_progress(move |done, total| {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                });
+            }
+            let req = SimulateRequest {
+                policy,
+                deals,
+                difficulty,
+                seed,
+                jobs: Some(jobs.map_or_else(
+                    || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                    |j| j as usize,
+                )),
+                lookahead: game.lookahead(),
+                rules: game.rules(),
+            };
+            let ran = op::simulate(&req, &ctx);
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            let resp = ran?;
+            if let Some(path) = &plot {
+                let bars: Vec<(i32, u64)> = resp.histogram.iter().map(|(&k, &v)| (k, v)).collect();
+                queens::plot::histogram_svg(
+                    path,
+                    &format!(
+                        "{}, {}: {} deals, mean {:.2}, win rate {:.2}%",
+                        resp.policy,
+                        resp.difficulty,
+                        resp.deals,
+                        resp.mean,
+                        100.0 * resp.win_rate
+                    ),
+                    "final score",
+                    "deals",
+                    &bars,
+                )?;
+            }
+            if json {
+                writeln!(out, "{}", to_json(&resp)?)?;
+            } else {
+                print_simulate(out, &resp)?;
+            }
+            Ok(resp.exit_code())
+        }
+    }
+}
+
+fn print_deal(out: &mut impl Write, d: &Deal) -> std::io::Result<()> {
+    for (i, b) in d.boxes.iter().enumerate() {
+        let pawns: Vec<&str> = b.pawns.iter().map(|p| p.name()).collect();
+        writeln!(
+            out,
+            "box {i} {:<7} ({} spaces): {}",
+            b.colour.name(),
+            b.capacity,
+            if pawns.is_empty() {
+                "-".to_string()
+            } else {
+                pawns.join(" ")
+            }
+        )?;
+    }
+    let hand: Vec<&str> = d.hand.iter().map(|c| c.name()).collect();
+    writeln!(out, "hand: {}", hand.join(" "))?;
+    writeln!(out, "pile: {} cards (face down)", d.pile.len())
+}
+
+fn print_play(
+    out: &mut impl Write,
+    deal: &Deal,
+    rules: Rules,
+    r: &PlayResponse,
+) -> Result<(), Failure> {
+    let start = deal
+        .to_state(rules)
+        .map_err(|e| Error::Internal(format!("a checked deal no longer reads: {e}")))?;
+    let mut state = start;
+    for (i, mv) in r.moves.iter().enumerate() {
+        let before = state.score();
+        state
+            .apply(mv)
+            .map_err(|e| Error::Internal(format!("a checked move no longer plays: {e}")))?;
+        writeln!(
+            out,
+            "{:>3}. {}{}",
+            i,
+            mv,
+            match state.score() - before {
+                0 => String::new(),
+                d => format!("  (score {d:+} → {})", state.score()),
+            }
+        )?;
+    }
+    let how = match r.status {
+        Status::Sorted => "every pawn home",
+        Status::PileEmpty => "the pile is empty",
+        Status::Playing => "the moves stop before the end",
+    };
+    writeln!(out, "score {} after {} turns: {how}", r.score, r.turns)?;
+    Ok(())
+}
+
+fn print_simulate(out: &mut impl Write, r: &SimulateResponse) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}, {}: {} deals{}, mean score {:.3}, win rate {:.3}% ({} reached {}), scores {}..{}, \
+         {:.1} turns a game",
+        r.policy,
+        r.difficulty,
+        r.deals,
+        if r.status == "ok" {
+            String::new()
+        } else {
+            format!(" of {} ({})", r.requested, r.status)
+        },
+        r.mean,
+        100.0 * r.win_rate,
+        r.wins,
+        r.max_score,
+        r.min.map_or("-".into(), |m| m.to_string()),
+        r.max.map_or("-".into(), |m| m.to_string()),
+        r.mean_turns,
+    )?;
+    let top = r.histogram.values().copied().max().unwrap_or(1).max(1);
+    writeln!(out, "score    deals")?;
+    for (score, &n) in &r.histogram {
+        let bar = "#".repeat(((n * 50).div_ceil(top)) as usize);
+        writeln!(out, "{score:>5} {n:>8} {bar}")?;
+    }
+    writeln!(
+        out,
+        "time: {:.1} s on {} thread{}",
+        r.time_ms / 1000.0,
+        r.jobs,
+        if r.jobs == 1 { "" } else { "s" }
+    )
+}

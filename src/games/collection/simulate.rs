@@ -1,0 +1,173 @@
+//! Many seeded deals played by one policy on all cores: the mean score, the distribution
+//! and the win rate.
+//!
+//! Deal `i` of a run with seed `s` is [`super::deal::deal`]`(s + i)`, played by the policy
+//! seeded from that deal's seed, so a run's numbers do not depend on the number of threads,
+//! and any one game can be replayed with `queens collection deal --seed` and `play`.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+
+use super::deal::{deal, Difficulty};
+use super::policy::{play, Lookahead, PolicyName};
+use super::rules::{IllegalMove, Rules, Status};
+use crate::generate::Rng;
+
+/// What to simulate.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// The policy.
+    pub policy: PolicyName,
+    /// The lookahead policy's budget (ignored by the others).
+    pub lookahead: Lookahead,
+    /// The difficulty of every deal.
+    pub difficulty: Difficulty,
+    /// The readings the games are played under.
+    pub rules: Rules,
+    /// Deals to play.
+    pub deals: u64,
+    /// The first deal's seed; deal `i` has seed `seed + i`.
+    pub seed: u64,
+    /// Threads (at least 1).
+    pub jobs: usize,
+}
+
+/// The seed of the policy that plays the deal of seed `deal_seed` (a SplitMix64 step away
+/// from it, so the policy's draws and the deal's are not the same stream).
+pub fn policy_seed(deal_seed: u64) -> u64 {
+    Rng::new(deal_seed ^ 0x5eed_c011_ec71_0000).next_u64()
+}
+
+/// A run's results.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Deals played (fewer than asked when the run was stopped).
+    pub deals: u64,
+    /// Mean final score.
+    pub mean: f64,
+    /// Share of deals won: every pawn on its colour's box, which is the highest score the
+    /// difficulty allows (24; 16 on the beginner side).
+    pub win_rate: f64,
+    /// Deals won.
+    pub wins: u64,
+    /// The highest score of the difficulty.
+    pub max_score: i32,
+    /// Lowest final score seen.
+    pub min: Option<i32>,
+    /// Highest final score seen.
+    pub max: Option<i32>,
+    /// Mean turns a game lasted.
+    pub mean_turns: f64,
+    /// Deals by final score.
+    pub histogram: BTreeMap<i32, u64>,
+}
+
+#[derive(Default)]
+struct Tally {
+    deals: u64,
+    wins: u64,
+    score_sum: i64,
+    turns_sum: u64,
+    histogram: BTreeMap<i32, u64>,
+}
+
+impl Tally {
+    fn merge(&mut self, other: Tally) {
+        self.deals += other.deals;
+        self.wins += other.wins;
+        self.score_sum += other.score_sum;
+        self.turns_sum += other.turns_sum;
+        for (k, v) in other.histogram {
+            *self.histogram.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// Plays one deal: its seed, final score, turns and whether every pawn got home.
+pub fn play_one(cfg: &Config, deal_seed: u64) -> Result<(i32, usize, bool), IllegalMove> {
+    let start = deal(deal_seed, &cfg.difficulty)
+        .to_state(cfg.rules)
+        .expect("a generated deal is valid");
+    let mut policy = cfg.policy.build(policy_seed(deal_seed), cfg.lookahead);
+    let game = play(&start, policy.as_mut())?;
+    Ok((
+        game.end.score(),
+        game.moves.len(),
+        game.end.status() == Status::Sorted,
+    ))
+}
+
+/// Plays `cfg.deals` deals on `cfg.jobs` threads. `progress(done, total)` is called as deals
+/// finish; `stop()` is asked between deals and ends the run early (the summary then covers
+/// the deals played). A policy's illegal move (a bug) ends the run with that move.
+pub fn simulate(
+    cfg: &Config,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Summary, IllegalMove> {
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let total = Mutex::new(Tally::default());
+    let failure: Mutex<Option<IllegalMove>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..cfg.jobs.max(1) {
+            scope.spawn(|| {
+                let mut tally = Tally::default();
+                loop {
+                    if stop() || failure.lock().is_ok_and(|f| f.is_some()) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= cfg.deals {
+                        break;
+                    }
+                    match play_one(cfg, cfg.seed.wrapping_add(i)) {
+                        Ok((score, turns, won)) => {
+                            tally.deals += 1;
+                            tally.wins += u64::from(won);
+                            tally.score_sum += i64::from(score);
+                            tally.turns_sum += turns as u64;
+                            *tally.histogram.entry(score).or_default() += 1;
+                        }
+                        Err(e) => {
+                            if let Ok(mut f) = failure.lock() {
+                                f.get_or_insert(e);
+                            }
+                            break;
+                        }
+                    }
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    progress(d, cfg.deals);
+                }
+                if let Ok(mut t) = total.lock() {
+                    t.merge(tally);
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let t = total.into_inner().unwrap_or_default();
+    let per = |x: f64| {
+        if t.deals == 0 {
+            0.0
+        } else {
+            x / t.deals as f64
+        }
+    };
+    Ok(Summary {
+        deals: t.deals,
+        mean: per(t.score_sum as f64),
+        win_rate: per(t.wins as f64),
+        wins: t.wins,
+        max_score: cfg.difficulty.max_score(),
+        min: t.histogram.keys().next().copied(),
+        max: t.histogram.keys().next_back().copied(),
+        mean_turns: per(t.turns_sum as f64),
+        histogram: t.histogram,
+    })
+}

@@ -1,0 +1,317 @@
+//! The Queen's Collection's operations ([`crate::games::collection`]): deal, play a deal
+//! (a move list or a policy), and simulate a policy over many deals. The CLI prints these
+//! responses; the service sends them as they are.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{ms, Context};
+use crate::error::Error;
+use crate::games::collection::deal::{deal as deal_of, Difficulty};
+use crate::games::collection::policy::{self, Lookahead, PolicyName};
+use crate::games::collection::simulate::{self, policy_seed};
+use crate::games::collection::{Deal, Move, Rules, State, Status};
+
+/// Most deals one simulation request may ask for.
+pub const MAX_SIMULATE_DEALS: u64 = 10_000_000;
+
+/// Most deals a synchronous simulation may ask for (the service's `/v1/collection/simulate`;
+/// a job may ask for more). 10,000 greedy deals take about 0.5 s on one core; lookahead ones
+/// about 500 times as long, so the deadline may end the run first (`status: timeout`).
+pub const MAX_SYNC_SIMULATE_DEALS: u64 = 10_000;
+
+/// Most threads one simulation may use.
+pub const MAX_JOBS: usize = 64;
+
+/// Largest lookahead budget a request may ask for, per move.
+pub const MAX_LOOKAHEAD: Lookahead = Lookahead {
+    candidates: 64,
+    samples: 1024,
+};
+
+/// [`deal`]'s request.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DealRequest {
+    /// The deal's seed (default 0): the same seed gives the same deal everywhere.
+    #[serde(default)]
+    pub seed: u64,
+    /// The difficulty (default normal).
+    #[serde(default)]
+    pub difficulty: Difficulty,
+}
+
+/// A seeded solo deal.
+pub fn deal(req: &DealRequest, _ctx: &Context) -> Result<Deal, Error> {
+    req.difficulty
+        .validate()
+        .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}")))?;
+    Ok(deal_of(req.seed, &req.difficulty))
+}
+
+/// [`play`]'s request: a deal and either its moves or a policy to play it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlayRequest {
+    /// The deal (or any position) to play from.
+    pub deal: Deal,
+    /// The moves to replay; the first illegal one is an error naming its index and rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Vec<Move>>,
+    /// The policy to play with, when no moves are given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyName>,
+    /// The policy's seed (default: the one `simulate` gives a deal of seed 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The lookahead policy's budget per move.
+    #[serde(default)]
+    pub lookahead: Lookahead,
+    /// The readings of the rules the game is played under.
+    #[serde(default)]
+    pub rules: Rules,
+    /// Where the moves came from, for error messages (default `moves`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves_origin: Option<String>,
+}
+
+/// [`play`]'s answer: the moves made, the final score, the turns played and how the game
+/// stands (`sorted`, `pile-empty`, or `playing` when a replayed list stops early or the
+/// deadline stopped a policy).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct PlayResponse {
+    /// The moves, in order.
+    pub moves: Vec<Move>,
+    /// The final score.
+    pub score: i32,
+    /// Turns played.
+    pub turns: usize,
+    /// `sorted`, `pile-empty`, or `playing`.
+    pub status: Status,
+}
+
+fn validate_lookahead(l: &Lookahead) -> Result<(), Error> {
+    if l.candidates == 0 || l.candidates > MAX_LOOKAHEAD.candidates {
+        return Err(Error::Unsupported(format!(
+            "field `lookahead.candidates`: 1 to {} moves, not {}",
+            MAX_LOOKAHEAD.candidates, l.candidates
+        )));
+    }
+    if l.samples > MAX_LOOKAHEAD.samples {
+        return Err(Error::Unsupported(format!(
+            "field `lookahead.samples`: 0 to {} determinisations, not {}",
+            MAX_LOOKAHEAD.samples, l.samples
+        )));
+    }
+    Ok(())
+}
+
+impl PlayRequest {
+    /// Checks the options against each other before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        match (&self.moves, &self.policy) {
+            (Some(_), Some(_)) => Err(Error::Unsupported(
+                "field `policy`: give moves or a policy, not both".into(),
+            )),
+            (None, None) => Err(Error::Unsupported(
+                "field `moves`: give the moves to replay, or a policy to play".into(),
+            )),
+            _ => validate_lookahead(&self.lookahead),
+        }
+    }
+
+    fn start(&self) -> Result<State, Error> {
+        self.deal.to_state(self.rules).map_err(|e| Error::Input {
+            origin: "request".into(),
+            message: format!("field `deal.{}`: {}", e.field, e.message),
+        })
+    }
+}
+
+/// Plays a deal: replays the given moves (every one checked; the first illegal one is an
+/// [`Error::Input`] naming its index and the rule it breaks), or plays it to the end with a
+/// policy (whose every move is checked the same way). A policy stopped by the context's
+/// deadline or cancel flag leaves the game `playing`, with the moves it made.
+pub fn play(req: &PlayRequest, ctx: &Context) -> Result<PlayResponse, Error> {
+    req.validate()?;
+    let start = req.start()?;
+    let (moves, end) = match (&req.moves, req.policy) {
+        (Some(moves), _) => {
+            let end =
+                crate::games::collection::replay(&start, moves).map_err(|e| Error::Input {
+                    origin: req.moves_origin.clone().unwrap_or_else(|| "moves".into()),
+                    message: format!("field `moves[{}]`: {e}", e.index),
+                })?;
+            (moves.clone(), end)
+        }
+        (None, Some(name)) => {
+            let mut p = name.build(req.seed.unwrap_or(policy_seed(0)), req.lookahead);
+            let game = policy::play_until(&start, p.as_mut(), &|| ctx.budget.exhausted()).map_err(
+                |e| Error::Internal(format!("the {name} policy made an illegal move: {e}")),
+            )?;
+            (game.moves, game.end)
+        }
+        (None, None) => unreachable!("validated"),
+    };
+    Ok(PlayResponse {
+        score: end.score(),
+        turns: moves.len(),
+        status: end.status(),
+        moves,
+    })
+}
+
+/// [`simulate`]'s request.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SimulateRequest {
+    /// The policy.
+    pub policy: PolicyName,
+    /// Deals to play, 1..=10,000,000 (10,000 on the synchronous endpoint).
+    pub deals: u64,
+    /// The difficulty of every deal (default normal).
+    #[serde(default)]
+    pub difficulty: Difficulty,
+    /// Deal `i` has seed `seed + i` (default 0).
+    #[serde(default)]
+    pub seed: u64,
+    /// Threads, 1..=64 (default 1: a service worker is one thread; the CLI asks for every
+    /// core).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<usize>,
+    /// The lookahead policy's budget per move.
+    #[serde(default)]
+    pub lookahead: Lookahead,
+    /// The readings of the rules the games are played under.
+    #[serde(default)]
+    pub rules: Rules,
+}
+
+impl SimulateRequest {
+    /// Checks the request against the limits before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(1..=MAX_SIMULATE_DEALS).contains(&self.deals) {
+            return Err(Error::TooLarge(format!(
+                "field `deals`: 1 to {MAX_SIMULATE_DEALS} deals, not {}",
+                self.deals
+            )));
+        }
+        if let Some(j) = self.jobs.filter(|j| !(1..=MAX_JOBS).contains(j)) {
+            return Err(Error::Unsupported(format!(
+                "field `jobs`: 1 to {MAX_JOBS} threads, not {j}"
+            )));
+        }
+        self.difficulty
+            .validate()
+            .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}")))?;
+        validate_lookahead(&self.lookahead)
+    }
+}
+
+/// [`simulate`]'s answer.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct SimulateResponse {
+    /// The policy.
+    pub policy: PolicyName,
+    /// The difficulty's name (`normal`, `beginner`, `colour-cards`, `wilds-2`, joined by `+`).
+    pub difficulty: String,
+    /// Deals played (fewer than `requested` when the run was stopped).
+    pub deals: u64,
+    /// Deals asked for.
+    pub requested: u64,
+    /// Mean final score.
+    pub mean: f64,
+    /// Share of deals won: every pawn home, the difficulty's highest score.
+    pub win_rate: f64,
+    /// Deals won.
+    pub wins: u64,
+    /// The difficulty's highest score (24; 16 on the beginner side): a win.
+    pub max_score: i32,
+    /// Lowest final score.
+    pub min: Option<i32>,
+    /// Highest final score.
+    pub max: Option<i32>,
+    /// Mean turns per game.
+    pub mean_turns: f64,
+    /// Deals by final score (`{"<score>": count}`).
+    pub histogram: BTreeMap<i32, u64>,
+    /// The first deal's seed.
+    pub seed: u64,
+    /// Threads used.
+    pub jobs: usize,
+    /// The lookahead budget (lookahead only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lookahead: Option<Lookahead>,
+    /// `ok`, or `timeout` / `cancelled` when the budget ended the run early.
+    pub status: &'static str,
+    /// Milliseconds.
+    pub time_ms: f64,
+}
+
+impl SimulateResponse {
+    /// 0 when every deal was played, 4 when the budget ended the run early.
+    pub fn exit_code(&self) -> u8 {
+        if self.status == "ok" {
+            0
+        } else {
+            4
+        }
+    }
+}
+
+/// Plays `deals` seeded deals with a policy on `jobs` threads (default 1), reporting progress
+/// through the context and stopping between deals at its deadline or cancel flag.
+pub fn simulate(req: &SimulateRequest, ctx: &Context) -> Result<SimulateResponse, Error> {
+    req.validate()?;
+    let start = Instant::now();
+    let jobs = req.jobs.unwrap_or(1);
+    let cfg = simulate::Config {
+        policy: req.policy,
+        lookahead: req.lookahead,
+        difficulty: req.difficulty,
+        rules: req.rules,
+        deals: req.deals,
+        seed: req.seed,
+        jobs,
+    };
+    let progress = |done: u64, total: u64| {
+        if let Some(p) = &ctx.budget.progress {
+            p(done, total);
+        }
+    };
+    let summary = simulate::simulate(&cfg, &progress, &|| ctx.budget.exhausted()).map_err(|e| {
+        Error::Internal(format!(
+            "the {} policy made an illegal move: {e}",
+            req.policy
+        ))
+    })?;
+    let status = if summary.deals == req.deals {
+        "ok"
+    } else if ctx.budget.cancelled() {
+        "cancelled"
+    } else {
+        "timeout"
+    };
+    Ok(SimulateResponse {
+        policy: req.policy,
+        difficulty: req.difficulty.name(),
+        deals: summary.deals,
+        requested: req.deals,
+        mean: summary.mean,
+        win_rate: summary.win_rate,
+        wins: summary.wins,
+        max_score: summary.max_score,
+        min: summary.min,
+        max: summary.max,
+        mean_turns: summary.mean_turns,
+        histogram: summary.histogram,
+        seed: req.seed,
+        jobs,
+        lookahead: (req.policy == PolicyName::Lookahead).then_some(req.lookahead),
+        status,
+        time_ms: ms(start),
+    })
+}
