@@ -299,36 +299,69 @@ impl Lane {
         self.sp != 0
     }
 
-    /// Places the next queen of the top state: pops the state when that was its last cell,
-    /// counts the placement when the next row is the last and has an open cell, and pushes
-    /// the next row's state when it and the row after it have one. No branches: which of
-    /// these happen is arithmetic on the stack pointer and the count.
-    #[inline(always)]
-    fn step(&mut self) {
-        let s = (self.sp - 1) % DEPTH;
-        let e = self.stack[s];
-        let bit = e.free & e.free.wrapping_neg();
-        let rest = e.free ^ bit;
-        self.stack[s].free = rest;
-        let sp = s + (rest != 0) as usize;
-        let lv = self.levels[e.level % DEPTH];
-        let (ld, rd, col) = ((e.ld | bit) << lv.gap, (e.rd | bit) >> lv.gap, e.col | bit);
-        let open = lv.open & !(ld | rd | col);
-        // Two rows ahead too: a cheap test that cuts many dead states before they are pushed.
-        let after = lv.open2 & !((ld << lv.gap2) | (rd >> lv.gap2) | col);
-        let alive = (open != 0) as u64;
-        self.found += lv.last & alive;
-        let push = (lv.last ^ 1) & alive & (after != 0) as u64;
-        self.stack[sp % DEPTH] = Entry {
-            ld,
-            rd,
-            col,
-            free: open,
-            level: e.level + 1,
-        };
-        self.sp = sp + push as usize;
-        self.steps += 1;
+    /// Runs this lane alone until its task is done or `rounds` steps pass; returns the
+    /// steps taken.
+    fn advance(&mut self, rounds: u32) -> u32 {
+        let (mut sp, mut found, mut done) = (self.sp, 0, 0);
+        while sp != 0 && done < rounds {
+            let (s, f) = step(&mut self.stack, &self.levels, sp);
+            (sp, found, done) = (s, found + f, done + 1);
+        }
+        (self.sp, self.found, self.steps) = (sp, self.found + found, self.steps + done as u64);
+        done
     }
+}
+
+/// Places the next queen of the top state of `stack` (with `sp` states): pops the state when
+/// that was its last cell, counts the placement when the next row is the last and has an open
+/// cell, and pushes the next row's state when it and the row after it have one. No branches:
+/// which of these happen is arithmetic on the stack pointer and the count. Returns the new
+/// stack pointer and the placements found (0 or 1).
+#[inline(always)]
+fn step(stack: &mut [Entry; DEPTH], levels: &[Level; DEPTH], sp: usize) -> (usize, u64) {
+    let s = (sp - 1) % DEPTH;
+    let e = stack[s];
+    let bit = e.free & e.free.wrapping_neg();
+    let rest = e.free ^ bit;
+    stack[s].free = rest;
+    let sp = s + (rest != 0) as usize;
+    let lv = levels[e.level % DEPTH];
+    let (ld, rd, col) = ((e.ld | bit) << lv.gap, (e.rd | bit) >> lv.gap, e.col | bit);
+    let open = lv.open & !(ld | rd | col);
+    // Two rows ahead too: a cheap test that cuts many dead states before they are pushed.
+    let after = lv.open2 & !((ld << lv.gap2) | (rd >> lv.gap2) | col);
+    let alive = (open != 0) as u64;
+    let push = (lv.last ^ 1) & alive & (after != 0) as u64;
+    stack[sp % DEPTH] = Entry {
+        ld,
+        rd,
+        col,
+        free: open,
+        level: e.level + 1,
+    };
+    (sp + push as usize, lv.last & alive)
+}
+
+/// Runs all lanes side by side until one of them finishes its task or `rounds` rounds
+/// pass; returns the rounds run.
+fn advance_all(lanes: &mut [Lane; LANES], rounds: u32) -> u32 {
+    let mut sp: [usize; LANES] = std::array::from_fn(|k| lanes[k].sp);
+    let mut found = [0u64; LANES];
+    let mut done = 0;
+    while done < rounds && sp.iter().all(|&s| s != 0) {
+        for k in 0..LANES {
+            let (s, f) = step(&mut lanes[k].stack, &lanes[k].levels, sp[k]);
+            sp[k] = s;
+            found[k] += f;
+        }
+        done += 1;
+    }
+    for (k, lane) in lanes.iter_mut().enumerate() {
+        lane.sp = sp[k];
+        lane.found += found[k];
+        lane.steps += u64::from(done);
+    }
+    done
 }
 
 /// Searches tasks taken from `tasks` by the shared index `next` until none is left, calling
@@ -342,59 +375,54 @@ pub(super) fn search(
     mut done: impl FnMut(usize, Tally),
 ) {
     let mut lanes: [Lane; LANES] = std::array::from_fn(|_| Lane::idle());
-    let mut rounds = 0u32;
     let mut more = true;
+    let mut since_poll = 0;
     loop {
-        let mut idle = false;
         for lane in &mut lanes {
-            if lane.sp == 0 {
-                idle = true;
-            } else {
-                lane.step();
-            }
-        }
-        if idle {
-            for lane in &mut lanes {
-                while lane.sp == 0 {
-                    if let Some(t) = lane.task.take() {
-                        let tally = tasks[t].tally(n, lane.found, lane.steps + lane.found, halt);
-                        done(t, tally);
-                    }
-                    if !more {
-                        break;
-                    }
-                    let t = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(task) = tasks.get(t) else {
-                        more = false;
-                        break;
-                    };
-                    lane.task = Some(t);
-                    lane.start(n, &task.border.image(ROT180, n).cells(n));
-                }
-            }
-            if !more && lanes.iter().all(|l| l.task.is_none()) {
-                return;
-            }
-        }
-        rounds = rounds.wrapping_add(1);
-        if rounds % HALT_POLL == 0 && halt.now() {
-            for lane in &mut lanes {
+            while lane.sp == 0 {
                 if let Some(t) = lane.task.take() {
-                    let total = lane.found * tasks[t].class_size;
-                    let nodes = lane.steps + lane.found;
-                    let interrupted = true;
-                    done(
-                        t,
-                        Tally {
+                    let tally = tasks[t].tally(n, lane.found, lane.steps + lane.found, halt);
+                    done(t, tally);
+                }
+                if !more {
+                    break;
+                }
+                let t = next.fetch_add(1, Ordering::Relaxed);
+                let Some(task) = tasks.get(t) else {
+                    more = false;
+                    break;
+                };
+                lane.task = Some(t);
+                lane.start(n, &task.border.image(ROT180, n).cells(n));
+            }
+        }
+        if lanes.iter().all(|l| l.sp != 0) {
+            since_poll += advance_all(&mut lanes, HALT_POLL);
+        } else if let Some(lane) = lanes.iter_mut().find(|l| l.sp != 0) {
+            // The last tasks: one lane left, no partner to interleave with.
+            since_poll += lane.advance(HALT_POLL);
+        } else {
+            return;
+        }
+        if since_poll >= HALT_POLL {
+            since_poll = 0;
+            if halt.now() {
+                for lane in &mut lanes {
+                    if let Some(t) = lane.task.take() {
+                        let total = lane.found * tasks[t].class_size;
+                        let nodes = lane.steps + lane.found;
+                        let interrupted = true;
+                        let tally = Tally {
                             total,
                             nodes,
                             interrupted,
                             ..Tally::default()
-                        },
-                    );
+                        };
+                        done(t, tally);
+                    }
                 }
+                return;
             }
-            return;
         }
     }
 }
