@@ -186,9 +186,10 @@ impl Constellation {
 }
 
 /// Searches run side by side in one thread. The search is a chain of dependent, hard to
-/// predict steps; two independent chains keep the core busy while one waits (measured at
-/// n = 16: 1.24 s for recursion, 0.74 s for two lanes, 0.85–0.95 s for three or four).
-const LANES: usize = 2;
+/// predict steps; independent chains keep the core busy while one waits. Measured at n = 16
+/// on one thread (CPU seconds, six runs each): recursion 1.24 s, two lanes 0.74–0.76 s,
+/// three 0.70–0.81 s, four 0.75–0.82 s.
+const LANES: usize = 3;
 
 /// Stack slots per lane: more than the free rows of any board up to [`MAX_N`].
 const DEPTH: usize = 32;
