@@ -153,3 +153,23 @@ fn at_most_one_of_one_adds_nothing() {
         assert_eq!(stats(1, enc), (0, 0), "{enc}");
     }
 }
+
+/// `auto`'s choice per constraint length, as `AUTO_PAIRWISE_UP_TO` and `AUTO_BIMANDER_UP_TO`
+/// document it (measured there).
+#[test]
+fn auto_picks_pairwise_then_bimander_then_product_by_length() {
+    use queens::encode::amo::{AUTO_BIMANDER_UP_TO, AUTO_PAIRWISE_UP_TO};
+    assert_eq!((AUTO_PAIRWISE_UP_TO, AUTO_BIMANDER_UP_TO), (12, 100));
+    assert_eq!(Encoding::Auto.resolve(12), Encoding::Pairwise);
+    assert_eq!(Encoding::Auto.resolve(13), Encoding::Bimander);
+    assert_eq!(Encoding::Auto.resolve(100), Encoding::Bimander);
+    assert_eq!(Encoding::Auto.resolve(101), Encoding::Product);
+    assert_eq!(Encoding::Auto.resolve(4096), Encoding::Product);
+    for enc in Encoding::ALL {
+        assert_eq!(
+            enc.resolve(1000),
+            enc,
+            "concrete encodings stay as they are"
+        );
+    }
+}

@@ -2,8 +2,7 @@
 //!
 //! An encoder takes `&mut impl ClauseSink` instead of a solver. Any varisat
 //! [`ExtendFormula`] is a sink (a [`varisat::Solver`] to solve directly,
-//! a [`varisat::CnfFormula`] to print as DIMACS), [`Counter`] only counts what it is given and
-//! [`Tally`] counts what it passes on to another sink.
+//! a [`varisat::CnfFormula`] to print as DIMACS), and [`Counter`] only counts what it is given.
 //! Encodings of single constraints live in the submodules, e.g. [`amo`].
 //!
 //! ```
@@ -89,40 +88,5 @@ impl ClauseSink for Counter {
     fn add_clause(&mut self, lits: &[Lit]) {
         self.clauses += 1;
         self.literals += lits.len();
-    }
-}
-
-/// A sink that passes everything on to `inner` and counts it on the way: the size of a
-/// formula encoded straight into a solver, which keeps no formula to measure afterwards.
-pub struct Tally<'a, S: ?Sized> {
-    /// Where the clauses go.
-    pub inner: &'a mut S,
-    /// What went there: set `vars` to the variables `inner` already has before encoding.
-    pub counter: Counter,
-}
-
-impl<'a, S: ClauseSink + ?Sized> Tally<'a, S> {
-    /// Counts from zero what is written into `inner`.
-    pub fn new(inner: &'a mut S) -> Self {
-        Tally {
-            inner,
-            counter: Counter::default(),
-        }
-    }
-}
-
-impl<S: ClauseSink + ?Sized> ClauseSink for Tally<'_, S> {
-    fn new_var(&mut self) -> Lit {
-        self.counter.vars += 1;
-        self.inner.new_var()
-    }
-
-    fn add_clause(&mut self, lits: &[Lit]) {
-        self.counter.add_clause(lits);
-        self.inner.add_clause(lits);
-    }
-
-    fn full(&self) -> bool {
-        self.inner.full()
     }
 }

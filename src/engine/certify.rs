@@ -77,7 +77,10 @@ pub fn solve_certified(
             work: Work::default(),
         });
     }
-    match (spec, super::check_sat_memory(problem, encoding, budget)) {
+    match (
+        spec,
+        super::check_sat_memory(problem, encoding, super::SatMemory::WithFormula, budget),
+    ) {
         (_, Ok(())) => {}
         // The SAT engine's refusal advises the backtracker; here the backtracker needs the
         // CNF too, to refute it.

@@ -231,18 +231,39 @@ pub struct SatEstimate {
     pub bytes: u64,
 }
 
+/// What a SAT run holds besides the solver, for [`sat_estimate`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SatMemory {
+    /// The clauses go straight into the solver: solving, counting, listing, explaining.
+    Streamed,
+    /// The whole formula is built first and kept: DIMACS output and proofs.
+    WithFormula,
+}
+
 /// Counts the CNF's size by running the encoder into a counting sink (time linear in the
-/// clauses, no memory for them) and estimates the peak memory of encoding plus solving as
-/// 16 MB + 35 bytes per clause + 240 per variable: fitted to the peak RSS of
-/// `queens solve --n N --engine sat` for n = 500 and 1000 with the seq, product and
-/// bimander encodings (README, "Speed"; within 5 % of each).
+/// clauses, no memory for them) and estimates the peak memory as
+///
+/// - [`SatMemory::Streamed`]: 24 MiB + 12 bytes per clause + 320 per variable, fitted to the
+///   peak RSS of `cargo run --release --example sat_scale` (the SAT engine on the empty board,
+///   every encoding, n = 100–2000: within −18 % and +23 % of each; BENCHMARKS.md, "SAT at
+///   scale"). A binary clause is two literals in varisat's implication lists, which grow by
+///   doubling; a variable is a dozen per-variable arrays.
+/// - [`SatMemory::WithFormula`]: 16 MB + 35 bytes per clause + 240 per variable, fitted when
+///   every run built a `CnfFormula` first and copied it into the solver (n = 500 and 1000,
+///   seq, product and bimander; within 5 % of each).
 ///
 /// With `stop_above`, counting stops once the estimate passes it (the figures are then a
 /// lower bound), so refusing a huge encoding takes time in proportion to the limit, not to
 /// the encoding.
-pub fn sat_estimate(problem: &Problem, encoding: Encoding, stop_above: Option<u64>) -> SatEstimate {
+pub fn sat_estimate(
+    problem: &Problem,
+    encoding: Encoding,
+    memory: SatMemory,
+    stop_above: Option<u64>,
+) -> SatEstimate {
     let mut sink = Capped {
         counter: crate::encode::Counter::default(),
+        memory,
         cap: stop_above.unwrap_or(u64::MAX),
     };
     crate::cnf::encode(
@@ -256,19 +277,23 @@ pub fn sat_estimate(problem: &Problem, encoding: Encoding, stop_above: Option<u6
         vars: c.vars,
         clauses: c.clauses,
         literals: c.literals,
-        bytes: estimated_bytes(&c),
+        bytes: estimated_bytes(&c, memory),
     }
 }
 
-fn estimated_bytes(c: &crate::encode::Counter) -> u64 {
-    (16u64 << 20)
-        .saturating_add(35u64.saturating_mul(c.clauses as u64))
-        .saturating_add(240u64.saturating_mul(c.vars as u64))
+fn estimated_bytes(c: &crate::encode::Counter, memory: SatMemory) -> u64 {
+    let (base, per_clause, per_var) = match memory {
+        SatMemory::Streamed => (24u64 << 20, 12u64, 320u64),
+        SatMemory::WithFormula => (16 << 20, 35, 240),
+    };
+    base.saturating_add(per_clause.saturating_mul(c.clauses as u64))
+        .saturating_add(per_var.saturating_mul(c.vars as u64))
 }
 
 /// A counter that is full once its memory estimate passes `cap`.
 struct Capped {
     counter: crate::encode::Counter,
+    memory: SatMemory,
     cap: u64,
 }
 
@@ -282,7 +307,7 @@ impl crate::encode::ClauseSink for Capped {
     }
 
     fn full(&self) -> bool {
-        estimated_bytes(&self.counter) > self.cap
+        estimated_bytes(&self.counter, self.memory) > self.cap
     }
 }
 
@@ -291,12 +316,13 @@ impl crate::encode::ClauseSink for Capped {
 pub fn check_sat_memory(
     problem: &Problem,
     encoding: Encoding,
+    memory: SatMemory,
     budget: &Budget,
 ) -> Result<(), Error> {
     let Some(limit) = budget.max_memory else {
         return Ok(());
     };
-    let est = sat_estimate(problem, encoding, Some(limit));
+    let est = sat_estimate(problem, encoding, memory, Some(limit));
     if est.bytes <= limit {
         return Ok(());
     }
@@ -304,11 +330,8 @@ pub fn check_sat_memory(
     let n = problem.n();
     let lighter = match encoding {
         Encoding::Product => String::new(),
-        _ => match sat_estimate(problem, Encoding::Product, Some(limit)) {
-            p if p.bytes <= limit => format!(
-                ", the product encoding (about {} MB, slower to solve)",
-                mb(p.bytes)
-            ),
+        _ => match sat_estimate(problem, Encoding::Product, memory, Some(limit)) {
+            p if p.bytes <= limit => format!(", the product encoding (about {} MB)", mb(p.bytes)),
             _ => String::new(),
         },
     };
@@ -374,7 +397,7 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
         }
         EngineSpec::Race(_) => return Err(race_needs_a_caller()),
         EngineSpec::Sat(encoding) => {
-            check_sat_memory(problem, encoding, budget)?;
+            check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
             let (found, stats) = sat::solve(problem, encoding)?;
             let work = Work {
                 sat: Some(stats),
@@ -455,7 +478,7 @@ fn visit_all(
             (work, stats.interrupted)
         }
         EngineSpec::Sat(encoding) => {
-            check_sat_memory(problem, encoding, budget)?;
+            check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
             let stats = sat::enumerate(problem, encoding, cap, &mut visit)?;
             let work = Work {
                 sat: Some(stats),

@@ -43,7 +43,12 @@ pub struct EncodeResponse {
 /// Encodes the instance as DIMACS CNF (fixed queens simplified away).
 pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Error> {
     let problem = &req.instance.0;
-    crate::engine::check_sat_memory(problem, req.encoding, &ctx.budget)?;
+    crate::engine::check_sat_memory(
+        problem,
+        req.encoding,
+        crate::engine::SatMemory::WithFormula,
+        &ctx.budget,
+    )?;
     let encoded = sat::encode_problem(problem, req.encoding, FixedMode::Simplify);
     let header = vec![
         format!("queens CNF: {}", report::summary(problem)),

@@ -307,7 +307,12 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
         return Ok((resp, artifacts));
     }
     let (exp, calls) = if req.engine == EngineName::Sat {
-        engine::check_sat_memory(problem, req.encoding, &ctx.budget)?;
+        engine::check_sat_memory(
+            problem,
+            req.encoding,
+            engine::SatMemory::Streamed,
+            &ctx.budget,
+        )?;
         let (exp, stats) = sat::explain(problem, req.encoding)?;
         (Some(exp), stats.solver_calls)
     } else {

@@ -44,7 +44,8 @@ pub enum Encoding {
     /// [`bimander`]: Nguyen & Mai, pairs with binary commander bits.
     Bimander,
     /// Per constraint: [`Pairwise`](Encoding::Pairwise) up to [`AUTO_PAIRWISE_UP_TO`]
-    /// literals, [`AUTO_LARGE`] above.
+    /// literals, [`Bimander`](Encoding::Bimander) up to [`AUTO_BIMANDER_UP_TO`],
+    /// [`Product`](Encoding::Product) above.
     #[default]
     Auto,
 }
@@ -64,25 +65,31 @@ pub enum Encoding {
 ///   n = 100 and 150; 16 was no better than 12.
 pub const AUTO_PAIRWISE_UP_TO: usize = 12;
 
-/// The encoding [`Encoding::Auto`] uses above [`AUTO_PAIRWISE_UP_TO`] literals: bimander.
+/// [`Encoding::Auto`] uses bimander for constraints of more than [`AUTO_PAIRWISE_UP_TO`] and
+/// at most this many literals, and [`product`] above.
 ///
-/// Not the fewest clauses (that is [`product`] from about 46 literals on, with `O(n)`
-/// clauses against bimander's `O(n log n)`), but the fastest to solve: plain n-queens with
-/// varisat 0.2.2, median CPU time of 5 runs with shuffled variable numbering, encoding
-/// included, pairwise up to 12 literals:
+/// Bimander searches best on the small hard instances we have, prob079 excluded diagonals
+/// (lines of at most 21 cells), in `queens compare` runs on 2 busy cores with bimander or
+/// product above 12 literals: n = 18, first 16 diagonals, 40 instances: 87.9 s against
+/// 118 s (1.34×; commander 129 s); n = 21, first 19 diagonals, 20 instances, 60 s limit:
+/// 54.6 s against 78.9 s (1.45×) on the 14 both solved. Product has the fewest clauses (`O(n)` against
+/// bimander's `O(n log n)`), and on long lines that is what counts: there the search is
+/// easy (an open board's first descent is a random greedy placement, see `sat.rs`) and
+/// loading the clauses into varisat is most of the run. `queens solve --n N --engine sat`,
+/// least CPU time of 5–7 runs each, bimander against product above 12 literals:
 ///
-/// | n    | bimander | product | commander | seq    |
-/// |------|----------|---------|-----------|--------|
-/// | 100  | 0.07 s   | 0.26 s  | 0.17 s    | 0.20 s |
-/// | 150  | 0.15 s   | 0.37 s  | 0.38 s    |        |
-/// | 300  | 0.46 s   | 0.75 s  | 0.82 s    |        |
-/// | 500  | 3.0 s    | 4.0 s   | 5.1 s     |        |
-/// | 1000 | 12.1 s   | 17.8 s  |           |        |
+/// | n    | bimander           | product            |
+/// |------|--------------------|--------------------|
+/// | 100  | 0.033 s            | 0.025 s            |
+/// | 200  | 0.096 s            | 0.095 s            |
+/// | 300  | 0.25 s             | 0.18 s             |
+/// | 500  | 0.68 s             | 0.48 s             |
+/// | 1000 | 3.8 s, 674 MiB     | 2.5 s, 460 MiB     |
+/// | 2000 | 22.2 s, 2.5 GiB    | 15.7 s, 1.6 GiB    |
 ///
-/// Its few auxiliary variables (`⌈log₂(n/2)⌉` per constraint) seem to matter more to varisat
-/// than the extra binary clauses, which cost memory rather than time: 37 M clauses and 0.67 GB
-/// at n = 1000 against product's 8.9 M clauses and 0.43 GB.
-pub const AUTO_LARGE: Encoding = Encoding::Bimander;
+/// Nothing was measured between 21 and 100 literals where the two differ: 100 keeps bimander
+/// wherever the search can be hard and product where the clauses dominate.
+pub const AUTO_BIMANDER_UP_TO: usize = 100;
 
 impl Encoding {
     /// The five concrete encodings (everything but [`Auto`](Encoding::Auto)).
@@ -111,7 +118,8 @@ impl Encoding {
     pub fn resolve(self, len: usize) -> Encoding {
         match self {
             Encoding::Auto if len <= AUTO_PAIRWISE_UP_TO => Encoding::Pairwise,
-            Encoding::Auto => AUTO_LARGE,
+            Encoding::Auto if len <= AUTO_BIMANDER_UP_TO => Encoding::Bimander,
+            Encoding::Auto => Encoding::Product,
             concrete => concrete,
         }
     }
