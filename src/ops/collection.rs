@@ -1,5 +1,6 @@
 //! The Queen's Collection's operations ([`crate::games::collection`]): deal, play a deal
-//! (a move list or a policy), and simulate a policy over many deals. The CLI prints these
+//! (a move list or a policy), simulate a policy over many deals, solve a deal for its
+//! clairvoyant optimum, and study optima against the policies over many deals. The CLI prints these
 //! responses; the service sends them as they are.
 
 use std::collections::BTreeMap;
@@ -13,6 +14,7 @@ use crate::error::Error;
 use crate::games::collection::deal::{deal as deal_of, Difficulty};
 use crate::games::collection::policy::{self, Lookahead, PolicyName};
 use crate::games::collection::simulate::{self, policy_seed};
+use crate::games::collection::{solve, study};
 use crate::games::collection::{Deal, Move, Rules, State, Status};
 
 /// Most deals one simulation request may ask for.
@@ -313,5 +315,244 @@ pub fn simulate(req: &SimulateRequest, ctx: &Context) -> Result<SimulateResponse
         lookahead: (req.policy == PolicyName::Lookahead).then_some(req.lookahead),
         status,
         time_ms: ms(start),
+    })
+}
+
+/// Most positions one optimum search may remember (about 40 bytes each).
+pub const MAX_TABLE_ENTRIES: usize = 50_000_000;
+
+/// Default positions an optimum search may remember: about 160 MB.
+pub const DEFAULT_TABLE_ENTRIES: usize = 4_000_000;
+
+/// Most deals one study may ask for.
+pub const MAX_STUDY_DEALS: u64 = 1_000_000;
+
+/// [`solve`]'s request: a deal (or any position) whose whole pile is known.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SolveRequest {
+    /// The deal, pile included.
+    pub deal: Deal,
+    /// The readings of the rules.
+    #[serde(default)]
+    pub rules: Rules,
+    /// Positions the search may remember (default 4,000,000; at most 50,000,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entries: Option<usize>,
+}
+
+/// [`solve`]'s answer: the best game with the pile known, and whether it is proven best.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct SolveResponse {
+    /// The moves of the best game found, replayed to `score`.
+    pub moves: Vec<Move>,
+    /// Its final score.
+    pub score: i32,
+    /// Turns it lasts.
+    pub turns: usize,
+    /// How it ends: `sorted` or `pile-empty`.
+    pub status: Status,
+    /// True when no game scores more.
+    pub proven: bool,
+    /// No game scores more than this (`score` when proven).
+    pub upper_bound: i32,
+    /// The highest score of a board with these pawns (24 in the normal solo game).
+    pub max_score: i32,
+    /// `search` (branch and bound).
+    pub method: &'static str,
+    /// Positions searched.
+    pub nodes: u64,
+    /// `ok`, or `timeout` / `cancelled` when the budget ended the search (the answer is then
+    /// the best game found, not proven).
+    pub budget: &'static str,
+    /// Milliseconds.
+    pub time_ms: f64,
+}
+
+impl SolveResponse {
+    /// 0 for a proven optimum, 4 when the budget ended the search first.
+    pub fn exit_code(&self) -> u8 {
+        if self.proven {
+            0
+        } else {
+            4
+        }
+    }
+}
+
+fn validate_entries(field: &str, n: Option<usize>) -> Result<usize, Error> {
+    let n = n.unwrap_or(DEFAULT_TABLE_ENTRIES);
+    if !(1..=MAX_TABLE_ENTRIES).contains(&n) {
+        return Err(Error::TooLarge(format!(
+            "field `{field}`: 1 to {MAX_TABLE_ENTRIES} positions, not {n}"
+        )));
+    }
+    Ok(n)
+}
+
+/// The clairvoyant optimum of a deal ([`crate::games::collection::solve`]): the best score
+/// with the whole pile known, its moves (replayed before they are returned), and whether it
+/// is proven. The context's deadline or cancel flag ends the search with the best game found.
+pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> {
+    let max_entries = validate_entries("max_entries", req.max_entries)?;
+    let start = req.deal.to_state(req.rules).map_err(|e| Error::Input {
+        origin: "request".into(),
+        message: format!("field `deal.{}`: {}", e.field, e.message),
+    })?;
+    let began = Instant::now();
+    let limits = solve::Limits {
+        deadline: ctx.budget.deadline,
+        max_entries,
+    };
+    let best = solve::optimum(&start, limits, &|| ctx.budget.cancelled())?;
+    let budget = if best.proven {
+        "ok"
+    } else if ctx.budget.cancelled() {
+        "cancelled"
+    } else {
+        "timeout"
+    };
+    Ok(SolveResponse {
+        turns: best.moves.len(),
+        moves: best.moves,
+        score: best.score,
+        status: best.status,
+        proven: best.proven,
+        upper_bound: best.upper_bound,
+        max_score: start.board().max_score(),
+        method: "search",
+        nodes: best.nodes,
+        budget,
+        time_ms: ms(began),
+    })
+}
+
+/// [`study`]'s request.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StudyRequest {
+    /// Deals, 1..=1,000,000.
+    pub deals: u64,
+    /// The difficulty of every deal (default normal).
+    #[serde(default)]
+    pub difficulty: Difficulty,
+    /// Deal `i` has seed `seed + i` (default 0).
+    #[serde(default)]
+    pub seed: u64,
+    /// Milliseconds for each deal's optimum (default 10,000).
+    #[serde(default = "default_study_ms")]
+    pub timeout_each_ms: u64,
+    /// Positions each search may remember (default 4,000,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_entries: Option<usize>,
+    /// Threads, 1..=64 (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<usize>,
+    /// The lookahead policy's budget per move.
+    #[serde(default)]
+    pub lookahead: Lookahead,
+    /// The readings of the rules.
+    #[serde(default)]
+    pub rules: Rules,
+}
+
+fn default_study_ms() -> u64 {
+    10_000
+}
+
+/// [`study`]'s answer: the summary and every deal's numbers.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct StudyResponse {
+    /// The difficulty's name.
+    pub difficulty: String,
+    /// Deals asked for.
+    pub requested: u64,
+    /// The first deal's seed.
+    pub seed: u64,
+    /// Milliseconds each optimum had.
+    pub timeout_each_ms: u64,
+    /// Threads used.
+    pub jobs: usize,
+    /// The summary.
+    pub summary: study::Summary,
+    /// Each deal, in seed order.
+    pub results: Vec<study::DealResult>,
+    /// `ok`, or `timeout` / `cancelled` when the budget ended the study early.
+    pub status: &'static str,
+    /// Milliseconds.
+    pub time_ms: f64,
+}
+
+impl StudyResponse {
+    /// 0 when every deal was studied, 4 when the budget ended the study early.
+    pub fn exit_code(&self) -> u8 {
+        if self.status == "ok" {
+            0
+        } else {
+            4
+        }
+    }
+}
+
+/// Solves and plays `deals` seeded deals ([`crate::games::collection::study`]) on `jobs`
+/// threads (default 1), reporting progress through the context.
+pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> {
+    if !(1..=MAX_STUDY_DEALS).contains(&req.deals) {
+        return Err(Error::TooLarge(format!(
+            "field `deals`: 1 to {MAX_STUDY_DEALS} deals, not {}",
+            req.deals
+        )));
+    }
+    if !(1..=3_600_000).contains(&req.timeout_each_ms) {
+        return Err(Error::Unsupported(format!(
+            "field `timeout_each_ms`: 1 to 3600000 milliseconds, not {}",
+            req.timeout_each_ms
+        )));
+    }
+    let jobs = req.jobs.unwrap_or(1);
+    if !(1..=MAX_JOBS).contains(&jobs) {
+        return Err(Error::Unsupported(format!(
+            "field `jobs`: 1 to {MAX_JOBS} threads, not {jobs}"
+        )));
+    }
+    let max_entries = validate_entries("max_entries", req.max_entries)?;
+    req.difficulty
+        .validate()
+        .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}")))?;
+    validate_lookahead(&req.lookahead)?;
+    let began = Instant::now();
+    let cfg = study::Config {
+        difficulty: req.difficulty,
+        rules: req.rules,
+        deals: req.deals,
+        seed: req.seed,
+        timeout: std::time::Duration::from_millis(req.timeout_each_ms),
+        max_entries,
+        lookahead: req.lookahead,
+        jobs,
+    };
+    let progress = |done: u64, total: u64| {
+        if let Some(p) = &ctx.budget.progress {
+            p(done, total);
+        }
+    };
+    let results = study::study(&cfg, &progress, &|| ctx.budget.exhausted())?;
+    let status = if results.len() as u64 == req.deals {
+        "ok"
+    } else if ctx.budget.cancelled() {
+        "cancelled"
+    } else {
+        "timeout"
+    };
+    Ok(StudyResponse {
+        difficulty: req.difficulty.name(),
+        requested: req.deals,
+        seed: req.seed,
+        timeout_each_ms: req.timeout_each_ms,
+        jobs,
+        summary: study::summarise(&results, req.difficulty.max_score()),
+        results,
+        status,
+        time_ms: ms(began),
     })
 }

@@ -3,6 +3,7 @@
 mod batch;
 mod cli;
 mod collection;
+mod collection_solve;
 mod compare;
 mod corpora;
 mod facts;

@@ -12,6 +12,7 @@ use queens::games::collection::Difficulty;
 use queens::games::collection::{parse_deal, parse_moves, Deal, DrawRule, Rules, Status};
 use queens::ops::collection::{
     self as op, DealRequest, PlayRequest, PlayResponse, SimulateRequest, SimulateResponse,
+    SolveRequest, StudyRequest, StudyResponse,
 };
 use queens::ops::Context;
 use queens::{formats, Error};
@@ -94,6 +95,66 @@ pub(crate) enum CollectionCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The clairvoyant optimum: the best score with the whole pile order known, the moves
+    /// that reach it, and whether no game scores more (exit 0 proven, 4 when the time limit
+    /// ends the search first: the best game found and an upper bound).
+    Solve {
+        /// The deal (JSON, as `deal --json` prints it), or - for stdin.
+        deal: PathBuf,
+        /// Stop after SECS seconds with the best game found.
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
+        /// Positions the search may remember (about 40 bytes each).
+        #[arg(long, value_name = "N", default_value_t = op::DEFAULT_TABLE_ENTRIES)]
+        max_entries: usize,
+        /// A move must be able to draw all its cards.
+        #[arg(long)]
+        full_draws: bool,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Solve N seeded deals for their optimum (a time limit each) and play them with the
+    /// greedy and lookahead policies: how much of a player's loss is luck, how much play.
+    Study {
+        /// Deals.
+        #[arg(long, value_name = "N")]
+        deals: u64,
+        /// normal, or beginner, colour-cards and wilds-K joined by +.
+        #[arg(long, default_value = "normal", value_parser = parse_difficulty)]
+        difficulty: Difficulty,
+        /// Deal i has seed SEED + i.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Seconds for each deal's optimum.
+        #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+        timeout_each: f64,
+        /// Positions each search may remember.
+        #[arg(long, value_name = "N", default_value_t = op::DEFAULT_TABLE_ENTRIES)]
+        max_entries: usize,
+        /// Threads (default: every core).
+        #[arg(long, value_name = "J", value_parser = clap::value_parser!(u64).range(1..=64))]
+        jobs: Option<u64>,
+        /// Stop the whole study after SECS seconds (exit 4).
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
+        #[command(flatten)]
+        game: GameArgs,
+        /// Print one JSON object (with every deal's numbers) instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn seconds(flag: &str, secs: f64) -> Result<Duration, Error> {
+    Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            Error::Unsupported(format!(
+                "{flag}: `{secs}` is not a positive number of seconds"
+            ))
+        })
 }
 
 /// The rules' readings and the lookahead budget, shared by `play` and `simulate`.
@@ -273,7 +334,166 @@ pub(crate) fn run(
             }
             Ok(resp.exit_code())
         }
+        CollectionCommand::Solve {
+            deal,
+            timeout,
+            max_entries,
+            full_draws,
+            json,
+        } => {
+            let rules = Rules {
+                draw: if full_draws {
+                    DrawRule::Full
+                } else {
+                    DrawRule::Short
+                },
+            };
+            let (origin, text) = formats::read_text(&deal)?;
+            let (deal, _) = parse_deal(&origin, &text, rules)?;
+            let mut ctx = Context::default();
+            if let Some(secs) = timeout {
+                ctx.budget.deadline = started.checked_add(seconds("--timeout", secs)?);
+            }
+            let bar = progress::spinner("solving");
+            let req = SolveRequest {
+                deal: deal.clone(),
+                rules,
+                max_entries: Some(max_entries),
+            };
+            let ran = op::solve(&req, &ctx);
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            let resp = ran?;
+            if json {
+                writeln!(out, "{}", to_json(&resp)?)?;
+            } else {
+                let play = PlayResponse {
+                    moves: resp.moves.clone(),
+                    score: resp.score,
+                    turns: resp.turns,
+                    status: resp.status,
+                };
+                print_play(out, &deal, rules, &play)?;
+                writeln!(
+                    out,
+                    "{} ({} positions, {:.1} s)",
+                    if resp.proven {
+                        format!("optimum {}: no game scores more", resp.score)
+                    } else {
+                        format!(
+                            "best found {}, not proven: no game scores more than {} ({})",
+                            resp.score, resp.upper_bound, resp.budget
+                        )
+                    },
+                    resp.nodes,
+                    resp.time_ms / 1000.0
+                )?;
+            }
+            Ok(resp.exit_code())
+        }
+        CollectionCommand::Study {
+            deals,
+            difficulty,
+            seed,
+            timeout_each,
+            max_entries,
+            jobs,
+            timeout,
+            game,
+            json,
+        } => {
+            let mut ctx = Context::default();
+            if let Some(secs) = timeout {
+                ctx.budget.deadline = started.checked_add(seconds("--timeout", secs)?);
+            }
+            let each = seconds("--timeout-each", timeout_each)?;
+            let bar = progress::bar(&format!("optimum, {difficulty}"), "deals");
+            if let Some(bar) = &bar {
+                let bar = bar.clone();
+                ctx = ctx.with_progress(move |done, total| {
+                    bar.set_length(total);
+                    bar.set_position(done);
+                });
+            }
+            let req = StudyRequest {
+                deals,
+                difficulty,
+                seed,
+                timeout_each_ms: each.as_millis().max(1) as u64,
+                max_entries: Some(max_entries),
+                jobs: Some(jobs.map_or_else(
+                    || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                    |j| j as usize,
+                )),
+                lookahead: game.lookahead(),
+                rules: game.rules(),
+            };
+            let ran = op::study(&req, &ctx);
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            let resp = ran?;
+            if json {
+                writeln!(out, "{}", to_json(&resp)?)?;
+            } else {
+                print_study(out, &resp)?;
+            }
+            Ok(resp.exit_code())
+        }
     }
+}
+
+fn print_study(out: &mut impl Write, r: &StudyResponse) -> std::io::Result<()> {
+    let s = &r.summary;
+    writeln!(
+        out,
+        "{}: {} deals{}, optimum proven on {} within {:.1} s each (median {} ms, slowest {} ms)",
+        r.difficulty,
+        s.deals,
+        if r.status == "ok" {
+            String::new()
+        } else {
+            format!(" of {} ({})", r.requested, r.status)
+        },
+        s.proven,
+        r.timeout_each_ms as f64 / 1000.0,
+        s.median_ms,
+        s.max_ms
+    )?;
+    writeln!(
+        out,
+        "winnable with the pile known: {} ({:.1}%); lookahead won {}",
+        s.winnable,
+        100.0 * s.winnable as f64 / s.deals.max(1) as f64,
+        s.lookahead_wins
+    )?;
+    writeln!(
+        out,
+        "mean optimum {:.2} (upper bound {:.2}), lookahead {:.2}, greedy {:.2}",
+        s.mean_optimum, s.mean_upper_bound, s.mean_lookahead, s.mean_greedy
+    )?;
+    writeln!(
+        out,
+        "lookahead's loss on proven deals: {:.2} points = {:.2} luck + {:.2} play",
+        s.loss.total, s.loss.luck, s.loss.play
+    )?;
+    writeln!(out, "optimum  deals (proven)  not proven (best found)")?;
+    let scores: std::collections::BTreeSet<i32> = s
+        .optimum_histogram
+        .keys()
+        .chain(s.unproven_histogram.keys())
+        .copied()
+        .collect();
+    for score in scores {
+        writeln!(
+            out,
+            "{score:>7} {:>15} {:>24}",
+            s.optimum_histogram.get(&score).copied().unwrap_or(0),
+            s.unproven_histogram.get(&score).copied().unwrap_or(0)
+        )?;
+    }
+    Ok(())
 }
 
 fn print_deal(out: &mut impl Write, d: &Deal) -> std::io::Result<()> {

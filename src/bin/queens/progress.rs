@@ -21,3 +21,18 @@ pub fn bar(what: &str, units: &str) -> Option<indicatif::ProgressBar> {
             .with_message(what.to_string()),
     )
 }
+
+/// A spinner reading `{what}, {elapsed}` for work whose size is unknown (a search), ticking
+/// by itself, or `None` when stderr is not a terminal.
+pub fn spinner(what: &str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let style = indicatif::ProgressStyle::with_template("{spinner} {msg}, {elapsed}")
+        .expect("valid template");
+    let bar = indicatif::ProgressBar::new_spinner()
+        .with_style(style)
+        .with_message(what.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    Some(bar)
+}

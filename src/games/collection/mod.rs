@@ -8,6 +8,8 @@
 //! - [`deal`]: seeded deals for every difficulty;
 //! - [`policy`]: policies that play without seeing the pile (random, greedy, lookahead);
 //! - [`simulate`]: many seeded deals played by one policy on all cores.
+//! - [`solve`]: the clairvoyant optimum, by branch and bound (cross-checked by SAT).
+//! - [`study`]: optima against the policies' scores on many deals: luck against play.
 //!
 //! ```
 //! use queens::games::collection::{deal, Difficulty, Rules, Move};
@@ -27,6 +29,8 @@ pub mod format;
 pub mod policy;
 pub mod rules;
 pub mod simulate;
+pub mod solve;
+pub mod study;
 
 pub use deal::Difficulty;
 pub use format::{parse_deal, parse_moves, Deal};

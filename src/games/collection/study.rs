@@ -1,0 +1,238 @@
+//! How much of a player's loss is bad luck and how much is play: seeded deals solved for
+//! their clairvoyant optimum ([`super::solve`]) within a time limit each, and played by the
+//! blind policies on the same deals.
+//!
+//! Deal `i` of a study with seed `s` is [`super::deal::deal`]`(s + i)` and each policy plays
+//! it with the seed [`super::simulate::policy_seed`] gives, so the policies' games are the
+//! ones `simulate` plays and any deal can be replayed with `collection deal --seed`.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::deal::{deal, Difficulty};
+use super::policy::{play, Lookahead, PolicyName};
+use super::rules::Rules;
+use super::simulate::policy_seed;
+use super::solve::{optimum, Limits};
+use crate::error::Error;
+
+/// What to study.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    /// The difficulty of every deal.
+    pub difficulty: Difficulty,
+    /// The readings the games are played under.
+    pub rules: Rules,
+    /// Deals.
+    pub deals: u64,
+    /// The first deal's seed.
+    pub seed: u64,
+    /// Time for each deal's optimum.
+    pub timeout: Duration,
+    /// Positions each search may remember.
+    pub max_entries: usize,
+    /// The lookahead policy's budget.
+    pub lookahead: Lookahead,
+    /// Threads.
+    pub jobs: usize,
+}
+
+/// One deal's numbers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct DealResult {
+    /// The deal's seed.
+    pub seed: u64,
+    /// The best score found with the pile known.
+    pub optimum: i32,
+    /// True when no game scores more.
+    pub proven: bool,
+    /// No game scores more than this.
+    pub upper_bound: i32,
+    /// The greedy policy's score.
+    pub greedy: i32,
+    /// The lookahead policy's score.
+    pub lookahead: i32,
+    /// Milliseconds the optimum took.
+    pub solve_ms: u64,
+    /// Positions searched.
+    pub nodes: u64,
+}
+
+/// Plays and solves `cfg.deals` deals on `cfg.jobs` threads, in seed order in the answer.
+/// `progress(done, total)` is called as deals finish; `stop()` ends the study between deals
+/// (and the running searches, whose deals are then left out).
+pub fn study(
+    cfg: &Config,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<DealResult>, Error> {
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let results: Mutex<Vec<DealResult>> = Mutex::new(Vec::new());
+    let failure: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..cfg.jobs.max(1) {
+            scope.spawn(|| loop {
+                if stop() || failure.lock().is_ok_and(|f| f.is_some()) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= cfg.deals {
+                    break;
+                }
+                match one(cfg, cfg.seed.wrapping_add(i), stop) {
+                    Ok(Some(r)) => {
+                        if let Ok(mut all) = results.lock() {
+                            all.push(r);
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        if let Ok(mut f) = failure.lock() {
+                            f.get_or_insert(e);
+                        }
+                        break;
+                    }
+                }
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(d, cfg.deals);
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let mut all = results.into_inner().unwrap_or_default();
+    all.sort_by_key(|r| r.seed);
+    Ok(all)
+}
+
+fn one(
+    cfg: &Config,
+    seed: u64,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Option<DealResult>, Error> {
+    let start = deal(seed, &cfg.difficulty)
+        .to_state(cfg.rules)
+        .map_err(|e| Error::Internal(format!("deal {seed} does not read back: {e}")))?;
+    let score_of = |name: PolicyName| -> Result<i32, Error> {
+        let mut p = name.build(policy_seed(seed), cfg.lookahead);
+        let game = play(&start, p.as_mut())
+            .map_err(|e| Error::Internal(format!("the {name} policy broke a rule: {e}")))?;
+        Ok(game.end.score())
+    };
+    let greedy = score_of(PolicyName::Greedy)?;
+    let lookahead = score_of(PolicyName::Lookahead)?;
+    let began = Instant::now();
+    let limits = Limits {
+        deadline: began.checked_add(cfg.timeout),
+        max_entries: cfg.max_entries,
+    };
+    let best = optimum(&start, limits, stop)?;
+    if stop() {
+        return Ok(None);
+    }
+    Ok(Some(DealResult {
+        seed,
+        optimum: best.score,
+        proven: best.proven,
+        upper_bound: best.upper_bound,
+        greedy,
+        lookahead,
+        solve_ms: began.elapsed().as_millis() as u64,
+        nodes: best.nodes,
+    }))
+}
+
+/// A study's summary.
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct Summary {
+    /// Deals studied.
+    pub deals: u64,
+    /// Deals whose optimum is proven.
+    pub proven: u64,
+    /// The difficulty's highest score.
+    pub max_score: i32,
+    /// Deals whose optimum is the highest score (won with the pile known).
+    pub winnable: u64,
+    /// Proven optima by score (`{"<score>": deals}`).
+    pub optimum_histogram: BTreeMap<i32, u64>,
+    /// Deals not proven, by best score found.
+    pub unproven_histogram: BTreeMap<i32, u64>,
+    /// Mean of the best scores found (a lower bound of the mean optimum).
+    pub mean_optimum: f64,
+    /// Mean of the upper bounds (the mean optimum lies between the two).
+    pub mean_upper_bound: f64,
+    /// The greedy policy's mean on the same deals.
+    pub mean_greedy: f64,
+    /// The lookahead policy's mean on the same deals.
+    pub mean_lookahead: f64,
+    /// Deals the lookahead policy won.
+    pub lookahead_wins: u64,
+    /// The mean points the lookahead policy is short of the highest score, the part of it
+    /// that no player could have avoided (highest score − optimum: bad luck), and the part
+    /// lost in play (optimum − lookahead), over the proven deals.
+    pub loss: Loss,
+    /// Median and slowest solve, milliseconds.
+    pub median_ms: u64,
+    /// The slowest solve, milliseconds.
+    pub max_ms: u64,
+}
+
+/// The lookahead policy's loss split into bad luck and play (over the proven deals).
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct Loss {
+    /// Mean highest score − lookahead's score.
+    pub total: f64,
+    /// Mean highest score − optimum.
+    pub luck: f64,
+    /// Mean optimum − lookahead's score.
+    pub play: f64,
+}
+
+/// The summary of `results`.
+pub fn summarise(results: &[DealResult], max_score: i32) -> Summary {
+    let n = results.len().max(1) as f64;
+    let mean =
+        |f: &dyn Fn(&DealResult) -> i32| results.iter().map(|r| f64::from(f(r))).sum::<f64>() / n;
+    let proven: Vec<&DealResult> = results.iter().filter(|r| r.proven).collect();
+    let pn = proven.len().max(1) as f64;
+    let pmean =
+        |f: &dyn Fn(&DealResult) -> i32| proven.iter().map(|r| f64::from(f(r))).sum::<f64>() / pn;
+    let mut optimum_histogram = BTreeMap::new();
+    let mut unproven_histogram = BTreeMap::new();
+    for r in results {
+        let h = if r.proven {
+            &mut optimum_histogram
+        } else {
+            &mut unproven_histogram
+        };
+        *h.entry(r.optimum).or_default() += 1;
+    }
+    let mut times: Vec<u64> = results.iter().map(|r| r.solve_ms).collect();
+    times.sort_unstable();
+    Summary {
+        deals: results.len() as u64,
+        proven: proven.len() as u64,
+        max_score,
+        winnable: results.iter().filter(|r| r.optimum == max_score).count() as u64,
+        optimum_histogram,
+        unproven_histogram,
+        mean_optimum: mean(&|r| r.optimum),
+        mean_upper_bound: mean(&|r| r.upper_bound),
+        mean_greedy: mean(&|r| r.greedy),
+        mean_lookahead: mean(&|r| r.lookahead),
+        lookahead_wins: results.iter().filter(|r| r.lookahead == max_score).count() as u64,
+        loss: Loss {
+            total: pmean(&|r| max_score - r.lookahead),
+            luck: pmean(&|r| max_score - r.optimum),
+            play: pmean(&|r| r.optimum - r.lookahead),
+        },
+        median_ms: times.get(times.len() / 2).copied().unwrap_or(0),
+        max_ms: times.last().copied().unwrap_or(0),
+    }
+}
