@@ -184,7 +184,7 @@ fn bound(board: &Board, hand: &[Card], playable_pile: &[Card]) -> i32 {
 type Candidate = ((i32, i32, i32, u64), Node, Vec<Move>);
 
 /// Beam widths tried, in order, before the exact search.
-const BEAMS: [usize; 2] = [64, 512];
+const BEAMS: [usize; 3] = [64, 512, 4096];
 
 /// A position: the board, the hand in the rules' order, and the pile cards drawn.
 #[derive(Clone, Copy, Debug)]
