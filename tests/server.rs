@@ -1071,3 +1071,61 @@ fn the_collection_game_deals_plays_and_simulates() {
     assert_eq!(code, 422, "{problem}");
     assert_eq!(problem["field"], "difficulty.remove_wilds");
 }
+
+#[test]
+fn the_collection_optimum_is_served_replayable_and_bounded() {
+    let s = Server::start(&[]);
+    let (_, deal) = post(&s, "/v1/collection/deal", &json!({"seed": 5}));
+    let (code, best) = post(&s, "/v1/collection/solve", &json!({"deal": deal}));
+    assert_eq!(code, 200, "{best}");
+    assert!(best["proven"].as_bool().unwrap(), "{best}");
+    assert_eq!(best["score"], best["upper_bound"]);
+    assert_eq!(best["budget"], "ok");
+    // The moves replay through /v1/collection/play to the same score, and no policy beats
+    // the proven optimum.
+    let (code, replayed) = post(
+        &s,
+        "/v1/collection/play",
+        &json!({"deal": deal, "moves": best["moves"]}),
+    );
+    assert_eq!(code, 200, "{replayed}");
+    assert_eq!(replayed["score"], best["score"]);
+    for policy in ["greedy", "lookahead"] {
+        let (_, played) = post(
+            &s,
+            "/v1/collection/play",
+            &json!({"deal": deal, "policy": policy}),
+        );
+        assert!(played["score"].as_i64().unwrap() <= best["score"].as_i64().unwrap());
+    }
+
+    // Bad sizes name their field; a study too big to answer at once points to jobs.
+    let (code, problem) = post(
+        &s,
+        "/v1/collection/solve",
+        &json!({"deal": deal, "max_entries": 0}),
+    );
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "max_entries");
+    let (code, problem) = post(&s, "/v1/collection/study", &json!({"deals": 101}));
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "deals");
+    let (code, study) = post(
+        &s,
+        "/v1/collection/study",
+        &json!({"deals": 2, "seed": 5, "timeout_each_ms": 5000}),
+    );
+    assert_eq!(code, 200, "{study}");
+    assert_eq!(study["summary"]["deals"], 2);
+    assert_eq!(study["results"][0]["seed"], 5);
+    assert_eq!(study["results"][0]["optimum"], best["score"]);
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "collection_solve", "deal": deal}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let done = wait_job(&s, job["id"].as_str().unwrap(), terminal, 120);
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(done["result"]["score"], best["score"]);
+}

@@ -327,6 +327,14 @@ pub const DEFAULT_TABLE_ENTRIES: usize = 4_000_000;
 /// Most deals one study may ask for.
 pub const MAX_STUDY_DEALS: u64 = 1_000_000;
 
+/// Most deals a synchronous study may ask for (the service's `/v1/collection/study`; a job
+/// may ask for more).
+pub const MAX_SYNC_STUDY_DEALS: u64 = 100;
+
+/// Bytes a transposition-table entry takes, with the hash table's overhead (for the memory
+/// estimate).
+pub const TABLE_ENTRY_BYTES: u64 = 40;
+
 /// [`solve`]'s request: a deal (or any position) whose whole pile is known.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -382,7 +390,12 @@ impl SolveResponse {
 
 fn validate_entries(field: &str, n: Option<usize>) -> Result<usize, Error> {
     let n = n.unwrap_or(DEFAULT_TABLE_ENTRIES);
-    if !(1..=MAX_TABLE_ENTRIES).contains(&n) {
+    if n == 0 {
+        return Err(Error::Unsupported(format!(
+            "field `{field}`: the search remembers at least 1 position"
+        )));
+    }
+    if n > MAX_TABLE_ENTRIES {
         return Err(Error::TooLarge(format!(
             "field `{field}`: 1 to {MAX_TABLE_ENTRIES} positions, not {n}"
         )));
@@ -390,11 +403,34 @@ fn validate_entries(field: &str, n: Option<usize>) -> Result<usize, Error> {
     Ok(n)
 }
 
+/// Refuses a table (times `searches` at once) whose estimate is over the budget's memory.
+fn check_memory(ctx: &Context, field: &str, entries: usize, searches: usize) -> Result<(), Error> {
+    let need = entries as u64 * TABLE_ENTRY_BYTES * searches as u64;
+    match ctx.budget.max_memory {
+        Some(max) if need > max => Err(Error::TooLarge(format!(
+            "field `{field}`: {entries} positions need about {} MB ({searches} search{} at \
+             once), over the memory limit of {} MB",
+            need / 1_000_000,
+            if searches == 1 { "" } else { "es" },
+            max / 1_000_000
+        ))),
+        _ => Ok(()),
+    }
+}
+
+impl SolveRequest {
+    /// Checks the request against the limits before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        validate_entries("max_entries", self.max_entries).map(|_| ())
+    }
+}
+
 /// The clairvoyant optimum of a deal ([`crate::games::collection::solve`]): the best score
 /// with the whole pile known, its moves (replayed before they are returned), and whether it
 /// is proven. The context's deadline or cancel flag ends the search with the best game found.
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> {
     let max_entries = validate_entries("max_entries", req.max_entries)?;
+    check_memory(ctx, "max_entries", max_entries, 1)?;
     let start = req.deal.to_state(req.rules).map_err(|e| Error::Input {
         origin: "request".into(),
         message: format!("field `deal.{}`: {}", e.field, e.message),
@@ -494,32 +530,47 @@ impl StudyResponse {
     }
 }
 
+impl StudyRequest {
+    /// Checks the request against the limits before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        self.checked().map(|_| ())
+    }
+
+    /// The threads and table size, checked.
+    fn checked(&self) -> Result<(usize, usize), Error> {
+        let req = self;
+        if !(1..=MAX_STUDY_DEALS).contains(&req.deals) {
+            return Err(Error::TooLarge(format!(
+                "field `deals`: 1 to {MAX_STUDY_DEALS} deals, not {}",
+                req.deals
+            )));
+        }
+        if !(1..=3_600_000).contains(&req.timeout_each_ms) {
+            return Err(Error::Unsupported(format!(
+                "field `timeout_each_ms`: 1 to 3600000 milliseconds, not {}",
+                req.timeout_each_ms
+            )));
+        }
+        let jobs = req.jobs.unwrap_or(1);
+        if !(1..=MAX_JOBS).contains(&jobs) {
+            return Err(Error::Unsupported(format!(
+                "field `jobs`: 1 to {MAX_JOBS} threads, not {jobs}"
+            )));
+        }
+        let max_entries = validate_entries("max_entries", req.max_entries)?;
+        req.difficulty
+            .validate()
+            .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}")))?;
+        validate_lookahead(&req.lookahead)?;
+        Ok((jobs, max_entries))
+    }
+}
+
 /// Solves and plays `deals` seeded deals ([`crate::games::collection::study`]) on `jobs`
 /// threads (default 1), reporting progress through the context.
 pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> {
-    if !(1..=MAX_STUDY_DEALS).contains(&req.deals) {
-        return Err(Error::TooLarge(format!(
-            "field `deals`: 1 to {MAX_STUDY_DEALS} deals, not {}",
-            req.deals
-        )));
-    }
-    if !(1..=3_600_000).contains(&req.timeout_each_ms) {
-        return Err(Error::Unsupported(format!(
-            "field `timeout_each_ms`: 1 to 3600000 milliseconds, not {}",
-            req.timeout_each_ms
-        )));
-    }
-    let jobs = req.jobs.unwrap_or(1);
-    if !(1..=MAX_JOBS).contains(&jobs) {
-        return Err(Error::Unsupported(format!(
-            "field `jobs`: 1 to {MAX_JOBS} threads, not {jobs}"
-        )));
-    }
-    let max_entries = validate_entries("max_entries", req.max_entries)?;
-    req.difficulty
-        .validate()
-        .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}")))?;
-    validate_lookahead(&req.lookahead)?;
+    let (jobs, max_entries) = req.checked()?;
+    check_memory(ctx, "max_entries", max_entries, jobs)?;
     let began = Instant::now();
     let cfg = study::Config {
         difficulty: req.difficulty,

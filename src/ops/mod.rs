@@ -210,6 +210,10 @@ pub enum Request {
     CollectionPlay(collection::PlayRequest),
     /// [`collection::simulate`].
     CollectionSimulate(collection::SimulateRequest),
+    /// [`collection::solve`].
+    CollectionSolve(collection::SolveRequest),
+    /// [`collection::study`].
+    CollectionStudy(collection::StudyRequest),
 }
 
 /// Any operation's response (untagged: each is the operation's own JSON).
@@ -240,6 +244,10 @@ pub enum Response {
     CollectionPlay(collection::PlayResponse),
     /// From [`collection::simulate`].
     CollectionSimulate(collection::SimulateResponse),
+    /// From [`collection::solve`].
+    CollectionSolve(collection::SolveResponse),
+    /// From [`collection::study`].
+    CollectionStudy(collection::StudyResponse),
 }
 
 impl Response {
@@ -263,6 +271,8 @@ impl Response {
             Response::Grade(_) => 0,
             Response::CollectionDeal(_) | Response::CollectionPlay(_) => 0,
             Response::CollectionSimulate(r) => r.exit_code(),
+            Response::CollectionSolve(r) => r.exit_code(),
+            Response::CollectionStudy(r) => r.exit_code(),
         }
     }
 }
@@ -282,6 +292,8 @@ impl Response {
                 .then_some(Status::Timeout),
             Response::Encode(_) | Response::CollectionDeal(_) | Response::CollectionPlay(_) => None,
             Response::CollectionSimulate(r) => return r.status != "ok",
+            Response::CollectionSolve(r) => return r.budget != "ok",
+            Response::CollectionStudy(r) => return r.status != "ok",
         };
         matches!(status, Some(Status::Timeout | Status::Cancelled))
     }
@@ -303,6 +315,8 @@ impl Request {
             Request::CollectionDeal(_) => "collection_deal",
             Request::CollectionPlay(_) => "collection_play",
             Request::CollectionSimulate(_) => "collection_simulate",
+            Request::CollectionSolve(_) => "collection_solve",
+            Request::CollectionStudy(_) => "collection_study",
         }
     }
 
@@ -320,7 +334,9 @@ impl Request {
             Request::Generate(_)
             | Request::CollectionDeal(_)
             | Request::CollectionPlay(_)
-            | Request::CollectionSimulate(_) => None,
+            | Request::CollectionSimulate(_)
+            | Request::CollectionSolve(_)
+            | Request::CollectionStudy(_) => None,
         }
     }
 
@@ -343,6 +359,8 @@ impl Request {
             Request::Check(r) => r.validate(),
             Request::CollectionPlay(r) => r.validate(),
             Request::CollectionSimulate(r) => r.validate(),
+            Request::CollectionSolve(r) => r.validate(),
+            Request::CollectionStudy(r) => r.validate(),
             Request::CollectionDeal(r) => r
                 .difficulty
                 .validate()
@@ -375,6 +393,14 @@ impl Request {
                      job (POST /v1/jobs with \"op\": \"collection_simulate\")",
                     r.deals,
                     collection::MAX_SYNC_SIMULATE_DEALS
+                ))
+            }
+            Request::CollectionStudy(r) if r.deals > collection::MAX_SYNC_STUDY_DEALS => {
+                Some(format!(
+                    "{} deals is over the {} a synchronous study solves: submit it as a job \
+                     (POST /v1/jobs with \"op\": \"collection_study\")",
+                    r.deals,
+                    collection::MAX_SYNC_STUDY_DEALS
                 ))
             }
             _ => None,
@@ -421,6 +447,14 @@ impl Request {
                 Response::CollectionSimulate(collection::simulate(r, ctx)?),
                 none(),
             ),
+            Request::CollectionSolve(r) => (
+                Response::CollectionSolve(collection::solve(r, ctx)?),
+                none(),
+            ),
+            Request::CollectionStudy(r) => (
+                Response::CollectionStudy(collection::study(r, ctx)?),
+                none(),
+            ),
         })
     }
 
@@ -448,6 +482,8 @@ impl Request {
             | Request::CollectionDeal(_)
             | Request::CollectionPlay(_)
             | Request::CollectionSimulate(_) => false,
+            // The optimum's search looks at the deadline every 4096 positions.
+            Request::CollectionSolve(_) | Request::CollectionStudy(_) => false,
         }
     }
 }

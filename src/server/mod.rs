@@ -270,7 +270,10 @@ impl AppState {
         }
         if synchronous {
             if let Some(why) = req.unbounded() {
-                let field = if matches!(req, Request::CollectionSimulate(_)) {
+                let field = if matches!(
+                    req,
+                    Request::CollectionSimulate(_) | Request::CollectionStudy(_)
+                ) {
                     "deals"
                 } else {
                     "limit"
@@ -484,14 +487,16 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
         "collection_deal" => Request::CollectionDeal(typed(rest)?),
         "collection_play" => Request::CollectionPlay(typed(rest)?),
         "collection_simulate" => Request::CollectionSimulate(typed(rest)?),
+        "collection_solve" => Request::CollectionSolve(typed(rest)?),
+        "collection_study" => Request::CollectionStudy(typed(rest)?),
         other => {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "invalid request",
                 format!(
                     "unknown op `{other}` (use solve, count, check, explain, encode, decode, \
-                     generate, hint, grade, collection_deal, collection_play or \
-                     collection_simulate)"
+                     generate, hint, grade, collection_deal, collection_play, \
+                     collection_simulate, collection_solve or collection_study)"
                 ),
             )
             .field("op"))

@@ -26,6 +26,8 @@ use super::{jobs, AppState, JsonBody};
 use crate::games::collection::Deal;
 use crate::ops::collection::{
     DealRequest, PlayRequest, PlayResponse, SimulateRequest, SimulateResponse,
+    SolveRequest as CollectionSolveRequest, SolveResponse as CollectionSolveResponse, StudyRequest,
+    StudyResponse,
 };
 use crate::ops::{
     CheckRequest, CheckResponse, CountRequest, CountResponse, DecodeRequest, DecodeResponse,
@@ -50,6 +52,8 @@ pub fn router(state: AppState) -> axum::Router {
         .routes(routes!(collection_deal))
         .routes(routes!(collection_play))
         .routes(routes!(collection_simulate))
+        .routes(routes!(collection_solve))
+        .routes(routes!(collection_study))
         .routes(routes!(healthz))
         .merge(jobs::router())
         .split_for_parts();
@@ -357,6 +361,39 @@ async fn collection_simulate(
     }
 }
 
+/// The clairvoyant optimum of a deal whose whole pile is known: the best game, its score,
+/// and whether no game scores more (`proven`); the server's time limit may end the search
+/// first (`budget: timeout`, the best game found and an upper bound).
+#[utoipa::path(post, path = "/v1/collection/solve", request_body = CollectionSolveRequest,
+    responses((status = 200, body = CollectionSolveResponse), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn collection_solve(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<CollectionSolveRequest>,
+) -> Result<Json<CollectionSolveResponse>, ApiError> {
+    match s.run_sync(Request::CollectionSolve(req)).await? {
+        (Response::CollectionSolve(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("collection_solve")),
+    }
+}
+
+/// Optima against the policies' scores on seeded deals: how much of a player's loss is luck
+/// and how much play. At most 100 deals here (more as a job).
+#[utoipa::path(post, path = "/v1/collection/study", request_body = StudyRequest,
+    responses((status = 200, body = StudyResponse), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn collection_study(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<StudyRequest>,
+) -> Result<Json<StudyResponse>, ApiError> {
+    match s.run_sync(Request::CollectionStudy(req)).await? {
+        (Response::CollectionStudy(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("collection_study")),
+    }
+}
+
 /// `GET /healthz`.
 #[derive(Serialize, ToSchema)]
 struct Health {
@@ -441,8 +478,10 @@ can come with a proof a DRAT/LRAT checker accepts.</p>
 <code>/v1/generate</code>: a JSON body <code>{"instance": {...}, ...options}</code>,
 answered synchronously within the server's time limit.</li>
 <li><code>POST /v1/collection/deal</code>, <code>/v1/collection/play</code>,
-<code>/v1/collection/simulate</code>: The Queen's Collection card game, solo (seeded deals,
-play a deal with moves or a policy, simulate a policy over many deals).</li>
+<code>/v1/collection/simulate</code>, <code>/v1/collection/solve</code>,
+<code>/v1/collection/study</code>: The Queen's Collection card game, solo (seeded deals,
+play a deal with moves or a policy, simulate a policy over many deals, the clairvoyant
+optimum of a deal, optima against the policies over many deals).</li>
 <li><code>POST /v1/jobs</code> <code>{"op": "solve", ...}</code>: long work, stored before it
 is accepted; <code>GET /v1/jobs/{id}</code>, <code>/v1/jobs/{id}/events</code> (server-sent
 events), <code>/v1/jobs/{id}/proof</code>, <code>DELETE /v1/jobs/{id}</code>.</li>

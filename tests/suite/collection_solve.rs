@@ -171,3 +171,116 @@ fn a_stopped_search_answers_with_its_best_game_unproven() {
         assert!(best.upper_bound > best.score);
     }
 }
+
+mod cli {
+    use super::super::cli::{json, queens, stdout};
+
+    #[test]
+    fn solve_reads_a_deal_from_stdin_and_proves_its_optimum() {
+        let deal = stdout(&queens(
+            &["collection", "deal", "--seed", "5", "--json"],
+            None,
+        ));
+        let o = queens(&["collection", "solve", "-", "--json"], Some(&deal));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let best = json(&o);
+        assert_eq!(best["proven"], true);
+        assert_eq!(best["method"], "search");
+        assert_eq!(
+            best["turns"].as_u64().unwrap() as usize,
+            best["moves"].as_array().unwrap().len()
+        );
+        // `play --moves` reads the printed answer back and agrees on the score.
+        let path = std::env::temp_dir().join(format!(
+            "queens-collection-solve-{}.json",
+            std::process::id()
+        ));
+        std::fs::write(&path, stdout(&o)).unwrap();
+        let played = queens(
+            &[
+                "collection",
+                "play",
+                "-",
+                "--moves",
+                path.to_str().unwrap(),
+                "--json",
+            ],
+            Some(&deal),
+        );
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(played.status.code(), Some(0));
+        assert_eq!(json(&played)["score"], best["score"]);
+        // The text form ends with the verdict.
+        let o = queens(&["collection", "solve", "-"], Some(&deal));
+        assert!(stdout(&o).contains("no game scores more"), "{}", stdout(&o));
+    }
+
+    #[test]
+    fn bad_options_and_bad_deals_exit_2() {
+        let o = queens(
+            &["collection", "solve", "-", "--json"],
+            Some("{\"boxes\": []}"),
+        );
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("`hand`"));
+        let deal = stdout(&queens(&["collection", "deal", "--json"], None));
+        let o = queens(&["collection", "solve", "-", "--timeout=0"], Some(&deal));
+        assert_eq!(o.status.code(), Some(2));
+        let o = queens(&["collection", "study", "--deals", "0"], None);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("deals"));
+    }
+
+    #[test]
+    fn study_reports_the_same_optimum_as_solve_and_splits_the_loss() {
+        let o = queens(
+            &[
+                "collection",
+                "study",
+                "--deals",
+                "3",
+                "--seed",
+                "5",
+                "--timeout-each",
+                "5",
+                "--jobs",
+                "2",
+                "--json",
+            ],
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let study = json(&o);
+        let results = study["results"].as_array().unwrap();
+        assert_eq!(results.len(), 3);
+        let seeds: Vec<u64> = results
+            .iter()
+            .map(|r| r["seed"].as_u64().unwrap())
+            .collect();
+        assert_eq!(seeds, [5, 6, 7]);
+        for r in results {
+            assert!(r["optimum"].as_i64() <= r["upper_bound"].as_i64());
+            assert!(r["greedy"].as_i64() <= r["upper_bound"].as_i64());
+            if r["proven"] == true {
+                assert!(r["lookahead"].as_i64() <= r["optimum"].as_i64());
+            }
+        }
+        let loss = &study["summary"]["loss"];
+        let (total, luck, play) = (
+            loss["total"].as_f64().unwrap(),
+            loss["luck"].as_f64().unwrap(),
+            loss["play"].as_f64().unwrap(),
+        );
+        assert!((total - luck - play).abs() < 1e-9, "{loss}");
+    }
+}
