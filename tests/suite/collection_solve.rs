@@ -276,11 +276,15 @@ mod cli {
             }
         }
         let loss = &study["summary"]["loss"];
-        let (total, luck, play) = (
-            loss["total"].as_f64().unwrap(),
-            loss["luck"].as_f64().unwrap(),
-            loss["play"].as_f64().unwrap(),
+        let get = |k: &str| loss[k].as_f64().unwrap();
+        assert!(
+            (get("total") - get("luck_high") - get("play_low")).abs() < 1e-9,
+            "{loss}"
         );
-        assert!((total - luck - play).abs() < 1e-9, "{loss}");
+        assert!(
+            (get("total") - get("luck_low") - get("play_high")).abs() < 1e-9,
+            "{loss}"
+        );
+        assert!(get("luck_low") <= get("luck_high"), "{loss}");
     }
 }

@@ -473,10 +473,19 @@ fn print_study(out: &mut impl Write, r: &StudyResponse) -> std::io::Result<()> {
         "mean optimum {:.2} (upper bound {:.2}), lookahead {:.2}, greedy {:.2}",
         s.mean_optimum, s.mean_upper_bound, s.mean_lookahead, s.mean_greedy
     )?;
+    let range = |low: f64, high: f64| {
+        if (high - low).abs() < 0.005 {
+            format!("{low:.2}")
+        } else {
+            format!("{low:.2}..{high:.2}")
+        }
+    };
     writeln!(
         out,
-        "lookahead's loss on proven deals: {:.2} points = {:.2} luck + {:.2} play",
-        s.loss.total, s.loss.luck, s.loss.play
+        "lookahead's loss: {:.2} points = {} luck + {} play",
+        s.loss.total,
+        range(s.loss.luck_low, s.loss.luck_high),
+        range(s.loss.play_low, s.loss.play_high)
     )?;
     writeln!(out, "optimum  deals (proven)  not proven (best found)")?;
     let scores: std::collections::BTreeSet<i32> = s

@@ -173,9 +173,10 @@ pub struct Summary {
     pub mean_lookahead: f64,
     /// Deals the lookahead policy won.
     pub lookahead_wins: u64,
-    /// The mean points the lookahead policy is short of the highest score, the part of it
-    /// that no player could have avoided (highest score − optimum: bad luck), and the part
-    /// lost in play (optimum − lookahead), over the proven deals.
+    /// The mean points the lookahead policy is short of the highest score, split into the part
+    /// no player could have avoided (highest score − optimum: luck) and the part lost in play
+    /// (optimum − lookahead). Where an optimum is not proven it lies between the best score
+    /// found and the upper bound, so the split is a range.
     pub loss: Loss,
     /// Median and slowest solve, milliseconds.
     pub median_ms: u64,
@@ -183,15 +184,19 @@ pub struct Summary {
     pub max_ms: u64,
 }
 
-/// The lookahead policy's loss split into bad luck and play (over the proven deals).
+/// The lookahead policy's loss split into luck and play (means over every deal).
 #[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Loss {
     /// Mean highest score − lookahead's score.
     pub total: f64,
-    /// Mean highest score − optimum.
-    pub luck: f64,
-    /// Mean optimum − lookahead's score.
-    pub play: f64,
+    /// Mean highest score − optimum: at least (with the upper bounds) …
+    pub luck_low: f64,
+    /// … and at most (with the best scores found).
+    pub luck_high: f64,
+    /// Mean optimum − lookahead's score: at least (with the best scores found) …
+    pub play_low: f64,
+    /// … and at most (with the upper bounds).
+    pub play_high: f64,
 }
 
 /// The summary of `results`.
@@ -199,10 +204,7 @@ pub fn summarise(results: &[DealResult], max_score: i32) -> Summary {
     let n = results.len().max(1) as f64;
     let mean =
         |f: &dyn Fn(&DealResult) -> i32| results.iter().map(|r| f64::from(f(r))).sum::<f64>() / n;
-    let proven: Vec<&DealResult> = results.iter().filter(|r| r.proven).collect();
-    let pn = proven.len().max(1) as f64;
-    let pmean =
-        |f: &dyn Fn(&DealResult) -> i32| proven.iter().map(|r| f64::from(f(r))).sum::<f64>() / pn;
+    let proven = results.iter().filter(|r| r.proven).count();
     let mut optimum_histogram = BTreeMap::new();
     let mut unproven_histogram = BTreeMap::new();
     for r in results {
@@ -217,7 +219,7 @@ pub fn summarise(results: &[DealResult], max_score: i32) -> Summary {
     times.sort_unstable();
     Summary {
         deals: results.len() as u64,
-        proven: proven.len() as u64,
+        proven: proven as u64,
         max_score,
         winnable: results.iter().filter(|r| r.optimum == max_score).count() as u64,
         optimum_histogram,
@@ -228,9 +230,11 @@ pub fn summarise(results: &[DealResult], max_score: i32) -> Summary {
         mean_lookahead: mean(&|r| r.lookahead),
         lookahead_wins: results.iter().filter(|r| r.lookahead == max_score).count() as u64,
         loss: Loss {
-            total: pmean(&|r| max_score - r.lookahead),
-            luck: pmean(&|r| max_score - r.optimum),
-            play: pmean(&|r| r.optimum - r.lookahead),
+            total: mean(&|r| max_score - r.lookahead),
+            luck_low: mean(&|r| max_score - r.upper_bound),
+            luck_high: mean(&|r| max_score - r.optimum),
+            play_low: mean(&|r| r.optimum - r.lookahead),
+            play_high: mean(&|r| r.upper_bound - r.lookahead),
         },
         median_ms: times.get(times.len() / 2).copied().unwrap_or(0),
         max_ms: times.last().copied().unwrap_or(0),
