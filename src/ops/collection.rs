@@ -324,6 +324,12 @@ pub const MAX_TABLE_ENTRIES: usize = 50_000_000;
 /// Default positions an optimum search may remember: about 160 MB.
 pub const DEFAULT_TABLE_ENTRIES: usize = 4_000_000;
 
+/// Default widest beam of an optimum search.
+pub const DEFAULT_BEAM: usize = 4096;
+
+/// Widest beam a request may ask for (about 400 MB of positions and move lists).
+pub const MAX_BEAM: usize = 262_144;
+
 /// Most deals one study may ask for.
 pub const MAX_STUDY_DEALS: u64 = 1_000_000;
 
@@ -347,6 +353,10 @@ pub struct SolveRequest {
     /// Positions the search may remember (default 4,000,000; at most 50,000,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_entries: Option<usize>,
+    /// The widest beam searched for a first game before the exact search (64, 512, 4,096, …
+    /// ×8 up to this; default 4,096, at most 262,144, 0 for none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beam: Option<usize>,
 }
 
 /// [`solve`]'s answer: the best game with the pile known, and whether it is proven best.
@@ -418,10 +428,20 @@ fn check_memory(ctx: &Context, field: &str, entries: usize, searches: usize) -> 
     }
 }
 
+fn validate_beam(beam: Option<usize>) -> Result<(), Error> {
+    match beam {
+        Some(b) if b > MAX_BEAM => Err(Error::TooLarge(format!(
+            "field `beam`: at most {MAX_BEAM} positions a turn, not {b}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 impl SolveRequest {
     /// Checks the request against the limits before any work.
     pub fn validate(&self) -> Result<(), Error> {
-        validate_entries("max_entries", self.max_entries).map(|_| ())
+        validate_entries("max_entries", self.max_entries)?;
+        validate_beam(self.beam)
     }
 }
 
@@ -430,6 +450,7 @@ impl SolveRequest {
 /// is proven. The context's deadline or cancel flag ends the search with the best game found.
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> {
     let max_entries = validate_entries("max_entries", req.max_entries)?;
+    validate_beam(req.beam)?;
     check_memory(ctx, "max_entries", max_entries, 1)?;
     let start = req.deal.to_state(req.rules).map_err(|e| Error::Input {
         origin: "request".into(),
@@ -439,6 +460,7 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
     let limits = solve::Limits {
         deadline: ctx.budget.deadline,
         max_entries,
+        beam: req.beam.unwrap_or(DEFAULT_BEAM),
     };
     let best = solve::optimum(&start, limits, &|| ctx.budget.cancelled())?;
     let budget = if best.proven {

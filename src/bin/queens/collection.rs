@@ -107,6 +107,9 @@ pub(crate) enum CollectionCommand {
         /// Positions the search may remember (about 40 bytes each).
         #[arg(long, value_name = "N", default_value_t = op::DEFAULT_TABLE_ENTRIES)]
         max_entries: usize,
+        /// The widest beam searched for a first game (64, 512, … ×8 up to N; 0 for none).
+        #[arg(long, value_name = "N", default_value_t = op::DEFAULT_BEAM)]
+        beam: usize,
         /// A move must be able to draw all its cards.
         #[arg(long)]
         full_draws: bool,
@@ -338,6 +341,7 @@ pub(crate) fn run(
             deal,
             timeout,
             max_entries,
+            beam,
             full_draws,
             json,
         } => {
@@ -359,6 +363,7 @@ pub(crate) fn run(
                 deal: deal.clone(),
                 rules,
                 max_entries: Some(max_entries),
+                beam: Some(beam),
             };
             let ran = op::solve(&req, &ctx);
             if let Some(bar) = bar {

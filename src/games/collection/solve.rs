@@ -39,6 +39,9 @@ pub struct Limits {
     /// Positions the transposition table may hold (about 40 bytes each); past it, new
     /// positions are searched but not remembered.
     pub max_entries: usize,
+    /// The widest beam searched for incumbents before the exact search: widths 64, 512,
+    /// 4,096, … (×8) up to this one; 0 for none.
+    pub beam: usize,
 }
 
 impl Default for Limits {
@@ -46,6 +49,7 @@ impl Default for Limits {
         Limits {
             deadline: None,
             max_entries: 4_000_000,
+            beam: 4096,
         }
     }
 }
@@ -89,8 +93,10 @@ pub fn optimum(start: &State, limits: Limits, stop: &dyn Fn() -> bool) -> Result
     };
     let root = Node::of(start);
     if !start.is_over() {
-        for width in BEAMS {
+        let mut width = 64;
+        while width <= limits.beam && !search.stopped {
             search.beam(&root, width);
+            width *= 8;
         }
     }
     let (value, exact) = if start.is_over() {
@@ -182,9 +188,6 @@ fn bound(board: &Board, hand: &[Card], playable_pile: &[Card]) -> i32 {
 /// A beam's position: its rank (score, bound, useful cards, a hash to spread ties), the
 /// position and the moves to it.
 type Candidate = ((i32, i32, i32, u64), Node, Vec<Move>);
-
-/// Beam widths tried, in order, before the exact search.
-const BEAMS: [usize; 3] = [64, 512, 4096];
 
 /// A position: the board, the hand in the rules' order, and the pile cards drawn.
 #[derive(Clone, Copy, Debug)]

@@ -131,6 +131,7 @@ fn one(
     let limits = Limits {
         deadline: began.checked_add(cfg.timeout),
         max_entries: cfg.max_entries,
+        ..Limits::default()
     };
     let best = optimum(&start, limits, stop)?;
     if stop() {
