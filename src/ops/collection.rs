@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::games::collection::deal::{deal as deal_of, Difficulty};
 use crate::games::collection::policy::{self, Lookahead, PolicyName};
 use crate::games::collection::simulate::{self, policy_seed};
-use crate::games::collection::{solve, study};
+use crate::games::collection::{plan, solve, study};
 use crate::games::collection::{Deal, Move, Rules, State, Status};
 
 /// Most deals one simulation request may ask for.
@@ -357,6 +357,43 @@ pub struct SolveRequest {
     /// ×8 up to this; default 4,096, at most 262,144, 0 for none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beam: Option<usize>,
+    /// `search` (branch and bound, the default) or `sat` (bounded planning, every refuted
+    /// bound with a checked proof; for small positions).
+    #[serde(default)]
+    pub method: SolveMethod,
+}
+
+/// How [`solve`] finds the optimum.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SolveMethod {
+    /// Branch and bound ([`crate::games::collection::solve`]).
+    #[default]
+    Search,
+    /// Bounded planning by SAT ([`crate::games::collection::plan`]).
+    Sat,
+}
+
+impl SolveMethod {
+    /// The name the CLI and JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolveMethod::Search => "search",
+            SolveMethod::Sat => "sat",
+        }
+    }
+}
+
+impl std::str::FromStr for SolveMethod {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<SolveMethod, String> {
+        match s {
+            "search" => Ok(SolveMethod::Search),
+            "sat" => Ok(SolveMethod::Sat),
+            _ => Err(format!("unknown method `{s}`, expected search or sat")),
+        }
+    }
 }
 
 /// [`solve`]'s answer: the best game with the pile known, and whether it is proven best.
@@ -376,10 +413,16 @@ pub struct SolveResponse {
     pub upper_bound: i32,
     /// The highest score of a board with these pawns (24 in the normal solo game).
     pub max_score: i32,
-    /// `search` (branch and bound).
+    /// `search` or `sat`.
     pub method: &'static str,
-    /// Positions searched.
+    /// Positions searched (`search`).
     pub nodes: u64,
+    /// SAT calls made (`sat`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sat_calls: Option<usize>,
+    /// Variables and clauses of the last formula (`sat`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub formula: Option<[usize; 2]>,
     /// `ok`, or `timeout` / `cancelled` when the budget ended the search (the answer is then
     /// the best game found, not proven).
     pub budget: &'static str,
@@ -457,6 +500,33 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
         message: format!("field `deal.{}`: {}", e.field, e.message),
     })?;
     let began = Instant::now();
+    if req.method == SolveMethod::Sat {
+        let best = plan::optimum(&start, ctx.budget.deadline, ctx.isolate.as_deref())?;
+        let end = crate::games::collection::replay(&start, &best.moves)
+            .map_err(|e| Error::Internal(format!("the SAT plan does not replay: {e}")))?;
+        let max_score = start.board().max_score();
+        return Ok(SolveResponse {
+            turns: best.moves.len(),
+            moves: best.moves,
+            score: best.score,
+            status: end.status(),
+            proven: best.proven,
+            upper_bound: if best.proven { best.score } else { max_score },
+            max_score,
+            method: "sat",
+            nodes: 0,
+            sat_calls: Some(best.calls),
+            formula: Some([best.vars, best.clauses]),
+            budget: if best.proven {
+                "ok"
+            } else if ctx.budget.cancelled() {
+                "cancelled"
+            } else {
+                "timeout"
+            },
+            time_ms: ms(began),
+        });
+    }
     let limits = solve::Limits {
         deadline: ctx.budget.deadline,
         max_entries,
@@ -480,6 +550,8 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
         max_score: start.board().max_score(),
         method: "search",
         nodes: best.nodes,
+        sat_calls: None,
+        formula: None,
         budget,
         time_ms: ms(began),
     })

@@ -482,8 +482,10 @@ impl Request {
             | Request::CollectionDeal(_)
             | Request::CollectionPlay(_)
             | Request::CollectionSimulate(_) => false,
-            // The optimum's search looks at the deadline every 4096 positions.
-            Request::CollectionSolve(_) | Request::CollectionStudy(_) => false,
+            // The optimum's search looks at the deadline every 4096 positions; its SAT method
+            // cannot be interrupted.
+            Request::CollectionSolve(r) => r.method == collection::SolveMethod::Sat,
+            Request::CollectionStudy(_) => false,
         }
     }
 }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use queens::games::collection::deal::{deal, Difficulty};
+use queens::games::collection::plan;
 use queens::games::collection::policy::{play, Lookahead, PolicyName};
 use queens::games::collection::rules::{card_counts, CardCounts};
 use queens::games::collection::solve::{optimum, upper_bound, Limits};
@@ -88,6 +89,42 @@ fn the_optimum_matches_exhaustive_search_on_short_games() {
     }
     assert_eq!(checked, 40);
     eprintln!("{setups} of 40 optimal games lower the score on the way");
+}
+
+/// The SAT planning encoding and the branch and bound are independent answers to one
+/// question: on short normal and beginner games, under both draw rules, they agree, both
+/// prove it, and the SAT plan replays to its score.
+#[test]
+fn sat_planning_and_branch_and_bound_agree_on_short_games() {
+    let mut cases = Vec::new();
+    for seed in 0..5u64 {
+        cases.push((seed, Difficulty::default(), 3, DrawRule::Short));
+        cases.push((seed, Difficulty::default(), 3, DrawRule::Full));
+        cases.push((
+            seed,
+            Difficulty {
+                beginner: true,
+                ..Difficulty::default()
+            },
+            4,
+            DrawRule::Short,
+        ));
+    }
+    for seed in 10..12u64 {
+        cases.push((seed, Difficulty::default(), 4, DrawRule::Short));
+    }
+    for (seed, difficulty, pile, draw) in cases {
+        let start = short_game(seed, &difficulty, pile, Rules { draw });
+        let sat = plan::optimum(&start, None, None).unwrap();
+        let search = optimum(&start, Limits::default(), &no_stop).unwrap();
+        let what = format!("seed {seed}, {}, pile {pile}, {draw:?}", difficulty.name());
+        assert!(sat.proven && search.proven, "{what}");
+        assert_eq!(sat.score, search.score, "{what}");
+        assert!(sat.calls >= 1, "{what}");
+        let end = replay(&start, &sat.moves).unwrap();
+        assert!(end.is_over(), "{what}");
+        assert_eq!(end.score(), sat.score, "{what}");
+    }
 }
 
 #[test]
@@ -218,6 +255,51 @@ mod cli {
         // The text form ends with the verdict.
         let o = queens(&["collection", "solve", "-"], Some(&deal));
         assert!(stdout(&o).contains("no game scores more"), "{}", stdout(&o));
+    }
+
+    #[test]
+    fn the_sat_method_answers_as_the_search_does() {
+        let mut deal: serde_json::Value = serde_json::from_str(&stdout(&queens(
+            &["collection", "deal", "--seed", "2", "--json"],
+            None,
+        )))
+        .unwrap();
+        deal["pile"].as_array_mut().unwrap().truncate(3);
+        let deal = deal.to_string();
+        let search = json(&queens(
+            &["collection", "solve", "-", "--json"],
+            Some(&deal),
+        ));
+        // With a time limit each SAT call runs in a child process.
+        let o = queens(
+            &[
+                "collection",
+                "solve",
+                "-",
+                "--method",
+                "sat",
+                "--timeout",
+                "120",
+                "--json",
+            ],
+            Some(&deal),
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let sat = json(&o);
+        assert_eq!(sat["method"], "sat");
+        assert_eq!(sat["proven"], true);
+        assert_eq!(sat["score"], search["score"]);
+        assert!(sat["sat_calls"].as_u64().unwrap() >= 1);
+        let o = queens(
+            &["collection", "solve", "-", "--method", "guess"],
+            Some(&deal),
+        );
+        assert_eq!(o.status.code(), Some(2));
     }
 
     #[test]

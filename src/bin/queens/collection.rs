@@ -12,7 +12,7 @@ use queens::games::collection::Difficulty;
 use queens::games::collection::{parse_deal, parse_moves, Deal, DrawRule, Rules, Status};
 use queens::ops::collection::{
     self as op, DealRequest, PlayRequest, PlayResponse, SimulateRequest, SimulateResponse,
-    SolveRequest, StudyRequest, StudyResponse,
+    SolveMethod, SolveRequest, StudyRequest, StudyResponse,
 };
 use queens::ops::Context;
 use queens::{formats, Error};
@@ -110,6 +110,10 @@ pub(crate) enum CollectionCommand {
         /// The widest beam searched for a first game (64, 512, … ×8 up to N; 0 for none).
         #[arg(long, value_name = "N", default_value_t = op::DEFAULT_BEAM)]
         beam: usize,
+        /// search (branch and bound) or sat (bounded planning with checked proofs; for
+        /// small positions).
+        #[arg(long, default_value = "search", value_parser = parse_method)]
+        method: SolveMethod,
         /// A move must be able to draw all its cards.
         #[arg(long)]
         full_draws: bool,
@@ -195,6 +199,10 @@ impl GameArgs {
 }
 
 fn parse_policy(s: &str) -> Result<PolicyName, String> {
+    s.parse()
+}
+
+fn parse_method(s: &str) -> Result<SolveMethod, String> {
     s.parse()
 }
 
@@ -342,6 +350,7 @@ pub(crate) fn run(
             timeout,
             max_entries,
             beam,
+            method,
             full_draws,
             json,
         } => {
@@ -357,6 +366,14 @@ pub(crate) fn run(
             let mut ctx = Context::default();
             if let Some(secs) = timeout {
                 ctx.budget.deadline = started.checked_add(seconds("--timeout", secs)?);
+                if method == SolveMethod::Sat {
+                    // varisat cannot be interrupted: each call runs in a child, killed at
+                    // the deadline.
+                    ctx.isolate = Some(std::env::current_exe().map_err(|e| Error::Io {
+                        path: "queens".into(),
+                        source: e,
+                    })?);
+                }
             }
             let bar = progress::spinner("solving");
             let req = SolveRequest {
@@ -364,6 +381,7 @@ pub(crate) fn run(
                 rules,
                 max_entries: Some(max_entries),
                 beam: Some(beam),
+                method,
             };
             let ran = op::solve(&req, &ctx);
             if let Some(bar) = bar {

@@ -8,7 +8,8 @@
 //! - [`deal`]: seeded deals for every difficulty;
 //! - [`policy`]: policies that play without seeing the pile (random, greedy, lookahead);
 //! - [`simulate`]: many seeded deals played by one policy on all cores.
-//! - [`solve`]: the clairvoyant optimum, by branch and bound (cross-checked by SAT).
+//! - [`solve`]: the clairvoyant optimum, by branch and bound;
+//! - [`plan`]: the same optimum by SAT (bounded planning), to hold the search to;
 //! - [`study`]: optima against the policies' scores on many deals: luck against play.
 //!
 //! ```
@@ -26,6 +27,7 @@
 
 pub mod deal;
 pub mod format;
+pub mod plan;
 pub mod policy;
 pub mod rules;
 pub mod simulate;
