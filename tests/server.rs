@@ -1129,3 +1129,21 @@ fn the_collection_optimum_is_served_replayable_and_bounded() {
     assert_eq!(done["status"], "done", "{done}");
     assert_eq!(done["result"]["score"], best["score"]);
 }
+
+#[test]
+fn an_optimum_search_over_the_memory_limit_is_refused_with_its_estimate() {
+    let s = Server::start(&["--max-memory", "400"]);
+    let (_, deal) = post(&s, "/v1/collection/deal", &json!({"seed": 1}));
+    let (code, problem) = post(
+        &s,
+        "/v1/collection/solve",
+        &json!({"deal": deal, "max_entries": 10_000_000}),
+    );
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "max_entries");
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(detail.contains("about 664 MB"), "{detail}");
+    // The default table and beam fit.
+    let (code, best) = post(&s, "/v1/collection/solve", &json!({"deal": deal}));
+    assert_eq!(code, 200, "{best}");
+}

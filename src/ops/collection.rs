@@ -318,17 +318,21 @@ pub fn simulate(req: &SimulateRequest, ctx: &Context) -> Result<SimulateResponse
     })
 }
 
-/// Most positions one optimum search may remember (about 40 bytes each).
+/// Most positions one optimum search may remember (up to about 64 bytes each: the hash table doubles).
 pub const MAX_TABLE_ENTRIES: usize = 50_000_000;
 
-/// Default positions an optimum search may remember: about 160 MB.
+/// Default positions an optimum search may remember: up to about 256 MB.
 pub const DEFAULT_TABLE_ENTRIES: usize = 4_000_000;
 
 /// Default widest beam of an optimum search.
 pub const DEFAULT_BEAM: usize = 4096;
 
-/// Widest beam a request may ask for (about 400 MB of positions and move lists).
-pub const MAX_BEAM: usize = 262_144;
+/// Widest beam a request may ask for (about 380 MB of beam levels).
+pub const MAX_BEAM: usize = 65_536;
+
+/// Bytes a beam keeps per position a turn: a position, a move and a parent index on each of
+/// up to 36 levels, and the candidates of the level being built.
+pub const BEAM_BYTES: u64 = 6_000;
 
 /// Most deals one study may ask for.
 pub const MAX_STUDY_DEALS: u64 = 1_000_000;
@@ -339,7 +343,7 @@ pub const MAX_SYNC_STUDY_DEALS: u64 = 100;
 
 /// Bytes a transposition-table entry takes, with the hash table's overhead (for the memory
 /// estimate).
-pub const TABLE_ENTRY_BYTES: u64 = 40;
+pub const TABLE_ENTRY_BYTES: u64 = 64;
 
 /// [`solve`]'s request: a deal (or any position) whose whole pile is known.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -354,7 +358,7 @@ pub struct SolveRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_entries: Option<usize>,
     /// The widest beam searched for a first game before the exact search (64, 512, 4,096, …
-    /// ×8 up to this; default 4,096, at most 262,144, 0 for none).
+    /// ×8 up to this; default 4,096, at most 65,536, 0 for none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beam: Option<usize>,
     /// `search` (branch and bound, the default) or `sat` (bounded planning, every refuted
@@ -457,12 +461,18 @@ fn validate_entries(field: &str, n: Option<usize>) -> Result<usize, Error> {
 }
 
 /// Refuses a table (times `searches` at once) whose estimate is over the budget's memory.
-fn check_memory(ctx: &Context, field: &str, entries: usize, searches: usize) -> Result<(), Error> {
-    let need = entries as u64 * TABLE_ENTRY_BYTES * searches as u64;
+fn check_memory(
+    ctx: &Context,
+    field: &str,
+    entries: usize,
+    beam: usize,
+    searches: usize,
+) -> Result<(), Error> {
+    let need = (entries as u64 * TABLE_ENTRY_BYTES + beam as u64 * BEAM_BYTES) * searches as u64;
     match ctx.budget.max_memory {
         Some(max) if need > max => Err(Error::TooLarge(format!(
-            "field `{field}`: {entries} positions need about {} MB ({searches} search{} at \
-             once), over the memory limit of {} MB",
+            "field `{field}`: {entries} positions and a beam of {beam} need about {} MB \
+             ({searches} search{} at once), over the memory limit of {} MB",
             need / 1_000_000,
             if searches == 1 { "" } else { "es" },
             max / 1_000_000
@@ -494,7 +504,13 @@ impl SolveRequest {
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> {
     let max_entries = validate_entries("max_entries", req.max_entries)?;
     validate_beam(req.beam)?;
-    check_memory(ctx, "max_entries", max_entries, 1)?;
+    check_memory(
+        ctx,
+        "max_entries",
+        max_entries,
+        req.beam.unwrap_or(DEFAULT_BEAM),
+        1,
+    )?;
     let start = req.deal.to_state(req.rules).map_err(|e| Error::Input {
         origin: "request".into(),
         message: format!("field `deal.{}`: {}", e.field, e.message),
@@ -664,7 +680,7 @@ impl StudyRequest {
 /// threads (default 1), reporting progress through the context.
 pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> {
     let (jobs, max_entries) = req.checked()?;
-    check_memory(ctx, "max_entries", max_entries, jobs)?;
+    check_memory(ctx, "max_entries", max_entries, DEFAULT_BEAM, jobs)?;
     let began = Instant::now();
     let cfg = study::Config {
         difficulty: req.difficulty,

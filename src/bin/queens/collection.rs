@@ -104,7 +104,7 @@ pub(crate) enum CollectionCommand {
         /// Stop after SECS seconds with the best game found.
         #[arg(long, value_name = "SECS")]
         timeout: Option<f64>,
-        /// Positions the search may remember (about 40 bytes each).
+        /// Positions the search may remember (up to about 64 bytes each: the hash table doubles).
         #[arg(long, value_name = "N", default_value_t = op::DEFAULT_TABLE_ENTRIES)]
         max_entries: usize,
         /// The widest beam searched for a first game (64, 512, … ×8 up to N; 0 for none).
@@ -364,6 +364,7 @@ pub(crate) fn run(
             let (origin, text) = formats::read_text(&deal)?;
             let (deal, _) = parse_deal(&origin, &text, rules)?;
             let mut ctx = Context::default();
+            ctx.budget.max_memory = Some(queens::engine::default_max_memory());
             if let Some(secs) = timeout {
                 ctx.budget.deadline = started.checked_add(seconds("--timeout", secs)?);
                 if method == SolveMethod::Sat {
@@ -427,6 +428,7 @@ pub(crate) fn run(
             json,
         } => {
             let mut ctx = Context::default();
+            ctx.budget.max_memory = Some(queens::engine::default_max_memory());
             if let Some(secs) = timeout {
                 ctx.budget.deadline = started.checked_add(seconds("--timeout", secs)?);
             }

@@ -36,7 +36,7 @@ use crate::error::Error;
 pub struct Limits {
     /// Stop at this instant with the best game found.
     pub deadline: Option<Instant>,
-    /// Positions the transposition table may hold (about 40 bytes each); past it, new
+    /// Positions the transposition table may hold (up to about 64 bytes each: the hash table doubles); past it, new
     /// positions are searched but not remembered.
     pub max_entries: usize,
     /// The widest beam searched for incumbents before the exact search: widths 64, 512,
@@ -185,9 +185,27 @@ fn bound(board: &Board, hand: &[Card], playable_pile: &[Card]) -> i32 {
     spaces * colours.min(COLOURS as i32 - impure) - left
 }
 
-/// A beam's position: its rank (score, bound, useful cards, a hash to spread ties), the
-/// position and the moves to it.
-type Candidate = ((i32, i32, i32, u64), Node, Vec<Move>);
+/// A beam's candidate: its rank (score, bound, useful cards, a hash to spread ties), the
+/// position, its parent's index in the level before and the move from there.
+type Candidate = ((i32, i32, i32, u64), Node, usize, Move);
+
+/// A beam level's position, its parent's index and the move from there.
+type Step = (Node, usize, Move);
+
+/// The moves to position `i` of `level`, whose parents are in `levels` (the last one first).
+fn moves_to(levels: &[Vec<Step>], level: &[Step], i: usize) -> Vec<Move> {
+    let mut moves = Vec::new();
+    let mut step = &level[i];
+    for earlier in levels.iter().rev() {
+        if step.1 == usize::MAX {
+            break;
+        }
+        moves.push(step.2.clone());
+        step = &earlier[step.1];
+    }
+    moves.reverse();
+    moves
+}
 
 /// A position: the board, the hand in the rules' order, and the pile cards drawn.
 #[derive(Clone, Copy, Debug)]
@@ -322,12 +340,22 @@ impl Search<'_> {
     /// `width` positions with the best score, then bound, then cards in hand that pay for a
     /// misplaced pawn. Finished games replace the incumbent when better.
     fn beam(&mut self, root: &Node, width: usize) {
-        let mut level: Vec<(Node, Vec<Move>)> = vec![(*root, Vec::new())];
+        // Each level's positions, with their parent's index in the level before and the move
+        // from it: the moves to a position are read back along the parents, so a level costs
+        // a position and a move each, not a path each.
+        let mut levels: Vec<Vec<Step>> = Vec::new();
+        let mut level: Vec<Step> = vec![(*root, usize::MAX, Move::Discard(Vec::new()))];
         while !level.is_empty() && !self.stopped {
             let mut seen = std::collections::HashSet::new();
             let mut next: Vec<Candidate> = Vec::new();
-            for (node, path) in &level {
+            for (i, (node, _, _)) in level.iter().enumerate() {
                 self.nodes += 1;
+                if self.nodes % 256 == 0
+                    && (self.limits.deadline.is_some_and(|d| Instant::now() >= d) || (self.stop)())
+                {
+                    self.stopped = true;
+                    break;
+                }
                 let mut children = Vec::new();
                 self.moves(node, |mv, child| children.push((mv, child)));
                 for (mv, child) in children {
@@ -335,8 +363,9 @@ impl Search<'_> {
                     if child.over(self) {
                         if score > self.best {
                             self.best = score;
-                            self.best_moves = path.clone();
-                            self.best_moves.push(mv);
+                            let mut moves = moves_to(&levels, &level, i);
+                            moves.push(mv);
+                            self.best_moves = moves;
                         }
                         continue;
                     }
@@ -358,19 +387,20 @@ impl Search<'_> {
                         .count() as i32;
                     let spread =
                         (key as u64 ^ (key >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-                    let mut p = path.clone();
-                    p.push(mv);
-                    next.push(((score, ub, useful, spread), child, p));
+                    next.push(((score, ub, useful, spread), child, i, mv));
+                    // Keep at most twice the width in memory: the best `width` survive.
+                    if next.len() >= 2 * width {
+                        next.select_nth_unstable_by(width - 1, |a, b| b.0.cmp(&a.0));
+                        next.truncate(width);
+                    }
                 }
-            }
-            if self.limits.deadline.is_some_and(|d| Instant::now() >= d) || (self.stop)() {
-                self.stopped = true;
             }
             if next.len() > width {
                 next.select_nth_unstable_by(width - 1, |a, b| b.0.cmp(&a.0));
                 next.truncate(width);
             }
-            level = next.into_iter().map(|(_, n, p)| (n, p)).collect();
+            let next: Vec<Step> = next.into_iter().map(|(_, n, p, m)| (n, p, m)).collect();
+            levels.push(std::mem::replace(&mut level, next));
         }
     }
 
