@@ -4,7 +4,7 @@
 # Records, in one run: requests/s and latency for GET /healthz (the HTTP floor) and for
 # POST /v1/solve and /v1/check on the real 9×9 LinkedIn levels in ../shared/data; p99 of
 # /v1/solve at a fixed 80 % of its peak rate; and the server's peak RSS and answers under a
-# flood of 10× its peak rate. Prints a Markdown table (BENCHMARKS.md, "Service under load").
+# flood of 10× its peak rate. Prints a Markdown table (BENCHMARKS.md, "The service under load").
 #
 #   bash benches/service-load.sh [SECONDS_PER_RUN]       # default 10; about 8 runs
 set -euo pipefail

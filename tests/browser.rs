@@ -4,7 +4,7 @@
 //! name them when they are not on `PATH`).
 //!
 //! The screenshot is written under the target folder; with `QUEENS_UPDATE_SCREENSHOT=1` it
-//! is also copied to `docs/play.png`, the README's picture.
+//! is also copied to `docs/play.png`, the picture in README.md.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

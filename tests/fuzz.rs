@@ -1,4 +1,4 @@
-//! Fuzzing the loaders on stable Rust (STYLE.md lesson 15; issue 15): a grammar of near-valid
+//! Fuzzing the loaders on stable Rust (STYLE.md lesson 15): a grammar of near-valid
 //! inputs and byte-level mutations of the project's own files, driven through every loader
 //! in-process, then through the verifier and the backtracker with a small deadline.
 //!

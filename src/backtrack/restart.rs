@@ -7,7 +7,7 @@
 //! even rows and odd columns: the rows and columns left over were cornered into one parity
 //! class hundreds of levels up, while the search spent 2 million nodes within 15 levels of
 //! the dead end. The same happens on 38 % of the sizes from 400 to 1800 and on completions
-//! with a few queens (issue 15's two queens near the bottom of the 1500×1500 board). The
+//! with a few queens (two queens near the bottom of the 1500×1500 board). The
 //! cure for such heavy-tailed runs is restarting in another order (Gomes, Selman & Kautz,
 //! "Boosting combinatorial search through randomization", AAAI 1998): over 40 orders, one
 //! descent plus a few hundred nodes of repairs finds a board 40–85 % of the time on empty

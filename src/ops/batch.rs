@@ -1,5 +1,5 @@
 //! `batch`: one shard of a corpus, solved instance by instance through [`super::solve`], one
-//! verified result line per instance in a JSON-lines file (README, "Batch runs and shards").
+//! verified result line per instance in a JSON-lines file (docs/batch-and-clusters.md, "Batch runs and shards").
 //!
 //! The shard's instances are those whose content hash falls in it ([`Shard::owns`]), so
 //! every machine that loads the same inputs agrees on them. Instances run on all cores, one

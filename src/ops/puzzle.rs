@@ -188,7 +188,7 @@ pub struct GradeRequest {
 /// `grade`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct GradeResponse {
-    /// `easy`, `medium`, `hard` or `expert` (README, "Hints": the definition).
+    /// `easy`, `medium`, `hard` or `expert` (docs/puzzles.md, "Grades": the definition).
     pub grade: String,
     /// True when the techniques solve the puzzle without a guess.
     pub solved_by_logic: bool,

@@ -333,7 +333,7 @@ pub struct CountRequest {
     #[serde(default)]
     pub timeout_ms: Option<u64>,
     /// Count only this shard of the search tree's subproblems (`{"index": i, "of": n}`),
-    /// for `queens merge` to sum with the others (README, "Batch runs and shards").
+    /// for `queens merge` to sum with the others (docs/batch-and-clusters.md, "Batch runs and shards").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
 }

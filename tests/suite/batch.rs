@@ -1,4 +1,4 @@
-//! Shards and merges (issue 14): count shards add up to the count on every family, and the
+//! Shards and merges: count shards add up to the count on every family, and the
 //! CLI's batch/count shards run by several local processes (standing in for a Slurm array or
 //! a Kubernetes Indexed Job) merge to what one run gives.
 

@@ -623,7 +623,7 @@ fn timeout_must_be_a_positive_number_of_seconds() {
 #[test]
 fn check_says_when_completion_is_unsettled_at_its_timeout() {
     // 100 of a 66×66 board's Excluded Diagonals (prob079's generator, seed 1): the backtracker
-    // finds no answer in a minute. (Issue 15's first reproducer, two queens near the bottom
+    // finds no answer in a minute. (The first reproducer: two queens near the bottom
     // of a 1500×1500 board, is answered at once since the restarts:
     // solve_answers_two_queens_near_the_bottom_of_1500_by_default.)
     let generated = queens(
@@ -653,7 +653,7 @@ fn check_says_when_completion_is_unsettled_at_its_timeout() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: a 1500×1500 board")]
 fn solve_answers_two_queens_near_the_bottom_of_1500_by_default() {
-    // Issue 15: the default engine searched for hours here (its first descent dies deep and
+    // The default engine searched for hours here (its first descent dies deep and
     // backtracking never reaches the cause); restarts answer in about a tenth of a second.
     let o = queens(
         &["solve", "-", "--json", "--timeout", "10"],
@@ -820,8 +820,8 @@ fn generate_stops_at_its_timeout_and_keeps_what_it_made() {
     assert_eq!(stdout(&o).lines().count(), 3);
 }
 
-/// `solve --n 3000 --engine sat` allocated about 9.4 GB and aborted under a 4 GB limit
-/// (issue 15): the encoding's memory is now estimated first and refused with exit 2, an
+/// `solve --n 3000 --engine sat` allocated about 9.4 GB and aborted under a 4 GB limit:
+/// the encoding's memory is now estimated first and refused with exit 2, an
 /// estimate and what to do instead, before anything is allocated.
 #[test]
 fn a_sat_encoding_over_the_memory_limit_is_refused_with_an_estimate() {

@@ -1,4 +1,4 @@
-//! The Queen's Collection, solo (issue 16): the rules engine held to its invariants on
+//! The Queen's Collection, solo: the rules engine held to its invariants on
 //! random games, each illegal move refused with its rule, deals valid and deterministic for
 //! every difficulty, and the CLI as a user runs it.
 

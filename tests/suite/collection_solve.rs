@@ -1,4 +1,4 @@
-//! The Queen's Collection's clairvoyant optimum (issue 16, part 3): the branch and bound
+//! The Queen's Collection's clairvoyant optimum: the branch and bound
 //! held to a plain exhaustive search on short games, its bound held to be admissible, its
 //! games replayed and never below a policy's, and the CLI's `collection solve` / `study`.
 

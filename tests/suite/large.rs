@@ -20,7 +20,7 @@ fn preset(n: usize, queens: &[Pos]) -> Problem {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "release only: 1500×1500 boards")]
 fn two_queens_near_the_bottom_of_1500_take_a_few_descents_and_the_same_board_always() {
-    // Issue 15's reproducer: the first descent dies at about row 1230 of 1500 and plain
+    // A reproducer: the first descent dies at about row 1230 of 1500 and plain
     // backtracking searched for hours; a restart finds a board.
     let p = preset(1500, &[(1496, 1), (1495, 3)]);
     let (board, nodes) = solved(&p);

@@ -1,4 +1,4 @@
-//! The mod-2 n-queens game (issue 13): the paper's propositions checked by the tool, the
+//! The mod-2 n-queens game: the paper's propositions checked by the tool, the
 //! bitboard search and the SAT encodings held to the rules, and the CLI as a user runs it.
 
 use queens::games::mod2::encode::{self, Encoding};

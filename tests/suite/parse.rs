@@ -156,7 +156,7 @@ fn region_map_starting_with_n_b_is_not_csplib() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-// Hostile input (issue 15): each test is a reproducer, named after what broke.
+// Hostile input: each test is a reproducer, named after what broke.
 
 /// A file in a fresh temp folder, for the loaders that read paths.
 fn temp_file(name: &str, bytes: &[u8]) -> (std::path::PathBuf, std::path::PathBuf) {

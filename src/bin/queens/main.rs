@@ -126,7 +126,7 @@ enum Command {
         json: bool,
     },
     /// How hard a region puzzle is for a player who reasons: easy, medium, hard or expert,
-    /// from the hardest technique its logical path needs (README, "Hints").
+    /// from the hardest technique its logical path needs (docs/puzzles.md, "Grades").
     Grade {
         /// Instance file (text grid or JSON), or - for stdin.
         file: PathBuf,
@@ -183,8 +183,8 @@ enum Command {
     /// limit; every answer is verified, and a disagreement between engines exits with 3.
     Compare(CompareArgs),
     /// Solve shard I/N of a corpus (instances dealt by content hash), one verified result
-    /// line per instance; for Slurm arrays and Kubernetes Indexed Jobs (README, "Batch runs
-    /// and shards").
+    /// line per instance; for Slurm arrays and Kubernetes Indexed Jobs
+    /// (docs/batch-and-clusters.md, "Batch runs and shards").
     Batch(batch::BatchArgs),
     /// Merge batch shard files (missing and conflicting answers reported), or sum count
     /// shards (refused unless all are there).
@@ -211,15 +211,15 @@ enum Command {
         #[arg(long, value_name = "MS")]
         timeout_ms: Option<u64>,
     },
-    /// Run the HTTP service: JSON endpoints, jobs, health and metrics (README, "Service").
+    /// Run the HTTP service: JSON endpoints, jobs, health and metrics (docs/service.md).
     Serve(queens::server::ServeArgs),
-    /// The mod-2 n-queens game (issue 13): check a board, replay moves, solve the game, and
+    /// The mod-2 n-queens game: check a board, replay moves, solve the game, and
     /// the most queens / fewest locked queens with proofs.
     Mod2 {
         #[command(subcommand)]
         command: mod2::Mod2Command,
     },
-    /// The Queen's Collection card game, solo (issue 16): seeded deals, play a deal with a
+    /// The Queen's Collection card game, solo: seeded deals, play a deal with a
     /// move list or a policy, and simulate policies over many deals.
     Collection {
         #[command(subcommand)]

@@ -1,4 +1,4 @@
-//! The Queen's Collection, solo mode (issue 16): sort 20 pawns onto their colours' boxes
+//! The Queen's Collection, solo mode: sort 20 pawns onto their colours' boxes
 //! with swaps paid by cards.
 //!
 //! - [`rules`]: the board, the hand and the pile, the three actions with the rule each

@@ -570,7 +570,7 @@ impl fmt::Display for Move {
 }
 
 /// What happens when the pile holds fewer cards than a move must draw (the rules are
-/// silent; README, "The Queen's Collection").
+/// silent; docs/games.md, "Readings where the rules are silent").
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
 )]

@@ -1,4 +1,4 @@
-//! The mod-2 n-queens game (issue 13): a queen may go only on a square attacked by an even
+//! The mod-2 n-queens game: a queen may go only on a square attacked by an even
 //! number of queens, counted without blocking.
 //!
 //! - [`rules`]: values, open squares, complete/locked/unlocked, and [`rules::replay`], the
