@@ -643,7 +643,9 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 instance: input.load()?,
                 encoding,
             };
-            let resp = ops::encode(&req, &Context::default())?;
+            let mut ctx = Context::default();
+            ctx.budget.max_memory = Some(queens::engine::default_max_memory());
+            let resp = ops::encode(&req, &ctx)?;
             match output {
                 Some(path) => {
                     std::fs::write(&path, &resp.dimacs).map_err(|e| Error::Io {
