@@ -16,3 +16,4 @@ mod proofs;
 mod properties;
 mod puzzle;
 mod sat;
+mod slurm;
