@@ -1,8 +1,8 @@
 #!/bin/bash
 # A throw-away one-node Slurm on this machine, to run the recipes of deploy/slurm/ on a real
 # scheduler: munged with its own key and socket, slurmctld and slurmd as root
-# (ProctrackType=proctrack/linuxproc, TaskPlugin=task/none: no cgroups needed), every state
-# and log file under WORKDIR.
+# (ProctrackType=proctrack/linuxproc, TaskPlugin=task/none: no cgroups needed) talking over
+# 127.0.0.1 (no name resolution needed), every state and log file under WORKDIR.
 #
 #   deploy/slurm/one-node.sh up WORKDIR      start it; prints `export SLURM_CONF=…`
 #   deploy/slurm/one-node.sh down WORKDIR    stop it (idempotent; WORKDIR is left for its logs)
@@ -77,7 +77,7 @@ munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.sock
 
 cat >"$dir/slurm.conf" <<EOF
 ClusterName=queens-test
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$ctld_port
@@ -102,7 +102,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 ReturnToService=2
 MinJobAge=600
-NodeName=$host CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=queens Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 export SLURM_CONF="$dir/slurm.conf"
