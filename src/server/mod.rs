@@ -93,8 +93,9 @@ pub struct ServeArgs {
     /// Folder of the job database (created if missing).
     #[arg(long, default_value = "queens-data")]
     pub data: PathBuf,
-    /// Estimated memory one operation may use, in MB (default: half the machine's memory
-    /// shared by the workers); a SAT encoding over it is refused with 422.
+    /// Estimated memory one operation may use, in MB (default: half the smallest of the
+    /// machine's memory, the cgroup's limit and `ulimit -v`, shared by the workers); a SAT
+    /// encoding over it is refused with 422.
     #[arg(long, value_name = "MB")]
     pub max_memory: Option<u64>,
     /// API keys, one `name:key` per line: every /v1/ request then needs

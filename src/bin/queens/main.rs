@@ -306,7 +306,8 @@ struct Timeout {
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     timeout: Option<Duration>,
     /// Refuse SAT work whose estimated memory is over MB megabytes, before allocating it
-    /// (default: half of this machine's memory).
+    /// (default: half the smallest of this machine's memory, the cgroup's limit and
+    /// `ulimit -v`).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
 }
