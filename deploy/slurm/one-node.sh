@@ -24,25 +24,34 @@ skip() {
     exit 77
 }
 
-stop_pidfile() {
-    local file=$1 pid
-    [ -f "$file" ] || return 0
-    pid=$(cat "$file" 2>/dev/null || true)
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-        kill "$pid" 2>/dev/null || true
-        for _ in $(seq 50); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
+# Stops the daemons of these pid files: all are asked at once (each takes a second or two
+# to save its state), then waited for, then killed after 5 s.
+stop_pidfiles() {
+    local file pid pids=()
+    for file in "$@"; do
+        [ -f "$file" ] || continue
+        pid=$(cat "$file" 2>/dev/null || true)
+        if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+            kill "$pid" 2>/dev/null || true
+            pids+=("$pid")
+        fi
+        rm -f "$file"
+    done
+    for _ in $(seq 50); do
+        local alive=0
+        for pid in "${pids[@]}"; do
+            kill -0 "$pid" 2>/dev/null && alive=1
         done
+        [ "$alive" -eq 0 ] && return 0
+        sleep 0.1
+    done
+    for pid in "${pids[@]}"; do
         kill -9 "$pid" 2>/dev/null || true
-    fi
-    rm -f "$file"
+    done
 }
 
 if [ "$cmd" = down ]; then
-    stop_pidfile "$dir/slurmd.pid"
-    stop_pidfile "$dir/slurmctld.pid"
-    stop_pidfile "$dir/munged.pid"
+    stop_pidfiles "$dir/slurmd.pid" "$dir/slurmctld.pid" "$dir/munged.pid"
     exit 0
 fi
 [ "$cmd" = up ] || {
