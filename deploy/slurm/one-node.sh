@@ -68,7 +68,7 @@ export PATH="$PATH:/usr/sbin"
 
 mkdir -p "$dir"/{state,spool,munge}
 dir=$(cd "$dir" && pwd)
-host=$(hostname -s)
+host=$(hostname -s 2>/dev/null || cut -d. -f1 /proc/sys/kernel/hostname)
 cpus=$(nproc)
 mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
 ctld_port=${SLURMCTLD_PORT:-16817}
