@@ -195,6 +195,12 @@ pub fn encode(
     }
     for (i, &v) in has_var.iter().enumerate() {
         if v {
+            // A counting sink that is over its cap stops here, before the lines below
+            // (two n² lists of cells) are built: refusing a 4096×4096 encoding must not
+            // need a gigabyte.
+            if sink.full() {
+                return map;
+            }
             let lit = sink.new_var();
             map.lit[i] = Some(lit);
             map.cells.push((i / n, i % n));

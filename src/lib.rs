@@ -29,6 +29,7 @@ pub mod error;
 pub mod formats;
 pub mod games;
 pub mod generate;
+pub mod limits;
 pub mod model;
 pub mod ops;
 pub mod plot;

@@ -29,7 +29,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::board::{place_fixed, Board, LargeBoard, Line, SmallBoard};
-use super::{split, threads, use_small, Config, Stats, SUBTREES_PER_THREAD};
+use super::{search_stack, split, threads, use_small, Config, Stats, SUBTREES_PER_THREAD};
 use crate::model::{Pos, Problem};
 
 /// How a refutation is written: text DRAT, or binary DRAT (`a`/`d`, LEB128 literals).
@@ -928,7 +928,7 @@ fn refute_parallel<B: Board, S: DepthSet>(
             let (tasks, results, buffers, next, done, winner) =
                 (&tasks, &results, &buffers, &next, &done, &winner);
             std::thread::Builder::new()
-                .stack_size(256 << 20)
+                .stack_size(search_stack(shared.problem.n()))
                 .spawn_scoped(s, move || {
                     let mut buf = proof_buffer(shared.max_bytes);
                     loop {

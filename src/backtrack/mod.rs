@@ -224,6 +224,15 @@ fn enumerate_on<B: Board>(
 /// 1.78× faster than one with 16 per thread, 1.77× with 256, so the finer split buys nothing.
 const SUBTREES_PER_THREAD: usize = 16;
 
+/// The stack of one search thread for an n×n board: the search recurses once a row, in
+/// frames of under 256 bytes in a release build (`count --n 4096` runs in a 1 MiB stack), so
+/// 8 KiB a row leaves room for a debug build's larger frames. Sized by the board, not fixed:
+/// under an address-space limit (`ulimit -v`, a pod's limit) every thread's stack is
+/// reserved in full, and 256 MiB a thread took most of a 1 GB limit.
+pub(crate) fn search_stack(n: usize) -> usize {
+    (8 << 20) + n.saturating_mul(8 << 10)
+}
+
 fn threads(config: &Config) -> usize {
     match config.threads {
         0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
@@ -316,7 +325,7 @@ fn on_subtrees<B: Board>(
     std::thread::scope(|s| {
         for _ in 0..threads.min(tasks.len()) {
             std::thread::Builder::new()
-                .stack_size(256 << 20)
+                .stack_size(search_stack(problem.n()))
                 .spawn_scoped(s, || loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= tasks.len() || interrupted.load(Ordering::Relaxed) {

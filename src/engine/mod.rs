@@ -236,8 +236,24 @@ pub struct SatEstimate {
 pub enum SatMemory {
     /// The clauses go straight into the solver: solving, counting, listing, explaining.
     Streamed,
-    /// The whole formula is built first and kept: DIMACS output and proofs.
+    /// The whole formula is built first and kept: proofs.
     WithFormula,
+    /// The whole formula is built and written out as DIMACS text in memory (`encode`):
+    /// [`SatMemory::WithFormula`] plus the text, [`dimacs_text_bound`].
+    WithText,
+}
+
+/// An upper bound on the DIMACS text of a formula of this size, bytes: every literal as
+/// long as the largest variable's number, with its sign and a space; `0\n` per clause; a
+/// `c cell` line per variable (a bound on the cells) and the `p cnf` and comment header.
+pub fn dimacs_text_bound(vars: usize, clauses: usize, literals: usize) -> u64 {
+    let digits = (vars.max(1) as f64).log10().floor() as u64 + 1;
+    let per_literal = digits + 2;
+    let per_cell_line = 8 + 3 * digits + 1;
+    4096u64
+        .saturating_add(per_literal.saturating_mul(literals as u64))
+        .saturating_add(2u64.saturating_mul(clauses as u64))
+        .saturating_add(per_cell_line.saturating_mul(vars as u64))
 }
 
 /// Counts the CNF's size by running the encoder into a counting sink (time linear in the
@@ -284,10 +300,15 @@ pub fn sat_estimate(
 fn estimated_bytes(c: &crate::encode::Counter, memory: SatMemory) -> u64 {
     let (base, per_clause, per_var) = match memory {
         SatMemory::Streamed => (24u64 << 20, 12u64, 320u64),
-        SatMemory::WithFormula => (16 << 20, 35, 240),
+        SatMemory::WithFormula | SatMemory::WithText => (16 << 20, 35, 240),
+    };
+    let text = match memory {
+        SatMemory::WithText => dimacs_text_bound(c.vars, c.clauses, c.literals),
+        _ => 0,
     };
     base.saturating_add(per_clause.saturating_mul(c.clauses as u64))
         .saturating_add(per_var.saturating_mul(c.vars as u64))
+        .saturating_add(text)
 }
 
 /// A counter that is full once its memory estimate passes `cap`.
@@ -345,15 +366,13 @@ pub fn check_sat_memory(
     )))
 }
 
-/// Half of this machine's memory (from `/proc/meminfo`; 4 GiB where it cannot be read): the
-/// default memory limit of one command.
+/// Half of the memory this process can have: the smallest of the machine's memory, the
+/// cgroup's limit (a container's, a Slurm job's) and `RLIMIT_AS` ([`crate::limits`]); 4 GiB
+/// where none can be read. The default memory limit of one command. Half, because the
+/// estimates are within about a fifth of the peak, and the address space also holds the
+/// binary, thread stacks and the allocator's reserve.
 pub fn default_max_memory() -> u64 {
-    let total_kb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
-        t.lines()
-            .find_map(|l| l.strip_prefix("MemTotal:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-    });
-    total_kb.map_or(4 << 30, |kb| kb * 1024 / 2)
+    crate::limits::memory_ceiling().map_or(4 << 30, |(bytes, _)| bytes / 2)
 }
 
 /// The error for a race asked of an entry point that cannot start its SAT child, or for

@@ -46,7 +46,7 @@ pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Erro
     crate::engine::check_sat_memory(
         problem,
         req.encoding,
-        crate::engine::SatMemory::WithFormula,
+        crate::engine::SatMemory::WithText,
         &ctx.budget,
     )?;
     let encoded = sat::encode_problem(problem, req.encoding, FixedMode::Simplify);
@@ -59,7 +59,13 @@ pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Erro
         ),
         "decode a model with: queens decode INSTANCE MODEL".to_string(),
     ];
-    let mut text = Vec::new();
+    // Sized once from the bound the memory check counted: a Vec that doubles as it goes
+    // would hold up to three times the text at its last reallocation.
+    let literals: usize = encoded.formula.iter().map(|c| c.len()).sum();
+    let bound =
+        crate::engine::dimacs_text_bound(encoded.stats.vars, encoded.stats.clauses, literals)
+            .saturating_add(header.iter().map(|l| l.len() as u64 + 3).sum::<u64>());
+    let mut text = Vec::with_capacity(usize::try_from(bound).unwrap_or(usize::MAX));
     encoded
         .write_dimacs(&mut text, &header)
         .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;

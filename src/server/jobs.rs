@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response as HttpResponse};
@@ -18,6 +18,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::auth::Caller;
 use super::error::{ApiError, Problem};
 use super::store::{Job, JobStatus, StoreError};
 use super::{AppState, RawBody};
@@ -158,6 +159,7 @@ fn problem_from_value(v: &serde_json::Value) -> Option<Problem> {
               (status = 500, body = Problem), (status = 503, body = Problem)))]
 async fn submit(
     State(s): State<AppState>,
+    Extension(caller): Extension<Caller>,
     RawBody(body): RawBody,
 ) -> Result<HttpResponse, ApiError> {
     let req = super::parse_job(&body)?;
@@ -172,7 +174,7 @@ async fn submit(
     let job = blocking(move || {
         state
             .store
-            .insert(op, &text, state.config.max_jobs)
+            .insert_for(op, &text, state.config.max_jobs, caller.owner())
             .map_err(store_error)
     })
     .await?;
@@ -187,11 +189,13 @@ async fn submit(
         .into_response())
 }
 
-async fn load(s: &AppState, id: String) -> Result<Job, ApiError> {
+/// The job `id` if `caller` may see it: another key's job is a 404, as if it did not exist.
+async fn load(s: &AppState, caller: &Caller, id: String) -> Result<Job, ApiError> {
     let state = s.clone();
     let wanted = id.clone();
     blocking(move || state.store.get(&wanted).map_err(store_error))
         .await?
+        .filter(|job| caller.owns(job.owner.as_deref()))
         .ok_or_else(|| ApiError::not_found(format!("no job {id}")))
 }
 
@@ -200,9 +204,10 @@ async fn load(s: &AppState, id: String) -> Result<Job, ApiError> {
     responses((status = 200, body = JobView), (status = 404, body = Problem)))]
 async fn status(
     State(s): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<JobView>, ApiError> {
-    Ok(Json(JobView::of(load(&s, id).await?)))
+    Ok(Json(JobView::of(load(&s, &caller, id).await?)))
 }
 
 /// Cancel a queued or running job (a running one stops within milliseconds); a finished
@@ -211,8 +216,11 @@ async fn status(
     responses((status = 200, body = JobView), (status = 404, body = Problem)))]
 async fn cancel(
     State(s): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<JobView>, ApiError> {
+    // Another key's job is not there for this caller: nothing is cancelled.
+    load(&s, &caller, id.clone()).await?;
     let state = s.clone();
     let wanted = id.clone();
     let before = blocking(move || state.store.cancel(&wanted).map_err(store_error)).await?;
@@ -222,7 +230,7 @@ async fn cancel(
     if let Some(flag) = s.running.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
         flag.store(true, Ordering::SeqCst);
     }
-    Ok(Json(JobView::of(load(&s, id).await?)))
+    Ok(Json(JobView::of(load(&s, &caller, id).await?)))
 }
 
 /// The job's status as server-sent events (`event: job`, data: the job as `GET` shows it),
@@ -233,11 +241,13 @@ async fn cancel(
               (status = 404, body = Problem)))]
 async fn events(
     State(s): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    let first = load(&s, id.clone()).await?;
+    let first = load(&s, &caller, id.clone()).await?;
     struct Watch {
         state: AppState,
+        caller: Caller,
         id: String,
         last: Option<String>,
         pending: Option<Job>,
@@ -245,6 +255,7 @@ async fn events(
     }
     let watch = Watch {
         state: s,
+        caller,
         id,
         last: None,
         pending: Some(first),
@@ -262,7 +273,7 @@ async fn events(
                     if w.state.shutting_down.load(Ordering::SeqCst) {
                         return None;
                     }
-                    match load(&w.state, w.id.clone()).await {
+                    match load(&w.state, &w.caller, w.id.clone()).await {
                         Ok(job) => job,
                         Err(_) => return None,
                     }
@@ -283,8 +294,13 @@ async fn events(
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
 }
 
-async fn artifact(s: AppState, id: String, name: &'static str) -> Result<HttpResponse, ApiError> {
-    let job = load(&s, id.clone()).await?;
+async fn artifact(
+    s: AppState,
+    caller: Caller,
+    id: String,
+    name: &'static str,
+) -> Result<HttpResponse, ApiError> {
+    let job = load(&s, &caller, id.clone()).await?;
     if !job.artifacts.iter().any(|a| a == name) {
         return Err(ApiError::not_found(format!(
             "job {id} has no {name}: it is {}; a {name} exists once a job with \"proof\" \
@@ -305,17 +321,22 @@ async fn artifact(s: AppState, id: String, name: &'static str) -> Result<HttpRes
               (status = 404, body = Problem)))]
 async fn proof(
     State(s): State<AppState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    artifact(s, id, "proof").await
+    artifact(s, caller, id, "proof").await
 }
 
 /// The exact DIMACS CNF the job's proof refutes.
 #[utoipa::path(get, path = "/v1/jobs/{id}/cnf", params(("id" = String, Path)),
     responses((status = 200, description = "DIMACS CNF", content_type = "application/octet-stream"),
               (status = 404, body = Problem)))]
-async fn cnf(State(s): State<AppState>, Path(id): Path<String>) -> Result<HttpResponse, ApiError> {
-    artifact(s, id, "cnf").await
+async fn cnf(
+    State(s): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    artifact(s, caller, id, "cnf").await
 }
 
 /// The dispatcher thread: whenever a job slot is free, claims the oldest queued job and

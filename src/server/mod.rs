@@ -7,6 +7,7 @@
 //! - `workers.rs`: the worker pool; `store.rs`: SQLite (the only module that speaks SQL);
 //!   `error.rs`: every error response as problem+json; `metrics.rs`: Prometheus counters.
 
+pub mod auth;
 mod error;
 mod jobs;
 mod metrics;
@@ -58,6 +59,8 @@ pub struct Config {
     pub job_timeout_ms: u64,
     /// The `queens` executable that runs uninterruptible work (`queens op`).
     pub exe: PathBuf,
+    /// API keys, rate limit, and whether `/metrics` needs a key.
+    pub access: auth::Access,
 }
 
 /// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
@@ -90,10 +93,22 @@ pub struct ServeArgs {
     /// Folder of the job database (created if missing).
     #[arg(long, default_value = "queens-data")]
     pub data: PathBuf,
-    /// Estimated memory one operation may use, in MB (default: half the machine's memory
-    /// shared by the workers); a SAT encoding over it is refused with 422.
+    /// Estimated memory one operation may use, in MB (default: half the smallest of the
+    /// machine's memory, the cgroup's limit and `ulimit -v`, shared by the workers); a SAT
+    /// encoding over it is refused with 422.
     #[arg(long, value_name = "MB")]
     pub max_memory: Option<u64>,
+    /// API keys, one `name:key` per line: every /v1/ request then needs
+    /// `Authorization: Bearer KEY`, and a job is seen only by the key that made it.
+    #[arg(long, value_name = "FILE")]
+    pub api_keys: Option<PathBuf>,
+    /// Requests a second (and burst) one key, or one client address without keys, may make
+    /// to /v1/; more are answered 429 with Retry-After.
+    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_limit: Option<u32>,
+    /// /metrics needs an API key too (with --api-keys).
+    #[arg(long, requires = "api_keys")]
+    pub metrics_need_key: bool,
 }
 
 impl ServeArgs {
@@ -144,6 +159,11 @@ impl ServeArgs {
             max_jobs: self.max_jobs,
             job_timeout_ms: self.job_timeout_ms,
             exe,
+            access: auth::Access {
+                keys: self.api_keys.as_deref().map(auth::Keys::load).transpose()?,
+                rate_limit: self.rate_limit.and_then(std::num::NonZeroU32::new),
+                metrics_need_key: self.metrics_need_key,
+            },
         })
     }
 }
@@ -535,14 +555,18 @@ pub fn serve(config: Config) -> Result<(), crate::Error> {
         // On the signal, jobs are handed back first (event streams end with them), then
         // axum stops accepting and lets the synchronous requests in flight finish.
         let stopping = state.clone();
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                shutdown_signal().await;
-                eprintln!("queens: shutting down: running jobs go back to the queue");
-                let _ = tokio::task::spawn_blocking(move || stopping.shutdown()).await;
-            })
-            .await
-            .map_err(|e| crate::Error::Internal(format!("the server failed: {e}")))?;
+        // The client's address is the rate limit's key when there are no API keys.
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            eprintln!("queens: shutting down: running jobs go back to the queue");
+            let _ = tokio::task::spawn_blocking(move || stopping.shutdown()).await;
+        })
+        .await
+        .map_err(|e| crate::Error::Internal(format!("the server failed: {e}")))?;
         state.pool.close();
         eprintln!("queens: stopped");
         Ok(())

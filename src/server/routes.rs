@@ -63,6 +63,7 @@ pub fn router(state: AppState) -> axum::Router {
          problems. Every board in a response has passed an independent verifier."
             .into(),
     );
+    super::auth::document(&mut openapi, &state.config.access);
     let openapi_json = serde_json::to_string_pretty(&openapi).unwrap_or_default();
     let x_request_id = HeaderName::from_static("x-request-id");
     let max_body = state.config.max_body;
@@ -83,6 +84,11 @@ pub fn router(state: AppState) -> axum::Router {
             "this endpoint does not take that method: see /openapi.json",
         )
     })
+    // Inside the request counter, so 401s and 429s are counted too.
+    .layer(middleware::from_fn_with_state(
+        super::auth::Guard::new(&state.config.access),
+        super::auth::guard,
+    ))
     .layer(middleware::from_fn_with_state(
         state.clone(),
         count_requests,

@@ -53,6 +53,9 @@ const MIGRATIONS: &[&str] = &[
          bytes  BLOB NOT NULL,
          PRIMARY KEY (job_id, name)
      );",
+    // 2: the API key (its name, never the key) that submitted a job; NULL on a server
+    // without keys. Another key's caller does not see the job.
+    "ALTER TABLE jobs ADD COLUMN owner TEXT;",
 ];
 
 /// The schema version this binary writes: the number of migrations it knows.
@@ -68,7 +71,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The columns of `jobs` that make a [`Job`], in the order `load_job` reads them.
 const JOB_COLUMNS: &str =
-    "id, op, request, status, progress, result, error, attempts, created_ms, started_ms, finished_ms";
+    "id, op, request, status, progress, result, error, attempts, created_ms, started_ms, finished_ms, owner";
 
 /// Where a job is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -165,6 +168,8 @@ pub struct Job {
     pub finished_ms: Option<i64>,
     /// The names of the job's artifacts (sorted); the bytes come from [`Store::artifact`].
     pub artifacts: Vec<String>,
+    /// The name of the API key that submitted the job (`None` without keys).
+    pub owner: Option<String>,
 }
 
 /// How many jobs are in each status.
@@ -378,6 +383,17 @@ impl Store {
         request_json: &str,
         max_queued: usize,
     ) -> Result<Job, StoreError> {
+        self.insert_for(op, request_json, max_queued, None)
+    }
+
+    /// [`Store::insert`], for the API key named `owner`.
+    pub fn insert_for(
+        &self,
+        op: &str,
+        request_json: &str,
+        max_queued: usize,
+        owner: Option<&str>,
+    ) -> Result<Job, StoreError> {
         let created_ms = now_ms();
         let outcome = self.write(&format!("accepting a {op} job"), |tx| {
             let queued = count_status(tx, JobStatus::Queued)?;
@@ -387,10 +403,10 @@ impl Store {
             // randomblob draws from SQLite's PRNG, seeded from the OS's randomness: 128 bits
             // nobody can guess, so a job id works as a capability for its results.
             let id: String = tx.query_row(
-                "INSERT INTO jobs (id, op, request, status, attempts, created_ms)
-                 VALUES (lower(hex(randomblob(16))), ?1, ?2, 'queued', 0, ?3)
+                "INSERT INTO jobs (id, op, request, status, attempts, created_ms, owner)
+                 VALUES (lower(hex(randomblob(16))), ?1, ?2, 'queued', 0, ?3, ?4)
                  RETURNING id",
-                params![op, request_json, created_ms],
+                params![op, request_json, created_ms, owner],
                 |row| row.get(0),
             )?;
             Ok(Ok(id))
@@ -409,6 +425,7 @@ impl Store {
             started_ms: None,
             finished_ms: None,
             artifacts: Vec::new(),
+            owner: owner.map(str::to_string),
         })
     }
 
@@ -689,6 +706,7 @@ fn load_job(tx: &Transaction<'_>, id: &str) -> rusqlite::Result<Option<Result<Jo
                         started_ms: row.get(9)?,
                         finished_ms: row.get(10)?,
                         artifacts: Vec::new(),
+                        owner: row.get(11)?,
                     },
                     row.get::<_, String>(3)?,
                 ))

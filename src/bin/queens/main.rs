@@ -306,7 +306,8 @@ struct Timeout {
     #[arg(long, value_name = "SECS", value_parser = seconds)]
     timeout: Option<Duration>,
     /// Refuse SAT work whose estimated memory is over MB megabytes, before allocating it
-    /// (default: half of this machine's memory).
+    /// (default: half the smallest of this machine's memory, the cgroup's limit and
+    /// `ulimit -v`).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
     max_memory: Option<u64>,
 }
@@ -643,7 +644,9 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 instance: input.load()?,
                 encoding,
             };
-            let resp = ops::encode(&req, &Context::default())?;
+            let mut ctx = Context::default();
+            ctx.budget.max_memory = Some(queens::engine::default_max_memory());
+            let resp = ops::encode(&req, &ctx)?;
             match output {
                 Some(path) => {
                     std::fs::write(&path, &resp.dimacs).map_err(|e| Error::Io {
