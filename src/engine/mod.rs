@@ -19,6 +19,7 @@ use crate::verify::verify;
 
 pub mod certify;
 pub mod explain;
+pub mod ext;
 pub mod race;
 
 /// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
@@ -36,6 +37,9 @@ pub enum EngineSpec {
     /// once; the first answer wins ([`race`]). It answers "is there a solution?" only, and
     /// runs through a caller that can start the child: the operations layer or `compare`.
     Race(Encoding),
+    /// An external SAT solver ([`ext`]) on the CNF `queens encode` writes, in a child
+    /// process killed at the deadline: `ext:NAME[:ENCODING][+rings]`.
+    Ext(ext::ExtSpec),
 }
 
 impl EngineSpec {
@@ -45,6 +49,7 @@ impl EngineSpec {
             EngineSpec::Backtrack { .. } => "backtrack",
             EngineSpec::Sat(_) => "sat",
             EngineSpec::Race(_) => "race",
+            EngineSpec::Ext(_) => "ext",
         }
     }
 
@@ -52,7 +57,7 @@ impl EngineSpec {
     pub fn other(self, encoding: Encoding) -> EngineSpec {
         match self {
             EngineSpec::Backtrack { .. } | EngineSpec::Race(_) => EngineSpec::Sat(encoding),
-            EngineSpec::Sat(_) => EngineSpec::Backtrack { threads: 0 },
+            EngineSpec::Sat(_) | EngineSpec::Ext(_) => EngineSpec::Backtrack { threads: 0 },
         }
     }
 
@@ -71,6 +76,7 @@ impl fmt::Display for EngineSpec {
             EngineSpec::Sat(e) => write!(f, "sat:{e}"),
             EngineSpec::Race(Encoding::Auto) => write!(f, "race"),
             EngineSpec::Race(e) => write!(f, "race:{e}"),
+            EngineSpec::Ext(x) => write!(f, "{x}"),
         }
     }
 }
@@ -101,9 +107,12 @@ impl FromStr for EngineSpec {
                 .parse::<Encoding>()
                 .map(EngineSpec::Race)
                 .map_err(|err| format!("`{s}`: {err}")),
+            ("ext", Some(rest)) => ext::ExtSpec::parse(rest)
+                .map(EngineSpec::Ext)
+                .map_err(|err| format!("`{s}`: {err}")),
             _ => Err(format!(
-                "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING or \
-                 race, e.g. sat:seq)"
+                "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING, \
+                 race or ext:SOLVER, e.g. sat:seq or ext:cadical)"
             )),
         }
     }
@@ -405,6 +414,19 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             };
             (found, work, false)
         }
+        EngineSpec::Ext(x) => {
+            let run = ext::solve(problem, x, budget)?;
+            let work = Work {
+                sat: Some(run.stats),
+                ..Work::default()
+            };
+            // `s UNKNOWN` is no answer within the limits, as a timeout is.
+            match run.answer {
+                ext::ExtAnswer::Sat(q) => (Some(q), work, false),
+                ext::ExtAnswer::Unsat => (None, work, false),
+                ext::ExtAnswer::Unknown | ext::ExtAnswer::Interrupted => (None, work, true),
+            }
+        }
     };
     work.time_ms = ms(start);
     let answer = match found {
@@ -485,6 +507,14 @@ fn visit_all(
                 ..Work::default()
             };
             (work, false)
+        }
+        EngineSpec::Ext(x) => {
+            let (stats, stopped) = ext::enumerate(problem, x, cap, budget, &mut visit)?;
+            let work = Work {
+                sat: Some(stats),
+                ..Work::default()
+            };
+            (work, stopped)
         }
     };
     if let Some(e) = bad {
