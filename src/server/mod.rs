@@ -58,6 +58,8 @@ pub struct Config {
     pub job_timeout_ms: u64,
     /// The `queens` executable that runs uninterruptible work (`queens op`).
     pub exe: PathBuf,
+    /// The external SAT solvers requests may name (engine `ext`): this allowlist only.
+    pub solvers: crate::engine::ext::SolverTable,
 }
 
 /// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
@@ -94,6 +96,12 @@ pub struct ServeArgs {
     /// shared by the workers); a SAT encoding over it is refused with 422.
     #[arg(long, value_name = "MB")]
     pub max_memory: Option<u64>,
+    /// An external SAT solver requests may use with `"engine": "ext", "solver": NAME`:
+    /// NAME=CMD ({cnf}, {proof}, {model} are replaced by file paths; no shell), or a known
+    /// NAME alone (cadical, kissat, minisat, cryptominisat5, picosat). Repeatable; requests
+    /// can name no other solver and never give a command.
+    #[arg(long = "solver", value_name = "NAME=CMD")]
+    pub solver: Vec<String>,
 }
 
 impl ServeArgs {
@@ -144,6 +152,7 @@ impl ServeArgs {
             max_jobs: self.max_jobs,
             job_timeout_ms: self.job_timeout_ms,
             exe,
+            solvers: crate::engine::ext::SolverTable::from_args(&self.solver, true)?,
         })
     }
 }
@@ -506,6 +515,9 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
 
 /// Runs the service until SIGINT or SIGTERM, then shuts down gracefully.
 pub fn serve(config: Config) -> Result<(), crate::Error> {
+    // Requests resolve solver names against the allowlist alone (and the workers' child
+    // processes get it too).
+    crate::engine::ext::configure(config.solvers.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("queens-http")
