@@ -30,6 +30,9 @@ for n in $SIZES; do
     if [ "$n" -le 21 ] && [ -f "$PROB079" ]; then
         grep "\"n\":$n," "$PROB079" | head -n "$PER_N" > "$OUT/inputs/prob079-$n.jsonl"
     else
+        if [ "$n" -le 21 ]; then
+            echo "crossover: $PROB079 not found: generating the n = $n instances instead" >&2
+        fi
         "$Q" generate diagonals --n "$n" --seed 1 --count "$PER_N" -o "$OUT/inputs/generated-$n.jsonl"
     fi
 done
