@@ -93,6 +93,25 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
             })
         }
         EngineSpec::Race(encoding) => race_attempt(problem, encoding, start),
+        EngineSpec::BacktrackRings { threads } => {
+            crate::encode::rings::check_applies(problem)?;
+            let config = backtrack::Config {
+                threads,
+                rings: true,
+                ..backtrack::Config::default()
+            };
+            let (found, stats) = backtrack::solve(problem, &config);
+            Ok(Report {
+                satisfiable: found.is_some(),
+                queens: found.unwrap_or_default(),
+                time_ms: start.elapsed().as_secs_f64() * 1e3,
+                nodes: Some(stats.nodes),
+                learned: None,
+                vars: None,
+                clauses: None,
+                answered_by: None,
+            })
+        }
         EngineSpec::Ext(x) => {
             // No deadline here: the parent kills this process at the limit, and the solver
             // with it (it dies with its parent).

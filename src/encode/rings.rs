@@ -238,6 +238,87 @@ pub fn cardinality(sink: &mut impl ClauseSink, lits: &[Lit], lo: usize, hi: usiz
     }
 }
 
+/// The ring counts of a partial placement, for a search to prune with: after each queen,
+/// [`RingTracker::place`] says whether every ring can still end within its bounds (no ring
+/// over its maximum, and each ring able to reach its minimum with the rows and columns still
+/// free). Only for the full diagonal rule, as [`bounds`].
+#[derive(Clone, Debug)]
+pub struct RingTracker {
+    n: usize,
+    bounds: Vec<RingBound>,
+    count: Vec<usize>,
+    /// Free rows (columns) in ring k's span k..=n−1−k.
+    free_rows: Vec<usize>,
+    free_cols: Vec<usize>,
+    row_used: Vec<bool>,
+    col_used: Vec<bool>,
+}
+
+impl RingTracker {
+    /// A tracker with `queens` already placed.
+    pub fn new(n: usize, queens: &[(usize, usize)]) -> RingTracker {
+        let bounds = bounds(n);
+        let rings = bounds.len();
+        let mut t = RingTracker {
+            n,
+            count: vec![0; rings],
+            free_rows: (0..rings).map(|k| n - 2 * k).collect(),
+            free_cols: (0..rings).map(|k| n - 2 * k).collect(),
+            bounds,
+            row_used: vec![false; n],
+            col_used: vec![false; n],
+        };
+        for &p in queens {
+            t.place(p);
+        }
+        t
+    }
+
+    /// Adds a queen; false when some ring can no longer end within its bounds.
+    pub fn place(&mut self, (r, c): (usize, usize)) -> bool {
+        let n = self.n;
+        self.count[ring_of(n, (r, c))] += 1;
+        for k in 0..=r.min(n - 1 - r) {
+            self.free_rows[k] -= 1;
+        }
+        for k in 0..=c.min(n - 1 - c) {
+            self.free_cols[k] -= 1;
+        }
+        self.row_used[r] = true;
+        self.col_used[c] = true;
+        self.feasible()
+    }
+
+    /// Takes back the queen [`place`](RingTracker::place) added last at `(r, c)`.
+    pub fn unplace(&mut self, (r, c): (usize, usize)) {
+        let n = self.n;
+        self.count[ring_of(n, (r, c))] -= 1;
+        for k in 0..=r.min(n - 1 - r) {
+            self.free_rows[k] += 1;
+        }
+        for k in 0..=c.min(n - 1 - c) {
+            self.free_cols[k] += 1;
+        }
+        self.row_used[r] = false;
+        self.col_used[c] = false;
+    }
+
+    fn feasible(&self) -> bool {
+        let n = self.n;
+        self.bounds.iter().enumerate().all(|(k, b)| {
+            // A further queen in ring k stands on one of its four lines, in a free row and
+            // a free column of its span.
+            let far = n - 1 - k;
+            let mut lines = usize::from(!self.row_used[k]) + usize::from(!self.col_used[k]);
+            if far != k {
+                lines += usize::from(!self.row_used[far]) + usize::from(!self.col_used[far]);
+            }
+            let room = lines.min(self.free_rows[k]).min(self.free_cols[k]);
+            self.count[k] <= b.max && self.count[k] + room >= b.min
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -147,6 +147,11 @@ pub fn solve_certified(
             }
         }
         EngineSpec::Race(_) => return Err(super::race_needs_a_caller()),
+        EngineSpec::BacktrackRings { .. } => {
+            return Err(Error::Unsupported(
+                "a proof comes from the backtracker without the ring prune: drop --rings".into(),
+            ))
+        }
         EngineSpec::Ext(x) => {
             if format == ProofFormat::BinaryDrat {
                 return Err(Error::Unsupported(

@@ -40,13 +40,19 @@ pub enum EngineSpec {
     /// An external SAT solver ([`ext`]) on the CNF `queens encode` writes, in a child
     /// process killed at the deadline: `ext:NAME[:ENCODING][+rings]`.
     Ext(ext::ExtSpec),
+    /// The backtracker pruning with the ring bounds ([`crate::encode::rings`]):
+    /// `backtrack+rings`, `backtrack:T+rings`. The n-queens rule only.
+    BacktrackRings {
+        /// Worker threads (0 = all cores).
+        threads: usize,
+    },
 }
 
 impl EngineSpec {
     /// The engine's family name, as JSON output reports it: `backtrack` or `sat`.
     pub fn name(self) -> &'static str {
         match self {
-            EngineSpec::Backtrack { .. } => "backtrack",
+            EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => "backtrack",
             EngineSpec::Sat(_) => "sat",
             EngineSpec::Race(_) => "race",
             EngineSpec::Ext(_) => "ext",
@@ -56,7 +62,9 @@ impl EngineSpec {
     /// The other family (for cross-checks), with its defaults and this spec's encoding.
     pub fn other(self, encoding: Encoding) -> EngineSpec {
         match self {
-            EngineSpec::Backtrack { .. } | EngineSpec::Race(_) => EngineSpec::Sat(encoding),
+            EngineSpec::Backtrack { .. }
+            | EngineSpec::BacktrackRings { .. }
+            | EngineSpec::Race(_) => EngineSpec::Sat(encoding),
             EngineSpec::Sat(_) | EngineSpec::Ext(_) => EngineSpec::Backtrack { threads: 0 },
         }
     }
@@ -77,6 +85,8 @@ impl fmt::Display for EngineSpec {
             EngineSpec::Race(Encoding::Auto) => write!(f, "race"),
             EngineSpec::Race(e) => write!(f, "race:{e}"),
             EngineSpec::Ext(x) => write!(f, "{x}"),
+            EngineSpec::BacktrackRings { threads: 0 } => write!(f, "backtrack+rings"),
+            EngineSpec::BacktrackRings { threads } => write!(f, "backtrack:{threads}+rings"),
         }
     }
 }
@@ -85,6 +95,17 @@ impl FromStr for EngineSpec {
     type Err = String;
 
     fn from_str(s: &str) -> Result<EngineSpec, String> {
+        if let Some(plain) = s
+            .strip_suffix("+rings")
+            .filter(|p| p.starts_with("backtrack"))
+        {
+            return match plain.parse::<EngineSpec>() {
+                Ok(EngineSpec::Backtrack { threads }) => Ok(EngineSpec::BacktrackRings { threads }),
+                _ => Err(format!(
+                    "`{s}`: use backtrack+rings or backtrack:THREADS+rings"
+                )),
+            };
+        }
         let (name, arg) = match s.split_once(':') {
             Some((a, b)) => (a, Some(b)),
             None => (s, None),
@@ -404,6 +425,19 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             };
             (found, work, stats.interrupted)
         }
+        EngineSpec::BacktrackRings { threads } => {
+            crate::encode::rings::check_applies(problem)?;
+            let config = backtrack::Config {
+                rings: true,
+                ..budget.backtrack_config(threads)
+            };
+            let (found, stats) = backtrack::solve(problem, &config);
+            let work = Work {
+                nodes: Some(stats.nodes),
+                ..Work::default()
+            };
+            (found, work, stats.interrupted)
+        }
         EngineSpec::Race(_) => return Err(race_needs_a_caller()),
         EngineSpec::Sat(encoding) => {
             check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
@@ -493,6 +527,19 @@ fn visit_all(
         EngineSpec::Backtrack { threads } => {
             let stats =
                 backtrack::enumerate(problem, &budget.backtrack_config(threads), cap, &mut visit);
+            let work = Work {
+                nodes: Some(stats.nodes),
+                ..Work::default()
+            };
+            (work, stats.interrupted)
+        }
+        EngineSpec::BacktrackRings { threads } => {
+            crate::encode::rings::check_applies(problem)?;
+            let config = backtrack::Config {
+                rings: true,
+                ..budget.backtrack_config(threads)
+            };
+            let stats = backtrack::enumerate(problem, &config, cap, &mut visit);
             let work = Work {
                 nodes: Some(stats.nodes),
                 ..Work::default()

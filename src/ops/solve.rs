@@ -62,10 +62,11 @@ impl EngineName {
         solver: Option<ExtName>,
         rings: bool,
     ) -> Result<EngineSpec, Error> {
-        if rings && self != EngineName::Ext {
+        if rings && !matches!(self, EngineName::Ext | EngineName::Backtrack) {
             return Err(Error::Unsupported(
-                "field `rings`: the ring constraints go into the CNF of an external solver \
-                 (engine ext; `queens encode --rings` writes them for any solver)"
+                "field `rings`: the ring bounds prune the backtracker and go into the CNF of an \
+                 external solver (engine backtrack or ext; `queens encode --rings` writes them \
+                 for any solver)"
                     .into(),
             ));
         }
@@ -87,6 +88,7 @@ impl EngineName {
                     "field `solver`: names the solver of engine ext only".into(),
                 ))
             }
+            (EngineName::Backtrack, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
             (EngineName::Backtrack, None) => EngineSpec::Backtrack { threads: 0 },
             (EngineName::Sat, None) => EngineSpec::Sat(encoding),
             (EngineName::Race, None) => EngineSpec::Race(encoding),
@@ -96,7 +98,9 @@ impl EngineName {
     /// The name of the family a spec belongs to.
     pub(super) fn of(spec: EngineSpec) -> EngineName {
         match spec {
-            EngineSpec::Backtrack { .. } => EngineName::Backtrack,
+            EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => {
+                EngineName::Backtrack
+            }
             EngineSpec::Sat(_) => EngineName::Sat,
             EngineSpec::Race(_) => EngineName::Race,
             EngineSpec::Ext(_) => EngineName::Ext,
@@ -560,6 +564,10 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
         EngineSpec::Backtrack { .. } if req.threads.is_some() => {
             let threads = req.threads.unwrap_or(0);
             solve_on(req, EngineSpec::Backtrack { threads }, ctx)
+        }
+        EngineSpec::BacktrackRings { .. } if req.threads.is_some() => {
+            let threads = req.threads.unwrap_or(0);
+            solve_on(req, EngineSpec::BacktrackRings { threads }, ctx)
         }
         spec => solve_on(req, spec, ctx),
     }

@@ -440,3 +440,52 @@ fn rings_prints_the_papers_table_beside_ours() {
     let o = queens(&["encode", &instance("region-7.txt"), "--rings"], None);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn the_backtrackers_ring_prune_keeps_every_solution() {
+    let mut problems: Vec<Problem> = (1..=10).map(|n| Problem::new(n).unwrap()).collect();
+    for name in [
+        "nauck-1850.txt",
+        "unsolvable-completion.txt",
+        "blocked-8.txt",
+    ] {
+        problems.push(formats::read_path(std::path::Path::new(&instance(name))).unwrap());
+    }
+    for problem in &problems {
+        let list = |rings: bool| {
+            let config = backtrack::Config {
+                threads: 1,
+                rings,
+                ..Default::default()
+            };
+            let mut all = Vec::new();
+            backtrack::enumerate(problem, &config, None, |q| {
+                all.push(q.to_vec());
+                true
+            });
+            all.sort();
+            all
+        };
+        assert_eq!(list(true), list(false), "n {}", problem.n());
+    }
+    // Through the engine spec, on the command line and in compare.
+    let o = queens(&["solve", "--n", "12", "--rings", "--json"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let corpus = "/work/shared/data/csplib-prob079-excluded-diagonals.jsonl";
+    let mut args = vec![
+        "compare",
+        "--engines",
+        "backtrack:1,backtrack:1+rings,backtrack+rings",
+        "--json",
+    ];
+    let diag8 = format!("{}/tests/data/diag-8.param", env!("CARGO_MANIFEST_DIR"));
+    if std::path::Path::new(corpus).exists() {
+        args.extend([corpus, "--select", "n=14", "--first", "12", "--take", "30"]);
+    } else {
+        args.push(&diag8);
+    }
+    let o = queens(&args, None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = queens(&["solve", &instance("region-7.txt"), "--rings"], None);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
