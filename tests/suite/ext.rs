@@ -489,3 +489,76 @@ fn the_backtrackers_ring_prune_keeps_every_solution() {
     let o = queens(&["solve", &instance("region-7.txt"), "--rings"], None);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn compare_fits_growth_per_board_size() {
+    let dir = std::env::temp_dir().join(format!("queens-growth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |n: &str| dir.join(n).display().to_string();
+    for n in ["10", "12", "14"] {
+        let out = file(&format!("d{n}.jsonl"));
+        let o = queens(
+            &[
+                "generate",
+                "diagonals",
+                "--n",
+                n,
+                "--count",
+                "3",
+                "-o",
+                &out,
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let plot = file("growth.svg");
+    let o = queens(
+        &[
+            "compare",
+            &file("d10.jsonl"),
+            &file("d12.jsonl"),
+            &file("d14.jsonl"),
+            "--first-ratio",
+            "0.9",
+            "--per-n",
+            "2",
+            "--engines",
+            "backtrack:1,backtrack:2",
+            "--growth-plot",
+            &plot,
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["instances"].as_array().unwrap().len(), 6);
+    let sizes = j["growth"]["sizes"].as_array().unwrap();
+    assert_eq!(sizes.len(), 6, "{sizes:?}");
+    for s in sizes {
+        assert_eq!(s["instances"], 2);
+        assert_eq!(s["solved"], 2);
+    }
+    let fits = j["growth"]["fits"].as_array().unwrap();
+    assert_eq!(fits.len(), 2);
+    assert_eq!(fits[0]["points"], 3);
+    assert!(fits[0]["b"].as_f64().unwrap() > 0.0);
+    assert!(fits[0]["b_low"].as_f64().unwrap() <= fits[0]["b"].as_f64().unwrap());
+    assert!(std::fs::read_to_string(&plot).unwrap().contains("<svg"));
+    // The text form prints the table and the fits.
+    let o = queens(
+        &[
+            "compare",
+            &file("d10.jsonl"),
+            "--first-ratio",
+            "0.9",
+            "--engines",
+            "backtrack:1",
+            "--growth",
+        ],
+        None,
+    );
+    assert!(stdout(&o).contains("growth time ≈ a·bⁿ"), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
