@@ -28,7 +28,7 @@ mkdir -p "$OUT/inputs"
 rm -f "$OUT"/inputs/*.jsonl
 for n in $SIZES; do
     if [ "$n" -le 21 ] && [ -f "$PROB079" ]; then
-        grep "\"n\":$n," "$PROB079" | head -n "$PER_N" > "$OUT/inputs/prob079-$n.jsonl"
+        grep -m "$PER_N" "\"n\":$n," "$PROB079" > "$OUT/inputs/prob079-$n.jsonl"
     else
         if [ "$n" -le 21 ]; then
             echo "crossover: $PROB079 not found: generating the n = $n instances instead" >&2
