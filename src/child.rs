@@ -90,20 +90,65 @@ pub enum Exit {
 /// Each line the child writes to stderr is also passed to `on_line` as it arrives (progress
 /// reports). Err: the child could not be started or waited for (the message says why).
 pub fn run(
-    mut command: Command,
+    command: Command,
     input: &[u8],
     deadline: Option<Instant>,
     stop: &dyn Fn() -> bool,
     on_line: &(dyn Fn(&str) + Sync),
 ) -> Result<Exit, String> {
+    run_limited(command, input, deadline, stop, on_line, None)
+}
+
+/// [`run`], with the child's address space limited to `max_memory` bytes (`RLIMIT_AS`, set
+/// right after the start; Linux only): a program that is not ours, such as an external SAT
+/// solver, then fails to allocate instead of taking the machine's memory.
+pub fn run_limited(
+    mut command: Command,
+    input: &[u8],
+    deadline: Option<Instant>,
+    stop: &dyn Fn() -> bool,
+    on_line: &(dyn Fn(&str) + Sync),
+    max_memory: Option<u64>,
+) -> Result<Exit, String> {
     let start = Instant::now();
     let program = command.get_program().to_string_lossy().into_owned();
+    // The child dies with this process: a `queens op` worker killed at its deadline must
+    // not leave an external solver running on as an orphan.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs between fork and exec and only makes the prctl system
+        // call, which is async-signal-safe; it allocates nothing and takes no lock.
+        unsafe {
+            command.pre_exec(|| {
+                rustix::process::set_parent_process_death_signal(Some(
+                    rustix::process::Signal::KILL,
+                ))
+                .map_err(std::io::Error::from)
+            });
+        }
+    }
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start {program}: {e}"))?;
+    #[cfg(target_os = "linux")]
+    if let Some(bytes) = max_memory {
+        use rustix::process::{prlimit, Pid, Resource, Rlimit};
+        let limit = Rlimit {
+            current: Some(bytes),
+            maximum: Some(bytes),
+        };
+        if prlimit(Some(Pid::from_child(&child)), Resource::As, limit).is_err() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("cannot limit the memory of {program}"));
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = max_memory;
     let mut stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
     std::thread::scope(|s| {

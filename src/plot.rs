@@ -296,6 +296,77 @@ where
     }
 }
 
+/// Writes a line plot as SVG: one line with markers per series of (x, seconds) points, the
+/// y axis logarithmic (whole decades, times clamped to at least [`MIN_SECONDS`]), and a dashed
+/// line at `limit` seconds.
+pub fn growth_svg(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    limit: Option<f64>,
+) -> Result<(), Error> {
+    let pts = || series.iter().flat_map(|s| s.1.iter().copied());
+    let (mut x0, mut x1) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+        (a.min(p.0), b.max(p.0))
+    });
+    if x0 > x1 {
+        (x0, x1) = (0.0, 1.0);
+    }
+    let (x0, x1) = (x0 - 0.5, x1 + 0.5);
+    let (lo, hi) = axis_range(pts().map(|p| (clamp(p.1), clamp(p.1))), limit.map(clamp));
+    let root = SVGBackend::new(path, (800, 560)).into_drawing_area();
+    let draw = || -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+        root.fill(&WHITE)?;
+        let (lo, hi) = (lo * (1.0 - 1e-9), hi * (1.0 + 1e-9));
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(16)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x0..x1, (lo..hi).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .y_label_formatter(&|v| seconds_label(*v))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        if let Some(t) = limit.map(clamp) {
+            let grey = BLACK.mix(0.35).stroke_width(1);
+            chart
+                .draw_series(DashedLineSeries::new([(x0, t), (x1, t)], 2, 3, grey))?
+                .label(format!("limit {}s", seconds_label(t)))
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], grey));
+        }
+        for (i, (label, points)) in series.iter().enumerate() {
+            let colour = Palette99::pick(i).to_rgba();
+            let placed: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (x, clamp(y))).collect();
+            chart
+                .draw_series(LineSeries::new(placed.clone(), colour.stroke_width(2)))?
+                .label(label.as_str())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 4), (x + 12, y + 4)], colour.filled()).into_dyn()
+                });
+            chart.draw_series(
+                placed
+                    .iter()
+                    .map(|&p| Circle::new(p, MARKER, colour.stroke_width(2))),
+            )?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .draw()?;
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| plot_error(path, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

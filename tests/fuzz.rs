@@ -569,6 +569,8 @@ fn exercise_ops(p: &Problem) {
             cross_check: false,
             timeout_ms: None,
             shard: None,
+            solver: None,
+            rings: false,
         }),
     ];
     let mut solve = SolveRequest::new(p.clone());
@@ -603,6 +605,7 @@ fn exercise_ops(p: &Problem) {
         requests.push(Request::Encode(EncodeRequest {
             instance: inst(),
             encoding: Default::default(),
+            rings: false,
         }));
     }
     for req in &requests {

@@ -1147,3 +1147,50 @@ fn an_optimum_search_over_the_memory_limit_is_refused_with_its_estimate() {
     let (code, best) = post(&s, "/v1/collection/solve", &json!({"deal": deal}));
     assert_eq!(code, 200, "{best}");
 }
+
+#[test]
+fn external_solvers_come_only_from_the_servers_allowlist() {
+    let fake = format!(
+        "wrong=sh {}/tests/data/solvers/wrong-model.sh {{cnf}}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let s = Server::start(&["--solver", &fake, "--solver", "minisat"]);
+    let (code, v) = get(&s, "/v1/engines");
+    assert_eq!(code, 200, "{v}");
+    let names: Vec<&str> = v["solvers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["wrong", "minisat"]);
+    let (_, openapi) = get(&s, "/openapi.json");
+    assert!(openapi["paths"]["/v1/engines"].is_object());
+    // A solver the server does not list is refused, even one installed on its PATH.
+    let body = json!({"instance": nauck(), "engine": "ext", "solver": "cadical"});
+    let (code, v) = post(&s, "/v1/solve", &body);
+    assert_eq!(code, 422, "{v}");
+    assert!(
+        v["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not on this server's list"),
+        "{v}"
+    );
+    // A request cannot give a command: the solver field is a name.
+    let body = json!({"instance": nauck(), "engine": "ext", "solver": "sh -c 'rm -rf /'"});
+    let (code, v) = post(&s, "/v1/solve", &body);
+    assert_eq!(code, 422, "{v}");
+    // A listed solver whose model is wrong is a server-side failure, never an answer.
+    let body = json!({"instance": nauck(), "engine": "ext", "solver": "wrong"});
+    let (code, v) = post(&s, "/v1/solve", &body);
+    assert_eq!(code, 500, "{v}");
+    if queens::engine::ext::find_program("minisat").is_some() {
+        let body = json!({"instance": nauck(), "engine": "ext", "solver": "minisat"});
+        let (code, v) = post(&s, "/v1/solve", &body);
+        assert_eq!(code, 200, "{v}");
+        assert_verified(&nauck(), &v["queens"]);
+    } else {
+        eprintln!("skipped the minisat request: minisat is not installed");
+    }
+}

@@ -44,6 +44,10 @@ pub struct Config {
     pub threads: usize,
     /// Called with (subtrees done, subtrees in all) while counting.
     pub progress: Option<std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>>,
+    /// Prune with the ring bounds ([`crate::encode::rings`]): a placement after which some
+    /// ring can no longer end within its bounds is not searched. Off by default; only for
+    /// the full diagonal rule, where the bounds hold.
+    pub rings: bool,
 }
 
 /// Work done by a run.
@@ -414,6 +418,9 @@ struct Run<'a> {
     interrupted: bool,
     /// Candidate buffers, one per depth, reused across the run.
     buffers: Vec<Vec<Pos>>,
+    /// Prune with the ring bounds (`Config::rings`); the tracker is made at the first node.
+    rings: bool,
+    tracker: Option<crate::encode::rings::RingTracker>,
 }
 
 impl<'a> Run<'a> {
@@ -427,6 +434,8 @@ impl<'a> Run<'a> {
             cancel,
             interrupted: false,
             buffers: Vec::new(),
+            rings: config.rings,
+            tracker: None,
         }
     }
 
@@ -456,14 +465,30 @@ impl<'a> Run<'a> {
             Vec::new()
         };
         let mut go_on = true;
+        if self.rings && self.tracker.is_none() {
+            self.tracker = Some(crate::encode::rings::RingTracker::new(
+                board.n(),
+                board.queens(),
+            ));
+        }
         if board.branch(&mut cells) {
             for i in 0..cells.len() {
                 board.order(&mut cells, i);
                 let p = cells[i];
                 self.nodes += 1;
+                if let Some(t) = self.tracker.as_mut() {
+                    let fits = t.place(p);
+                    if !fits {
+                        t.unplace(p);
+                        continue;
+                    }
+                }
                 board.place(p);
                 go_on = self.search(board, visit);
                 board.undo();
+                if let Some(t) = self.tracker.as_mut() {
+                    t.unplace(p);
+                }
                 if !go_on {
                     break;
                 }

@@ -33,6 +33,9 @@ pub struct Certificate {
     pub convert_ms: f64,
     /// Milliseconds the built-in checker took to accept the proof.
     pub check_ms: f64,
+    /// The checker that accepted it: `built-in`, or `drat-trim` (an external solver's DRAT,
+    /// where drat-trim is installed).
+    pub checker: &'static str,
 }
 
 /// A certified answer.
@@ -144,6 +147,36 @@ pub fn solve_certified(
             }
         }
         EngineSpec::Race(_) => return Err(super::race_needs_a_caller()),
+        EngineSpec::BacktrackRings { .. } => {
+            return Err(Error::Unsupported(
+                "a proof comes from the backtracker without the ring prune: drop --rings".into(),
+            ))
+        }
+        EngineSpec::Ext(x) => {
+            if format == ProofFormat::BinaryDrat {
+                return Err(Error::Unsupported(
+                    "an external solver's proof is checked as text DRAT: ask for drat (or \
+                     lrat, converted from it)"
+                        .into(),
+                ));
+            }
+            if x.rings {
+                super::ext::add_rings(problem, &mut cnf)?;
+            }
+            let run = super::ext::solve_proving(problem, x, &cnf, budget)?;
+            work.sat = Some(run.stats);
+            match run.answer {
+                super::ext::ExtAnswer::Sat(q) => (Some(q), Vec::new()),
+                super::ext::ExtAnswer::Unsat => (None, run.proof.unwrap_or_default()),
+                super::ext::ExtAnswer::Unknown | super::ext::ExtAnswer::Interrupted => {
+                    work.time_ms = ms(start);
+                    return Ok(Certified {
+                        answer: CertifiedAnswer::Interrupted,
+                        work,
+                    });
+                }
+            }
+        }
         EngineSpec::Sat(_) => {
             let solve_start = Instant::now();
             let mut drat = Vec::new();
@@ -184,7 +217,14 @@ pub fn solve_certified(
     let convert_start = Instant::now();
     let (proof, trimmed) = if format == ProofFormat::Lrat {
         let mut lrat = Vec::new();
-        let stats = proof::drat_to_lrat(&cnf.formula, &drat, true, &mut lrat).map_err(rejected)?;
+        let stats = proof::drat_to_lrat(
+            &cnf.formula,
+            &drat,
+            // An external solver writes text DRAT.
+            !matches!(spec, EngineSpec::Ext(_)),
+            &mut lrat,
+        )
+        .map_err(rejected)?;
         (lrat, stats.trimmed)
     } else {
         (drat, 0)
@@ -195,7 +235,27 @@ pub fn solve_certified(
         0.0
     };
     let check_start = Instant::now();
-    let stats = proof::check_proof(&cnf.formula, format, &proof).map_err(rejected)?;
+    // An external solver's DRAT may use RAT steps, which the built-in checker refuses:
+    // drat-trim checks it where it is installed.
+    let outside = match spec {
+        EngineSpec::Ext(_) if format == ProofFormat::Drat => {
+            super::ext::check_with_drat_trim(&cnf, &proof, budget)
+        }
+        _ => None,
+    };
+    let stats = match outside {
+        Some(Ok(())) => proof::ProofStats {
+            // drat-trim accepted it (see `checker` below).
+            lemmas: count_text_lemmas(&proof),
+            ..proof::ProofStats::default()
+        },
+        Some(Err(why)) => {
+            return Err(Error::Internal(format!(
+                "the {spec} engine's proof of unsatisfiability does not check: {why}"
+            )))
+        }
+        None => proof::check_proof(&cnf.formula, format, &proof).map_err(rejected)?,
+    };
     let check_ms = ms(check_start);
     Ok(Certified {
         answer: CertifiedAnswer::Unsat(Box::new(Certificate {
@@ -206,7 +266,23 @@ pub fn solve_certified(
             trimmed,
             convert_ms,
             check_ms,
+            checker: if outside.is_some() {
+                "drat-trim"
+            } else {
+                "built-in"
+            },
         })),
         work,
     })
+}
+
+/// Lemmas (added clauses) in a text DRAT proof: its lines that are not deletions or comments.
+fn count_text_lemmas(proof: &[u8]) -> u64 {
+    proof
+        .split(|&b| b == b'\n')
+        .filter(|l| {
+            let l = l.trim_ascii_start();
+            !l.is_empty() && !l.starts_with(b"d ") && !l.starts_with(b"c")
+        })
+        .count() as u64
 }

@@ -19,6 +19,7 @@ use crate::verify::verify;
 
 pub mod certify;
 pub mod explain;
+pub mod ext;
 pub mod race;
 
 /// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
@@ -36,23 +37,35 @@ pub enum EngineSpec {
     /// once; the first answer wins ([`race`]). It answers "is there a solution?" only, and
     /// runs through a caller that can start the child: the operations layer or `compare`.
     Race(Encoding),
+    /// An external SAT solver ([`ext`]) on the CNF `queens encode` writes, in a child
+    /// process killed at the deadline: `ext:NAME[:ENCODING][+rings]`.
+    Ext(ext::ExtSpec),
+    /// The backtracker pruning with the ring bounds ([`crate::encode::rings`]):
+    /// `backtrack+rings`, `backtrack:T+rings`. The n-queens rule only.
+    BacktrackRings {
+        /// Worker threads (0 = all cores).
+        threads: usize,
+    },
 }
 
 impl EngineSpec {
     /// The engine's family name, as JSON output reports it: `backtrack` or `sat`.
     pub fn name(self) -> &'static str {
         match self {
-            EngineSpec::Backtrack { .. } => "backtrack",
+            EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => "backtrack",
             EngineSpec::Sat(_) => "sat",
             EngineSpec::Race(_) => "race",
+            EngineSpec::Ext(_) => "ext",
         }
     }
 
     /// The other family (for cross-checks), with its defaults and this spec's encoding.
     pub fn other(self, encoding: Encoding) -> EngineSpec {
         match self {
-            EngineSpec::Backtrack { .. } | EngineSpec::Race(_) => EngineSpec::Sat(encoding),
-            EngineSpec::Sat(_) => EngineSpec::Backtrack { threads: 0 },
+            EngineSpec::Backtrack { .. }
+            | EngineSpec::BacktrackRings { .. }
+            | EngineSpec::Race(_) => EngineSpec::Sat(encoding),
+            EngineSpec::Sat(_) | EngineSpec::Ext(_) => EngineSpec::Backtrack { threads: 0 },
         }
     }
 
@@ -71,6 +84,9 @@ impl fmt::Display for EngineSpec {
             EngineSpec::Sat(e) => write!(f, "sat:{e}"),
             EngineSpec::Race(Encoding::Auto) => write!(f, "race"),
             EngineSpec::Race(e) => write!(f, "race:{e}"),
+            EngineSpec::Ext(x) => write!(f, "{x}"),
+            EngineSpec::BacktrackRings { threads: 0 } => write!(f, "backtrack+rings"),
+            EngineSpec::BacktrackRings { threads } => write!(f, "backtrack:{threads}+rings"),
         }
     }
 }
@@ -79,6 +95,17 @@ impl FromStr for EngineSpec {
     type Err = String;
 
     fn from_str(s: &str) -> Result<EngineSpec, String> {
+        if let Some(plain) = s
+            .strip_suffix("+rings")
+            .filter(|p| p.starts_with("backtrack"))
+        {
+            return match plain.parse::<EngineSpec>() {
+                Ok(EngineSpec::Backtrack { threads }) => Ok(EngineSpec::BacktrackRings { threads }),
+                _ => Err(format!(
+                    "`{s}`: use backtrack+rings or backtrack:THREADS+rings"
+                )),
+            };
+        }
         let (name, arg) = match s.split_once(':') {
             Some((a, b)) => (a, Some(b)),
             None => (s, None),
@@ -101,9 +128,12 @@ impl FromStr for EngineSpec {
                 .parse::<Encoding>()
                 .map(EngineSpec::Race)
                 .map_err(|err| format!("`{s}`: {err}")),
+            ("ext", Some(rest)) => ext::ExtSpec::parse(rest)
+                .map(EngineSpec::Ext)
+                .map_err(|err| format!("`{s}`: {err}")),
             _ => Err(format!(
-                "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING or \
-                 race, e.g. sat:seq)"
+                "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING, \
+                 race or ext:SOLVER, e.g. sat:seq or ext:cadical)"
             )),
         }
     }
@@ -414,6 +444,19 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             };
             (found, work, stats.interrupted)
         }
+        EngineSpec::BacktrackRings { threads } => {
+            crate::encode::rings::check_applies(problem)?;
+            let config = backtrack::Config {
+                rings: true,
+                ..budget.backtrack_config(threads)
+            };
+            let (found, stats) = backtrack::solve(problem, &config);
+            let work = Work {
+                nodes: Some(stats.nodes),
+                ..Work::default()
+            };
+            (found, work, stats.interrupted)
+        }
         EngineSpec::Race(_) => return Err(race_needs_a_caller()),
         EngineSpec::Sat(encoding) => {
             check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
@@ -423,6 +466,19 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
                 ..Work::default()
             };
             (found, work, false)
+        }
+        EngineSpec::Ext(x) => {
+            let run = ext::solve(problem, x, budget)?;
+            let work = Work {
+                sat: Some(run.stats),
+                ..Work::default()
+            };
+            // `s UNKNOWN` is no answer within the limits, as a timeout is.
+            match run.answer {
+                ext::ExtAnswer::Sat(q) => (Some(q), work, false),
+                ext::ExtAnswer::Unsat => (None, work, false),
+                ext::ExtAnswer::Unknown | ext::ExtAnswer::Interrupted => (None, work, true),
+            }
         }
     };
     work.time_ms = ms(start);
@@ -496,6 +552,19 @@ fn visit_all(
             };
             (work, stats.interrupted)
         }
+        EngineSpec::BacktrackRings { threads } => {
+            crate::encode::rings::check_applies(problem)?;
+            let config = backtrack::Config {
+                rings: true,
+                ..budget.backtrack_config(threads)
+            };
+            let stats = backtrack::enumerate(problem, &config, cap, &mut visit);
+            let work = Work {
+                nodes: Some(stats.nodes),
+                ..Work::default()
+            };
+            (work, stats.interrupted)
+        }
         EngineSpec::Sat(encoding) => {
             check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
             let stats = sat::enumerate(problem, encoding, cap, &mut visit)?;
@@ -504,6 +573,14 @@ fn visit_all(
                 ..Work::default()
             };
             (work, false)
+        }
+        EngineSpec::Ext(x) => {
+            let (stats, stopped) = ext::enumerate(problem, x, cap, budget, &mut visit)?;
+            let work = Work {
+                sat: Some(stats),
+                ..Work::default()
+            };
+            (work, stopped)
         }
     };
     if let Some(e) = bad {

@@ -40,6 +40,8 @@ pub struct BatchOptions {
     pub engine: EngineName,
     /// The SAT engine's at-most-one encoding.
     pub encoding: Encoding,
+    /// With engine `ext`: the external solver.
+    pub solver: Option<crate::engine::ext::ExtName>,
     /// The limit per instance, milliseconds.
     pub timeout_ms: Option<u64>,
     /// Instances solved at once (0: one per core).
@@ -112,9 +114,10 @@ pub fn batch(
         shard: opts.shard,
         set,
         total: entries.len(),
-        engine: match opts.engine {
-            EngineName::Backtrack => "backtrack".to_string(),
-            e => format!("{}:{}", e.name(), opts.encoding),
+        engine: match (opts.engine, opts.solver) {
+            (EngineName::Backtrack, _) => "backtrack".to_string(),
+            (EngineName::Ext, Some(s)) => format!("ext:{s}:{}", opts.encoding),
+            (e, _) => format!("{}:{}", e.name(), opts.encoding),
         },
         timeout_ms: opts.timeout_ms,
         members,
@@ -258,6 +261,7 @@ fn solve_one(entry: &Entry, m: &Member, opts: &BatchOptions, ctx: &Context) -> B
         timeout_ms: opts.timeout_ms,
         // One engine thread per instance: the shard's instances share the cores.
         threads: (opts.engine == EngineName::Backtrack).then_some(1),
+        solver: opts.solver,
         ..SolveRequest::new(problem)
     });
     // The limit is per instance: counted from this instance's start.

@@ -25,6 +25,9 @@ pub struct EncodeRequest {
     /// At-most-one encoding (default `auto`).
     #[serde(default)]
     pub encoding: Encoding,
+    /// Add the ring bounds as redundant cardinality constraints (n-queens rule only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rings: bool,
 }
 
 /// `encode`'s answer: the DIMACS text (the service sends it as `text/plain`, with the
@@ -49,12 +52,16 @@ pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Erro
         crate::engine::SatMemory::WithText,
         &ctx.budget,
     )?;
-    let encoded = sat::encode_problem(problem, req.encoding, FixedMode::Simplify);
+    let mut encoded = sat::encode_problem(problem, req.encoding, FixedMode::Simplify);
+    if req.rings {
+        crate::engine::ext::add_rings(problem, &mut encoded)?;
+    }
     let header = vec![
         format!("queens CNF: {}", report::summary(problem)),
         format!(
-            "encoding {}; fixed queens simplified away; variables 1..={} are cells",
+            "encoding {}{}; fixed queens simplified away; variables 1..={} are cells",
             req.encoding,
+            if req.rings { " with ring bounds" } else { "" },
             encoded.map.cells().len()
         ),
         "decode a model with: queens decode INSTANCE MODEL".to_string(),

@@ -223,9 +223,9 @@ pub struct ExplainRequest {
 impl ExplainRequest {
     /// Checks the options before any work.
     pub fn validate(&self) -> Result<(), Error> {
-        if self.engine == EngineName::Race {
+        if matches!(self.engine, EngineName::Race | EngineName::Ext) {
             return Err(Error::Unsupported(
-                "field `engine`: explain runs backtrack or sat, not race".into(),
+                "field `engine`: explain runs backtrack or sat, not race or ext".into(),
             ));
         }
         Ok(())
@@ -323,7 +323,11 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
     match exp {
         None => {}
         Some(Explanation::Solvable(q)) => {
-            engine::checked(problem, &q, EngineSpec::name(req.engine.spec(req.encoding)))?;
+            engine::checked(
+                problem,
+                &q,
+                EngineSpec::name(req.engine.spec(req.encoding, None, false)?),
+            )?;
             resp.status = Status::Sat;
             resp.queens = Some(q);
         }

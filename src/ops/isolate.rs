@@ -148,6 +148,8 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
     let dir = child::TempDir::new("queens-op")?;
     let mut command = Command::new(exe);
     command.arg("op").arg("--artifacts").arg(dir.path());
+    // The child may run exactly the external solvers this process may.
+    command.args(crate::engine::ext::table().child_args());
     if let Some(bytes) = ctx.budget.max_memory {
         command.arg("--max-memory").arg(bytes.to_string());
     }

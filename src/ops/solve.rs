@@ -10,6 +10,7 @@ use super::{ms, Artifacts, Context, Instance, Status};
 use crate::batch::shard::{content_hash, Shard, ShardInfo};
 use crate::encode::amo::Encoding;
 use crate::engine::certify::{self, CertifiedAnswer};
+use crate::engine::ext::{ExtName, ExtSpec};
 use crate::engine::{self, Answer, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
@@ -29,6 +30,9 @@ pub enum EngineName {
     /// Both at once, one core each (the SAT engine in a child process); the first answer
     /// wins (`answered_by` says which). One solution or "no solution" only.
     Race,
+    /// An external SAT solver named by `solver` (from the list `GET /v1/engines` gives), on
+    /// the CNF `encode` writes; killed at the deadline, its answer verified.
+    Ext,
 }
 
 impl EngineName {
@@ -38,6 +42,7 @@ impl EngineName {
             EngineName::Backtrack => "backtrack",
             EngineName::Sat => "sat",
             EngineName::Race => "race",
+            EngineName::Ext => "ext",
         }
     }
 
@@ -45,24 +50,60 @@ impl EngineName {
     pub fn other(self) -> EngineName {
         match self {
             EngineName::Backtrack | EngineName::Race => EngineName::Sat,
-            EngineName::Sat => EngineName::Backtrack,
+            EngineName::Sat | EngineName::Ext => EngineName::Backtrack,
         }
     }
 
-    pub(super) fn spec(self, encoding: Encoding) -> EngineSpec {
-        match self {
-            EngineName::Backtrack => EngineSpec::Backtrack { threads: 0 },
-            EngineName::Sat => EngineSpec::Sat(encoding),
-            EngineName::Race => EngineSpec::Race(encoding),
+    /// The engine spec of a request: `solver` names the external solver of `ext` (and is
+    /// refused with any other engine), `rings` adds the ring constraints to its CNF.
+    pub(super) fn spec(
+        self,
+        encoding: Encoding,
+        solver: Option<ExtName>,
+        rings: bool,
+    ) -> Result<EngineSpec, Error> {
+        if rings && !matches!(self, EngineName::Ext | EngineName::Backtrack) {
+            return Err(Error::Unsupported(
+                "field `rings`: the ring bounds prune the backtracker and go into the CNF of an \
+                 external solver (engine backtrack or ext; `queens encode --rings` writes them \
+                 for any solver)"
+                    .into(),
+            ));
         }
+        Ok(match (self, solver) {
+            (EngineName::Ext, Some(solver)) => EngineSpec::Ext(ExtSpec {
+                solver,
+                encoding,
+                rings,
+            }),
+            (EngineName::Ext, None) => {
+                return Err(Error::Unsupported(
+                    "field `solver`: engine ext needs the name of a solver (GET /v1/engines \
+                     lists them; on the command line --engine ext:NAME)"
+                        .into(),
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(Error::Unsupported(
+                    "field `solver`: names the solver of engine ext only".into(),
+                ))
+            }
+            (EngineName::Backtrack, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
+            (EngineName::Backtrack, None) => EngineSpec::Backtrack { threads: 0 },
+            (EngineName::Sat, None) => EngineSpec::Sat(encoding),
+            (EngineName::Race, None) => EngineSpec::Race(encoding),
+        })
     }
 
     /// The name of the family a spec belongs to.
     pub(super) fn of(spec: EngineSpec) -> EngineName {
         match spec {
-            EngineSpec::Backtrack { .. } => EngineName::Backtrack,
+            EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => {
+                EngineName::Backtrack
+            }
             EngineSpec::Sat(_) => EngineName::Sat,
             EngineSpec::Race(_) => EngineName::Race,
+            EngineSpec::Ext(_) => EngineName::Ext,
         }
     }
 }
@@ -100,12 +141,23 @@ pub struct SolveRequest {
     /// per core with 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
+    /// With engine `ext`: the solver's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub solver: Option<ExtName>,
+    /// With engine `ext`: add the ring bounds as redundant cardinality constraints.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rings: bool,
 }
 
 impl SolveRequest {
     /// Checks the options against each other and the limits, before any work.
     pub fn validate(&self) -> Result<(), Error> {
         check_limit(self.limit)?;
+        self.engine.spec(self.encoding, self.solver, self.rings)?;
+        if let Some(s) = self.solver {
+            crate::engine::ext::table().resolve(s)?;
+        }
         let n = self.instance.0.n();
         let most = max_listed(n);
         if self.limit.is_some_and(|k| k > most) {
@@ -155,6 +207,8 @@ impl SolveRequest {
             timeout_ms: None,
             proof: None,
             threads: None,
+            solver: None,
+            rings: false,
         }
     }
 }
@@ -227,6 +281,10 @@ pub struct ProofInfo {
     pub checked: bool,
     /// Milliseconds the built-in check took.
     pub check_ms: f64,
+    /// The checker that accepted the proof, when it is not the built-in one (`drat-trim`,
+    /// for an external solver's DRAT where drat-trim is installed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checker: Option<String>,
     /// Size of the proof in bytes.
     pub bytes: usize,
     /// CLI: where the proof was written.
@@ -336,11 +394,29 @@ pub struct CountRequest {
     /// for `queens merge` to sum with the others (docs/batch-and-clusters.md, "Batch runs and shards").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// With engine `ext`: the solver's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub solver: Option<ExtName>,
+    /// With engine `ext`: add the ring bounds as redundant cardinality constraints.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rings: bool,
 }
 
 impl CountRequest {
     /// Checks the options before any work.
     pub fn validate(&self) -> Result<(), Error> {
+        self.engine.spec(self.encoding, self.solver, self.rings)?;
+        if let Some(s) = self.solver {
+            crate::engine::ext::table().resolve(s)?;
+        }
+        if self.engine == EngineName::Ext && (self.limit.is_none() || self.shard.is_some()) {
+            return Err(Error::Unsupported(
+                "field `limit`: an external solver counts by solving again with each solution \
+                 blocked, so it needs a limit (and no shard)"
+                    .into(),
+            ));
+        }
         if self.engine == EngineName::Race {
             return Err(Error::Unsupported(
                 "field `engine`: race answers one solution or \"no solution\": count with \
@@ -465,6 +541,15 @@ fn find(
     })
 }
 
+/// The status of a run that stopped without an answer: `timeout` or `cancelled`, or
+/// `unknown` when an external solver gave up (`s UNKNOWN`) within the limits.
+fn no_answer(spec: EngineSpec, ctx: &Context) -> Status {
+    match spec {
+        EngineSpec::Ext(_) if !ctx.budget.exhausted() => Status::Unknown,
+        _ => Status::interrupted(&ctx.budget),
+    }
+}
+
 fn disagree(what: &str, a: String, b: String) -> Error {
     Error::Internal(format!("the engines disagree on the {what}:\n  {a}\n  {b}"))
 }
@@ -474,11 +559,15 @@ fn disagree(what: &str, a: String, b: String) -> Error {
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
-    match req.engine.spec(req.encoding) {
+    match req.engine.spec(req.encoding, req.solver, req.rings)? {
         EngineSpec::Race(_) => super::race::solve(req, ctx),
         EngineSpec::Backtrack { .. } if req.threads.is_some() => {
             let threads = req.threads.unwrap_or(0);
             solve_on(req, EngineSpec::Backtrack { threads }, ctx)
+        }
+        EngineSpec::BacktrackRings { .. } if req.threads.is_some() => {
+            let threads = req.threads.unwrap_or(0);
+            solve_on(req, EngineSpec::BacktrackRings { threads }, ctx)
         }
         spec => solve_on(req, spec, ctx),
     }
@@ -533,10 +622,10 @@ pub(super) fn solve_on(
     // A listing cut short is no answer to "which are all the solutions?", even with some
     // found: it says `timeout` and carries what it has.
     let status = match (found.solutions.is_empty(), found.interrupted) {
-        (false, true) if many => Status::interrupted(&ctx.budget),
+        (false, true) if many => no_answer(spec, ctx),
         (false, _) => Status::Sat,
         (true, false) => Status::Unsat,
-        (true, true) => Status::interrupted(&ctx.budget),
+        (true, true) => no_answer(spec, ctx),
     };
     let resp = SolveResponse {
         status,
@@ -626,6 +715,7 @@ pub(super) fn certificate(
         lemmas: cert.lemmas,
         checked: true,
         check_ms: cert.check_ms,
+        checker: (cert.checker != "built-in").then(|| cert.checker.to_string()),
         bytes: cert.proof.len(),
         path: None,
         cnf: None,
@@ -642,7 +732,7 @@ pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> 
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let problem = &req.instance.0;
     let start = Instant::now();
-    let spec = req.engine.spec(req.encoding);
+    let spec = req.engine.spec(req.encoding, req.solver, req.rings)?;
     if let Some(shard) = req.shard {
         return count_shard(req, problem, shard, spec, ctx, start);
     }
@@ -667,7 +757,7 @@ pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> 
         }
     }
     let status = if counted.interrupted {
-        Status::interrupted(&ctx.budget)
+        no_answer(spec, ctx)
     } else if counted.limited {
         Status::Limited
     } else if counted.count > 0 {

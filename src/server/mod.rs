@@ -61,6 +61,8 @@ pub struct Config {
     pub exe: PathBuf,
     /// API keys, rate limit, and whether `/metrics` needs a key.
     pub access: auth::Access,
+    /// The external SAT solvers requests may name (engine `ext`): this allowlist only.
+    pub solvers: crate::engine::ext::SolverTable,
 }
 
 /// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
@@ -109,6 +111,12 @@ pub struct ServeArgs {
     /// /metrics needs an API key too (with --api-keys).
     #[arg(long, requires = "api_keys")]
     pub metrics_need_key: bool,
+    /// An external SAT solver requests may use with `"engine": "ext", "solver": NAME`:
+    /// NAME=CMD ({cnf}, {proof}, {model} are replaced by file paths; no shell), or a known
+    /// NAME alone (cadical, kissat, minisat, cryptominisat5, picosat). Repeatable; requests
+    /// can name no other solver and never give a command.
+    #[arg(long = "solver", value_name = "NAME=CMD")]
+    pub solver: Vec<String>,
 }
 
 impl ServeArgs {
@@ -164,6 +172,7 @@ impl ServeArgs {
                 rate_limit: self.rate_limit.and_then(std::num::NonZeroU32::new),
                 metrics_need_key: self.metrics_need_key,
             },
+            solvers: crate::engine::ext::SolverTable::from_args(&self.solver, true)?,
         })
     }
 }
@@ -526,6 +535,9 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
 
 /// Runs the service until SIGINT or SIGTERM, then shuts down gracefully.
 pub fn serve(config: Config) -> Result<(), crate::Error> {
+    // Requests resolve solver names against the allowlist alone (and the workers' child
+    // processes get it too).
+    crate::engine::ext::configure(config.solvers.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("queens-http")

@@ -55,6 +55,7 @@ pub fn router(state: AppState) -> axum::Router {
         .routes(routes!(collection_solve))
         .routes(routes!(collection_study))
         .routes(routes!(healthz))
+        .routes(routes!(engines))
         .merge(jobs::router())
         .split_for_parts();
     openapi.info.title = "queens".into();
@@ -411,6 +412,25 @@ struct Health {
     busy: usize,
     /// Synchronous requests waiting.
     queued: usize,
+}
+
+/// `GET /v1/engines`.
+#[derive(Serialize, ToSchema)]
+struct Engines {
+    /// The built-in engines: `backtrack`, `sat`, `race`.
+    engines: Vec<&'static str>,
+    /// The external SAT solvers this server allows (`"engine": "ext", "solver": NAME`):
+    /// only those given to `queens serve --solver`.
+    solvers: Vec<crate::engine::ext::SolverInfo>,
+}
+
+/// The engines a request may name, and the external solvers on this server's allowlist.
+#[utoipa::path(get, path = "/v1/engines", responses((status = 200, body = Engines)))]
+async fn engines() -> Json<Engines> {
+    Json(Engines {
+        engines: vec!["backtrack", "sat", "race"],
+        solvers: crate::engine::ext::table().offered(),
+    })
 }
 
 /// Liveness and load, without touching the database.

@@ -476,6 +476,8 @@ fn json_output_is_the_operations_layers_serialization() {
             cross_check: false,
             timeout_ms: None,
             shard: None,
+            solver: None,
+            rings: false,
         };
         serde_json::to_string(&ops::count(&req, &ctx).unwrap()).unwrap()
     };

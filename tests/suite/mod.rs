@@ -6,6 +6,7 @@ mod collection;
 mod collection_solve;
 mod compare;
 mod corpora;
+mod ext;
 mod facts;
 pub mod gen;
 mod large;

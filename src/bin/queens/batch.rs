@@ -16,7 +16,9 @@ use queens::ops::batch::{batch, BatchOptions};
 use queens::ops::{Context, EngineName};
 use queens::Error;
 
-use super::{progress, seconds, to_json, Engine, Failure, SelectionArgs};
+use super::{
+    engine_choice, progress, seconds, to_json, EngineChoice, Failure, SelectionArgs, SolverArgs,
+};
 
 #[derive(Args)]
 pub struct BatchArgs {
@@ -33,9 +35,11 @@ pub struct BatchArgs {
     /// array passes $SLURM_ARRAY_TASK_ID, a Kubernetes Indexed Job $JOB_COMPLETION_INDEX.
     #[arg(long, value_name = "I/N", default_value = "0/1")]
     shard: Shard,
-    /// Which engine answers.
-    #[arg(long, value_enum, default_value_t = Engine::Backtrack)]
-    engine: Engine,
+    /// Which engine answers: backtrack, sat, race or ext:SOLVER.
+    #[arg(long, default_value = "backtrack", value_parser = engine_choice, value_name = "ENGINE")]
+    engine: EngineChoice,
+    #[command(flatten)]
+    solvers: SolverArgs,
     /// At-most-one encoding for the SAT engine.
     #[arg(long, default_value = "auto")]
     encoding: Encoding,
@@ -56,6 +60,7 @@ pub struct BatchArgs {
 }
 
 pub fn run_batch(out: &mut impl Write, args: BatchArgs) -> Result<u8, Failure> {
+    args.solvers.configure()?;
     let entries = sources::load_all(&args.inputs, &args.selection.get(args.take))?;
     let bar = progress::bar(&format!("batch {}", args.shard), "instances");
     let progress = bar.clone().map(|bar| {
@@ -66,8 +71,15 @@ pub fn run_batch(out: &mut impl Write, args: BatchArgs) -> Result<u8, Failure> {
     });
     let opts = BatchOptions {
         shard: args.shard,
-        engine: EngineName::from(args.engine),
-        encoding: args.encoding,
+        engine: match args.engine.ext {
+            Some(_) => EngineName::Ext,
+            None => EngineName::from(args.engine.engine),
+        },
+        encoding: args.engine.ext.map_or(args.encoding, |x| match x.encoding {
+            Encoding::Auto => args.encoding,
+            e => e,
+        }),
+        solver: args.engine.ext.map(|x| x.solver),
         timeout_ms: Some(args.timeout.as_millis().try_into().unwrap_or(u64::MAX)),
         jobs: args.jobs,
         progress,

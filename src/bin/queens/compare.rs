@@ -29,7 +29,7 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     }
     // A file or corpus line that cannot be used is an error row, not the end of the run; a
     // path that does not exist, or no instance at all, is still a usage error.
-    let instances = sources::load_all(&args.inputs, &args.selection.get(args.take))?;
+    let instances = load(&args)?;
     // Fail on an unwritable output now, not after hours of attempts (and only once the
     // arguments and inputs are known to be good, so a typo does not empty an old file).
     for path in args.csv.iter().chain(&args.plot) {
@@ -116,7 +116,12 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     if cut_short.is_none() {
         let summary = cmp::summarize(&plan.engines, &rows);
         if args.json {
-            writeln!(out, "{}", cmp::to_json(&plan, &rows, &summary))?;
+            let mut v = cmp::to_json(&plan, &rows, &summary);
+            if args.growth || args.growth_plot.is_some() {
+                let (points, fits) = cmp::growth(&plan.engines, &rows);
+                v["growth"] = serde_json::json!({"sizes": points, "fits": fits});
+            }
+            writeln!(out, "{v}")?;
         } else {
             writeln!(out)?;
             write!(out, "{}", cmp::summary_text(&plan, &summary))?;
@@ -133,6 +138,16 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     if let Some(path) = &args.plot {
         cmp::plot(path, &plan, &rows)?;
     }
+    if args.growth || args.growth_plot.is_some() {
+        let (points, fits) = cmp::growth(&plan.engines, &rows);
+        if cut_short.is_none() && !args.json {
+            writeln!(out)?;
+            write!(out, "{}", cmp::growth_text(&plan.engines, &points, &fits))?;
+        }
+        if let Some(path) = &args.growth_plot {
+            cmp::growth_plot(path, &plan.engines, &points, plan.timeout)?;
+        }
+    }
     let problems = cmp::problems(&rows);
     for p in &problems {
         eprintln!("queens: {p}");
@@ -143,6 +158,54 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
         Some(e) => Err(e.into()),
         None => Ok(0),
     }
+}
+
+/// The instances: as selected, or with --first-ratio / --per-n, each board size loaded on
+/// its own (its own prefix of diagonals, at most K instances), sizes in increasing order.
+fn load(args: &CompareArgs) -> Result<Vec<sources::Entry>, Error> {
+    let selection = args.selection.get(args.take);
+    if args.first_ratio.is_none() && args.per_n.is_none() {
+        return sources::load_all(&args.inputs, &selection);
+    }
+    if let Some(r) = args.first_ratio {
+        if !(r > 0.0 && r.is_finite()) {
+            return Err(Error::Unsupported(
+                "--first-ratio must be a positive number".into(),
+            ));
+        }
+    }
+    let all = sources::load_all(
+        &args.inputs,
+        &sources::Selection {
+            first: None,
+            take: None,
+            ..selection.clone()
+        },
+    )?;
+    let mut sizes: Vec<usize> = all
+        .iter()
+        .filter_map(|e| e.as_ref().ok().map(|i| i.problem.n()))
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut out = Vec::new();
+    for n in sizes {
+        let mut filters = selection.filters.clone();
+        filters.push(("n".into(), n.to_string()));
+        let one = sources::Selection {
+            filters,
+            first: args
+                .first_ratio
+                .map(|r| (r * n as f64).round() as usize)
+                .or(selection.first),
+            take: args.per_n,
+        };
+        out.extend(sources::load_all(&args.inputs, &one)?);
+    }
+    if let Some(k) = args.take {
+        out.truncate(k);
+    }
+    Ok(out)
 }
 
 /// True when stdout is a pipe whose read end has closed (`queens compare … | head` after

@@ -65,6 +65,8 @@ enum Command {
         #[command(flatten)]
         engine: EngineArgs,
         #[command(flatten)]
+        solvers: SolverArgs,
+        #[command(flatten)]
         proof: ProofArgs,
         #[command(flatten)]
         timeout: Timeout,
@@ -90,6 +92,8 @@ enum Command {
         #[command(flatten)]
         engine: EngineArgs,
         #[command(flatten)]
+        solvers: SolverArgs,
+        #[command(flatten)]
         timeout: Timeout,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -106,9 +110,22 @@ enum Command {
         /// At-most-one encoding: pairwise, seq, commander, product, bimander, auto.
         #[arg(long, default_value = "auto")]
         encoding: Encoding,
+        /// Add the ring bounds (`queens rings`) as redundant cardinality constraints.
+        #[arg(long)]
+        rings: bool,
         /// Write to this file instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+    },
+    /// How many queens each concentric ring of an n-queens solution can hold (ring 0 is the
+    /// border), with the 2021 subpanel paper's table for n = 8 beside ours.
+    Rings {
+        /// Board size.
+        #[arg(long)]
+        n: usize,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Read an external solver's model for FILE's encoding, verify it and print the board.
     Decode {
@@ -193,9 +210,11 @@ enum Command {
     /// `compare` runs in each child process).
     #[command(hide = true)]
     Attempt {
-        /// backtrack, backtrack:THREADS, sat:ENCODING or race[:ENCODING].
+        /// backtrack, backtrack:THREADS, sat:ENCODING, race[:ENCODING] or ext:SOLVER.
         #[arg(long)]
         engine: EngineSpec,
+        #[command(flatten)]
+        solvers: SolverArgs,
     },
     /// Internal: run the operations request (JSON) on stdin and print its reply (what an
     /// operation under a deadline runs in a child process, killed at the deadline).
@@ -210,6 +229,8 @@ enum Command {
         /// Milliseconds left before the parent's deadline.
         #[arg(long, value_name = "MS")]
         timeout_ms: Option<u64>,
+        #[command(flatten)]
+        solvers: SolverArgs,
     },
     /// Run the HTTP service: JSON endpoints, jobs, health and metrics (docs/service.md).
     Serve(queens::server::ServeArgs),
@@ -412,8 +433,9 @@ struct CompareArgs {
     /// Use at most K instances.
     #[arg(long, value_name = "K")]
     take: Option<usize>,
-    /// Comma-separated engines: backtrack (all cores), backtrack:THREADS, sat:ENCODING. The
-    /// first is the reference for ratios and the x axis of --plot.
+    /// Comma-separated engines: backtrack (all cores), backtrack:THREADS, sat:ENCODING, race,
+    /// ext:SOLVER[:ENCODING][+rings] (an external SAT solver). The first is the reference for
+    /// ratios and the x axis of --plot.
     #[arg(
         long,
         value_delimiter = ',',
@@ -437,6 +459,47 @@ struct CompareArgs {
     /// Print one JSON object (every attempt and the summary) instead of the table.
     #[arg(long)]
     json: bool,
+    /// Also print per engine and n: median time, share solved within the limit, and the
+    /// fitted growth rate b of time ≈ a·bⁿ with its spread (in the JSON as `growth`).
+    #[arg(long)]
+    growth: bool,
+    /// Write an SVG of each engine's median time against n (implies --growth).
+    #[arg(long, value_name = "FILE.svg")]
+    growth_plot: Option<PathBuf>,
+    /// Use the first round(R·n) excluded diagonals (and fixed queens) of each instance, n
+    /// its board size: CSPLib prob079's instances at one ratio d/n across sizes.
+    #[arg(long, value_name = "R", conflicts_with = "first")]
+    first_ratio: Option<f64>,
+    /// Use at most K instances of each board size (in input order).
+    #[arg(long, value_name = "K")]
+    per_n: Option<usize>,
+    #[command(flatten)]
+    solvers: SolverArgs,
+}
+
+/// External SAT solvers a command may run (`--engine ext:NAME`).
+#[derive(Args, Clone, Default)]
+struct SolverArgs {
+    /// An external solver: NAME=CMD (CMD split on spaces, no shell; {cnf} is replaced by the
+    /// CNF file, {proof} by a DRAT proof file, {model} by a model file; without {cnf} the CNF
+    /// goes to stdin), or a known NAME alone (cadical, kissat, minisat, cryptominisat5,
+    /// picosat; known solvers on PATH need no flag). Repeatable.
+    #[arg(long = "solver", value_name = "NAME=CMD")]
+    solver: Vec<String>,
+    /// Only the solvers given with --solver (what a server passes to its workers).
+    #[arg(long, hide = true)]
+    solvers_only: bool,
+}
+
+impl SolverArgs {
+    /// Makes these the process's solver table.
+    fn configure(&self) -> Result<(), Error> {
+        queens::engine::ext::configure(queens::engine::ext::SolverTable::from_args(
+            &self.solver,
+            self.solvers_only,
+        )?);
+        Ok(())
+    }
 }
 
 #[derive(Args)]
@@ -482,12 +545,17 @@ impl ProofArgs {
 
 #[derive(Args, Clone, Copy)]
 struct EngineArgs {
-    /// Which engine answers.
-    #[arg(long, value_enum, default_value_t = Engine::Backtrack)]
-    engine: Engine,
+    /// Which engine answers: backtrack, sat, race, or ext:SOLVER (an external SAT solver,
+    /// e.g. ext:cadical; see --solver).
+    #[arg(long, default_value = "backtrack", value_parser = engine_choice, value_name = "ENGINE")]
+    engine: EngineChoice,
     /// At-most-one encoding for the SAT engine: pairwise, seq, commander, product, bimander, auto.
     #[arg(long, default_value = "auto")]
     encoding: Encoding,
+    /// With ext:SOLVER: add the ring bounds (`queens rings`) to its CNF as redundant
+    /// cardinality constraints.
+    #[arg(long)]
+    rings: bool,
     /// Also run the other engine and fail (exit 3, both answers shown) if they disagree.
     #[arg(long)]
     cross_check: bool,
@@ -501,6 +569,9 @@ enum Engine {
     Sat,
     /// Both at once, one core each; the first answer wins (solve only).
     Race,
+    /// An external SAT solver (written ext:SOLVER).
+    #[value(skip)]
+    Ext,
 }
 
 impl From<Engine> for EngineName {
@@ -509,6 +580,54 @@ impl From<Engine> for EngineName {
             Engine::Backtrack => EngineName::Backtrack,
             Engine::Sat => EngineName::Sat,
             Engine::Race => EngineName::Race,
+            Engine::Ext => EngineName::Ext,
+        }
+    }
+}
+
+/// `--engine`: one of [`Engine`]'s names, or `ext:SOLVER[:ENCODING][+rings]`.
+#[derive(Clone, Copy)]
+struct EngineChoice {
+    engine: Engine,
+    ext: Option<queens::engine::ext::ExtSpec>,
+}
+
+fn engine_choice(s: &str) -> Result<EngineChoice, String> {
+    if let Some(rest) = s.strip_prefix("ext:") {
+        let ext = queens::engine::ext::ExtSpec::parse(rest)?;
+        return Ok(EngineChoice {
+            engine: Engine::Ext,
+            ext: Some(ext),
+        });
+    }
+    Engine::from_str(s, true)
+        .map(|engine| EngineChoice { engine, ext: None })
+        .map_err(|_| format!("`{s}`: use backtrack, sat, race or ext:SOLVER (e.g. ext:cadical)"))
+}
+
+impl EngineArgs {
+    /// The engine, the encoding, the external solver and the ring flag of a request (an
+    /// encoding or `+rings` written into `ext:…` counts as given).
+    fn request(
+        &self,
+    ) -> (
+        EngineName,
+        Encoding,
+        Option<queens::engine::ext::ExtName>,
+        bool,
+    ) {
+        match self.engine.ext {
+            Some(x) => (
+                EngineName::Ext,
+                if x.encoding == Encoding::Auto {
+                    self.encoding
+                } else {
+                    x.encoding
+                },
+                Some(x.solver),
+                x.rings || self.rings,
+            ),
+            None => (self.engine.engine.into(), self.encoding, None, self.rings),
         }
     }
 }
@@ -581,21 +700,26 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             all,
             limit,
             engine,
+            solvers,
             proof,
             timeout,
             json,
             ..
         } => {
+            solvers.configure()?;
+            let (engine_name, encoding, solver, rings) = engine.request();
             let req = Request::Solve(SolveRequest {
                 instance: input.load()?,
-                engine: engine.engine.into(),
-                encoding: engine.encoding,
+                engine: engine_name,
+                encoding,
                 all,
                 limit,
                 cross_check: engine.cross_check,
                 timeout_ms: None,
                 proof: proof.proof.is_some().then_some(proof.proof_format),
                 threads: None,
+                solver,
+                rings,
             });
             let (mut resp, artifacts) = limits(timeout).run(&req, None)?;
             if let Response::Solve(r) = &mut resp {
@@ -609,19 +733,24 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             unique,
             shard,
             engine,
+            solvers,
             timeout,
             json,
             output,
         } => {
+            solvers.configure()?;
+            let (engine_name, encoding, solver, rings) = engine.request();
             let req = Request::Count(CountRequest {
                 instance: input.load()?,
-                engine: engine.engine.into(),
-                encoding: engine.encoding,
+                engine: engine_name,
+                encoding,
                 limit,
                 unique,
                 cross_check: engine.cross_check,
                 timeout_ms: None,
                 shard,
+                solver,
+                rings,
             });
             let bar = progress::bar("counting", "subtrees");
             let ran = limits(timeout).run(&req, bar.as_ref());
@@ -638,11 +767,13 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Encode {
             input,
             encoding,
+            rings,
             output,
         } => {
             let req = EncodeRequest {
                 instance: input.load()?,
                 encoding,
+                rings,
             };
             let mut ctx = Context::default();
             ctx.budget.max_memory = Some(queens::engine::default_max_memory());
@@ -756,11 +887,16 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Generate { kind } => generate(&mut out, kind, started),
         Command::Mod2 { command } => mod2::run(&mut out, command, started),
         Command::Collection { command } => collection::run(&mut out, command, started),
-        Command::Compare(args) => compare::run(&mut out, args),
+        Command::Compare(args) => {
+            args.solvers.configure()?;
+            compare::run(&mut out, args)
+        }
+        Command::Rings { n, json } => rings(&mut out, n, json),
         Command::Batch(args) => batch::run_batch(&mut out, args),
         Command::Merge(args) => batch::run_merge(&mut out, args),
-        Command::Attempt { engine } => {
+        Command::Attempt { engine, solvers } => {
             queens::child::die_with_parent();
+            solvers.configure()?;
             let problem = formats::read_path(Path::new("-"))?;
             let report = queens::batch::compare::attempt(&problem, engine)?;
             writeln!(out, "{}", to_json(&report)?)?;
@@ -783,12 +919,62 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             artifacts,
             max_memory,
             timeout_ms,
-        } => Ok(ops::child_main(
-            artifacts.as_deref(),
-            max_memory,
-            timeout_ms,
-        )),
+            solvers,
+        } => {
+            solvers.configure()?;
+            Ok(ops::child_main(
+                artifacts.as_deref(),
+                max_memory,
+                timeout_ms,
+            ))
+        }
     }
+}
+
+/// `queens rings`: the bounds of every ring, with the paper's n = 8 table beside ours.
+fn rings(out: &mut impl Write, n: usize, json: bool) -> Result<u8, Failure> {
+    use queens::encode::rings::{bounds, PAPER_N8};
+    if n == 0 || n > queens::model::MAX_N {
+        return Err(
+            Error::Unsupported(format!("--n must be from 1 to {}", queens::model::MAX_N)).into(),
+        );
+    }
+    let b = bounds(n);
+    let paper = |k: usize| (n == 8).then(|| PAPER_N8[k]);
+    if json {
+        let rings: Vec<serde_json::Value> = b
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::json!({
+                    "ring": r.ring, "cells": r.cells, "min": r.min, "max": r.max,
+                });
+                if let Some((_, lo, hi)) = paper(r.ring) {
+                    v["paper"] = serde_json::json!({"min": lo, "max": hi});
+                }
+                v
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::json!({"n": n, "rings": rings}))?;
+        return Ok(0);
+    }
+    writeln!(
+        out,
+        "ring  cells  min  max{}",
+        if n == 8 { "   paper (2021)" } else { "" }
+    )?;
+    for r in &b {
+        let p = paper(r.ring).map_or(String::new(), |(_, lo, hi)| format!("   {lo}–{hi}"));
+        writeln!(
+            out,
+            "{:>4}  {:>5}  {:>3}  {:>3}{p}",
+            r.ring, r.cells, r.min, r.max
+        )?;
+    }
+    writeln!(
+        out,
+        "ring 0 is the border; the counts of a solution sum to {n} (bounds: docs/sat-solvers.md)"
+    )?;
+    Ok(0)
 }
 
 /// What a command may spend, from `--timeout`, counted from the start of the command.

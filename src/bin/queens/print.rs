@@ -58,6 +58,7 @@ fn engine_name(e: EngineName) -> &'static str {
         EngineName::Backtrack => "backtrack",
         EngineName::Sat => "sat",
         EngineName::Race => "race",
+        EngineName::Ext => "ext",
     }
 }
 
@@ -329,10 +330,13 @@ fn proof(out: &mut impl Write, p: &ProofInfo, what: &str) -> io::Result<()> {
     let plural = if p.lemmas == 1 { "" } else { "s" };
     writeln!(
         out,
-        "proof: {} ({}, {} lemma{plural}, checked by the built-in checker in {} ms) refutes {}{what}",
+        "proof: {} ({}, {} lemma{plural}, checked by {} in {} ms) refutes {}{what}",
         p.path.as_deref().unwrap_or("(not written)"),
         p.format,
         p.lemmas,
+        p.checker
+            .as_deref()
+            .map_or("the built-in checker".to_string(), |c| c.to_string()),
         p.check_ms,
         p.cnf.as_deref().unwrap_or("(not written)")
     )
