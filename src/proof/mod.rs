@@ -18,7 +18,7 @@ pub mod check;
 pub mod drat;
 pub mod lrat;
 
-pub use check::check_lrat;
+pub use check::{check_lrat, check_lrat_file, check_lrat_reader};
 pub use drat::check_drat;
 pub use lrat::drat_to_lrat;
 
