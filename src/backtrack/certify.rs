@@ -315,7 +315,6 @@ fn refute_lrat_on<B: Board, S: DepthSet>(
     }
     let mut shared = Shared::new(problem, &board, vars, Style::Lrat, max_bytes);
     shared.ids = Some(ids);
-    shared.next_id = AtomicU64::new(ids.formula_clauses + 1);
     shared.spool = lrat.spool.clone();
     let out = lrat.out;
     if threads(config) == 1 {
@@ -456,8 +455,6 @@ struct Shared<'p> {
     bytes: AtomicU64,
     /// LRAT: the CNF's clause ids (`None`: DRAT).
     ids: Option<&'p ClauseIds>,
-    /// LRAT: the first id of the next block of lemma ids ([`ID_BLOCK`]).
-    next_id: AtomicU64,
     /// LRAT: where the threads' parts stream (`None`: memory).
     spool: Option<PathBuf>,
 }
@@ -495,7 +492,6 @@ impl<'p> Shared<'p> {
             max_bytes,
             bytes: AtomicU64::new(0),
             ids: None,
-            next_id: AtomicU64::new(0),
             spool: None,
         }
     }
@@ -735,9 +731,10 @@ struct Writer<'w> {
     sink: Option<Box<dyn Write + Send + 'w>>,
     /// LRAT: bytes already moved from `out` to `sink`.
     flushed: u64,
-    /// LRAT: the next lemma id, and the end of the block of ids this writer holds.
+    /// LRAT: the next lemma id. Each thread numbers its part from the first lemma id on;
+    /// the parts are renumbered as they are merged ([`renumber`]), since checkers want
+    /// ids that increase through the file.
     next_id: u64,
-    end_id: u64,
     /// LRAT: an error writing to `sink`.
     error: Option<io::Error>,
 }
@@ -745,11 +742,13 @@ struct Writer<'w> {
 /// LRAT bytes kept in memory before they go to a part file.
 const FLUSH_BYTES: usize = 1 << 20;
 
-/// LRAT ids a thread takes at a time from [`Shared::next_id`]: ids need not increase
-/// through the proof, only be fresh, so each thread numbers its lemmas from its own blocks.
-const ID_BLOCK: u64 = 1 << 12;
-
 impl Writer<'_> {
+    /// This writer with LRAT ids from the first lemma id on.
+    fn numbered(mut self, shared: &Shared) -> Self {
+        self.next_id = shared.ids.map_or(0, |ids| ids.formula_clauses + 1);
+        self
+    }
+
     fn new(style: Style) -> Self {
         Writer {
             out: Vec::new(),
@@ -760,7 +759,6 @@ impl Writer<'_> {
             sink: None,
             flushed: 0,
             next_id: 0,
-            end_id: 0,
             error: None,
         }
     }
@@ -1015,7 +1013,7 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
             pending: Vec::new(),
             written: false,
             cells: Vec::new(),
-            w: Writer::new(shared.style),
+            w: Writer::new(shared.style).numbered(shared),
             kind: Kind::Conflict,
             chain: Vec::new(),
             acc_chain: Vec::new(),
@@ -1480,11 +1478,6 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
     /// Writes the lemma of `ret`, or the answer if it is over the byte limit.
     fn emit_ret<B: Board>(&mut self, board: &B) -> Outcome {
         let set = std::mem::replace(&mut self.ret, S::empty(0));
-        if self.shared.style == Style::Lrat && self.w.next_id == self.w.end_id {
-            let start = self.shared.next_id.fetch_add(ID_BLOCK, Ordering::Relaxed);
-            self.w.next_id = start;
-            self.w.end_id = start + ID_BLOCK;
-        }
         let ok = self.write_set(board, &set);
         self.ret = set;
         self.written = true;
@@ -1630,7 +1623,7 @@ fn refute_parallel<B: Board, S: DepthSet>(
             std::thread::Builder::new()
                 .stack_size(256 << 20)
                 .spawn_scoped(s, move || {
-                    let mut w = Writer::new(shared.style);
+                    let mut w = Writer::new(shared.style).numbered(shared);
                     let mut path = None;
                     if shared.style == Style::Lrat {
                         if let Some(dir) = &shared.spool {
@@ -1716,6 +1709,7 @@ fn refute_parallel<B: Board, S: DepthSet>(
                         }
                     }
                     *parts[t].lock().expect("no thread panics") = Part {
+                        lemmas: w.lemmas,
                         bytes: std::mem::take(&mut w.out),
                         path,
                         error: w.error.take(),
@@ -1751,12 +1745,39 @@ fn refute_parallel<B: Board, S: DepthSet>(
 /// (LRAT with a spool folder).
 #[derive(Default)]
 struct Part {
+    /// LRAT: lemmas in the part, numbered from the first lemma id.
+    lemmas: u64,
     bytes: Vec<u8>,
     path: Option<PathBuf>,
     error: Option<io::Error>,
 }
 
 impl Part {
+    /// Copies the part to `out`, its lemma ids (those above `formula_clauses`) raised by
+    /// `offset`; returns the bytes written.
+    fn renumber_to(
+        &self,
+        formula_clauses: u64,
+        offset: u64,
+        out: &mut dyn Write,
+    ) -> io::Result<u64> {
+        if offset == 0 {
+            return self.copy_to(u64::MAX, out);
+        }
+        match &self.path {
+            Some(p) => {
+                let file = File::open(p)?;
+                renumber(
+                    io::BufReader::with_capacity(1 << 20, file),
+                    formula_clauses,
+                    offset,
+                    out,
+                )
+            }
+            None => renumber(&self.bytes[..], formula_clauses, offset, out),
+        }
+    }
+
     /// Copies the part's first `end` bytes to `out`.
     fn copy_to(&self, end: u64, out: &mut dyn Write) -> io::Result<u64> {
         match &self.path {
@@ -1772,6 +1793,61 @@ impl Part {
             }
         }
     }
+}
+
+/// Copies LRAT lines (as the search writes them: single spaces, one step a line) from `input`
+/// to `out`, raising every clause id above `formula_clauses` by `offset`.
+fn renumber(
+    mut input: impl io::BufRead,
+    formula_clauses: u64,
+    offset: u64,
+    out: &mut dyn Write,
+) -> io::Result<u64> {
+    let mut line = Vec::new();
+    let mut buf = Vec::with_capacity(FLUSH_BYTES + 4096);
+    let mut written = 0u64;
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        // Tokens: the id, then `d` and ids, or literals up to 0 and ids up to 0.
+        let mut zeros = 0;
+        let mut deletion = false;
+        for (k, tok) in line
+            .split(|&b| b == b' ' || b == b'\n')
+            .filter(|t| !t.is_empty())
+            .enumerate()
+        {
+            if k > 0 {
+                buf.push(b' ');
+            }
+            if tok == b"d" {
+                deletion = true;
+                buf.push(b'd');
+                continue;
+            }
+            let is_id = k == 0 || deletion || zeros == 1;
+            if tok == b"0" {
+                zeros += 1;
+            }
+            if is_id && tok != b"0" {
+                let v = tok.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
+                push_u64(&mut buf, if v > formula_clauses { v + offset } else { v });
+            } else {
+                buf.extend_from_slice(tok);
+            }
+        }
+        buf.push(b'\n');
+        if buf.len() >= FLUSH_BYTES {
+            out.write_all(&buf)?;
+            written += buf.len() as u64;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)?;
+    written += buf.len() as u64;
+    Ok(written)
 }
 
 /// A new part file in `dir`, with a name no other refutation uses.
@@ -1900,8 +1976,23 @@ fn finish_parallel<B: Board, S: DepthSet>(
     }) {
         return (Refutation::TooLarge(proof_bytes(shared)), stats);
     }
+    // LRAT: part `t`'s ids are raised by the lemmas of the parts before it, and the top
+    // numbers its lemmas after all of them.
+    let m = shared.ids.map_or(0, |ids| ids.formula_clauses);
+    let mut offsets = Vec::with_capacity(parts.len());
+    let mut total = 0;
+    for p in parts.iter() {
+        offsets.push(total);
+        total += p.lemmas;
+    }
+    for r in results {
+        if let Some(t) = r.lock().expect("no thread panics").as_mut() {
+            t.lemma += offsets[t.thread];
+        }
+    }
     // Every task is refuted: the top of the tree, from their sets.
     let mut top = Search::<S>::new(shared, config, None);
+    top.w.next_id = m + 1 + total;
     top.split = Some(Split {
         depth,
         results,
@@ -1925,8 +2016,8 @@ fn finish_parallel<B: Board, S: DepthSet>(
             match lrat_out {
                 Some(out) => {
                     let mut written = 0;
-                    for part in parts.iter() {
-                        match part.copy_to(u64::MAX, out) {
+                    for (part, &offset) in parts.iter().zip(&offsets) {
+                        match part.renumber_to(m, offset, out) {
                             Ok(k) => written += k,
                             Err(e) => {
                                 return (
