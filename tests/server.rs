@@ -897,6 +897,30 @@ fn the_backtracker_certifies_jobs_and_the_race_answers_synchronously() {
     queens::proof::check_proof(&formula, queens::proof::ProofFormat::BinaryDrat, &proof)
         .expect("the served proof checks");
     assert_outside_checker_accepts("drat-trim", &cnf, &proof);
+    // LRAT with the search's own hints, on the pairwise CNF the job serves.
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve", "instance": {"text": text}, "engine": "backtrack", "proof": "lrat"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let done = wait_job(&s, &id, terminal, 10);
+    assert_eq!(done["result"]["proof"]["checked"], true, "{done}");
+    let (code, _, cnf) = call("GET", &s.url(&format!("/v1/jobs/{id}/cnf")), None);
+    assert_eq!(code, 200);
+    assert!(cnf.contains("encoding pairwise"), "{cnf}");
+    let proof = agent()
+        .get(&s.url(&format!("/v1/jobs/{id}/proof")))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_vec()
+        .unwrap();
+    let formula = varisat::dimacs::DimacsParser::parse(cnf.as_bytes()).unwrap();
+    queens::proof::check_proof(&formula, queens::proof::ProofFormat::Lrat, &proof)
+        .expect("the served LRAT checks");
+    assert_outside_checker_accepts("lrat-check", &cnf, &proof);
     // The race, synchronously: either engine may answer, and the reply says which.
     let (code, v) = post(
         &s,

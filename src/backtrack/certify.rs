@@ -24,6 +24,10 @@
 //! one depth, each subtree refuted into its own buffer, and the nodes above that depth
 //! refuted last from the subtrees' sets, so every lemma comes after those it relies on.
 
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -31,6 +35,8 @@ use std::time::Instant;
 use super::board::{place_fixed, Board, LargeBoard, Line, SmallBoard};
 use super::{search_stack, split, threads, use_small, Config, Stats, SUBTREES_PER_THREAD};
 use crate::model::{Pos, Problem};
+use crate::proof::{FALSE, OPEN, TRUE};
+use varisat::CnfFormula;
 
 /// How a refutation is written: text DRAT, or binary DRAT (`a`/`d`, LEB128 literals).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +45,23 @@ pub enum DratStyle {
     Text,
     /// The binary DRAT format drat-trim reads.
     Binary,
+}
+
+/// How the search writes its lemmas (the public [`DratStyle`]s, and LRAT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    Text,
+    Binary,
+    Lrat,
+}
+
+impl From<DratStyle> for Style {
+    fn from(style: DratStyle) -> Style {
+        match style {
+            DratStyle::Text => Style::Text,
+            DratStyle::Binary => Style::Binary,
+        }
+    }
 }
 
 /// What [`refute`] found.
@@ -52,6 +75,8 @@ pub enum Refutation {
     Interrupted,
     /// The proof grew past the byte limit (so much, after this many bytes).
     TooLarge(u64),
+    /// Writing the proof failed.
+    Failed(String),
 }
 
 /// A DRAT refutation.
@@ -63,6 +88,8 @@ pub struct DratProof {
     pub lemmas: u64,
     /// Lemmas deleted.
     pub deletions: u64,
+    /// LRAT: the bytes written to the output (the proof is there, not in `bytes`).
+    pub written: u64,
 }
 
 /// Refutes `problem` by search, writing a DRAT proof for a CNF in which cell `(r, c)` is
@@ -81,10 +108,261 @@ pub fn refute(
     config: &Config,
 ) -> (Refutation, Stats) {
     if use_small(problem, config.board) {
-        refute_on::<SmallBoard, u64>(problem, vars, style, max_bytes, config)
+        refute_on::<SmallBoard, u64>(problem, vars, style.into(), max_bytes, config)
     } else {
-        refute_on::<LargeBoard, Vec<u64>>(problem, vars, style, max_bytes, config)
+        refute_on::<LargeBoard, Vec<u64>>(problem, vars, style.into(), max_bytes, config)
     }
+}
+
+/// The clause ids an LRAT refutation names as hints, found in the CNF: per pair of cells,
+/// the binary at-most-one clause `¬a ∨ ¬b` they share (rows, columns, diagonals, regions, or
+/// the touch rule's corner clauses), and per row, column and region its at-least-one clause.
+///
+/// Every attack must have its own binary clause, so the CNF's at-most-one constraints are
+/// pairwise ([`crate::encode::amo::Encoding::Pairwise`]): then the search can name, for each
+/// cell of a failing line, the one clause that makes it false.
+pub struct ClauseIds {
+    n: usize,
+    /// Clauses in the formula: lemma ids start above.
+    formula_clauses: u64,
+    /// Binary clause per pair of cells `a * n² + b` (0: none), when `n² · n²` ids fit in
+    /// 64 MB; else `pairs_map`.
+    pairs: Vec<u32>,
+    pairs_map: HashMap<(u32, u32), u32>,
+    /// At-least-one clause of each row, column and region (0: the line has none, e.g. a
+    /// fixed queen's).
+    rows: Vec<u64>,
+    cols: Vec<u64>,
+    regions: Vec<u64>,
+    /// An empty clause of the formula (0: none).
+    empty: u64,
+}
+
+impl ClauseIds {
+    /// Finds the ids in `formula` (cell `(r, c)` is variable `vars[r * n + c]`, 0: none).
+    /// `None` when some attack between two cells with variables has no binary clause of
+    /// its own (an at-most-one encoding other than pairwise).
+    pub fn new(problem: &Problem, formula: &CnfFormula, vars: &[u32]) -> Option<ClauseIds> {
+        let n = problem.n();
+        let cells = n * n;
+        let mut cell_of: HashMap<u32, u32> = HashMap::new();
+        for (i, &v) in vars.iter().enumerate() {
+            if v != 0 {
+                cell_of.insert(v, i as u32);
+            }
+        }
+        let dense = cells * cells <= 16 << 20;
+        let mut ids = ClauseIds {
+            n,
+            formula_clauses: formula.len() as u64,
+            pairs: if dense {
+                vec![0; cells * cells]
+            } else {
+                Vec::new()
+            },
+            pairs_map: HashMap::new(),
+            rows: vec![0; n],
+            cols: vec![0; n],
+            regions: Vec::new(),
+            empty: 0,
+        };
+        let mut positive: HashMap<Vec<u32>, u64> = HashMap::new();
+        for (k, clause) in formula.iter().enumerate() {
+            let id = k as u64 + 1;
+            let all = |negative: bool| clause.iter().all(|l| l.is_negative() == negative);
+            if clause.is_empty() && ids.empty == 0 {
+                ids.empty = id;
+            }
+            if clause.len() == 2 && all(true) {
+                let a = cell_of.get(&(clause[0].to_dimacs().unsigned_abs() as u32));
+                let b = cell_of.get(&(clause[1].to_dimacs().unsigned_abs() as u32));
+                if let (Some(&a), Some(&b)) = (a, b) {
+                    for (x, y) in [(a, b), (b, a)] {
+                        if dense {
+                            let slot = &mut ids.pairs[x as usize * cells + y as usize];
+                            if *slot == 0 {
+                                *slot = id as u32;
+                            }
+                        } else {
+                            ids.pairs_map.entry((x, y)).or_insert(id as u32);
+                        }
+                    }
+                }
+            } else if all(false) {
+                let mut key: Vec<u32> = clause.iter().map(|l| l.to_dimacs() as u32).collect();
+                key.sort_unstable();
+                positive.entry(key).or_insert(id);
+            }
+        }
+        let alo = |line: &mut dyn Iterator<Item = Pos>| -> u64 {
+            let mut key: Vec<u32> = line
+                .map(|(r, c)| vars[r * n + c])
+                .filter(|&v| v != 0)
+                .collect();
+            key.sort_unstable();
+            positive.get(&key).copied().unwrap_or(0)
+        };
+        for r in 0..n {
+            ids.rows[r] = alo(&mut (0..n).map(|c| (r, c)));
+        }
+        for c in 0..n {
+            ids.cols[c] = alo(&mut (0..n).map(|r| (r, c)));
+        }
+        if let Some(g) = problem.regions() {
+            ids.regions = g
+                .cells()
+                .into_iter()
+                .map(|cells| alo(&mut cells.into_iter()))
+                .collect();
+        }
+        // Every attack between cells with variables needs its clause (checked up to 64
+        // wide; above, a missing clause is an id 0 the proof's check rejects).
+        for a in 0..if n <= 64 { cells } else { 0 } {
+            for b in a + 1..cells {
+                let (pa, pb) = ((a / n, a % n), (b / n, b % n));
+                if vars[a] != 0 && vars[b] != 0 && problem.attacks(pa, pb) && ids.pair(pa, pb) == 0
+                {
+                    return None;
+                }
+            }
+        }
+        Some(ids)
+    }
+
+    /// The binary clause of two cells that attack each other (0: none).
+    #[inline]
+    fn pair(&self, (ar, ac): Pos, (br, bc): Pos) -> u64 {
+        let (a, b) = (ar * self.n + ac, br * self.n + bc);
+        if self.pairs.is_empty() {
+            u64::from(
+                self.pairs_map
+                    .get(&(a as u32, b as u32))
+                    .copied()
+                    .unwrap_or(0),
+            )
+        } else {
+            u64::from(self.pairs[a * self.n * self.n + b])
+        }
+    }
+
+    /// The at-least-one clause of a line (0: none).
+    fn line(&self, line: Line) -> u64 {
+        match line {
+            Line::Row(r) => self.rows[r],
+            Line::Col(c) => self.cols[c],
+            Line::Region(g) => self.regions.get(g).copied().unwrap_or(0),
+        }
+    }
+}
+
+/// Where [`refute_lrat`] writes.
+pub struct LratOut<'a> {
+    /// The proof.
+    pub out: &'a mut (dyn Write + Send),
+    /// A folder for the threads' parts, which stream there as the search runs and are
+    /// merged into `out` at the end (then removed); `None` keeps them in memory.
+    pub spool: Option<PathBuf>,
+}
+
+/// Refutes `problem` by search like [`refute`], writing text LRAT to `lrat.out`: each
+/// lemma's hints are the clauses that make every cell of its failing line false (the binary
+/// clause shared with a queen of the lemma, or a child's lemma), then the line's
+/// at-least-one clause, with the lemmas of forced nodes inlined as the unit propagation
+/// through them. [`DratProof::bytes`] stays empty; [`DratProof::written`] counts the bytes.
+pub fn refute_lrat(
+    problem: &Problem,
+    vars: &[u32],
+    ids: &ClauseIds,
+    lrat: LratOut,
+    max_bytes: u64,
+    config: &Config,
+) -> (Refutation, Stats) {
+    if use_small(problem, config.board) {
+        refute_lrat_on::<SmallBoard, u64>(problem, vars, ids, lrat, max_bytes, config)
+    } else {
+        refute_lrat_on::<LargeBoard, Vec<u64>>(problem, vars, ids, lrat, max_bytes, config)
+    }
+}
+
+fn refute_lrat_on<B: Board, S: DepthSet>(
+    problem: &Problem,
+    vars: &[u32],
+    ids: &ClauseIds,
+    lrat: LratOut,
+    max_bytes: u64,
+    config: &Config,
+) -> (Refutation, Stats) {
+    let io_error = |e: io::Error| {
+        (
+            Refutation::Failed(format!("writing the proof: {e}")),
+            Stats::default(),
+        )
+    };
+    let mut board = B::new(problem);
+    if !place_fixed(&mut board, problem) {
+        // The CNF holds the empty clause (the fixed queens break a rule): name it.
+        let line = format!("{} 0 {} 0\n", ids.formula_clauses + 1, ids.empty);
+        return match lrat.out.write_all(line.as_bytes()) {
+            Ok(()) => (
+                Refutation::Unsat(DratProof {
+                    lemmas: 1,
+                    written: line.len() as u64,
+                    ..DratProof::default()
+                }),
+                Stats::default(),
+            ),
+            Err(e) => io_error(e),
+        };
+    }
+    let mut shared = Shared::new(problem, &board, vars, Style::Lrat, max_bytes);
+    shared.ids = Some(ids);
+    shared.spool = lrat.spool.clone();
+    let out = lrat.out;
+    if threads(config) == 1 {
+        // One thread: the lemmas stream to `out` as they are written.
+        let mut probe = Search::<S>::new(&shared, config, None);
+        probe.w.sink = Some(Box::new(&mut *out));
+        let outcome = probe.node(&mut board, true);
+        let stats = Stats {
+            nodes: probe.nodes,
+            interrupted: matches!(outcome, Outcome::Interrupted),
+        };
+        probe.w.flush();
+        let written = probe.w.flushed;
+        let mut sink = probe.w.sink.take().expect("the sink is set");
+        if let Some(e) = probe.w.error.take() {
+            return io_error(e);
+        }
+        if let Err(e) = sink.flush() {
+            return io_error(e);
+        }
+        return (probe.finish(outcome, written), stats);
+    }
+    // Several: a probe in memory first, written out only if it answers.
+    let mut probe = Search::<S>::new(&shared, config, None);
+    probe.limit = PROBE_NODES;
+    let outcome = probe.node(&mut board, true);
+    let nodes = probe.nodes;
+    if !matches!(outcome, Outcome::Cut) {
+        let stats = Stats {
+            nodes,
+            interrupted: matches!(outcome, Outcome::Interrupted),
+        };
+        if let Err(e) = out.write_all(&probe.w.out).and_then(|()| out.flush()) {
+            return io_error(e);
+        }
+        let written = probe.w.out.len() as u64;
+        return (probe.finish(outcome, written), stats);
+    }
+    drop(probe);
+    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config, Some(out));
+    (
+        refutation,
+        Stats {
+            nodes: stats.nodes + nodes,
+            ..stats
+        },
+    )
 }
 
 /// Nodes a refutation searches alone before it splits the tree over the cores: easy instances
@@ -94,7 +372,7 @@ const PROBE_NODES: u64 = 16_384;
 fn refute_on<B: Board, S: DepthSet>(
     problem: &Problem,
     vars: &[u32],
-    style: DratStyle,
+    style: Style,
     max_bytes: u64,
     config: &Config,
 ) -> (Refutation, Stats) {
@@ -120,10 +398,10 @@ fn refute_on<B: Board, S: DepthSet>(
             nodes,
             interrupted: matches!(outcome, Outcome::Interrupted),
         };
-        return (probe.finish(outcome), stats);
+        return (probe.finish(outcome, 0), stats);
     }
     drop(probe);
-    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config);
+    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config, None);
     (
         refutation,
         Stats {
@@ -146,14 +424,14 @@ fn proof_buffer(max_bytes: u64) -> Vec<u8> {
     buf
 }
 
-fn empty_clause_only(style: DratStyle) -> DratProof {
+fn empty_clause_only(style: Style) -> DratProof {
     let mut w = Writer::new(style);
     let start = w.begin_lemma();
-    w.end_lemma(start);
+    w.end_lemma(start, &[]);
     DratProof {
         bytes: w.out,
         lemmas: 1,
-        deletions: 0,
+        ..DratProof::default()
     }
 }
 
@@ -172,10 +450,14 @@ struct Shared<'p> {
     masks: Option<Masks>,
     /// Each cell's literal as proof bytes, for boards up to 256 wide (empty above).
     lits: Vec<CachedLit>,
-    style: DratStyle,
+    style: Style,
     max_bytes: u64,
     /// Proof bytes written by all threads so far.
     bytes: AtomicU64,
+    /// LRAT: the CNF's clause ids (`None`: DRAT).
+    ids: Option<&'p ClauseIds>,
+    /// LRAT: where the threads' parts stream (`None`: memory).
+    spool: Option<PathBuf>,
 }
 
 impl<'p> Shared<'p> {
@@ -183,7 +465,7 @@ impl<'p> Shared<'p> {
         problem: &'p Problem,
         board: &B,
         vars: &'p [u32],
-        style: DratStyle,
+        style: Style,
         max_bytes: u64,
     ) -> Shared<'p> {
         let n = problem.n();
@@ -193,7 +475,7 @@ impl<'p> Shared<'p> {
         let masks = (n <= 64).then(|| Masks::new(problem, &root));
         let lits = if n <= 256 {
             (0..n * n)
-                .map(|i| CachedLit::new((i / n, i % n), vars[i], style == DratStyle::Binary))
+                .map(|i| CachedLit::new((i / n, i % n), vars[i], style == Style::Binary))
                 .collect()
         } else {
             Vec::new()
@@ -210,6 +492,8 @@ impl<'p> Shared<'p> {
             style,
             max_bytes,
             bytes: AtomicU64::new(0),
+            ids: None,
+            spool: None,
         }
     }
 
@@ -435,37 +719,62 @@ enum Outcome {
     TooLarge,
 }
 
-/// DRAT lines for lemmas that are all negative cell literals.
-struct Writer {
+/// Proof lines for lemmas that are all negative cell literals: DRAT (text or binary) kept
+/// in memory, or LRAT, which can stream to a file as it is written.
+struct Writer<'w> {
     out: Vec<u8>,
-    style: DratStyle,
+    style: Style,
     lemmas: u64,
     deletions: u64,
-    /// Where the last lemma added is in `out`.
+    /// Where the last lemma added is in `out` (LRAT: its id, 0).
     last: (usize, usize),
+    /// LRAT: where `out` goes once it holds [`FLUSH_BYTES`] (`None`: it stays in memory).
+    sink: Option<Box<dyn Write + Send + 'w>>,
+    /// LRAT: bytes already moved from `out` to `sink`.
+    flushed: u64,
+    /// LRAT: the next lemma id. Each thread numbers its part from the first lemma id on;
+    /// the parts are renumbered as they are merged ([`renumber`]), since checkers want
+    /// ids that increase through the file.
+    next_id: u64,
+    /// LRAT: an error writing to `sink`.
+    error: Option<io::Error>,
 }
 
-impl Writer {
-    fn new(style: DratStyle) -> Writer {
+/// LRAT bytes kept in memory before they go to a part file.
+const FLUSH_BYTES: usize = 1 << 20;
+
+impl Writer<'_> {
+    /// This writer with LRAT ids from the first lemma id on.
+    fn numbered(mut self, shared: &Shared) -> Self {
+        self.next_id = shared.ids.map_or(0, |ids| ids.formula_clauses + 1);
+        self
+    }
+
+    fn new(style: Style) -> Self {
         Writer {
             out: Vec::new(),
             style,
             lemmas: 0,
             deletions: 0,
             last: (0, 0),
+            sink: None,
+            flushed: 0,
+            next_id: 0,
+            error: None,
         }
     }
 
     /// Deletes a lemma written before, at `start..end` of the proof: the same literals
-    /// after a `d`, copied.
+    /// after a `d`, copied. (LRAT deletes by id: [`Writer::delete_ids`].)
     fn delete(&mut self, (start, end): (usize, usize)) {
         self.deletions += 1;
         match self.style {
-            DratStyle::Text => self.out.extend_from_slice(b"d "),
+            Style::Text => self.out.extend_from_slice(b"d "),
             // Past the lemma's `a`.
-            DratStyle::Binary => self.out.push(b'd'),
+            Style::Binary => self.out.push(b'd'),
+            Style::Lrat => unreachable!("LRAT deletes by id"),
         }
-        let from = if self.style == DratStyle::Binary {
+        let from = if self.style == Style::Binary {
             start + 1
         } else {
             start
@@ -473,25 +782,104 @@ impl Writer {
         self.out.extend_from_within(from..end);
     }
 
-    /// Starts a lemma (binary DRAT's `a`); returns where it starts. Its literals are
-    /// written into `out` directly, then [`Writer::end_lemma`] closes it.
+    /// LRAT: one deletion line for these lemma ids.
+    fn delete_ids(&mut self, ids: impl Iterator<Item = u64>) {
+        let start = self.out.len();
+        push_u64(&mut self.out, self.last.0 as u64);
+        self.out.extend_from_slice(b" d");
+        let mut any = false;
+        for id in ids {
+            self.out.push(b' ');
+            push_u64(&mut self.out, id);
+            self.deletions += 1;
+            any = true;
+        }
+        if any {
+            self.out.extend_from_slice(b" 0\n");
+        } else {
+            self.out.truncate(start);
+        }
+    }
+
+    /// Starts a lemma (binary DRAT's `a`, LRAT's id); returns where it starts. Its literals
+    /// are written into `out` directly, then [`Writer::end_lemma`] closes it.
     fn begin_lemma(&mut self) -> usize {
         let start = self.out.len();
-        if self.style == DratStyle::Binary {
-            self.out.push(b'a');
+        match self.style {
+            Style::Binary => self.out.push(b'a'),
+            Style::Lrat => {
+                push_u64(&mut self.out, self.next_id);
+                self.out.push(b' ');
+            }
+            Style::Text => {}
         }
         start
     }
 
-    /// Closes the lemma begun at `start` (its terminating 0) and remembers where it is.
-    fn end_lemma(&mut self, start: usize) {
+    /// Closes the lemma begun at `start` (its terminating 0; LRAT: and its hints) and
+    /// remembers where it is.
+    fn end_lemma(&mut self, start: usize, hints: &[u64]) {
         match self.style {
-            DratStyle::Text => self.out.extend_from_slice(b"0\n"),
-            DratStyle::Binary => self.out.push(0),
+            Style::Text => self.out.extend_from_slice(b"0\n"),
+            Style::Binary => self.out.push(0),
+            Style::Lrat => {
+                self.out.push(b'0');
+                for &h in hints {
+                    self.out.push(b' ');
+                    push_u64(&mut self.out, h);
+                }
+                self.out.extend_from_slice(b" 0\n");
+                self.lemmas += 1;
+                self.last = (self.next_id as usize, 0);
+                self.next_id += 1;
+                return;
+            }
         }
         self.lemmas += 1;
         self.last = (start, self.out.len());
     }
+
+    /// LRAT: bytes written so far, flushed or not.
+    fn position(&self) -> u64 {
+        self.flushed + self.out.len() as u64
+    }
+
+    /// LRAT: moves `out` to the sink once it is large; false after a write error.
+    fn maybe_flush(&mut self) -> bool {
+        if self.out.len() >= FLUSH_BYTES {
+            self.flush();
+        }
+        self.error.is_none()
+    }
+
+    fn flush(&mut self) {
+        let Some(sink) = self.sink.as_mut() else {
+            return;
+        };
+        if self.error.is_none() {
+            if let Err(e) = sink.write_all(&self.out) {
+                self.error = Some(e);
+            }
+        }
+        self.flushed += self.out.len() as u64;
+        self.out.clear();
+    }
+}
+
+/// Appends `x` in decimal.
+#[inline]
+fn push_u64(out: &mut Vec<u8>, mut x: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
 }
 
 /// A queen's negative literal as proof bytes: `-v ` in text, LEB128 of `2v + 1` in binary.
@@ -545,13 +933,43 @@ struct Search<'s, 'p, S> {
     /// the first lemma above it propagates through it).
     written: bool,
     cells: Vec<Vec<Pos>>,
-    w: Writer,
+    w: Writer<'s>,
+    /// LRAT: how the set in `ret` is justified.
+    kind: Kind,
+    /// LRAT: the chain of a node refuted without a lemma of its own (see [`Kind`]).
+    chain: Vec<Entry>,
+    /// LRAT, per depth: the children's parts of the node's chain so far.
+    acc_chain: Vec<Vec<Entry>>,
+    /// LRAT scratch: per-cell values, the hints written.
+    marks: Vec<u8>,
+    touched: Vec<usize>,
+    hints: Vec<u64>,
     /// The literal of each path depth's queen, as last written.
     lits: Vec<CachedLit>,
     /// Bytes of `w.out` already counted in `shared.bytes`.
     counted: u64,
     /// Above this depth a [`Split`] answers instead of searching (the parallel top part).
     split: Option<Split<'s, S>>,
+}
+
+/// LRAT: why a refuted node's set `S` has no completion, when the node has no lemma.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Lemma `¬S` with this id is in the proof.
+    Lemma(u64),
+    /// `Search::chain` derives a conflict from `S` by unit propagation.
+    Conflict,
+    /// `Search::chain` derives the negation of the node's own queen `c` from `S \ {c}`
+    /// (and so, with `c` assumed, a conflict).
+    Neg,
+}
+
+/// LRAT: one step of unit propagation: a clause id and what it propagates.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    id: u64,
+    /// `cell + 1` set true, `-(cell + 1)` set false, 0 a conflict.
+    eff: i32,
 }
 
 /// The subtrees at depth `depth`, already refuted (or answered) by other threads, found by
@@ -564,6 +982,8 @@ struct Split<'s, S> {
 
 struct TaskResult<S> {
     outcome: TaskOutcome<S>,
+    /// LRAT: the id of the lemma that refutes the task's node.
+    lemma: u64,
     nodes: u64,
     lemmas: u64,
     deletions: u64,
@@ -594,22 +1014,30 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
             pending: Vec::new(),
             written: false,
             cells: Vec::new(),
-            w: Writer::new(shared.style),
+            w: Writer::new(shared.style).numbered(shared),
+            kind: Kind::Conflict,
+            chain: Vec::new(),
+            acc_chain: Vec::new(),
+            marks: Vec::new(),
+            touched: Vec::new(),
+            hints: Vec::new(),
             lits: Vec::new(),
             counted: 0,
             split: None,
         }
     }
 
-    /// The answer once the root's outcome is known.
-    fn finish(self, outcome: Outcome) -> Refutation {
+    /// The answer once the root's outcome is known (`written`: LRAT bytes written out).
+    fn finish(self, outcome: Outcome, written: u64) -> Refutation {
         match outcome {
             Outcome::Refuted => {
                 debug_assert!(self.ret.is_empty(), "the root's set is empty");
+                let lrat = self.shared.style == Style::Lrat;
                 Refutation::Unsat(DratProof {
-                    bytes: self.w.out,
+                    bytes: if lrat { Vec::new() } else { self.w.out },
                     lemmas: self.w.lemmas,
                     deletions: self.w.deletions,
+                    written,
                 })
             }
             Outcome::Sat(q) => Refutation::Sat(q),
@@ -671,7 +1099,15 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
                 // A dead line with one cell open before the last queen needs no lemma: the
                 // parent's check propagates that cell true, and the last queen false.
                 self.written = false;
-                if write && only_last != 1 {
+                let skip = only_last == 1;
+                if sh.ids.is_some() {
+                    self.leaf_chain(board, line, write && skip);
+                    if write && !skip {
+                        self.emit_chain(board)
+                    } else {
+                        Outcome::Refuted
+                    }
+                } else if write && !skip {
                     self.emit_ret(board)
                 } else {
                     Outcome::Refuted
@@ -695,6 +1131,14 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
         write: bool,
     ) -> Outcome {
         self.acc[d] = S::empty(self.shared.n);
+        let lrat = self.shared.ids.is_some();
+        if lrat {
+            while self.acc_chain.len() <= d {
+                self.acc_chain.push(Vec::new());
+            }
+            self.acc_chain[d].clear();
+        }
+        let mut forced = false;
         let entry = self.pending.len();
         let children_write = cells.len() > 1;
         let mut outcome = None;
@@ -705,13 +1149,37 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
             let out = self.node(board, children_write);
             board.undo();
             match out {
-                Outcome::Refuted if self.ret.has(d) => self.acc[d].union(&self.ret),
+                Outcome::Refuted if self.ret.has(d) => {
+                    self.acc[d].union(&self.ret);
+                    if lrat {
+                        // The child's part of this node's chain: its lemma propagates its
+                        // queen false, or its chain is inlined.
+                        let (r, c) = cells[i];
+                        let cell = (r * self.shared.n + c) as i32;
+                        match self.kind {
+                            Kind::Lemma(id) => self.acc_chain[d].push(Entry {
+                                id,
+                                eff: -(cell + 1),
+                            }),
+                            kind => {
+                                forced = kind == Kind::Conflict;
+                                let chain = std::mem::take(&mut self.chain);
+                                self.acc_chain[d].extend_from_slice(&chain);
+                                self.chain = chain;
+                            }
+                        }
+                    }
+                }
                 // The child's set refutes this node too: hand it up, skip the rest (its
                 // lemma is written now if the child was forced and wrote none). Lemmas
                 // pending deletion stay for the node that uses it.
                 Outcome::Refuted => {
                     outcome = Some(if write && !self.written {
-                        self.emit_ret(board)
+                        if lrat {
+                            self.emit_chain(board)
+                        } else {
+                            self.emit_ret(board)
+                        }
                     } else {
                         Outcome::Refuted
                     });
@@ -730,18 +1198,32 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
         set.remove(d);
         self.cover(board, line, cells, &mut set);
         self.ret = set;
+        if lrat {
+            self.inner_chain(board, line, cells, d, forced);
+        }
         if !write {
             self.written = false;
             return Outcome::Refuted;
         }
-        let out = self.emit_ret(board);
+        let out = if lrat {
+            self.emit_chain(board)
+        } else {
+            self.emit_ret(board)
+        };
         if self.ret.is_empty() {
             // The empty clause: the proof is complete.
             return out;
         }
         // The lemmas below this node served only to check its own: delete them.
         let lemma = self.pending.pop();
+        if lrat {
+            let ids = self.pending[entry..].iter().map(|p| p.0 as u64);
+            self.w.delete_ids(ids);
+        }
         for i in entry..self.pending.len() {
+            if lrat {
+                break;
+            }
             let range = self.pending[i];
             self.w.delete(range);
         }
@@ -804,12 +1286,205 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
         u32::MAX
     }
 
+    /// LRAT: the chain of a dead `line` (a leaf): each closed cell made false by the binary
+    /// clause it shares with a queen of `ret`, then the line's at-least-one clause falsified.
+    /// With `neg` (exactly one cell `x` closed only by the last queen `c`): the chain
+    /// derives `¬c` instead: the other cells false, the at-least-one clause makes `x` true,
+    /// and `x`'s clause with `c` makes `c` false.
+    fn leaf_chain<B: Board>(&mut self, board: &B, line: Line, neg: bool) {
+        let sh = self.shared;
+        let ids = sh.ids.expect("LRAT");
+        let mut chain = std::mem::take(&mut self.chain);
+        chain.clear();
+        let path = &board.queens()[sh.base..];
+        let set = std::mem::replace(&mut self.ret, S::empty(0));
+        let last = path.len().wrapping_sub(1);
+        let only = self.close_entries(board, line, &[], &set, neg.then_some(last), &mut chain);
+        self.ret = set;
+        let alo = ids.line(line);
+        match (neg, only) {
+            (true, Some(x)) => {
+                let c = path[last];
+                chain.push(Entry {
+                    id: alo,
+                    eff: cell_eff(sh.n, x, true),
+                });
+                chain.push(Entry {
+                    id: ids.pair(c, x),
+                    eff: cell_eff(sh.n, c, false),
+                });
+                self.kind = Kind::Neg;
+            }
+            _ => {
+                chain.push(Entry { id: alo, eff: 0 });
+                self.kind = Kind::Conflict;
+            }
+        }
+        self.chain = chain;
+    }
+
+    /// LRAT: the chain of an inner node that branched on `line` with candidates `cells`,
+    /// all refuted: the children's parts (from `acc_chain[d]`), each other closed cell of
+    /// the line false by a binary clause with a queen of `ret`, the at-least-one clause
+    /// falsified. A `forced` node (one candidate `c`, whose child has only a chain): the
+    /// other cells false, the at-least-one clause makes `c` true, then the child's chain.
+    fn inner_chain<B: Board>(
+        &mut self,
+        board: &B,
+        line: Line,
+        cells: &[Pos],
+        d: usize,
+        forced: bool,
+    ) {
+        let sh = self.shared;
+        let ids = sh.ids.expect("LRAT");
+        let mut chain = std::mem::take(&mut self.chain);
+        chain.clear();
+        let children = std::mem::take(&mut self.acc_chain[d]);
+        if !forced {
+            chain.extend_from_slice(&children);
+        }
+        let set = std::mem::replace(&mut self.ret, S::empty(0));
+        self.close_entries(board, line, cells, &set, None, &mut chain);
+        self.ret = set;
+        let alo = ids.line(line);
+        if forced {
+            chain.push(Entry {
+                id: alo,
+                eff: cell_eff(sh.n, cells[0], true),
+            });
+            chain.extend_from_slice(&children);
+        } else {
+            chain.push(Entry { id: alo, eff: 0 });
+        }
+        self.acc_chain[d] = children;
+        self.chain = chain;
+        self.kind = Kind::Conflict;
+    }
+
+    /// LRAT: for each cell of `line` open at the root, closed now and not a candidate, the
+    /// binary clause with a queen of `set` that attacks it (not the queen at depth `avoid`
+    /// if another does). Returns a cell only the `avoid` queen attacks, if there is one
+    /// (then it gets no entry).
+    fn close_entries<B: Board>(
+        &self,
+        board: &B,
+        line: Line,
+        open_cells: &[Pos],
+        set: &S,
+        avoid: Option<usize>,
+        chain: &mut Vec<Entry>,
+    ) -> Option<Pos> {
+        let sh = self.shared;
+        let ids = sh.ids.expect("LRAT");
+        let n = sh.n;
+        let path = &board.queens()[sh.base..];
+        if let Some(masks) = &sh.masks {
+            if let Some(mut open) = masks.closed(line, open_cells) {
+                let at = |b: usize| match line {
+                    Line::Row(r) => (r, b),
+                    Line::Col(c) => (b, c),
+                    Line::Region(_) => unreachable!("rows and columns only"),
+                };
+                set.each(|k| {
+                    if Some(k) == avoid || open == 0 {
+                        return;
+                    }
+                    let q = path[k];
+                    let mut m = masks.attack(q, line) & open;
+                    open &= !m;
+                    while m != 0 {
+                        let x = at(m.trailing_zeros() as usize);
+                        m &= m - 1;
+                        chain.push(Entry {
+                            id: ids.pair(q, x),
+                            eff: cell_eff(n, x, false),
+                        });
+                    }
+                });
+                return (open != 0).then(|| at(open.trailing_zeros() as usize));
+            }
+        }
+        let problem = sh.problem;
+        let mut only = None;
+        sh.line_cells(line, |x| {
+            if !sh.root[x.0 * n + x.1] || board.available(x) {
+                return;
+            }
+            let mut by = None;
+            set.each(|k| {
+                if by.is_none() && Some(k) != avoid && problem.attacks(path[k], x) {
+                    by = Some(path[k]);
+                }
+            });
+            match by {
+                Some(q) => chain.push(Entry {
+                    id: ids.pair(q, x),
+                    eff: cell_eff(n, x, false),
+                }),
+                None => only = Some(x),
+            }
+        });
+        only
+    }
+
+    /// LRAT: writes the lemma of `ret` with `chain` as its hints (steps that propagate
+    /// nothing new are left out; a step that conflicts ends the hints).
+    fn emit_chain<B: Board>(&mut self, board: &B) -> Outcome {
+        let sh = self.shared;
+        let n = sh.n;
+        let path = &board.queens()[sh.base..];
+        if self.marks.len() < n * n {
+            self.marks.resize(n * n, OPEN);
+        }
+        let set = std::mem::replace(&mut self.ret, S::empty(0));
+        set.each(|k| {
+            let (r, c) = path[k];
+            self.marks[r * n + c] = TRUE;
+            self.touched.push(r * n + c);
+        });
+        self.hints.clear();
+        let mut conflict = false;
+        for e in &self.chain {
+            if e.eff == 0 {
+                self.hints.push(e.id);
+                conflict = true;
+                break;
+            }
+            let cell = (e.eff.unsigned_abs() - 1) as usize;
+            let want = if e.eff > 0 { TRUE } else { FALSE };
+            match self.marks[cell] {
+                OPEN => {
+                    self.marks[cell] = want;
+                    self.touched.push(cell);
+                    self.hints.push(e.id);
+                }
+                v if v == want => {}
+                _ => {
+                    self.hints.push(e.id);
+                    conflict = true;
+                    break;
+                }
+            }
+        }
+        debug_assert!(conflict, "a chain ends in a conflict");
+        for &cell in &self.touched {
+            self.marks[cell] = OPEN;
+        }
+        self.touched.clear();
+        self.ret = set;
+        self.emit_ret(board)
+    }
+
     /// Writes the lemma of `ret`, or the answer if it is over the byte limit.
     fn emit_ret<B: Board>(&mut self, board: &B) -> Outcome {
         let set = std::mem::replace(&mut self.ret, S::empty(0));
         let ok = self.write_set(board, &set);
         self.ret = set;
         self.written = true;
+        if self.shared.style == Style::Lrat {
+            self.kind = Kind::Lemma(self.w.last.0 as u64);
+        }
         self.pending.push(self.w.last);
         if ok {
             Outcome::Refuted
@@ -828,7 +1503,7 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
         let mut buf = [0u8; 256];
         let mut len = 0;
         let start = self.w.begin_lemma();
-        let binary = sh.style == DratStyle::Binary;
+        let binary = sh.style == Style::Binary;
         if sh.lits.is_empty() && self.lits.len() < path.len() {
             self.lits.resize(path.len(), CachedLit::default());
         }
@@ -853,8 +1528,13 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
         });
         self.lits = lits;
         self.w.out.extend_from_slice(&buf[..len]);
-        self.w.end_lemma(start);
-        let total_len = self.w.out.len() as u64;
+        let hints = std::mem::take(&mut self.hints);
+        self.w.end_lemma(start, &hints);
+        self.hints = hints;
+        if !self.w.maybe_flush() {
+            return false;
+        }
+        let total_len = self.w.position();
         if total_len - self.counted >= 1 << 16 {
             let total = sh
                 .bytes
@@ -875,6 +1555,7 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
             TaskOutcome::Refuted(set) => {
                 self.ret = set;
                 self.written = true;
+                self.kind = Kind::Lemma(result.lemma);
                 Outcome::Refuted
             }
             TaskOutcome::Sat(q) => Outcome::Sat(q),
@@ -885,16 +1566,29 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
     }
 }
 
+/// LRAT: an [`Entry::eff`] that sets a cell true or false.
+fn cell_eff(n: usize, (r, c): Pos, value: bool) -> i32 {
+    let e = (r * n + c) as i32 + 1;
+    if value {
+        e
+    } else {
+        -e
+    }
+}
+
 fn proof_bytes(shared: &Shared) -> u64 {
     shared.bytes.load(Ordering::Relaxed)
 }
 
 /// The tree split at one depth: every live node there is a task searched by some thread
-/// into its own buffer; then the nodes above are refuted from the tasks' sets.
+/// into its own buffer (LRAT: its own part, streamed to a file in the spool folder if there
+/// is one); then the nodes above are refuted from the tasks' sets. DRAT comes back in
+/// memory; LRAT goes to `lrat_out`, the parts one after the other and the top last.
 fn refute_parallel<B: Board, S: DepthSet>(
     shared: &Shared,
     board: &mut B,
     config: &Config,
+    lrat_out: Option<&mut (dyn Write + Send)>,
 ) -> (Refutation, Stats) {
     let threads = threads(config);
     // The same split as solve's: live prefixes all of one length, and complete ones (a
@@ -917,7 +1611,7 @@ fn refute_parallel<B: Board, S: DepthSet>(
     // subtrees do not depend on each other, so any order of subtrees is a valid proof, and
     // one growing buffer per thread copies less than one per task.
     let threads = threads.min(tasks.len());
-    let buffers: Vec<Mutex<Vec<u8>>> = (0..threads).map(|_| Mutex::new(Vec::new())).collect();
+    let parts: Vec<Mutex<Part>> = (0..threads).map(|_| Mutex::new(Part::default())).collect();
     let next = AtomicUsize::new(0);
     // Set when a task finds a solution, refutes the whole problem, or cannot go on: the
     // others then stop.
@@ -925,12 +1619,30 @@ fn refute_parallel<B: Board, S: DepthSet>(
     let winner = AtomicUsize::new(usize::MAX);
     std::thread::scope(|s| {
         for t in 0..threads {
-            let (tasks, results, buffers, next, done, winner) =
-                (&tasks, &results, &buffers, &next, &done, &winner);
+            let (tasks, results, parts, next, done, winner) =
+                (&tasks, &results, &parts, &next, &done, &winner);
             std::thread::Builder::new()
                 .stack_size(search_stack(shared.problem.n()))
                 .spawn_scoped(s, move || {
-                    let mut buf = proof_buffer(shared.max_bytes);
+                    let mut w = Writer::new(shared.style).numbered(shared);
+                    let mut path = None;
+                    if shared.style == Style::Lrat {
+                        if let Some(dir) = &shared.spool {
+                            match part_file(dir) {
+                                Ok((p, file)) => {
+                                    w.sink =
+                                        Some(Box::new(BufWriter::with_capacity(1 << 20, file)));
+                                    path = Some(p);
+                                }
+                                Err(e) => {
+                                    w.error = Some(e);
+                                    done.store(true, Ordering::Relaxed);
+                                }
+                            }
+                        }
+                    } else {
+                        w.out = proof_buffer(shared.max_bytes);
+                    }
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= tasks.len() || done.load(Ordering::Relaxed) {
@@ -941,9 +1653,22 @@ fn refute_parallel<B: Board, S: DepthSet>(
                             b.place(p);
                         }
                         let mut search = Search::<S>::new(shared, config, Some(done));
-                        search.w.out = std::mem::take(&mut buf);
-                        search.counted = search.w.out.len() as u64;
-                        let out = search.node(&mut b, true);
+                        search.w = std::mem::replace(&mut w, Writer::new(shared.style));
+                        let (lemmas_before, deletions_before) =
+                            (search.w.lemmas, search.w.deletions);
+                        search.counted = search.w.position();
+                        let mut out = search.node(&mut b, true);
+                        if matches!(out, Outcome::Refuted)
+                            && shared.style == Style::Lrat
+                            && !matches!(search.kind, Kind::Lemma(_))
+                        {
+                            // The top search names the task by a lemma.
+                            out = search.emit_chain(&b);
+                        }
+                        let lemma = match search.kind {
+                            Kind::Lemma(id) => id,
+                            _ => 0,
+                        };
                         let outcome = match out {
                             Outcome::Refuted if search.ret.is_empty() => {
                                 // This subtree alone refutes the problem.
@@ -966,26 +1691,197 @@ fn refute_parallel<B: Board, S: DepthSet>(
                             }
                             Outcome::Cut => TaskOutcome::Cut,
                         };
-                        buf = std::mem::take(&mut search.w.out);
+                        w = std::mem::replace(&mut search.w, Writer::new(shared.style));
                         let result = TaskResult {
                             outcome,
+                            lemma,
                             nodes: search.nodes,
-                            lemmas: search.w.lemmas,
-                            deletions: search.w.deletions,
+                            lemmas: w.lemmas - lemmas_before,
+                            deletions: w.deletions - deletions_before,
                             thread: t,
-                            end: buf.len(),
+                            end: w.position() as usize,
                         };
                         *results[i].lock().expect("no thread panics") = Some(result);
                     }
-                    *buffers[t].lock().expect("no thread panics") = buf;
+                    w.flush();
+                    if let Some(mut sink) = w.sink.take() {
+                        if let Err(e) = sink.flush() {
+                            w.error.get_or_insert(e);
+                        }
+                    }
+                    *parts[t].lock().expect("no thread panics") = Part {
+                        lemmas: w.lemmas,
+                        bytes: std::mem::take(&mut w.out),
+                        path,
+                        error: w.error.take(),
+                    };
                 })
                 .expect("spawning a search thread");
         }
     });
-    let mut buffers: Vec<Vec<u8>> = buffers
+    let mut parts: Vec<Part> = parts
         .into_iter()
         .map(|b| b.into_inner().expect("no thread panics"))
         .collect();
+    let (refutation, stats) = finish_parallel::<B, S>(
+        shared,
+        board,
+        config,
+        &results,
+        &mut parts,
+        &tasks,
+        depth,
+        winner.load(Ordering::Relaxed),
+        lrat_out,
+    );
+    for part in &parts {
+        if let Some(p) = &part.path {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+    (refutation, stats)
+}
+
+/// A thread's share of a parallel refutation: its lemmas in memory, or in the file at `path`
+/// (LRAT with a spool folder).
+#[derive(Default)]
+struct Part {
+    /// LRAT: lemmas in the part, numbered from the first lemma id.
+    lemmas: u64,
+    bytes: Vec<u8>,
+    path: Option<PathBuf>,
+    error: Option<io::Error>,
+}
+
+impl Part {
+    /// Copies the part to `out`, its lemma ids (those above `formula_clauses`) raised by
+    /// `offset`; returns the bytes written.
+    fn renumber_to(
+        &self,
+        formula_clauses: u64,
+        offset: u64,
+        out: &mut dyn Write,
+    ) -> io::Result<u64> {
+        if offset == 0 {
+            return self.copy_to(u64::MAX, out);
+        }
+        match &self.path {
+            Some(p) => {
+                let file = File::open(p)?;
+                renumber(
+                    io::BufReader::with_capacity(1 << 20, file),
+                    formula_clauses,
+                    offset,
+                    out,
+                )
+            }
+            None => renumber(&self.bytes[..], formula_clauses, offset, out),
+        }
+    }
+
+    /// Copies the part's first `end` bytes to `out`.
+    fn copy_to(&self, end: u64, out: &mut dyn Write) -> io::Result<u64> {
+        match &self.path {
+            Some(p) => {
+                let mut file = File::open(p)?;
+                file.rewind()?;
+                io::copy(&mut file.take(end), out)
+            }
+            None => {
+                let end = (end as usize).min(self.bytes.len());
+                out.write_all(&self.bytes[..end])?;
+                Ok(end as u64)
+            }
+        }
+    }
+}
+
+/// Copies LRAT lines (as the search writes them: single spaces, one step a line) from `input`
+/// to `out`, raising every clause id above `formula_clauses` by `offset`.
+fn renumber(
+    mut input: impl io::BufRead,
+    formula_clauses: u64,
+    offset: u64,
+    out: &mut dyn Write,
+) -> io::Result<u64> {
+    let mut line = Vec::new();
+    let mut buf = Vec::with_capacity(FLUSH_BYTES + 4096);
+    let mut written = 0u64;
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        // Tokens: the id, then `d` and ids, or literals up to 0 and ids up to 0.
+        let mut zeros = 0;
+        let mut deletion = false;
+        for (k, tok) in line
+            .split(|&b| b == b' ' || b == b'\n')
+            .filter(|t| !t.is_empty())
+            .enumerate()
+        {
+            if k > 0 {
+                buf.push(b' ');
+            }
+            if tok == b"d" {
+                deletion = true;
+                buf.push(b'd');
+                continue;
+            }
+            let is_id = k == 0 || deletion || zeros == 1;
+            if tok == b"0" {
+                zeros += 1;
+            }
+            if is_id && tok != b"0" {
+                let v = tok.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
+                push_u64(&mut buf, if v > formula_clauses { v + offset } else { v });
+            } else {
+                buf.extend_from_slice(tok);
+            }
+        }
+        buf.push(b'\n');
+        if buf.len() >= FLUSH_BYTES {
+            out.write_all(&buf)?;
+            written += buf.len() as u64;
+            buf.clear();
+        }
+    }
+    out.write_all(&buf)?;
+    written += buf.len() as u64;
+    Ok(written)
+}
+
+/// A new part file in `dir`, with a name no other refutation uses.
+fn part_file(dir: &Path) -> io::Result<(PathBuf, File)> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    loop {
+        let k = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".queens-proof-{}-{k}.part", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => return Ok((path, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The answer of a parallel refutation once its threads are done.
+#[allow(clippy::too_many_arguments)]
+fn finish_parallel<B: Board, S: DepthSet>(
+    shared: &Shared,
+    board: &mut B,
+    config: &Config,
+    results: &[Mutex<Option<TaskResult<S>>>],
+    parts: &mut [Part],
+    tasks: &[Vec<Pos>],
+    depth: usize,
+    w: usize,
+    lrat_out: Option<&mut (dyn Write + Send)>,
+) -> (Refutation, Stats) {
     let sum = |f: fn(&TaskResult<S>) -> u64| -> u64 {
         results
             .iter()
@@ -994,6 +1890,13 @@ fn refute_parallel<B: Board, S: DepthSet>(
     };
     let (task_nodes, lemmas, deletions) =
         (sum(|t| t.nodes), sum(|t| t.lemmas), sum(|t| t.deletions));
+    if let Some(e) = parts.iter_mut().find_map(|p| p.error.take()) {
+        let stats = Stats {
+            nodes: task_nodes,
+            interrupted: false,
+        };
+        return (Refutation::Failed(format!("writing the proof: {e}")), stats);
+    }
     let interrupted = results.iter().any(|r| {
         matches!(
             r.lock()
@@ -1004,7 +1907,7 @@ fn refute_parallel<B: Board, S: DepthSet>(
         )
     });
     // A solution anywhere answers; so does a subtree that refuted the problem alone.
-    for r in &results {
+    for r in results {
         if let Some(TaskResult {
             outcome: TaskOutcome::Sat(q),
             ..
@@ -1017,7 +1920,6 @@ fn refute_parallel<B: Board, S: DepthSet>(
             return (Refutation::Sat(q.clone()), stats);
         }
     }
-    let w = winner.load(Ordering::Relaxed);
     if w != usize::MAX {
         // The winner's thread buffer up to the winner's end: earlier subtrees' lemmas come
         // along, which is harmless.
@@ -1027,7 +1929,7 @@ fn refute_parallel<B: Board, S: DepthSet>(
             .as_ref()
             .map_or((0, 0), |t| (t.thread, t.end));
         let (mut lemmas, mut deletions) = (0, 0);
-        for r in &results {
+        for r in results {
             if let Some(t) = &*r.lock().expect("no thread panics") {
                 if t.thread == thread && t.end <= end {
                     lemmas += t.lemmas;
@@ -1035,17 +1937,26 @@ fn refute_parallel<B: Board, S: DepthSet>(
                 }
             }
         }
-        let mut bytes = std::mem::take(&mut buffers[thread]);
-        bytes.truncate(end);
-        let proof = DratProof {
-            bytes,
-            lemmas,
-            deletions,
-        };
         let stats = Stats {
             nodes: task_nodes,
             interrupted: false,
         };
+        let mut proof = DratProof {
+            lemmas,
+            deletions,
+            ..DratProof::default()
+        };
+        match lrat_out {
+            Some(out) => match parts[thread].copy_to(end as u64, out) {
+                Ok(written) => proof.written = written,
+                Err(e) => return (Refutation::Failed(format!("writing the proof: {e}")), stats),
+            },
+            None => {
+                let mut bytes = std::mem::take(&mut parts[thread].bytes);
+                bytes.truncate(end);
+                proof.bytes = bytes;
+            }
+        }
         return (Refutation::Unsat(proof), stats);
     }
     let stats = Stats {
@@ -1066,39 +1977,82 @@ fn refute_parallel<B: Board, S: DepthSet>(
     }) {
         return (Refutation::TooLarge(proof_bytes(shared)), stats);
     }
+    // LRAT: part `t`'s ids are raised by the lemmas of the parts before it, and the top
+    // numbers its lemmas after all of them.
+    let m = shared.ids.map_or(0, |ids| ids.formula_clauses);
+    let mut offsets = Vec::with_capacity(parts.len());
+    let mut total = 0;
+    for p in parts.iter() {
+        offsets.push(total);
+        total += p.lemmas;
+    }
+    for r in results {
+        if let Some(t) = r.lock().expect("no thread panics").as_mut() {
+            t.lemma += offsets[t.thread];
+        }
+    }
     // Every task is refuted: the top of the tree, from their sets.
     let mut top = Search::<S>::new(shared, config, None);
+    top.w.next_id = m + 1 + total;
     top.split = Some(Split {
         depth,
-        results: &results,
+        results,
         index: tasks.iter().cloned().zip(0..).collect(),
     });
     let outcome = top.node(board, true);
     let top_nodes = top.nodes;
-    match top.finish(outcome) {
-        Refutation::Unsat(tail) => {
-            // The largest buffer grows by the others: the least copying.
-            let largest = (0..buffers.len())
-                .max_by_key(|&t| buffers[t].len())
-                .unwrap_or(0);
-            let mut bytes = std::mem::take(&mut buffers[largest]);
-            bytes.reserve(buffers.iter().map(Vec::len).sum::<usize>() + tail.bytes.len());
-            for b in &buffers {
-                bytes.extend_from_slice(b);
-            }
-            bytes.extend_from_slice(&tail.bytes);
-            let proof = DratProof {
-                bytes,
-                lemmas: lemmas + tail.lemmas,
-                deletions: deletions + tail.deletions,
+    let tail_bytes = std::mem::take(&mut top.w.out);
+    let (tail_lemmas, tail_deletions) = (top.w.lemmas, top.w.deletions);
+    let stats_done = Stats {
+        nodes: task_nodes + top_nodes,
+        interrupted: false,
+    };
+    match top.finish(outcome, 0) {
+        Refutation::Unsat(_) => {
+            let mut proof = DratProof {
+                lemmas: lemmas + tail_lemmas,
+                deletions: deletions + tail_deletions,
+                ..DratProof::default()
             };
-            (
-                Refutation::Unsat(proof),
-                Stats {
-                    nodes: task_nodes + top_nodes,
-                    interrupted: false,
-                },
-            )
+            match lrat_out {
+                Some(out) => {
+                    let mut written = 0;
+                    for (part, &offset) in parts.iter().zip(&offsets) {
+                        match part.renumber_to(m, offset, out) {
+                            Ok(k) => written += k,
+                            Err(e) => {
+                                return (
+                                    Refutation::Failed(format!("writing the proof: {e}")),
+                                    stats_done,
+                                )
+                            }
+                        }
+                    }
+                    if let Err(e) = out.write_all(&tail_bytes).and_then(|()| out.flush()) {
+                        return (
+                            Refutation::Failed(format!("writing the proof: {e}")),
+                            stats_done,
+                        );
+                    }
+                    proof.written = written + tail_bytes.len() as u64;
+                }
+                None => {
+                    // The largest buffer grows by the others: the least copying.
+                    let largest = (0..parts.len())
+                        .max_by_key(|&t| parts[t].bytes.len())
+                        .unwrap_or(0);
+                    let mut bytes = std::mem::take(&mut parts[largest].bytes);
+                    bytes.reserve(
+                        parts.iter().map(|p| p.bytes.len()).sum::<usize>() + tail_bytes.len(),
+                    );
+                    for p in parts.iter() {
+                        bytes.extend_from_slice(&p.bytes);
+                    }
+                    bytes.extend_from_slice(&tail_bytes);
+                    proof.bytes = bytes;
+                }
+            }
+            (Refutation::Unsat(proof), stats_done)
         }
         other => (other, stats),
     }

@@ -4,12 +4,15 @@
 //! its search tree into lemmas ([`crate::backtrack::certify`]).
 
 use std::collections::HashSet;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use varisat::ExtendFormula;
 
 use super::{checked, ms, Budget, EngineSpec, Work};
-use crate::backtrack::certify::{refute, DratStyle, Refutation};
+use crate::backtrack::certify::{refute, refute_lrat, ClauseIds, DratStyle, LratOut, Refutation};
 use crate::cnf::FixedMode;
 use crate::encode::amo::Encoding;
 use crate::error::Error;
@@ -21,8 +24,15 @@ use crate::sat::{self, Encoded, SatStats};
 pub struct Certificate {
     /// The CNF the proof refutes (its DIMACS form is what `queens encode` writes).
     pub cnf: Encoded,
-    /// The proof, in `format`.
+    /// The proof, in `format` (empty when it is in `proof_file`).
     pub proof: Vec<u8>,
+    /// Where the proof is when it was written to a file ([`ProofTarget::File`]).
+    pub proof_file: Option<PathBuf>,
+    /// Size of the proof in bytes.
+    pub bytes: u64,
+    /// The at-most-one encoding of the CNF (the backtracker's LRAT is written for
+    /// pairwise clauses, whatever was asked).
+    pub encoding: Encoding,
     /// Its format.
     pub format: ProofFormat,
     /// Lemmas in the proof (after trimming, for LRAT).
@@ -36,6 +46,33 @@ pub struct Certificate {
     /// The checker that accepted it: `built-in`, or `drat-trim` (an external solver's DRAT,
     /// where drat-trim is installed).
     pub checker: &'static str,
+}
+
+/// Where a proof goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ProofTarget {
+    /// Into [`Certificate::proof`].
+    #[default]
+    Memory,
+    /// Into this file, streamed as the backtracker writes LRAT (its threads' parts stream
+    /// into the same folder and are merged), and checked from it: memory does not bound
+    /// the proof. Other proofs are built in memory and then written there.
+    File(PathBuf),
+}
+
+/// Whether the backtracker writes LRAT with its own hints for this request: LRAT, from the
+/// backtracker, for the CNF with fixed queens simplified away, with pairwise at-most-one
+/// clauses (asked for, or `auto`, which the proof then overrides).
+pub fn direct_lrat(
+    spec: EngineSpec,
+    encoding: Encoding,
+    mode: FixedMode,
+    format: ProofFormat,
+) -> bool {
+    matches!(spec, EngineSpec::Backtrack { .. })
+        && format == ProofFormat::Lrat
+        && mode == FixedMode::Simplify
+        && matches!(encoding, Encoding::Auto | Encoding::Pairwise)
 }
 
 /// A certified answer.
@@ -73,7 +110,36 @@ pub fn solve_certified(
     format: ProofFormat,
     budget: &Budget,
 ) -> Result<Certified, Error> {
+    solve_certified_to(
+        problem,
+        spec,
+        encoding,
+        mode,
+        format,
+        budget,
+        &ProofTarget::Memory,
+    )
+}
+
+/// [`solve_certified`], the proof going to `target`.
+///
+/// The backtracker's LRAT ([`direct_lrat`]) carries its own hints and streams: to the file
+/// (its parts beside it) or to memory, bounded there by a quarter of `budget.max_memory`;
+/// it is checked by the hint-only checker, streaming from the file. The other proofs are
+/// built in memory (the SAT engine's DRAT, the backtracker's DRAT, LRAT converted from
+/// DRAT), bounded the same way.
+pub fn solve_certified_to(
+    problem: &Problem,
+    spec: EngineSpec,
+    encoding: Encoding,
+    mode: FixedMode,
+    format: ProofFormat,
+    budget: &Budget,
+    target: &ProofTarget,
+) -> Result<Certified, Error> {
     let start = Instant::now();
+    let direct = direct_lrat(spec, encoding, mode, format);
+    let encoding = if direct { Encoding::Pairwise } else { encoding };
     if budget.exhausted() {
         return Ok(Certified {
             answer: CertifiedAnswer::Interrupted,
@@ -108,6 +174,16 @@ pub fn solve_certified(
     // The engines write DRAT; LRAT is derived from binary DRAT.
     let binary = format != ProofFormat::Drat;
     let mut work = Work::default();
+    if direct {
+        let vars = cnf.map.var_table();
+        if let Some(ids) = ClauseIds::new(problem, &cnf.formula, &vars) {
+            let threads = match spec {
+                EngineSpec::Backtrack { threads } => threads,
+                _ => 0,
+            };
+            return certify_lrat(problem, cnf, &vars, &ids, threads, budget, target, start);
+        }
+    }
     let (found, drat) = match spec {
         EngineSpec::Backtrack { threads } => {
             let vars = cnf.map.var_table();
@@ -135,6 +211,7 @@ pub fn solve_certified(
                         work,
                     });
                 }
+                Refutation::Failed(message) => return Err(Error::Internal(message)),
                 Refutation::TooLarge(bytes) => {
                     return Err(Error::TooLarge(format!(
                         "the proof outgrew its share of the memory limit ({} MB written, \
@@ -257,10 +334,26 @@ pub fn solve_certified(
         None => proof::check_proof(&cnf.formula, format, &proof).map_err(rejected)?,
     };
     let check_ms = ms(check_start);
+    let mut proof_file = None;
+    if let ProofTarget::File(path) = target {
+        std::fs::write(path, &proof).map_err(|e| Error::Io {
+            path: path.clone(),
+            source: e,
+        })?;
+        proof_file = Some(path.clone());
+    }
+    let bytes = proof.len() as u64;
     Ok(Certified {
         answer: CertifiedAnswer::Unsat(Box::new(Certificate {
             cnf,
-            proof,
+            proof: if proof_file.is_some() {
+                Vec::new()
+            } else {
+                proof
+            },
+            proof_file,
+            bytes,
+            encoding,
             format,
             lemmas: stats.lemmas,
             trimmed,
@@ -285,4 +378,116 @@ fn count_text_lemmas(proof: &[u8]) -> u64 {
             !l.is_empty() && !l.starts_with(b"d ") && !l.starts_with(b"c")
         })
         .count() as u64
+}
+
+/// The backtracker's LRAT with its own hints, written to `target` and checked by the
+/// hint-only checker.
+#[allow(clippy::too_many_arguments)]
+fn certify_lrat(
+    problem: &Problem,
+    cnf: Encoded,
+    vars: &[u32],
+    ids: &ClauseIds,
+    threads: usize,
+    budget: &Budget,
+    target: &ProofTarget,
+    start: Instant,
+) -> Result<Certified, Error> {
+    let mut work = Work::default();
+    let config = budget.backtrack_config(threads);
+    let io_error = |path: &PathBuf, e: std::io::Error| Error::Io {
+        path: path.clone(),
+        source: e,
+    };
+    let mut memory = Vec::new();
+    let (refutation, stats, max_bytes) = match target {
+        ProofTarget::Memory => {
+            let max_bytes = budget.max_memory.unwrap_or_else(super::default_max_memory) / 4;
+            let out = LratOut {
+                out: &mut memory,
+                spool: None,
+            };
+            let (r, s) = refute_lrat(problem, vars, ids, out, max_bytes, &config);
+            (r, s, max_bytes)
+        }
+        ProofTarget::File(path) => {
+            let file = File::create(path).map_err(|e| io_error(path, e))?;
+            let mut file = BufWriter::with_capacity(1 << 20, file);
+            let spool = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map_or_else(|| PathBuf::from("."), |p| p.to_path_buf());
+            let out = LratOut {
+                out: &mut file,
+                spool: Some(spool),
+            };
+            let (r, s) = refute_lrat(problem, vars, ids, out, u64::MAX, &config);
+            file.flush().map_err(|e| io_error(path, e))?;
+            (r, s, u64::MAX)
+        }
+    };
+    work.nodes = Some(stats.nodes);
+    work.time_ms = ms(start);
+    let proof = match refutation {
+        Refutation::Sat(q) => {
+            if let ProofTarget::File(path) = target {
+                let _ = std::fs::remove_file(path);
+            }
+            checked(problem, &q, "backtrack")?;
+            return Ok(Certified {
+                answer: CertifiedAnswer::Sat(q),
+                work,
+            });
+        }
+        Refutation::Unsat(p) => p,
+        Refutation::Interrupted => {
+            return Ok(Certified {
+                answer: CertifiedAnswer::Interrupted,
+                work,
+            })
+        }
+        Refutation::Failed(message) => return Err(Error::Internal(message)),
+        Refutation::TooLarge(bytes) => {
+            return Err(Error::TooLarge(format!(
+                "the proof outgrew its share of the memory limit ({} MB written, limit {} MB): \
+                 raise the limit (--max-memory), write the proof to a file, or solve without \
+                 a proof",
+                bytes >> 20,
+                max_bytes >> 20
+            )))
+        }
+    };
+    let rejected = |e: proof::ProofError| {
+        Error::Internal(format!(
+            "the backtrack engine's proof of unsatisfiability does not check: {e}"
+        ))
+    };
+    let check_start = Instant::now();
+    let (stats, proof_file, bytes) = match target {
+        ProofTarget::Memory => {
+            let stats = proof::check_lrat(&cnf.formula, &memory).map_err(rejected)?;
+            (stats, None, memory.len() as u64)
+        }
+        ProofTarget::File(path) => {
+            let stats = proof::check_lrat_file(&cnf.formula, path).map_err(rejected)?;
+            (stats, Some(path.clone()), proof.written)
+        }
+    };
+    let check_ms = ms(check_start);
+    Ok(Certified {
+        answer: CertifiedAnswer::Unsat(Box::new(Certificate {
+            cnf,
+            proof: memory,
+            proof_file,
+            bytes,
+            encoding: Encoding::Pairwise,
+            format: ProofFormat::Lrat,
+            lemmas: stats.lemmas,
+            trimmed: 0,
+            convert_ms: 0.0,
+            check_ms,
+            checker: "built-in",
+        })),
+        work,
+    })
 }

@@ -341,13 +341,18 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
                 let alone =
                     engine::explain::with_presets(problem, &core, &blocked_core, &excluded_core)?;
                 let spec = EngineSpec::Backtrack { threads: 0 };
-                let certified = certify::solve_certified(
+                let target = ctx
+                    .proof_file
+                    .clone()
+                    .map_or(certify::ProofTarget::Memory, certify::ProofTarget::File);
+                let certified = certify::solve_certified_to(
                     &alone,
                     spec,
                     req.encoding,
                     FixedMode::Simplify,
                     format,
                     &ctx.budget,
+                    &target,
                 )?;
                 match certified.answer {
                     CertifiedAnswer::Unsat(cert) => {

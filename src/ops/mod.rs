@@ -158,6 +158,10 @@ pub struct Context {
     /// The `queens` executable to run uninterruptible work in; `None` runs it in-process
     /// (the deadline is then only looked at between solver calls).
     pub isolate: Option<PathBuf>,
+    /// Where a proof goes when the caller wants it in a file (the CLI's `--proof`): the
+    /// backtracker's LRAT then streams there instead of coming back as an artifact, so the
+    /// disk, not memory, bounds it. `None`: proofs are artifacts.
+    pub proof_file: Option<PathBuf>,
 }
 
 impl Context {

@@ -655,13 +655,18 @@ fn solve_with_proof(
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
     let problem = &req.instance.0;
-    let certified = certify::solve_certified(
+    let target = ctx
+        .proof_file
+        .clone()
+        .map_or(certify::ProofTarget::Memory, certify::ProofTarget::File);
+    let certified = certify::solve_certified_to(
         problem,
         spec,
         req.encoding,
         cnf::FixedMode::Simplify,
         format,
         &ctx.budget,
+        &target,
     )?;
     let mut resp = SolveResponse {
         work: WorkReport::from_work(&certified.work, req.encoding),
@@ -695,13 +700,14 @@ fn solve_with_proof(
 pub(super) fn certificate(
     problem: &Problem,
     cert: certify::Certificate,
-    encoding: Encoding,
+    _encoding: Encoding,
     spec: EngineSpec,
 ) -> Result<(ProofInfo, Artifacts), Error> {
     let header = vec![
         format!("queens CNF: {}", report::summary(problem)),
         format!(
-            "encoding {encoding}; refuted by a {} proof from the {} engine",
+            "encoding {}; refuted by a {} proof from the {} engine",
+            cert.encoding,
             cert.format,
             spec.name()
         ),
@@ -716,13 +722,19 @@ pub(super) fn certificate(
         checked: true,
         check_ms: cert.check_ms,
         checker: (cert.checker != "built-in").then(|| cert.checker.to_string()),
-        bytes: cert.proof.len(),
-        path: None,
+        bytes: cert.bytes as usize,
+        path: cert.proof_file.as_ref().map(|p| p.display().to_string()),
         cnf: None,
         url: None,
         cnf_url: None,
     };
-    let files = Artifacts(vec![("proof".into(), cert.proof), ("cnf".into(), cnf_text)]);
+    // A proof already in its file is not carried again.
+    let mut files = Vec::new();
+    if cert.proof_file.is_none() {
+        files.push(("proof".into(), cert.proof));
+    }
+    files.push(("cnf".into(), cnf_text));
+    let files = Artifacts(files);
     Ok((info, files))
 }
 

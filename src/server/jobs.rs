@@ -468,6 +468,7 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
             max_memory: Some(state.config.max_memory),
         },
         isolate: Some(state.config.exe.clone()),
+        proof_file: None,
     }
     .with_progress(move |done, total| {
         // At most one write (an fsync) a second; the last one always lands.

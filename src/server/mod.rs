@@ -331,6 +331,7 @@ impl AppState {
                 max_memory: Some(self.config.max_memory),
             },
             isolate: Some(self.config.exe.clone()),
+            proof_file: None,
         };
         let (tx, rx) = tokio::sync::oneshot::channel();
         let state = self.clone();

@@ -392,6 +392,8 @@ fn unsat_with_proof_writes_a_checked_proof_and_its_cnf() {
             "sat",
             "--proof",
             drat.to_str().unwrap(),
+            "--proof-format",
+            "drat",
             "--timeout",
             "60",
         ],

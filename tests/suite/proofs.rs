@@ -191,7 +191,7 @@ fn outside_check(checker: &str, dir: &Path, cnf: &[u8], proof: &[u8]) -> Option<
     let text = String::from_utf8_lossy(&out.stdout);
     Some(
         text.lines()
-            .any(|l| l.trim() == "s VERIFIED" || l.trim() == "c VERIFIED"),
+            .any(|l| matches!(l.trim(), "s VERIFIED" | "c VERIFIED" | "s VERIFIED UNSAT")),
     )
 }
 
@@ -206,6 +206,7 @@ fn outside_checkers_accept_the_backtrackers_proofs() {
                 (ProofFormat::Drat, "drat-trim"),
                 (ProofFormat::BinaryDrat, "drat-trim"),
                 (ProofFormat::Lrat, "lrat-check"),
+                (ProofFormat::Lrat, "cake_lpr"),
             ] {
                 let CertifiedAnswer::Unsat(cert) = certify(
                     &p,
@@ -329,8 +330,9 @@ fn cli_backtrack_proof_round_trip_and_certified_explanation() {
     let formula = varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
     check_proof(&formula, ProofFormat::Lrat, &std::fs::read(&proof).unwrap())
         .expect("the core's proof checks");
-    // Under --timeout the explanation runs in a child process; its files come back from it.
-    let proof = dir.join("core-timeout.drat");
+    // Under --timeout the explanation runs in a child process; its files come back from it
+    // (LRAT, the default format).
+    let proof = dir.join("core-timeout.lrat");
     let o = super::cli::queens(
         &[
             "explain",
@@ -348,9 +350,9 @@ fn cli_backtrack_proof_round_trip_and_certified_explanation() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let cnf = dir.join("core-timeout.drat.cnf");
+    let cnf = dir.join("core-timeout.lrat.cnf");
     let formula = varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
-    check_proof(&formula, ProofFormat::Drat, &std::fs::read(&proof).unwrap())
+    check_proof(&formula, ProofFormat::Lrat, &std::fs::read(&proof).unwrap())
         .expect("the core's proof from the child checks");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -487,4 +489,158 @@ fn a_board_wider_than_64_is_certified() {
         cert.lemmas
     );
     assert!(check_proof(&cert.cnf.formula, ProofFormat::Drat, &cert.proof).is_ok());
+}
+
+/// The LRAT lemma lines of a proof: `(line index, id, hints)`.
+fn lrat_lemmas(text: &str) -> Vec<(usize, String, Vec<String>)> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            if words.get(1) == Some(&"d") || words.is_empty() {
+                return None;
+            }
+            let zero = words.iter().skip(1).position(|w| *w == "0")? + 1;
+            let hints = words[zero + 1..words.len() - 1]
+                .iter()
+                .map(|w| w.to_string())
+                .collect();
+            Some((i, words[0].to_string(), hints))
+        })
+        .collect()
+}
+
+/// The proof with lemma line `at` rewritten with `hints`.
+fn with_hints(text: &str, at: usize, hints: &[String]) -> Vec<u8> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let words: Vec<&str> = lines[at].split_whitespace().collect();
+    let zero = words.iter().skip(1).position(|w| *w == "0").unwrap() + 1;
+    let mut new: Vec<String> = words[..=zero].iter().map(|w| w.to_string()).collect();
+    new.extend(hints.iter().cloned());
+    new.push("0".into());
+    lines[at] = new.join(" ");
+    (lines.join("\n") + "\n").into_bytes()
+}
+
+/// A mutated LRAT proof is rejected, the error naming lemma `id`.
+fn assert_names_lemma(formula: &CnfFormula, proof: &[u8], id: &str, what: &str) {
+    match queens::proof::check_lrat(formula, proof) {
+        Ok(_) => panic!("an LRAT proof {what} was accepted"),
+        Err(e) => assert!(
+            e.to_string().contains(&format!("lemma {id} ")),
+            "the error for a proof {what} names lemma {id}: {e}"
+        ),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// The backtracker's own LRAT (pairwise CNF, hints from the search) for every family,
+    /// one and two threads: it passes the hint-only checker, and a lemma with its last hint
+    /// dropped, with its last hint pointing at the wrong clause, or a proof with a lemma
+    /// removed, is rejected with the lemma named.
+    #[test]
+    fn backtracker_lrat_follows_its_hints(
+        p in gen::problem_with_diagonals(8),
+        threads in 1..3usize,
+    ) {
+        let solvable = !gen::brute_force(&p).is_empty();
+        let spec = EngineSpec::Backtrack { threads };
+        match certify(&p, spec, Encoding::Auto, FixedMode::Simplify, ProofFormat::Lrat) {
+            CertifiedAnswer::Sat(_) => prop_assert!(solvable),
+            CertifiedAnswer::Unsat(cert) => {
+                prop_assert!(!solvable);
+                prop_assert_eq!(cert.encoding, Encoding::Pairwise);
+                let f = &cert.cnf.formula;
+                let stats = queens::proof::check_lrat(f, &cert.proof).unwrap();
+                prop_assert_eq!(stats.lemmas, cert.lemmas);
+                let text = std::str::from_utf8(&cert.proof).unwrap();
+                let lemmas = lrat_lemmas(text);
+                for (at, id, hints) in &lemmas {
+                    if hints.len() < 2 {
+                        continue;
+                    }
+                    let dropped = with_hints(text, *at, &hints[..hints.len() - 1]);
+                    assert_names_lemma(f, &dropped, id, "with a hint dropped");
+                    let mut wrong = hints.clone();
+                    *wrong.last_mut().unwrap() = hints[0].clone();
+                    assert_names_lemma(f, &with_hints(text, *at, &wrong), id, "with a wrong hint");
+                    break;
+                }
+                // Removing a lemma that a later one names: that one is rejected.
+                let names = |h: &String, id: &String| h == id;
+                if let Some((at, id, _)) = lemmas.iter().find(|(_, id, _)| {
+                    lemmas.iter().any(|(_, _, hints)| hints.iter().any(|h| names(h, id)))
+                }) {
+                    let user = lemmas
+                        .iter()
+                        .find(|(_, _, hints)| hints.iter().any(|h| h == id))
+                        .map(|(_, user, _)| user.clone())
+                        .unwrap();
+                    let kept: Vec<&str> = text
+                        .lines()
+                        .enumerate()
+                        .filter(|&(i, _)| i != *at)
+                        .map(|(_, l)| l)
+                        .collect();
+                    let removed = (kept.join("\n") + "\n").into_bytes();
+                    assert_names_lemma(f, &removed, &user, "with a lemma removed");
+                }
+            }
+            CertifiedAnswer::Interrupted => prop_assert!(false, "no budget, no interruption"),
+        }
+    }
+}
+
+/// A proof written to a file streams there from both threads' parts and is checked from
+/// the file; `lrat-check` and `cake_lpr` accept it where they are installed.
+#[test]
+fn lrat_streamed_to_a_file_checks_inside_and_outside() {
+    use queens::engine::certify::{solve_certified_to, ProofTarget};
+    let dir = std::env::temp_dir().join(format!("queens-lrat-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, p) in unsat_instances() {
+        for threads in [1, 2] {
+            let path = dir.join("p.lrat");
+            let certified = solve_certified_to(
+                &p,
+                EngineSpec::Backtrack { threads },
+                Encoding::Auto,
+                FixedMode::Simplify,
+                ProofFormat::Lrat,
+                &Budget::default(),
+                &ProofTarget::File(path.clone()),
+            )
+            .unwrap();
+            let CertifiedAnswer::Unsat(cert) = certified.answer else {
+                panic!("{name} is unsatisfiable");
+            };
+            assert_eq!(cert.proof_file.as_deref(), Some(path.as_path()));
+            assert!(cert.proof.is_empty(), "the proof is in its file only");
+            let stats = queens::proof::check_lrat_file(&cert.cnf.formula, &path).unwrap();
+            assert_eq!(stats.lemmas, cert.lemmas);
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), cert.bytes);
+            let proof = std::fs::read(&path).unwrap();
+            let mut cnf = Vec::new();
+            cert.cnf.write_dimacs(&mut cnf, &[]).unwrap();
+            for checker in ["lrat-check", "cake_lpr"] {
+                match outside_check(checker, &dir, &cnf, &proof) {
+                    Some(ok) => assert!(
+                        ok,
+                        "{checker} rejects the LRAT of {name}, {threads} threads"
+                    ),
+                    None => eprintln!("{checker} is not installed: outside check skipped"),
+                }
+            }
+            // No part file is left behind.
+            let left: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".part"))
+                .collect();
+            assert!(left.is_empty(), "part files left: {left:?}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -508,8 +508,9 @@ struct ProofArgs {
     /// built-in checker before the answer is printed).
     #[arg(long, value_name = "P")]
     proof: Option<PathBuf>,
-    /// Proof format: drat, binary-drat or lrat.
-    #[arg(long, value_name = "F", default_value = "drat", requires = "proof")]
+    /// Proof format: lrat (the default; the backtracker writes it with its own hints),
+    /// drat or binary-drat.
+    #[arg(long, value_name = "F", default_value = "lrat", requires = "proof")]
     proof_format: ProofFormat,
     /// Where to write the exact CNF the proof refutes (default: the proof path + `.cnf`).
     #[arg(long, value_name = "C", requires = "proof")]
@@ -529,6 +530,10 @@ impl ProofArgs {
             p.into()
         });
         for (name, to) in [("proof", path), ("cnf", &cnf)] {
+            if name == "proof" && artifacts.get(name).is_none() && info.path.is_some() {
+                // Written there already, as the search ran.
+                continue;
+            }
             let bytes = artifacts.get(name).ok_or_else(|| {
                 Error::Internal(format!("the UNSAT answer came without its {name}"))
             })?;
@@ -721,7 +726,9 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 solver,
                 rings,
             });
-            let (mut resp, artifacts) = limits(timeout).run(&req, None)?;
+            let (mut resp, artifacts) = limits(timeout)
+                .proof_to(proof.proof.clone())
+                .run(&req, None)?;
             if let Response::Solve(r) = &mut resp {
                 proof.write(&mut r.proof, &artifacts)?;
             }
@@ -860,7 +867,9 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 proof: proof.proof.is_some().then_some(proof.proof_format),
                 timeout_ms: None,
             });
-            let (mut resp, artifacts) = limits(timeout).run(&req, None)?;
+            let (mut resp, artifacts) = limits(timeout)
+                .proof_to(proof.proof.clone())
+                .run(&req, None)?;
             if let Response::Explain(r) = &mut resp {
                 proof.write(&mut r.proof, &artifacts)?;
             }
@@ -981,6 +990,8 @@ fn rings(out: &mut impl Write, n: usize, json: bool) -> Result<u8, Failure> {
 struct Limits {
     deadline: Option<Instant>,
     max_memory: u64,
+    /// Where a proof goes (see [`queens::ops::Context::proof_file`]).
+    proof_file: Option<PathBuf>,
 }
 
 impl Limits {
@@ -992,7 +1003,14 @@ impl Limits {
                 .map_or_else(queens::engine::default_max_memory, |mb| {
                     mb.saturating_mul(1 << 20)
                 }),
+            proof_file: None,
         }
+    }
+
+    /// These limits, a proof going straight to `path`.
+    fn proof_to(mut self, path: Option<PathBuf>) -> Limits {
+        self.proof_file = path;
+        self
     }
 
     /// Runs the request under these limits, reporting progress to `bar`. Under a deadline,
@@ -1006,6 +1024,7 @@ impl Limits {
         let mut ctx = Context::default();
         ctx.budget.deadline = self.deadline;
         ctx.budget.max_memory = Some(self.max_memory);
+        ctx.proof_file = self.proof_file.clone();
         if self.deadline.is_some() && req.uninterruptible() || req.spawns() {
             ctx.isolate = Some(std::env::current_exe().map_err(|e| Error::Io {
                 path: "queens".into(),
