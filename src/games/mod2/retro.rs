@@ -493,7 +493,7 @@ pub struct Solution {
     /// The layout (for lookups).
     pub layout: Layout,
     /// Levels 0..=keep of the solve sweep.
-    kept: Vec<Vec<u64>>,
+    kept: Vec<Words>,
     /// True when the first player wins.
     pub first_wins: bool,
     /// Every winning first move.
@@ -554,6 +554,80 @@ fn fixed_sets(n: usize) -> Vec<u64> {
         }
     }
     out
+}
+
+// ---- level storage ----
+
+/// A level's words, from the system allocator rather than the binary's global one: a level
+/// is hundreds of MB to 1.6 GB, and the global allocator (mimalloc) purges freed memory
+/// lazily, so a freed level stayed resident while the next was filled (4.0 GB peaks for a
+/// 3.0 GB working set). The system's calloc maps fresh zero pages and unmaps them on free.
+pub struct Words {
+    ptr: std::ptr::NonNull<u64>,
+    len: usize,
+}
+
+// SAFETY: `Words` owns its allocation like a `Vec<u64>`; shared access is read-only.
+unsafe impl Send for Words {}
+// SAFETY: as above.
+unsafe impl Sync for Words {}
+
+impl Words {
+    /// `len` zero words.
+    pub fn zeroed(len: usize) -> Words {
+        if len == 0 {
+            return Words {
+                ptr: std::ptr::NonNull::dangling(),
+                len: 0,
+            };
+        }
+        let layout = std::alloc::Layout::array::<u64>(len).expect("a level fits in memory");
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe { std::alloc::GlobalAlloc::alloc_zeroed(&std::alloc::System, layout) };
+        let ptr = std::ptr::NonNull::new(raw.cast::<u64>())
+            .unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        Words { ptr, len }
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [u64];
+
+    fn deref(&self) -> &[u64] {
+        // SAFETY: `ptr` points at `len` initialised (zeroed, then written) words we own.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for Words {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        // SAFETY: as in `deref`, and `&mut self` makes the access unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Clone for Words {
+    fn clone(&self) -> Words {
+        let mut w = Words::zeroed(self.len);
+        w.copy_from_slice(self);
+        w
+    }
+}
+
+impl Drop for Words {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            let layout = std::alloc::Layout::array::<u64>(self.len).expect("as allocated");
+            // SAFETY: allocated by `System` with this layout in `zeroed`.
+            unsafe {
+                std::alloc::GlobalAlloc::dealloc(
+                    &std::alloc::System,
+                    self.ptr.as_ptr().cast::<u8>(),
+                    layout,
+                )
+            };
+        }
+    }
 }
 
 // ---- checkpoints ----
@@ -695,7 +769,7 @@ impl Folder {
         write_atomic(&self.meta(meta.pass, meta.level), text.as_bytes())
     }
 
-    fn load(&self, meta: &LevelFile, words: usize) -> Result<Vec<u64>, crate::error::Error> {
+    fn load(&self, meta: &LevelFile, words: usize) -> Result<Words, crate::error::Error> {
         let path = self.bits(meta.pass, meta.level);
         let mut file = fs::File::open(&path).map_err(io_err(&path))?;
         let mut head = [0u8; 16];
@@ -710,7 +784,7 @@ impl Folder {
                 &format!("holds {len} words, the level has {words}"),
             ));
         }
-        let mut data = vec![0u64; words];
+        let mut data = Words::zeroed(words);
         let mut buf = vec![0u8; 1 << 19];
         let mut r = std::io::BufReader::with_capacity(1 << 20, file);
         for chunk in data.chunks_mut(1 << 16) {
@@ -750,10 +824,10 @@ fn run_level(
     opts: &Options,
     progress: &mut dyn FnMut(u64),
     work: &(dyn Fn(u64, &mut [u64], &mut Counts) + Sync),
-) -> Result<(Vec<u64>, Counts), RetroError> {
+) -> Result<(Words, Counts), RetroError> {
     let blocks = layout.level_blocks(j) as usize;
     let bw = layout.block_words;
-    let mut data = vec![0u64; blocks * bw];
+    let mut data = Words::zeroed(blocks * bw);
     const CHUNK: usize = 16;
     let queue = Mutex::new(data.chunks_mut(bw * CHUNK).enumerate());
     let done = AtomicU64::new(0);
@@ -855,8 +929,8 @@ pub fn solve(n: usize, variant: Variant, opts: &Options) -> Result<Solution, Ret
     let skip = finished(folder.as_ref(), Pass::Solve, &order)?;
     let total: u64 = 1u64 << layout.cells;
     let mut losing = vec![0u64; layout.cells + 1];
-    let mut kept: Vec<Vec<u64>> = vec![Vec::new(); keep + 1];
-    let mut next: Vec<u64> = Vec::new();
+    let mut kept: Vec<Words> = (0..=keep).map(|_| Words::zeroed(0)).collect();
+    let mut next = Words::zeroed(0);
     let mut done_before = 0u64;
     if let Some(f) = &folder {
         for &j in &order[..skip] {
@@ -992,7 +1066,7 @@ fn reach(
     let order: Vec<usize> = (0..=h).collect();
     let skip = finished(folder, Pass::Reach, &order)?;
     let mut counts = Counts::new(layout.cells);
-    let mut prev: Vec<u64> = Vec::new();
+    let mut prev = Words::zeroed(0);
     let mut done_before = 0u64;
     if let Some(f) = folder {
         for &j in &order[..skip] {
