@@ -520,7 +520,7 @@ pub fn memory_estimate(layout: &Layout, keep: usize, reachable: bool) -> u64 {
     } else {
         0
     };
-    pairs + kept + fixed + (64 << 20)
+    pairs + kept + fixed + (160 << 20)
 }
 
 /// The sets fixed by each of the 7 symmetries other than the identity (a set once per
