@@ -8,7 +8,7 @@ use clap::{Subcommand, ValueEnum};
 
 use queens::formats::sources::{self, Selection};
 use queens::games::mod2::encode::{self, Encoding};
-use queens::games::mod2::format::parse_moves;
+use queens::games::mod2::format::{parse_moves, parse_strategy};
 use queens::games::mod2::questions::{Method, Optimum, Question};
 use queens::games::mod2::rules::Variant;
 use queens::ops::mod2::{self as op, CheckResponse, ReplayResponse, SolveResponse};
@@ -48,6 +48,27 @@ pub(crate) enum Mod2Command {
         /// Also count every reachable position (up to symmetry and in all) and the game tree.
         #[arg(long)]
         reachable: bool,
+        /// auto (memo, retrograde for n = 6), memo, or retrograde (n ≤ 6: every set of
+        /// queens, level by level, bitmaps; see docs/mod2-solver.md).
+        #[arg(long, value_enum, default_value_t = SolveMethodArg::Auto)]
+        method: SolveMethodArg,
+        /// Retrograde: write each finished level into this folder (a run stopped or killed
+        /// loses at most the level in progress).
+        #[arg(long, value_name = "DIR")]
+        checkpoint: Option<PathBuf>,
+        /// Retrograde: continue the run whose checkpoints --checkpoint holds.
+        #[arg(long, requires = "checkpoint")]
+        resume: bool,
+        /// Retrograde: worker threads (default: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Retrograde: plies of the winner's strategy to report (0..=5), rounded to end with
+        /// the winner's move (odd for the first player, even for the second).
+        #[arg(long, default_value_t = 3)]
+        strategy_plies: usize,
+        /// Retrograde: write the strategy as a file `mod2 replay` checks against every reply.
+        #[arg(long, value_name = "FILE")]
+        strategy: Option<PathBuf>,
         #[command(flatten)]
         timeout: Timeout,
         /// Print one JSON object instead of text.
@@ -95,6 +116,16 @@ pub(crate) struct OptimumArgs {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SolveMethodArg {
+    /// Memoised search, the retrograde sweep for n = 6.
+    Auto,
+    /// Memoised search over positions up to symmetry.
+    Memo,
+    /// Retrograde sweep over every set of queens (n ≤ 6).
+    Retrograde,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum MethodArg {
     /// SAT calls, every UNSAT with a checked LRAT proof.
     Sat,
@@ -139,6 +170,25 @@ pub(crate) fn run(
         }
         Mod2Command::Replay { file, json } => {
             let (origin, text) = formats::read_text(&file)?;
+            if let Some(strategy) = parse_strategy(&origin, &text)? {
+                let resp = op::replay_strategy(&strategy);
+                if json {
+                    writeln!(out, "{}", to_json(&resp)?)?;
+                } else {
+                    match &resp.problem {
+                        Some(p) => writeln!(out, "{}: {p}", resp.status)?,
+                        None => writeln!(
+                            out,
+                            "legal: the strategy answers every reply ({} game, n = {}): {} \
+                             lines of up to {} moves, {} of them won within the strategy \
+                             (that its positions are won is the solver's claim, not checked \
+                             here)",
+                            resp.variant, resp.n, resp.lines, resp.plies, resp.won
+                        )?,
+                    }
+                }
+                return Ok(resp.exit_code());
+            }
             let list = parse_moves(&origin, &text)?;
             let resp = op::replay(&list);
             if json {
@@ -152,18 +202,52 @@ pub(crate) fn run(
             n,
             variant,
             reachable,
+            method,
+            checkpoint,
+            resume,
+            threads,
+            strategy_plies,
+            strategy,
             timeout,
             json,
         } => {
             let ctx = context(started, timeout, false)?;
-            let resp = op::solve(
-                &op::SolveRequest {
-                    n,
-                    variant,
-                    reachable,
+            let req = op::SolveRequest {
+                n,
+                variant,
+                reachable,
+                method: match method {
+                    SolveMethodArg::Auto => op::SolveMethod::Auto,
+                    SolveMethodArg::Memo => op::SolveMethod::Memo,
+                    SolveMethodArg::Retrograde => op::SolveMethod::Retrograde,
                 },
-                &ctx,
-            )?;
+                retro: op::RetroSettings {
+                    checkpoint,
+                    resume,
+                    threads,
+                    strategy_plies,
+                },
+            };
+            let resp = op::solve_with_progress(&req, &ctx, Some(&print_progress))?;
+            if let Some(path) = &strategy {
+                let Some(s) = &resp.strategy else {
+                    return Err(Error::Unsupported(
+                        "--strategy: no strategy to write (the run stopped, --strategy-plies \
+                         is 0, or the method is not retrograde)"
+                            .into(),
+                    )
+                    .into());
+                };
+                let file = serde_json::json!({
+                    "n": resp.n,
+                    "variant": resp.variant,
+                    "strategy": s,
+                });
+                std::fs::write(path, format!("{file:#}\n")).map_err(|e| Error::Io {
+                    path: path.clone(),
+                    source: e,
+                })?;
+            }
             if json {
                 writeln!(out, "{}", to_json(&resp)?)?;
             } else {
@@ -289,6 +373,36 @@ fn print_replay(out: &mut impl Write, r: &ReplayResponse) -> std::io::Result<()>
     }
 }
 
+/// One progress line of a retrograde sweep on stderr.
+fn print_progress(p: &queens::games::mod2::retro::Progress) {
+    let rate = p.done_here as f64 / p.secs.max(1e-9);
+    let left = (p.total - p.done) as f64 / rate.max(1.0);
+    eprintln!(
+        "mod2 {}: level {} of 0..{} done up to {:.2}% ({} of {} sets), {:.1} M sets/s, \
+         about {} left",
+        match p.pass {
+            queens::games::mod2::retro::Pass::Solve => "solve",
+            queens::games::mod2::retro::Pass::Reach => "reachable",
+        },
+        p.level,
+        p.levels - 1,
+        100.0 * p.done as f64 / p.total as f64,
+        p.done,
+        p.total,
+        rate / 1e6,
+        duration(left)
+    );
+}
+
+fn duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        0..=99 => format!("{s} s"),
+        100..=5999 => format!("{} min", s / 60),
+        _ => format!("{:.1} h", s as f64 / 3600.0),
+    }
+}
+
 fn print_solve(out: &mut impl Write, r: &SolveResponse) -> std::io::Result<()> {
     match r.winner {
         Some(w) => {
@@ -300,18 +414,62 @@ fn print_solve(out: &mut impl Write, r: &SolveResponse) -> std::io::Result<()> {
                     r.winning_moves.len()
                 )?;
             }
+            writeln!(out)?;
+            if let Some(w) = &r.retrograde {
+                if !r.winning_moves.is_empty() {
+                    writeln!(out, "winning first moves: {}", cells(&r.winning_moves))?;
+                }
+                writeln!(
+                    out,
+                    "retrograde: {} sets of queens, {} + {} levels computed here, {} threads, \
+                     {:.3} ms, peak memory {} MB (estimate {} MB)",
+                    w.sets,
+                    w.levels_computed[0],
+                    w.levels_computed[1],
+                    w.threads,
+                    r.time_ms,
+                    w.peak_memory.unwrap_or(0) >> 20,
+                    w.memory_estimate >> 20
+                )?;
+                match &r.strategy {
+                    Some(s) if s.mv.is_some() => {
+                        let (row, col) = s.mv.expect("checked");
+                        writeln!(
+                            out,
+                            "strategy: first move ({row},{col}), answers to {} replies",
+                            s.replies.len()
+                        )?;
+                    }
+                    Some(s) => writeln!(
+                        out,
+                        "strategy: the second player's answer to each of {} first moves",
+                        s.replies.len()
+                    )?,
+                    None => {}
+                }
+            } else {
+                writeln!(
+                    out,
+                    "search: {} positions up to symmetry, {:.3} ms",
+                    r.positions.unwrap_or(0),
+                    r.time_ms
+                )?;
+            }
+        }
+        None => {
             writeln!(
                 out,
-                "\nsearch: {} positions up to symmetry, {:.3} ms",
-                r.positions.unwrap_or(0),
-                r.time_ms
+                "unknown: the search stopped ({}) after {:.3} ms",
+                r.status, r.time_ms
             )?;
+            if r.method == "retrograde" {
+                writeln!(
+                    out,
+                    "the finished levels are in the checkpoint folder, if one was given: run \
+                     again with --resume to continue"
+                )?;
+            }
         }
-        None => writeln!(
-            out,
-            "unknown: the search stopped ({}) after {:.3} ms",
-            r.status, r.time_ms
-        )?,
     }
     if let Some(q) = &r.reachable {
         match (q.classes, q.positions) {
@@ -322,12 +480,14 @@ fn print_solve(out: &mut impl Write, r: &SolveResponse) -> std::io::Result<()> {
                     q.time_ms
                 )?;
                 let opt = |v: Option<u128>| v.map_or("over 2^128".to_string(), |v| v.to_string());
-                writeln!(
-                    out,
-                    "game tree: {} nodes, {} finished games",
-                    opt(q.game_tree_nodes),
-                    opt(q.games)
-                )?;
+                if r.retrograde.is_none() {
+                    writeln!(
+                        out,
+                        "game tree: {} nodes, {} finished games",
+                        opt(q.game_tree_nodes),
+                        opt(q.games)
+                    )?;
+                }
                 writeln!(out, "moves  queens  classes  positions  terminal")?;
                 for l in &q.layers {
                     writeln!(

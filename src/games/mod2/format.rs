@@ -124,3 +124,89 @@ fn square(n: usize, v: &Value) -> Result<Pos, String> {
     };
     Ok((coord(&pair[0])?, coord(&pair[1])?))
 }
+
+/// A winner's strategy read from a file: `{"n": N, "variant"?, "strategy": {"move":
+/// [r,c], "replies": [{"reply": [r,c], "move": [r,c], "replies": […]}, …]}}` (what
+/// `queens mod2 solve --strategy FILE` writes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrategyFile {
+    /// Board side.
+    pub n: usize,
+    /// The game.
+    pub variant: Variant,
+    /// The first player's first move and what follows.
+    pub root: StrategyNode,
+}
+
+/// A move of the winner, and every reply the file answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrategyNode {
+    /// The move (None at the root of the second player's strategy, whose replies are the
+    /// first moves).
+    pub mv: Option<Pos>,
+    /// Replies, each with the answer to it (None: the strategy ends after the reply).
+    pub replies: Vec<(Pos, Option<StrategyNode>)>,
+}
+
+/// Reads a strategy file, or None when the object has no `strategy` field (a move list).
+pub fn parse_strategy(origin: &str, text: &str) -> Result<Option<StrategyFile>, Error> {
+    let bad = |msg: String| Error::Input {
+        origin: origin.to_string(),
+        message: msg,
+    };
+    let text = crate::formats::strip_bom(text);
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else {
+        return Ok(None);
+    };
+    let Some(root) = map.get("strategy") else {
+        return Ok(None);
+    };
+    let n = map
+        .get("n")
+        .and_then(Value::as_u64)
+        .filter(|&n| (1..=MAX_N as u64).contains(&n))
+        .ok_or_else(|| bad(format!("field `n`: expected a board size 1..={MAX_N}")))?
+        as usize;
+    let variant = match map.get("variant") {
+        None | Some(Value::Null) => Variant::Standard,
+        Some(Value::String(s)) => s
+            .parse()
+            .map_err(|e| bad(format!("field `variant`: {e}")))?,
+        Some(v) => return Err(bad(format!("field `variant`: expected a string, got {v}"))),
+    };
+    let root = node(n, root, "strategy").map_err(bad)?;
+    Ok(Some(StrategyFile { n, variant, root }))
+}
+
+fn node(n: usize, v: &Value, at: &str) -> Result<StrategyNode, String> {
+    let Value::Object(map) = v else {
+        return Err(format!("field `{at}`: expected an object with `move`"));
+    };
+    let mv = match map.get("move") {
+        Some(m) => Some(square(n, m).map_err(|e| format!("field `{at}.move`: {e}"))?),
+        None if at == "strategy" => None,
+        None => return Err(format!("field `{at}.move`: missing")),
+    };
+    let replies = match map.get("replies") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(list)) => list
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let here = format!("{at}.replies[{i}]");
+                let reply = r
+                    .get("reply")
+                    .ok_or_else(|| format!("field `{here}.reply`: missing"))
+                    .and_then(|m| square(n, m).map_err(|e| format!("field `{here}.reply`: {e}")))?;
+                let then = if r.get("move").is_some() {
+                    Some(node(n, r, &here)?)
+                } else {
+                    None
+                };
+                Ok((reply, then))
+            })
+            .collect::<Result<Vec<_>, String>>()?,
+        Some(v) => return Err(format!("field `{at}.replies`: expected a list, got {v}")),
+    };
+    Ok(StrategyNode { mv, replies })
+}

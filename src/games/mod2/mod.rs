@@ -12,6 +12,7 @@
 pub mod encode;
 pub mod format;
 pub mod questions;
+pub mod retro;
 pub mod rules;
 pub mod search;
 pub mod solver;

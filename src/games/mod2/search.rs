@@ -270,6 +270,27 @@ pub fn solve(geo: &Geometry, variant: Variant, limits: &Limits) -> Result<Solved
     })
 }
 
+/// True when the player to move at `queens` (some move made already, so the alternate
+/// game's free first move is over) wins: the same memoised search from any position.
+pub fn wins_from(
+    geo: &Geometry,
+    variant: Variant,
+    queens: Bits,
+    limits: &Limits,
+) -> Result<bool, Stop> {
+    let mut memo: BitsMap<bool> = BitsMap::default();
+    let mut steps = 0u64;
+    wins(
+        geo,
+        variant,
+        queens,
+        geo.parity(queens),
+        &mut memo,
+        limits,
+        &mut steps,
+    )
+}
+
 fn wins(
     geo: &Geometry,
     variant: Variant,
