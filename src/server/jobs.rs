@@ -489,8 +489,22 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
                 .iter()
                 .map(|(n, b)| (n.as_str(), b.as_slice()))
                 .collect();
-            // false: cancelled meanwhile; the store keeps the cancel.
-            state.store.finish(id, &to_json(&resp), &parts)?;
+            // false: cancelled meanwhile (or taken over after a lost lease); the store keeps
+            // what it has.
+            match state.store.finish(id, &to_json(&resp), &parts) {
+                Ok(_) => {}
+                // Over the size limit: refused whole, never stored cut short.
+                Err(e @ StoreError::TooLarge { .. }) => {
+                    let problem = ApiError::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "over a limit",
+                        e.to_string(),
+                    )
+                    .problem;
+                    state.store.fail(id, &to_json(&problem))?;
+                }
+                Err(e) => return Err(e),
+            }
         }
         Err(e) => {
             state.store.fail(id, &to_json(&ApiError::from(e).problem))?;

@@ -15,3 +15,4 @@ mod proofs;
 mod properties;
 mod puzzle;
 mod sat;
+mod store;
