@@ -67,8 +67,9 @@ const JOB_COLUMNS: &str =
     "id, op, request, status, progress, result, error, attempts, created_ms, started_ms, finished_ms";
 
 /// Connections one store keeps open at most: the workers, the dispatcher, the lease keeper and
-/// a few HTTP handlers at once. Three replicas stay well under Postgres's default of 100.
-const MAX_CONNECTIONS: usize = 8;
+/// the HTTP handlers that read or insert at once. Five replicas stay under Postgres's default
+/// of 100.
+const MAX_CONNECTIONS: usize = 16;
 
 /// How long a connection attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -243,39 +244,60 @@ impl Postgres {
     ) -> Result<Job, StoreError> {
         let outcome = self.tx(&format!("accepting a {op} job"), |tx| {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&INSERT_LOCK])?;
-            let queued: i64 = tx
-                .query_one(
-                    "SELECT COUNT(*) FROM queens_jobs WHERE status = 'queued'",
-                    &[],
-                )?
-                .get(0);
-            let queued = usize::try_from(queued).unwrap_or(usize::MAX);
-            if queued >= max_queued {
-                return Ok(Err(queued));
-            }
             // 128 bits of sha256 over two gen_random_uuid()s (244 bits from the server's
             // strong random source): nobody can guess an id, so it works as a capability.
-            let row = tx.query_one(
+            // The count and the insert are one statement, after the lock: one round trip.
+            let row = tx.query_opt(
                 &format!(
                     "INSERT INTO queens_jobs (id, op, request, status, attempts, created_ms)
-                     VALUES (left(encode(sha256(convert_to(gen_random_uuid()::text
+                     SELECT left(encode(sha256(convert_to(gen_random_uuid()::text
                                                 || gen_random_uuid()::text, 'UTF8')),
-                                         'hex'), 32),
-                             $1, $2, 'queued', 0, {NOW_MS})
+                                        'hex'), 32),
+                            $1, $2, 'queued', 0, {NOW_MS}
+                     WHERE (SELECT COUNT(*) FROM queens_jobs WHERE status = 'queued') < $3
                      RETURNING {JOB_COLUMNS}"
                 ),
-                &[&op, &request_json],
+                &[
+                    &op,
+                    &request_json,
+                    &i64::try_from(max_queued).unwrap_or(i64::MAX),
+                ],
             )?;
-            Ok(Ok(row))
+            match row {
+                Some(row) => Ok(Ok(row)),
+                None => {
+                    let queued: i64 = tx
+                        .query_one(
+                            "SELECT COUNT(*) FROM queens_jobs WHERE status = 'queued'",
+                            &[],
+                        )?
+                        .get(0);
+                    Ok(Err(usize::try_from(queued).unwrap_or(usize::MAX)))
+                }
+            }
         })?;
         let row = outcome.map_err(StoreError::Full)?;
         job_of(&row)
     }
 
     pub(super) fn get(&self, id: &str) -> Result<Option<Job>, StoreError> {
-        self.tx(&format!("reading job {id}"), |tx| load_job(tx, id))?
-            .map(|(row, artifacts)| job_of(&row).map(|job| Job { artifacts, ..job }))
-            .transpose()
+        // One statement, so one snapshot: the job and its artifacts' names agree.
+        let row = self.with(&format!("reading job {id}"), |c| {
+            c.query_opt(
+                &format!(
+                    "SELECT {JOB_COLUMNS},
+                            ARRAY(SELECT name FROM queens_artifacts
+                                  WHERE job_id = j.id ORDER BY name)
+                     FROM queens_jobs j WHERE id = $1"
+                ),
+                &[&id],
+            )
+        })?;
+        row.map(|row| {
+            let artifacts: Vec<String> = row.get(11);
+            job_of(&row).map(|job| Job { artifacts, ..job })
+        })
+        .transpose()
     }
 
     pub(super) fn claim_next(&self) -> Result<Option<Job>, StoreError> {
@@ -341,15 +363,20 @@ impl Postgres {
         result_json: &str,
         artifacts: &[(&str, &[u8])],
     ) -> Result<bool, StoreError> {
+        let finish = format!(
+            "UPDATE queens_jobs
+             SET status = 'done', result = $2, finished_ms = {NOW_MS}, lease_ms = NULL
+             WHERE id = $1 AND status = 'running' AND owner = $3"
+        );
+        if artifacts.is_empty() {
+            return self
+                .with(&format!("finishing job {id}"), |c| {
+                    c.execute(&finish, &[&id, &result_json, &self.owner])
+                })
+                .map(|n| n == 1);
+        }
         self.tx(&format!("finishing job {id}"), |tx| {
-            let changed = tx.execute(
-                &format!(
-                    "UPDATE queens_jobs
-                     SET status = 'done', result = $2, finished_ms = {NOW_MS}, lease_ms = NULL
-                     WHERE id = $1 AND status = 'running' AND owner = $3"
-                ),
-                &[&id, &result_json, &self.owner],
-            )?;
+            let changed = tx.execute(&finish, &[&id, &result_json, &self.owner])?;
             if changed == 0 {
                 return Ok(false);
             }
@@ -464,29 +491,6 @@ fn describe(e: &postgres::Error) -> String {
         Some(db) => format!("{}: {}", db.severity(), db.message()),
         None => e.to_string(),
     }
-}
-
-/// The row of job `id` and its artifacts' names, read in one transaction.
-fn load_job(
-    tx: &mut Transaction<'_>,
-    id: &str,
-) -> Result<Option<(Row, Vec<String>)>, postgres::Error> {
-    let Some(row) = tx.query_opt(
-        &format!("SELECT {JOB_COLUMNS} FROM queens_jobs WHERE id = $1"),
-        &[&id],
-    )?
-    else {
-        return Ok(None);
-    };
-    let artifacts = tx
-        .query(
-            "SELECT name FROM queens_artifacts WHERE job_id = $1 ORDER BY name",
-            &[&id],
-        )?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    Ok(Some((row, artifacts)))
 }
 
 /// A row of [`JOB_COLUMNS`] as a job (without its artifacts' names).
