@@ -165,8 +165,9 @@ impl Store {
     }
 
     /// Accepts a job: stores it as queued and returns it once it is durable. Refuses with
-    /// [`StoreError::Full`] when `max_queued` jobs or more are already queued; the count and
-    /// the insert are one transaction, so concurrent inserts cannot overshoot the limit.
+    /// [`StoreError::Full`] when `max_queued` jobs or more are already queued. On SQLite the
+    /// count and the insert are one locked transaction, so the limit is exact; on Postgres
+    /// concurrent inserts may pass it by as many as are in flight at once.
     pub fn insert(
         &self,
         op: &str,
