@@ -109,7 +109,7 @@ on_both_backends! {
         );
 
         // Bytes of every value, a few MB of them, come back exactly.
-        let proof: Vec<u8> = (0..(3 << 20)).map(|i: u32| (i * 2_654_435_761 >> 24) as u8).collect();
+        let proof: Vec<u8> = (0..(3 << 20)).map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
         let artifacts: [(&str, &[u8]); 2] = [("proof", &proof), ("cnf", b"p cnf 1 1\n1 0\n")];
         // Field order and spacing of the result are kept as written.
         assert!(store.finish(&job.id, r#"{"z":1, "a":[2]}"#, &artifacts).unwrap());
@@ -184,7 +184,7 @@ on_both_backends! {
         assert_eq!(renewed, both);
         assert!(a.finish(&kept.id, r#"{"ok":true}"#, &[]).unwrap());
         std::thread::sleep(Duration::from_millis(600));
-        assert_eq!(b.requeue_expired().unwrap(), [lost.id.clone()]);
+        assert_eq!(b.requeue_expired().unwrap(), std::slice::from_ref(&lost.id));
         assert!(b.requeue_expired().unwrap().is_empty());
         let retried = b.claim_next().unwrap().unwrap();
         assert_eq!((retried.id.as_str(), retried.attempts), (lost.id.as_str(), 2));
@@ -206,7 +206,7 @@ on_both_backends! {
         let b = db.store();
         let job = a.insert("solve", "{}", 10).unwrap();
         a.claim_next().unwrap().unwrap();
-        assert_eq!(a.renew().unwrap(), [job.id.clone()]);
+        assert_eq!(a.renew().unwrap(), std::slice::from_ref(&job.id));
         assert_eq!(b.cancel(&job.id).unwrap(), Some(JobStatus::Running));
         assert!(a.renew().unwrap().is_empty(), "the owner's renewal no longer has it");
         assert!(!a.finish(&job.id, "{}", &[("proof", b"p")]).unwrap());

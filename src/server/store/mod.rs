@@ -57,7 +57,9 @@ pub struct Store {
 
 enum Backend {
     Sqlite(sqlite::Sqlite),
-    Postgres(postgres::Postgres),
+    // Boxed: its pool and connection settings are twice SQLite's size, and a store is one
+    // value per server.
+    Postgres(Box<postgres::Postgres>),
 }
 
 impl std::fmt::Debug for Store {
@@ -104,7 +106,11 @@ impl Store {
     /// the key=value form) and brings its schema up to date; any number of stores (replicas)
     /// may share it. The password never appears in an error or in [`Store::origin`].
     pub fn connect(url: &str, options: Options) -> Result<Store, StoreError> {
-        let backend = Backend::Postgres(postgres::Postgres::connect(url, owner(), options)?);
+        let backend = Backend::Postgres(Box::new(postgres::Postgres::connect(
+            url,
+            owner(),
+            options,
+        )?));
         Ok(Store::with(backend, options))
     }
 
