@@ -1218,3 +1218,166 @@ fn external_solvers_come_only_from_the_servers_allowlist() {
         eprintln!("skipped the minisat request: minisat is not installed");
     }
 }
+
+/// A throw-away Postgres server for the replica tests.
+#[path = "support/postgres.rs"]
+mod pg;
+
+/// Three replicas on one Postgres, one SIGKILLed while it runs jobs: every job ends once, the
+/// killed replica's jobs run again elsewhere after its lease (and say so in `attempts`), any
+/// replica answers for any job, and a cancel sent to one replica stops the work on another.
+#[test]
+fn replicas_on_one_postgres_lose_no_job_when_one_is_killed() {
+    let Some(url) = pg::database("replicas") else {
+        return;
+    };
+    let args = ["--store", &url, "--lease-ms", "2000", "--workers", "3"];
+    let mut replicas: Vec<Server> = (0..3).map(|_| Server::start(&args)).collect();
+    for s in &replicas {
+        let (code, ready) = get(s, "/readyz");
+        assert_eq!(
+            (code, &ready["store"]),
+            (200, &json!("postgres")),
+            "{ready}"
+        );
+    }
+    let submit = |s: &Server, body: &Value| -> String {
+        let (code, job) = post(s, "/v1/jobs", body);
+        assert_eq!(code, 202, "{job}");
+        job["id"].as_str().unwrap().to_string()
+    };
+
+    // Six jobs of six seconds fill the 3 × 2 job slots: each replica runs two of them.
+    let slow_body = json!({"op": "count", "instance": {"n": 20}, "timeout_ms": 6000});
+    let slow: Vec<String> = (0..6)
+        .map(|i| submit(&replicas[i % 3], &slow_body))
+        .collect();
+    for id in &slow {
+        wait_job(&replicas[0], id, |j| j["status"] == "running", 20);
+    }
+    // Small solves queue up behind them, round-robin, 60 before the kill and 240 after.
+    let small = |i: usize| json!({"n": 4 + i % 20});
+    let mut jobs: Vec<(String, usize)> = (0..60)
+        .map(|i| {
+            (
+                submit(
+                    &replicas[i % 3],
+                    &json!({"op": "solve", "instance": small(i)}),
+                ),
+                i,
+            )
+        })
+        .collect();
+    let killed = replicas.remove(2);
+    unsafe_kill(killed.pid(), "KILL");
+    drop(killed);
+    jobs.extend((60..300).map(|i| {
+        let id = submit(
+            &replicas[i % 2],
+            &json!({"op": "solve", "instance": small(i)}),
+        );
+        (id, i)
+    }));
+
+    // Every job is polled from the replica that did not take it (or a surviving one).
+    let until = Instant::now() + Duration::from_secs(45);
+    let mut pending: Vec<(String, usize)> = jobs.clone();
+    let mut ended = std::collections::HashMap::new();
+    while !pending.is_empty() {
+        assert!(Instant::now() < until, "{} jobs never ended", pending.len());
+        pending.retain(|(id, i)| {
+            let (code, job) = get(&replicas[(i + 1) % 2], &format!("/v1/jobs/{id}"));
+            assert_eq!(code, 200, "{job}");
+            if terminal(&job) {
+                ended.insert(id.clone(), job);
+                false
+            } else {
+                true
+            }
+        });
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for (id, i) in &jobs {
+        let job = &ended[id];
+        assert_eq!(job["status"], "done", "{job}");
+        assert_eq!(job["result"]["status"], "sat", "{job}");
+        assert_verified(&small(*i), &job["result"]["queens"]);
+    }
+    let small_retried = jobs
+        .iter()
+        .filter(|(id, _)| ended[id]["attempts"] != 1)
+        .count();
+    assert_eq!(small_retried, 0, "no small job ran on the killed replica");
+    // The killed replica's two slow jobs ran again on the others after its lease.
+    let mut attempts = Vec::new();
+    for id in &slow {
+        let job = wait_job(&replicas[1], id, terminal, 30);
+        assert_eq!(job["status"], "done", "{job}");
+        assert_eq!(job["result"]["status"], "timeout", "{job}");
+        attempts.push(job["attempts"].as_u64().unwrap());
+    }
+    attempts.sort();
+    assert_eq!(
+        attempts,
+        [1, 1, 1, 1, 2, 2],
+        "retried after the lease, and said so"
+    );
+    let metrics = |s: &Server| call("GET", &s.url("/metrics"), None).2;
+    let requeued: u64 = replicas
+        .iter()
+        .map(|s| {
+            metrics(s)
+                .lines()
+                .find_map(|l| l.strip_prefix("queens_jobs_requeued_total "))
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(requeued, 2, "each orphan put back once");
+
+    // A cancel sent to one replica stops the work where it runs.
+    let long = submit(&replicas[0], &json!({"op": "count", "instance": {"n": 20}}));
+    wait_job(&replicas[1], &long, |j| j["status"] == "running", 10);
+    let busy = |s: &Server| get(s, "/healthz").1["busy"].as_u64().unwrap();
+    let owner = (0..2)
+        .find(|&r| busy(&replicas[r]) == 1)
+        .expect("a replica runs it");
+    let (code, _, _) = call(
+        "DELETE",
+        &replicas[1 - owner].url(&format!("/v1/jobs/{long}")),
+        None,
+    );
+    assert_eq!(code, 200);
+    let t = Instant::now();
+    while replicas.iter().any(|s| busy(s) != 0) {
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "the cancelled count still runs"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let job = wait_job(&replicas[0], &long, terminal, 5);
+    assert_eq!(job["status"], "cancelled", "{job}");
+    assert!(job["result"].is_null());
+}
+
+#[test]
+fn a_result_over_the_artifact_limit_fails_the_job_with_422() {
+    let s = Server::start(&["--max-artifact", "1"]);
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "encode", "instance": {"n": 60}}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let job = wait_job(&s, job["id"].as_str().unwrap(), terminal, 30);
+    assert_eq!(job["status"], "failed", "{job}");
+    assert_eq!(job["error"]["status"], 422, "{job}");
+    let detail = job["error"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("over this server's limit of 1048576 bytes"),
+        "{detail}"
+    );
+    assert!(job["result"].is_null());
+}

@@ -1,3 +1,7 @@
 //! The integration suite: one binary, one module per area (STYLE.md lesson 10).
 
 mod suite;
+
+/// A throw-away Postgres server for the job store's tests.
+#[path = "support/postgres.rs"]
+mod pg;

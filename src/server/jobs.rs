@@ -195,7 +195,7 @@ async fn load(s: &AppState, caller: &Caller, id: String) -> Result<Job, ApiError
     let wanted = id.clone();
     blocking(move || state.store.get(&wanted).map_err(store_error))
         .await?
-        .filter(|job| caller.owns(job.owner.as_deref()))
+        .filter(|job| caller.owns(job.key.as_deref()))
         .ok_or_else(|| ApiError::not_found(format!("no job {id}")))
 }
 
@@ -511,8 +511,22 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
                 .iter()
                 .map(|(n, b)| (n.as_str(), b.as_slice()))
                 .collect();
-            // false: cancelled meanwhile; the store keeps the cancel.
-            state.store.finish(id, &to_json(&resp), &parts)?;
+            // false: cancelled meanwhile (or taken over after a lost lease); the store keeps
+            // what it has.
+            match state.store.finish(id, &to_json(&resp), &parts) {
+                Ok(_) => {}
+                // Over the size limit: refused whole, never stored cut short.
+                Err(e @ StoreError::TooLarge { .. }) => {
+                    let problem = ApiError::new(
+                        StatusCode::UNPROCESSABLE_ENTITY,
+                        "over a limit",
+                        e.to_string(),
+                    )
+                    .problem;
+                    state.store.fail(id, &to_json(&problem))?;
+                }
+                Err(e) => return Err(e),
+            }
         }
         Err(e) => {
             state.store.fail(id, &to_json(&ApiError::from(e).problem))?;

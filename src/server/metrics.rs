@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// Upper bounds (seconds) of the operation-time histogram's buckets.
@@ -22,6 +23,10 @@ struct Histogram {
 pub struct Metrics {
     requests: Mutex<BTreeMap<(String, String, u16), u64>>,
     ops: Mutex<BTreeMap<String, Histogram>>,
+    /// Jobs this server found with an expired lease and put back in the queue.
+    requeued: AtomicU64,
+    /// Failed calls of the lease keeper to the job store.
+    store_errors: AtomicU64,
 }
 
 /// Gauges read at render time.
@@ -57,6 +62,16 @@ impl Metrics {
         }
         h.sum += seconds;
         h.count += 1;
+    }
+
+    /// Counts jobs put back in the queue after their owner's lease ran out.
+    pub fn requeued(&self, jobs: usize) {
+        self.requeued.fetch_add(jobs as u64, Ordering::Relaxed);
+    }
+
+    /// Counts a failed call of the lease keeper to the job store.
+    pub fn store_error(&self) {
+        self.store_errors.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The Prometheus text exposition.
@@ -99,6 +114,24 @@ impl Metrics {
         ];
         for (name, help, v) in gauges {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {v}");
+        }
+        let counters = [
+            (
+                "queens_jobs_requeued_total",
+                "Jobs this server put back in the queue because their owner stopped renewing its lease.",
+                self.requeued.load(Ordering::Relaxed),
+            ),
+            (
+                "queens_store_errors_total",
+                "Failed lease renewals and requeue sweeps against the job store.",
+                self.store_errors.load(Ordering::Relaxed),
+            ),
+        ];
+        for (name, help, v) in counters {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}"
+            );
         }
         let _ = writeln!(out, "# HELP queens_jobs Jobs in the store, by status.");
         let _ = writeln!(out, "# TYPE queens_jobs gauge");

@@ -4,12 +4,15 @@
 //! - `routes.rs`: the synchronous endpoints (`/v1/solve`, …), health, metrics, OpenAPI, and
 //!   the `/play` page (`static/play.html`, embedded).
 //! - `jobs.rs`: long work as jobs, stored before they are accepted, run by a dispatcher.
-//! - `workers.rs`: the worker pool; `store.rs`: SQLite (the only module that speaks SQL);
-//!   `error.rs`: every error response as problem+json; `metrics.rs`: Prometheus counters.
+//! - `workers.rs`: the worker pool; `store/`: the job store, SQLite or a Postgres that replicas
+//!   share (the only modules that speak SQL); `lease.rs`: renews this server's claims and
+//!   requeues the jobs of replicas that stopped renewing theirs; `error.rs`: every error
+//!   response as problem+json; `metrics.rs`: Prometheus counters.
 
 pub mod auth;
 mod error;
 mod jobs;
+mod lease;
 mod metrics;
 mod routes;
 pub mod store;
@@ -63,6 +66,12 @@ pub struct Config {
     pub access: auth::Access,
     /// The external SAT solvers requests may name (engine `ext`): this allowlist only.
     pub solvers: crate::engine::ext::SolverTable,
+    /// The shared job store's URL (`postgres://…`); `None`: SQLite in `data`.
+    pub store: Option<String>,
+    /// How long a running job stays this server's without a renewal of its lease.
+    pub lease: Duration,
+    /// The largest result or artifact (proof, CNF) a job may store, bytes.
+    pub max_artifact: usize,
 }
 
 /// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
@@ -117,6 +126,19 @@ pub struct ServeArgs {
     /// can name no other solver and never give a command.
     #[arg(long = "solver", value_name = "NAME=CMD")]
     pub solver: Vec<String>,
+    /// The job store shared by replicas: a postgres:// URL (default: the QUEENS_STORE
+    /// environment variable; without either, SQLite in --data).
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+    /// How long a running job stays this server's without a renewal, in milliseconds; a
+    /// replica that stops renewing (killed, cut off) has its jobs run again by the others after
+    /// this. Renewals go out every third of it (at most every second).
+    #[arg(long, default_value_t = 30_000, value_name = "MS")]
+    pub lease_ms: u64,
+    /// The largest result or artifact (proof, CNF) one job may store, in MB; a job over it
+    /// fails with 422 instead of being stored cut short.
+    #[arg(long, default_value_t = 512, value_name = "MB")]
+    pub max_artifact: u64,
 }
 
 impl ServeArgs {
@@ -151,6 +173,27 @@ impl ServeArgs {
         if self.max_memory == Some(0) {
             return bad("--max-memory must be at least 1 MB");
         }
+        if !(300..=3_600_000).contains(&self.lease_ms) {
+            return bad("--lease-ms must be from 300 to 3600000");
+        }
+        // Postgres takes at most 1 GB in one value.
+        if !(1..=1000).contains(&self.max_artifact) {
+            return bad("--max-artifact must be from 1 to 1000 MB");
+        }
+        let store = self.store.clone().or_else(|| {
+            std::env::var("QUEENS_STORE")
+                .ok()
+                .filter(|s| !s.trim().is_empty())
+        });
+        if let Some(spec) = &store {
+            if !store::is_postgres(spec) {
+                return bad(&format!(
+                    "--store (or QUEENS_STORE) {:?}: expected a postgres:// or postgresql:// \
+                     URL; without it, jobs are kept in SQLite in --data",
+                    store::redact(spec)
+                ));
+            }
+        }
         Ok(Config {
             addr: self.addr,
             workers,
@@ -173,6 +216,9 @@ impl ServeArgs {
                 metrics_need_key: self.metrics_need_key,
             },
             solvers: crate::engine::ext::SolverTable::from_args(&self.solver, true)?,
+            store,
+            lease: Duration::from_millis(self.lease_ms),
+            max_artifact: usize::try_from(self.max_artifact << 20).unwrap_or(usize::MAX),
         })
     }
 }
@@ -193,8 +239,9 @@ pub struct Shared {
     shutting_down: AtomicBool,
     /// Wakes the job dispatcher when a job is submitted.
     job_signal: (Mutex<bool>, Condvar),
-    /// The data folder's lock, held while the server runs.
-    _lock: std::fs::File,
+    /// The data folder's lock, held while the server runs (SQLite only: replicas share a
+    /// Postgres store).
+    _lock: Option<std::fs::File>,
 }
 
 impl std::ops::Deref for AppState {
@@ -245,14 +292,33 @@ impl AppState {
     /// Opens the store (re-queueing jobs a crash left running) and starts the workers and
     /// the job dispatcher.
     pub fn start(config: Config) -> Result<AppState, crate::Error> {
-        let lock = lock_data(&config.data)?;
-        let store = Store::open(&config.data).map_err(|e| crate::Error::Io {
-            path: config.data.clone(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        let requeued = store
-            .requeue_all_running()
-            .map_err(|e| crate::Error::Internal(e.to_string()))?;
+        let lock = match config.store {
+            None => Some(lock_data(&config.data)?),
+            Some(_) => None,
+        };
+        let options = store::Options {
+            lease: config.lease,
+            max_artifact: config.max_artifact,
+        };
+        let store =
+            Store::open_spec(config.store.as_deref(), &config.data, options).map_err(|e| {
+                crate::Error::Io {
+                    path: config
+                        .store
+                        .as_deref()
+                        .map_or_else(|| config.data.clone(), |s| store::redact(s).into()),
+                    source: std::io::Error::other(e.to_string()),
+                }
+            })?;
+        // A shared store's running jobs may be other replicas' live work: their leases say
+        // when they are orphans (lease.rs).
+        let requeued = if store.is_shared() {
+            0
+        } else {
+            store
+                .requeue_all_running()
+                .map_err(|e| crate::Error::Internal(e.to_string()))?
+        };
         if requeued > 0 {
             tracing::info!(
                 requeued,
@@ -274,6 +340,11 @@ impl AppState {
             .name("queens-jobs".into())
             .spawn(move || jobs::dispatch(dispatcher))
             .map_err(|e| crate::Error::Internal(format!("starting the job dispatcher: {e}")))?;
+        let keeper = state.clone();
+        std::thread::Builder::new()
+            .name("queens-leases".into())
+            .spawn(move || lease::keep(keeper))
+            .map_err(|e| crate::Error::Internal(format!("starting the lease keeper: {e}")))?;
         Ok(state)
     }
 
@@ -555,16 +626,23 @@ pub fn serve(config: Config) -> Result<(), crate::Error> {
             path: config.addr.to_string().into(),
             source: e,
         })?;
-        let data = config.data.clone();
         let state = tokio::task::spawn_blocking(move || AppState::start(config))
             .await
             .map_err(|e| crate::Error::Internal(e.to_string()))??;
         let app = routes::router(state.clone());
         // Tests and scripts read this line to find the port.
-        eprintln!(
-            "queens: listening on http://{addr} (data in {})",
-            data.display()
-        );
+        if state.store.is_shared() {
+            eprintln!(
+                "queens: listening on http://{addr} (jobs in {}, as {})",
+                state.store.origin(),
+                state.store.owner()
+            );
+        } else {
+            eprintln!(
+                "queens: listening on http://{addr} (data in {})",
+                state.config.data.display()
+            );
+        }
         // On the signal, jobs are handed back first (event streams end with them), then
         // axum stops accepting and lets the synchronous requests in flight finish.
         let stopping = state.clone();

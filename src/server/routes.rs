@@ -56,6 +56,7 @@ pub fn router(state: AppState) -> axum::Router {
         .routes(routes!(collection_study))
         .routes(routes!(healthz))
         .routes(routes!(engines))
+        .routes(routes!(readyz))
         .merge(jobs::router())
         .split_for_parts();
     openapi.info.title = "queens".into();
@@ -442,6 +443,36 @@ async fn healthz(State(s): State<AppState>) -> Json<Health> {
         busy: s.pool.busy(),
         queued: s.pool.queued(),
     })
+}
+
+/// `GET /readyz`.
+#[derive(Serialize, ToSchema)]
+struct Ready {
+    /// `ready`.
+    status: &'static str,
+    /// `sqlite` or `postgres`.
+    store: &'static str,
+}
+
+/// Readiness: 200 when the job store answers; 503 (problem+json) when it does not, or while
+/// the server shuts down, so that a load balancer sends no more work here.
+#[utoipa::path(get, path = "/readyz",
+    responses((status = 200, body = Ready), (status = 503, body = Problem)))]
+async fn readyz(State(s): State<AppState>) -> Result<Json<Ready>, ApiError> {
+    let not_ready =
+        |detail: String| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "not ready", detail);
+    if s.shutting_down.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(not_ready("the server is shutting down".into()));
+    }
+    let state = s.clone();
+    match tokio::task::spawn_blocking(move || state.store.ping()).await {
+        Ok(Ok(())) => Ok(Json(Ready {
+            status: "ready",
+            store: s.store.kind(),
+        })),
+        Ok(Err(e)) => Err(not_ready(format!("the job store does not answer: {e}"))),
+        Err(e) => Err(not_ready(format!("the job store check failed: {e}"))),
+    }
 }
 
 async fn metrics(State(s): State<AppState>) -> HttpResponse {

@@ -18,3 +18,4 @@ mod properties;
 mod puzzle;
 mod sat;
 mod slurm;
+mod store;

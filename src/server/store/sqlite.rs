@@ -1,25 +1,20 @@
-//! The job store: accepted jobs, their results and artifacts, durable across crashes.
+//! The SQLite job store: one embedded file in the server's data folder, the default.
 //!
-//! This is the only module of the crate that speaks SQL (STYLE.md lesson 14). Its API carries
-//! no rusqlite type, so a shared database can later take SQLite's place behind it.
-//!
-//! A job moves `queued → running → done | failed`, and `queued | running → cancelled`; a
-//! running job goes back to `queued` when a server hands it back ([`Store::requeue`]) or
-//! restarts after a crash ([`Store::requeue_all_running`]). Every change is one transaction
-//! that is on disk when the call returns, so a job is never lost once [`Store::insert`] has
-//! returned, even if the process is killed or the machine loses power right after.
-//!
-//! The calls block (a write waits for an fsync): from async code, run them on a blocking
-//! thread.
+//! Every change is one transaction that is on disk when the call returns (WAL, synchronous=FULL),
+//! so a job is never lost once `insert` has returned, even if the process is killed or the
+//! machine loses power right after. One server uses a folder at a time (it locks it), so at
+//! start it takes back every job a crash left running; leases are kept as in Postgres all the
+//! same, so both stores behave alike.
 
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+use super::{now_ms, parse_status, Counts, Job, JobStatus, Options, StoreError, UnknownStatus};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
-/// The database file's name inside the directory given to [`Store::open`].
+/// The database file's name inside the data folder.
 pub const FILE_NAME: &str = "queens.sqlite3";
 
 /// The schema, one migration per version: `MIGRATIONS[i]` takes a database from version `i`
@@ -53,9 +48,12 @@ const MIGRATIONS: &[&str] = &[
          bytes  BLOB NOT NULL,
          PRIMARY KEY (job_id, name)
      );",
-    // 2: the API key (its name, never the key) that submitted a job; NULL on a server
+    // 2: the owner of a running job and when its lease runs out (ms since the epoch).
+    "ALTER TABLE jobs ADD COLUMN owner TEXT;
+     ALTER TABLE jobs ADD COLUMN lease_ms INTEGER;",
+    // 3: the API key (its name, never the key) that submitted a job; NULL on a server
     // without keys. Another key's caller does not see the job.
-    "ALTER TABLE jobs ADD COLUMN owner TEXT;",
+    "ALTER TABLE jobs ADD COLUMN api_key TEXT;",
 ];
 
 /// The schema version this binary writes: the number of migrations it knows.
@@ -71,220 +69,84 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The columns of `jobs` that make a [`Job`], in the order `load_job` reads them.
 const JOB_COLUMNS: &str =
-    "id, op, request, status, progress, result, error, attempts, created_ms, started_ms, finished_ms, owner";
+    "id, op, request, status, progress, result, error, attempts, created_ms, started_ms, finished_ms, api_key";
 
-/// Where a job is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JobStatus {
-    /// Accepted and waiting for a worker.
-    Queued,
-    /// Claimed by a worker.
-    Running,
-    /// Finished with a result.
-    Done,
-    /// Finished with an error.
-    Failed,
-    /// Cancelled by a client before it finished.
-    Cancelled,
-}
-
-impl JobStatus {
-    /// Every status, in the order of a job's life.
-    pub const ALL: [JobStatus; 5] = [
-        JobStatus::Queued,
-        JobStatus::Running,
-        JobStatus::Done,
-        JobStatus::Failed,
-        JobStatus::Cancelled,
-    ];
-
-    /// The name used in JSON, in the database and in metrics labels.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobStatus::Queued => "queued",
-            JobStatus::Running => "running",
-            JobStatus::Done => "done",
-            JobStatus::Failed => "failed",
-            JobStatus::Cancelled => "cancelled",
-        }
-    }
-
-    /// Whether the job will never change again (done, failed or cancelled).
-    pub fn is_terminal(self) -> bool {
-        matches!(
-            self,
-            JobStatus::Done | JobStatus::Failed | JobStatus::Cancelled
-        )
-    }
-}
-
-impl std::fmt::Display for JobStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A status name that is not one of [`JobStatus::ALL`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown job status {0:?} (expected queued, running, done, failed or cancelled)")]
-pub struct UnknownStatus(pub String);
-
-impl FromStr for JobStatus {
-    type Err = UnknownStatus;
-
-    fn from_str(s: &str) -> Result<JobStatus, UnknownStatus> {
-        JobStatus::ALL
-            .into_iter()
-            .find(|status| status.as_str() == s)
-            .ok_or_else(|| UnknownStatus(s.to_string()))
-    }
-}
-
-/// A job as stored. The JSON fields are kept as text: the store neither parses nor checks them.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Job {
-    /// Unguessable and URL-safe: 32 lowercase hex digits (128 random bits).
-    pub id: String,
-    /// The operation asked for (e.g. `solve`, `count`, `prove`).
-    pub op: String,
-    /// The request body, JSON text.
-    pub request: String,
-    /// Where the job is in its life.
-    pub status: JobStatus,
-    /// The latest progress report of the current or last attempt, JSON text.
-    pub progress: Option<String>,
-    /// The result of a done job, JSON text.
-    pub result: Option<String>,
-    /// The error of a failed job, JSON text.
-    pub error: Option<String>,
-    /// How many times a worker has claimed the job; above 1 after a crash or a hand-back.
-    pub attempts: u32,
-    /// When the job was accepted, in milliseconds since the Unix epoch.
-    pub created_ms: i64,
-    /// When the current or last attempt started (unset while queued), ms since the epoch.
-    pub started_ms: Option<i64>,
-    /// When the job became done, failed or cancelled, ms since the epoch.
-    pub finished_ms: Option<i64>,
-    /// The names of the job's artifacts (sorted); the bytes come from [`Store::artifact`].
-    pub artifacts: Vec<String>,
-    /// The name of the API key that submitted the job (`None` without keys).
-    pub owner: Option<String>,
-}
-
-/// How many jobs are in each status.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Counts {
-    /// Jobs waiting for a worker.
-    pub queued: u64,
-    /// Jobs a worker is on.
-    pub running: u64,
-    /// Jobs finished with a result.
-    pub done: u64,
-    /// Jobs finished with an error.
-    pub failed: u64,
-    /// Jobs cancelled by a client.
-    pub cancelled: u64,
-}
-
-impl Counts {
-    /// The count for one status.
-    pub fn get(&self, status: JobStatus) -> u64 {
-        match status {
-            JobStatus::Queued => self.queued,
-            JobStatus::Running => self.running,
-            JobStatus::Done => self.done,
-            JobStatus::Failed => self.failed,
-            JobStatus::Cancelled => self.cancelled,
-        }
-    }
-
-    fn slot(&mut self, status: JobStatus) -> &mut u64 {
-        match status {
-            JobStatus::Queued => &mut self.queued,
-            JobStatus::Running => &mut self.running,
-            JobStatus::Done => &mut self.done,
-            JobStatus::Failed => &mut self.failed,
-            JobStatus::Cancelled => &mut self.cancelled,
-        }
-    }
-}
-
-/// What can go wrong in the job store. Every message names the operation (and the job) that
-/// failed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum StoreError {
-    /// [`Store::insert`] refused a job: this many jobs are already waiting.
-    #[error("the job queue is full ({0} jobs waiting)")]
-    Full(usize),
-    /// The database was written by a newer queens whose schema this binary does not know.
-    #[error(
-        "job store {path}: schema version {found} is newer than this queens knows \
-         ({known}); run a newer queens or use another data directory"
-    )]
-    TooNew {
-        /// The database file.
-        path: String,
-        /// The database's `user_version`.
-        found: i64,
-        /// [`SCHEMA_VERSION`].
-        known: u32,
-    },
-    /// The database failed, or holds something that is not a job store.
-    #[error("job store: {0}")]
-    Db(String),
-}
-
-/// The durable job store over one SQLite database. `Send + Sync`: share it in an `Arc`.
+/// The job store over one SQLite database.
 ///
 /// One connection behind a mutex serializes this process's calls; every write also runs in an
-/// `IMMEDIATE` transaction, so several processes (or several `Store`s) on the same file stay
+/// `IMMEDIATE` transaction, so several processes (or several stores) on the same file stay
 /// correct too.
-pub struct Store {
+pub(super) struct Sqlite {
     conn: Mutex<Connection>,
     /// The file, or `:memory:`; for error messages.
     origin: String,
+    /// Recorded on the jobs this store claims.
+    owner: String,
+    /// The lease of a claim, ms.
+    lease_ms: i64,
 }
 
-impl std::fmt::Debug for Store {
+impl std::fmt::Debug for Sqlite {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store")
+        f.debug_struct("Sqlite")
             .field("origin", &self.origin)
+            .field("owner", &self.owner)
             .finish_non_exhaustive()
     }
 }
 
-impl Store {
+impl Sqlite {
     /// Opens (creating if needed) the store `dir/queens.sqlite3`, creating `dir` too, and
     /// brings an older schema up to date. Refuses a database whose schema is newer than this
     /// binary's ([`StoreError::TooNew`]) without changing it.
-    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+    pub(super) fn open(dir: &Path, owner: String, options: Options) -> Result<Sqlite, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| {
             StoreError::Db(format!("creating the directory {}: {e}", dir.display()))
         })?;
         let path: PathBuf = dir.join(FILE_NAME);
         let origin = path.display().to_string();
         let conn = Connection::open(&path).map_err(ctx(&format!("opening {origin}")))?;
-        Store::from_connection(conn, origin, MIGRATIONS)
+        Sqlite::from_connection(conn, origin, MIGRATIONS).map(|store| store.owned(owner, options))
     }
 
     /// Opens a fresh store that lives in memory and dies with it (for tests).
-    pub fn open_in_memory() -> Result<Store, StoreError> {
+    pub(super) fn open_in_memory(owner: String, options: Options) -> Result<Sqlite, StoreError> {
         let conn = Connection::open_in_memory().map_err(ctx("opening an in-memory job store"))?;
-        Store::from_connection(conn, ":memory:".to_string(), MIGRATIONS)
+        Sqlite::from_connection(conn, ":memory:".to_string(), MIGRATIONS)
+            .map(|store| store.owned(owner, options))
+    }
+
+    fn owned(self, owner: String, options: Options) -> Sqlite {
+        Sqlite {
+            owner,
+            lease_ms: i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX),
+            ..self
+        }
     }
 
     /// The database file (or `:memory:`), for logs.
-    pub fn origin(&self) -> &str {
+    pub(super) fn origin(&self) -> &str {
         &self.origin
+    }
+
+    pub(super) fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    pub(super) fn ping(&self) -> Result<(), StoreError> {
+        self.read("checking the job store", |tx| {
+            tx.query_row("SELECT COUNT(*) FROM jobs WHERE seq < 0", [], |row| {
+                row.get::<_, i64>(0)
+            })
+        })
+        .map(|_| ())
     }
 
     fn from_connection(
         mut conn: Connection,
         origin: String,
         migrations: &[&str],
-    ) -> Result<Store, StoreError> {
+    ) -> Result<Sqlite, StoreError> {
         let at = |what: &str| format!("{origin}: {what}");
         // Wait for another connection's lock instead of failing at once with SQLITE_BUSY.
         conn.busy_timeout(BUSY_TIMEOUT)
@@ -325,9 +187,11 @@ impl Store {
                 .map_err(ctx(&at(&format!("setting {pragma}={value}"))))?;
         }
         migrate(&mut conn, &origin, migrations)?;
-        Ok(Store {
+        Ok(Sqlite {
             conn: Mutex::new(conn),
             origin,
+            owner: String::new(),
+            lease_ms: 0,
         })
     }
 
@@ -374,10 +238,9 @@ impl Store {
         run().map_err(ctx(what))
     }
 
-    /// Accepts a job: stores it as queued and returns it once it is on disk. Refuses with
-    /// [`StoreError::Full`] when `max_queued` jobs or more are already queued; the count and
-    /// the insert are one transaction, so concurrent inserts cannot overshoot the limit.
-    pub fn insert(
+    /// [`Sqlite::insert_for`] without an API key.
+    #[cfg(test)]
+    pub(super) fn insert(
         &self,
         op: &str,
         request_json: &str,
@@ -386,13 +249,16 @@ impl Store {
         self.insert_for(op, request_json, max_queued, None)
     }
 
-    /// [`Store::insert`], for the API key named `owner`.
-    pub fn insert_for(
+    /// Accepts a job for the API key named `key`: stores it as queued and returns it once it
+    /// is on disk. Refuses with [`StoreError::Full`] when `max_queued` jobs or more are already
+    /// queued; the count and the insert are one transaction, so concurrent inserts cannot
+    /// overshoot the limit.
+    pub(super) fn insert_for(
         &self,
         op: &str,
         request_json: &str,
         max_queued: usize,
-        owner: Option<&str>,
+        key: Option<&str>,
     ) -> Result<Job, StoreError> {
         let created_ms = now_ms();
         let outcome = self.write(&format!("accepting a {op} job"), |tx| {
@@ -403,10 +269,10 @@ impl Store {
             // randomblob draws from SQLite's PRNG, seeded from the OS's randomness: 128 bits
             // nobody can guess, so a job id works as a capability for its results.
             let id: String = tx.query_row(
-                "INSERT INTO jobs (id, op, request, status, attempts, created_ms, owner)
+                "INSERT INTO jobs (id, op, request, status, attempts, created_ms, api_key)
                  VALUES (lower(hex(randomblob(16))), ?1, ?2, 'queued', 0, ?3, ?4)
                  RETURNING id",
-                params![op, request_json, created_ms, owner],
+                params![op, request_json, created_ms, key],
                 |row| row.get(0),
             )?;
             Ok(Ok(id))
@@ -425,12 +291,12 @@ impl Store {
             started_ms: None,
             finished_ms: None,
             artifacts: Vec::new(),
-            owner: owner.map(str::to_string),
+            key: key.map(str::to_string),
         })
     }
 
     /// The job `id` with its artifacts' names, or `None` if there is no such job.
-    pub fn get(&self, id: &str) -> Result<Option<Job>, StoreError> {
+    pub(super) fn get(&self, id: &str) -> Result<Option<Job>, StoreError> {
         self.read(&format!("reading job {id}"), |tx| load_job(tx, id))?
             .transpose()
     }
@@ -438,18 +304,18 @@ impl Store {
     /// Gives the oldest queued job to a worker: marks it running, counts the attempt, sets
     /// `started_ms` and clears the progress of an earlier attempt. `None` if nothing is
     /// queued. Atomic: two dispatchers (threads or processes) never claim the same job.
-    pub fn claim_next(&self) -> Result<Option<Job>, StoreError> {
+    pub(super) fn claim_next(&self) -> Result<Option<Job>, StoreError> {
         let started_ms = now_ms();
         self.write("claiming the next queued job", |tx| {
             let id: Option<String> = tx
                 .query_row(
                     "UPDATE jobs
                      SET status = 'running', attempts = attempts + 1, started_ms = ?1,
-                         progress = NULL
+                         progress = NULL, owner = ?2, lease_ms = ?1 + ?3
                      WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued'
                                   ORDER BY seq LIMIT 1)
                      RETURNING id",
-                    [started_ms],
+                    params![started_ms, self.owner, self.lease_ms],
                     |row| row.get(0),
                 )
                 .optional()?;
@@ -464,11 +330,12 @@ impl Store {
     /// Records the progress of a running job. Returns `false` (and records nothing) if the
     /// job is no longer running: a worker learns here that its job was cancelled. Each call
     /// is an fsync: report every second or so, not every node.
-    pub fn set_progress(&self, id: &str, progress_json: &str) -> Result<bool, StoreError> {
+    pub(super) fn set_progress(&self, id: &str, progress_json: &str) -> Result<bool, StoreError> {
         self.write(&format!("recording the progress of job {id}"), |tx| {
             let changed = tx.execute(
-                "UPDATE jobs SET progress = ?2 WHERE id = ?1 AND status = 'running'",
-                params![id, progress_json],
+                "UPDATE jobs SET progress = ?2
+                 WHERE id = ?1 AND status = 'running' AND owner = ?3",
+                params![id, progress_json, self.owner],
             )?;
             Ok(changed == 1)
         })
@@ -478,7 +345,7 @@ impl Store {
     /// in one transaction. Returns `false`, storing nothing, if the job is no longer running
     /// (cancelled meanwhile). Two artifacts with the same name are an error, and then nothing
     /// is stored either.
-    pub fn finish(
+    pub(super) fn finish(
         &self,
         id: &str,
         result_json: &str,
@@ -487,9 +354,9 @@ impl Store {
         let finished_ms = now_ms();
         self.write(&format!("finishing job {id}"), |tx| {
             let changed = tx.execute(
-                "UPDATE jobs SET status = 'done', result = ?2, finished_ms = ?3
-                 WHERE id = ?1 AND status = 'running'",
-                params![id, result_json, finished_ms],
+                "UPDATE jobs SET status = 'done', result = ?2, finished_ms = ?3, lease_ms = NULL
+                 WHERE id = ?1 AND status = 'running' AND owner = ?4",
+                params![id, result_json, finished_ms, self.owner],
             )?;
             if changed == 0 {
                 return Ok(false);
@@ -505,13 +372,13 @@ impl Store {
 
     /// Marks a running job failed with its error. Returns `false`, storing nothing, if the job
     /// is no longer running.
-    pub fn fail(&self, id: &str, error_json: &str) -> Result<bool, StoreError> {
+    pub(super) fn fail(&self, id: &str, error_json: &str) -> Result<bool, StoreError> {
         let finished_ms = now_ms();
         self.write(&format!("failing job {id}"), |tx| {
             let changed = tx.execute(
-                "UPDATE jobs SET status = 'failed', error = ?2, finished_ms = ?3
-                 WHERE id = ?1 AND status = 'running'",
-                params![id, error_json, finished_ms],
+                "UPDATE jobs SET status = 'failed', error = ?2, finished_ms = ?3, lease_ms = NULL
+                 WHERE id = ?1 AND status = 'running' AND owner = ?4",
+                params![id, error_json, finished_ms, self.owner],
             )?;
             Ok(changed == 1)
         })
@@ -521,7 +388,7 @@ impl Store {
     /// job); a job that had already finished (done, failed or cancelled) is left as it was.
     /// A running job's worker is not told: it learns from `set_progress` or `finish`
     /// returning `false`, or from the caller.
-    pub fn cancel(&self, id: &str) -> Result<Option<JobStatus>, StoreError> {
+    pub(super) fn cancel(&self, id: &str) -> Result<Option<JobStatus>, StoreError> {
         let finished_ms = now_ms();
         let before = self.write(&format!("cancelling job {id}"), |tx| {
             let before: Option<String> = tx
@@ -530,7 +397,7 @@ impl Store {
                 })
                 .optional()?;
             tx.execute(
-                "UPDATE jobs SET status = 'cancelled', finished_ms = ?2
+                "UPDATE jobs SET status = 'cancelled', finished_ms = ?2, lease_ms = NULL
                  WHERE id = ?1 AND status IN ('queued', 'running')",
                 params![id, finished_ms],
             )?;
@@ -542,12 +409,14 @@ impl Store {
     /// Hands a running job back to the queue (a server shutting down gracefully), at its
     /// original place: it is claimed before jobs that arrived after it. Returns `false` if the
     /// job was not running.
-    pub fn requeue(&self, id: &str) -> Result<bool, StoreError> {
+    pub(super) fn requeue(&self, id: &str) -> Result<bool, StoreError> {
         self.write(&format!("requeueing job {id}"), |tx| {
             let changed = tx.execute(
-                "UPDATE jobs SET status = 'queued', started_ms = NULL, progress = NULL
-                 WHERE id = ?1 AND status = 'running'",
-                [id],
+                "UPDATE jobs
+                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
+                     lease_ms = NULL
+                 WHERE id = ?1 AND status = 'running' AND owner = ?2",
+                params![id, self.owner],
             )?;
             Ok(changed == 1)
         })
@@ -556,18 +425,46 @@ impl Store {
     /// Hands every running job back to the queue; returns how many. For start-up: after a
     /// crash, the jobs that were running have no worker any more. Not for a store that other
     /// live processes share, since their running jobs would run twice.
-    pub fn requeue_all_running(&self) -> Result<usize, StoreError> {
+    pub(super) fn requeue_all_running(&self) -> Result<usize, StoreError> {
         self.write("requeueing the jobs that were running", |tx| {
             tx.execute(
-                "UPDATE jobs SET status = 'queued', started_ms = NULL, progress = NULL
+                "UPDATE jobs
+                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
+                     lease_ms = NULL
                  WHERE status = 'running'",
                 [],
             )
         })
     }
 
+    pub(super) fn renew(&self) -> Result<Vec<String>, StoreError> {
+        let until = now_ms().saturating_add(self.lease_ms);
+        self.write("renewing the leases of running jobs", |tx| {
+            tx.prepare(
+                "UPDATE jobs SET lease_ms = ?1
+                 WHERE status = 'running' AND owner = ?2 RETURNING id",
+            )?
+            .query_map(params![until, self.owner], |row| row.get(0))?
+            .collect()
+        })
+    }
+
+    pub(super) fn requeue_expired(&self) -> Result<Vec<String>, StoreError> {
+        let now = now_ms();
+        self.write("requeueing jobs whose lease ran out", |tx| {
+            tx.prepare(
+                "UPDATE jobs
+                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
+                     lease_ms = NULL
+                 WHERE status = 'running' AND lease_ms < ?1 RETURNING id",
+            )?
+            .query_map([now], |row| row.get(0))?
+            .collect()
+        })
+    }
+
     /// The bytes of artifact `name` of job `id`, or `None` if there is no such artifact.
-    pub fn artifact(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    pub(super) fn artifact(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.read(&format!("reading artifact {name:?} of job {id}"), |tx| {
             tx.query_row(
                 "SELECT bytes FROM artifacts WHERE job_id = ?1 AND name = ?2",
@@ -579,7 +476,7 @@ impl Store {
     }
 
     /// How many jobs are in each status (for `/metrics`).
-    pub fn counts(&self) -> Result<Counts, StoreError> {
+    pub(super) fn counts(&self) -> Result<Counts, StoreError> {
         let rows = self.read("counting jobs", |tx| {
             let mut stmt = tx.prepare("SELECT status, COUNT(*) FROM jobs GROUP BY status")?;
             let rows = stmt
@@ -603,12 +500,6 @@ impl Store {
 /// Wraps a database error with what was being done.
 fn ctx(what: &str) -> impl FnOnce(rusqlite::Error) -> StoreError + '_ {
     move |e| StoreError::Db(format!("{what}: {e}"))
-}
-
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// Refuses a database whose schema is newer than `known`, or that belongs to another program.
@@ -676,14 +567,6 @@ fn count_status(tx: &Transaction<'_>, status: JobStatus) -> rusqlite::Result<usi
     )
 }
 
-/// Parses a status read from the database; an unknown one means the file is damaged or was
-/// written by something else.
-fn parse_status(status: &str, id: &str) -> Result<JobStatus, StoreError> {
-    status
-        .parse()
-        .map_err(|e: UnknownStatus| StoreError::Db(format!("job {id}: {e}")))
-}
-
 /// Reads job `id` and its artifacts' names. The outer result is the database's; the inner one
 /// a row that does not make a job.
 fn load_job(tx: &Transaction<'_>, id: &str) -> rusqlite::Result<Option<Result<Job, StoreError>>> {
@@ -706,7 +589,7 @@ fn load_job(tx: &Transaction<'_>, id: &str) -> rusqlite::Result<Option<Result<Jo
                         started_ms: row.get(9)?,
                         finished_ms: row.get(10)?,
                         artifacts: Vec::new(),
-                        owner: row.get(11)?,
+                        key: row.get(11)?,
                     },
                     row.get::<_, String>(3)?,
                 ))
@@ -730,6 +613,29 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
     use std::sync::Arc;
+    use std::time::{SystemTime, UNIX_EPOCH};
+
+    /// The SQLite store as the rest of the crate opens it.
+    struct Store;
+
+    impl Store {
+        fn open(dir: &Path) -> Result<Sqlite, StoreError> {
+            Sqlite::open(dir, super::super::owner(), Options::default())
+        }
+
+        fn open_in_memory() -> Result<Sqlite, StoreError> {
+            Sqlite::open_in_memory(super::super::owner(), Options::default())
+        }
+
+        fn from_connection(
+            conn: Connection,
+            origin: String,
+            migrations: &[&str],
+        ) -> Result<Sqlite, StoreError> {
+            Sqlite::from_connection(conn, origin, migrations)
+                .map(|s| s.owned(super::super::owner(), Options::default()))
+        }
+    }
 
     /// A directory under the system's temp dir, removed when dropped.
     struct TempDir(PathBuf);
@@ -755,7 +661,7 @@ mod tests {
         }
     }
 
-    fn store() -> Store {
+    fn store() -> Sqlite {
         Store::open_in_memory().unwrap()
     }
 
@@ -769,7 +675,7 @@ mod tests {
     #[test]
     fn store_is_send_and_sync() {
         fn check<T: Send + Sync>() {}
-        check::<Store>();
+        check::<Sqlite>();
     }
 
     #[test]
@@ -1132,7 +1038,7 @@ mod tests {
         let dir = TempDir::new("sigkill");
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
-                "server::store::tests::sigkill_child",
+                "server::store::sqlite::tests::sigkill_child",
                 "--exact",
                 "--ignored",
                 "--nocapture",

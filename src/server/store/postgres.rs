@@ -1,0 +1,525 @@
+//! The Postgres job store: one database that any number of `queens serve` replicas share.
+//!
+//! - Claims take the oldest queued job with `FOR UPDATE SKIP LOCKED`, so replicas claiming at
+//!   once neither wait for each other nor get the same job.
+//! - Leases and timestamps come from the database's clock (`clock_timestamp()`), so replicas
+//!   whose clocks disagree still agree on when a lease has run out.
+//! - An insert counts the queue and inserts in one statement, without a lock, so concurrent
+//!   commits share their WAL flushes; the queue limit may then be passed by the inserts in
+//!   flight at once. The schema migration takes an advisory lock, so replicas starting
+//!   together migrate once.
+//! - Tables are prefixed `queens_`, so the store can live in a database shared with others.
+//!
+//! Connections come from a small pool of blocking clients (rust-postgres); a connection that
+//! broke is dropped and the next call opens a new one.
+
+use std::str::FromStr;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use postgres::error::SqlState;
+use postgres::{Client, Config, NoTls, Row, Transaction};
+
+use super::{parse_status, Counts, Job, JobStatus, Options, StoreError, UnknownStatus};
+
+/// The schema, one migration per version: `MIGRATIONS[i]` takes a database from version `i`
+/// to version `i + 1` (the version lives in `queens_schema`). Append, never edit.
+const MIGRATIONS: &[&str] = &[
+    // 1: jobs with their lease, and their artifacts. `seq` is the arrival order claims follow;
+    // `id` is what clients see. Artifacts (proofs of tens of MB, TOASTed out of line) have
+    // their own table so that reading a job never reads them. JSON stays text: results are
+    // served as they were written, field order and all.
+    "CREATE TABLE queens_jobs (
+         seq         BIGINT  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+         id          TEXT    NOT NULL UNIQUE,
+         op          TEXT    NOT NULL,
+         request     TEXT    NOT NULL,
+         status      TEXT    NOT NULL
+                     CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+         progress    TEXT,
+         result      TEXT,
+         error       TEXT,
+         attempts    INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+         created_ms  BIGINT  NOT NULL,
+         started_ms  BIGINT,
+         finished_ms BIGINT,
+         owner       TEXT,
+         lease_ms    BIGINT
+     );
+     CREATE INDEX queens_jobs_by_status ON queens_jobs (status, seq);
+     CREATE INDEX queens_jobs_leases ON queens_jobs (lease_ms) WHERE status = 'running';
+     CREATE TABLE queens_artifacts (
+         job_id TEXT  NOT NULL REFERENCES queens_jobs (id) ON DELETE CASCADE,
+         name   TEXT  NOT NULL,
+         bytes  BYTEA NOT NULL,
+         PRIMARY KEY (job_id, name)
+     );",
+    // 2: the API key (its name, never the key) that submitted a job; NULL on a server
+    // without keys. Another key's caller does not see the job.
+    "ALTER TABLE queens_jobs ADD COLUMN api_key TEXT;",
+];
+
+/// The advisory lock key ("QUEN" and one) of the schema migration.
+const MIGRATION_LOCK: i64 = 0x5155_454E_0001;
+
+/// Milliseconds since the epoch by the database's clock.
+const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
+/// The columns that make a [`Job`], in the order `job_of` reads them.
+const JOB_COLUMNS: &str =
+    "id, op, request, status, progress, result, error, attempts, created_ms, started_ms, finished_ms, api_key";
+
+/// Connections one store keeps open at most: the workers, the dispatcher, the lease keeper and
+/// the HTTP handlers that read or insert at once. Five replicas stay under Postgres's default
+/// of 100.
+const MAX_CONNECTIONS: usize = 16;
+
+/// How long a connection attempt may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub(super) struct Postgres {
+    config: Config,
+    pool: Mutex<Pool>,
+    returned: Condvar,
+    origin: String,
+    owner: String,
+    lease_ms: i64,
+}
+
+#[derive(Default)]
+struct Pool {
+    idle: Vec<Client>,
+    open: usize,
+}
+
+impl Postgres {
+    pub(super) fn connect(
+        url: &str,
+        owner: String,
+        options: Options,
+    ) -> Result<Postgres, StoreError> {
+        let redacted = super::redact(url);
+        let mut config = Config::from_str(url)
+            .map_err(|e| StoreError::Db(format!("--store {redacted}: {e}")))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        config.application_name("queens");
+        let store = Postgres {
+            config,
+            pool: Mutex::new(Pool::default()),
+            returned: Condvar::new(),
+            origin: redacted,
+            owner,
+            lease_ms: i64::try_from(options.lease.as_millis()).unwrap_or(i64::MAX),
+        };
+        store.migrate(MIGRATIONS)?;
+        Ok(store)
+    }
+
+    pub(super) fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    pub(super) fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    fn pool(&self) -> MutexGuard<'_, Pool> {
+        self.pool.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `f` on a pooled connection (waiting for one when all are busy). A connection that
+    /// broke is not put back.
+    fn with<T>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&mut Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreError> {
+        let mut client = {
+            let mut pool = self.pool();
+            loop {
+                if let Some(client) = pool.idle.pop() {
+                    if !client.is_closed() {
+                        break client;
+                    }
+                    pool.open -= 1;
+                    continue;
+                }
+                if pool.open < MAX_CONNECTIONS {
+                    pool.open += 1;
+                    drop(pool);
+                    match self.config.connect(NoTls) {
+                        Ok(client) => break client,
+                        Err(e) => {
+                            self.pool().open -= 1;
+                            self.returned.notify_one();
+                            return Err(StoreError::Db(format!(
+                                "{what}: connecting to {}: {e}",
+                                self.origin
+                            )));
+                        }
+                    }
+                }
+                pool = self
+                    .returned
+                    .wait(pool)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        };
+        let result = f(&mut client);
+        let mut pool = self.pool();
+        if client.is_closed() {
+            pool.open -= 1;
+        } else {
+            pool.idle.push(client);
+        }
+        drop(pool);
+        self.returned.notify_one();
+        result.map_err(|e| StoreError::Db(format!("{what}: {}", describe(&e))))
+    }
+
+    /// Runs `f` in one transaction and commits it; if `f` fails, it rolls back.
+    fn tx<T>(
+        &self,
+        what: &str,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T, postgres::Error>,
+    ) -> Result<T, StoreError> {
+        self.with(what, |client| {
+            let mut tx = client.transaction()?;
+            let value = f(&mut tx)?;
+            tx.commit()?;
+            Ok(value)
+        })
+    }
+
+    /// Brings the schema to `migrations.len()` in one transaction, under an advisory lock so
+    /// that replicas starting together migrate once. Refuses a newer schema untouched.
+    fn migrate(&self, migrations: &[&str]) -> Result<(), StoreError> {
+        let known = migrations.len();
+        let outcome = self.tx(&format!("{}: migrating the schema", self.origin), |tx| {
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+            tx.batch_execute(
+                "CREATE TABLE IF NOT EXISTS queens_schema (
+                     one     BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+                     version INTEGER NOT NULL CHECK (version >= 0)
+                 );
+                 INSERT INTO queens_schema (version) VALUES (0) ON CONFLICT DO NOTHING;",
+            )?;
+            let found: i32 = tx
+                .query_one("SELECT version FROM queens_schema", &[])?
+                .get(0);
+            let found = i64::from(found);
+            if found > known as i64 {
+                return Ok(Err(found));
+            }
+            for (i, sql) in migrations.iter().enumerate().skip(found as usize) {
+                if let Err(e) = tx.batch_execute(sql) {
+                    tracing::error!(version = i + 1, error = %describe(&e), "a migration failed");
+                    return Err(e);
+                }
+            }
+            tx.execute(
+                "UPDATE queens_schema SET version = $1",
+                &[&i32::try_from(known).unwrap_or(i32::MAX)],
+            )?;
+            Ok(Ok(()))
+        })?;
+        outcome.map_err(|found| StoreError::TooNew {
+            path: self.origin.clone(),
+            found,
+            known: u32::try_from(known).unwrap_or(u32::MAX),
+        })
+    }
+
+    pub(super) fn ping(&self) -> Result<(), StoreError> {
+        self.with("checking the job store", |c| {
+            c.query_one("SELECT version FROM queens_schema", &[])
+                .map(|_| ())
+        })
+    }
+
+    pub(super) fn insert_for(
+        &self,
+        op: &str,
+        request_json: &str,
+        max_queued: usize,
+        key: Option<&str>,
+    ) -> Result<Job, StoreError> {
+        // No lock around the count: a lock held through the commit's WAL flush would
+        // serialize every insert behind one fsync (200 a second on a disk with 5 ms fsyncs),
+        // where concurrent commits otherwise share their flushes. So the limit may be passed
+        // by the inserts in flight at once (at most the connections of all replicas): it
+        // guards memory, not an exact count.
+        let outcome = self.with(&format!("accepting a {op} job"), |tx| {
+            // 128 bits of sha256 over two gen_random_uuid()s (244 bits from the server's
+            // strong random source): nobody can guess an id, so it works as a capability.
+            // The count and the insert are one statement: one round trip.
+            let row = tx.query_opt(
+                &format!(
+                    "INSERT INTO queens_jobs (id, op, request, status, attempts, created_ms, api_key)
+                     SELECT left(encode(sha256(convert_to(gen_random_uuid()::text
+                                                || gen_random_uuid()::text, 'UTF8')),
+                                        'hex'), 32),
+                            $1, $2, 'queued', 0, {NOW_MS}, $4
+                     WHERE (SELECT COUNT(*) FROM queens_jobs WHERE status = 'queued') < $3
+                     RETURNING {JOB_COLUMNS}"
+                ),
+                &[
+                    &op,
+                    &request_json,
+                    &i64::try_from(max_queued).unwrap_or(i64::MAX),
+                    &key,
+                ],
+            )?;
+            match row {
+                Some(row) => Ok(Ok(row)),
+                None => {
+                    let queued: i64 = tx
+                        .query_one(
+                            "SELECT COUNT(*) FROM queens_jobs WHERE status = 'queued'",
+                            &[],
+                        )?
+                        .get(0);
+                    Ok(Err(usize::try_from(queued).unwrap_or(usize::MAX)))
+                }
+            }
+        })?;
+        let row = outcome.map_err(StoreError::Full)?;
+        job_of(&row)
+    }
+
+    pub(super) fn get(&self, id: &str) -> Result<Option<Job>, StoreError> {
+        // One statement, so one snapshot: the job and its artifacts' names agree.
+        let row = self.with(&format!("reading job {id}"), |c| {
+            c.query_opt(
+                &format!(
+                    "SELECT {JOB_COLUMNS},
+                            ARRAY(SELECT name FROM queens_artifacts
+                                  WHERE job_id = j.id ORDER BY name)
+                     FROM queens_jobs j WHERE id = $1"
+                ),
+                &[&id],
+            )
+        })?;
+        row.map(|row| {
+            let artifacts: Vec<String> = row.get(12);
+            job_of(&row).map(|job| Job { artifacts, ..job })
+        })
+        .transpose()
+    }
+
+    pub(super) fn claim_next(&self) -> Result<Option<Job>, StoreError> {
+        let row = self.with("claiming the next queued job", |c| {
+            c.query_opt(
+                &format!(
+                    "UPDATE queens_jobs
+                     SET status = 'running', attempts = attempts + 1, started_ms = {NOW_MS},
+                         progress = NULL, owner = $1, lease_ms = {NOW_MS} + $2
+                     WHERE seq = (SELECT seq FROM queens_jobs WHERE status = 'queued'
+                                  ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+                     RETURNING {JOB_COLUMNS}"
+                ),
+                &[&self.owner, &self.lease_ms],
+            )
+        })?;
+        // A queued job has no artifacts: only a done one does.
+        row.map(|row| job_of(&row)).transpose()
+    }
+
+    pub(super) fn renew(&self) -> Result<Vec<String>, StoreError> {
+        self.with("renewing the leases of running jobs", |c| {
+            c.query(
+                &format!(
+                    "UPDATE queens_jobs SET lease_ms = {NOW_MS} + $2
+                     WHERE status = 'running' AND owner = $1 RETURNING id"
+                ),
+                &[&self.owner, &self.lease_ms],
+            )
+        })
+        .map(|rows| rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    pub(super) fn requeue_expired(&self) -> Result<Vec<String>, StoreError> {
+        self.with("requeueing jobs whose lease ran out", |c| {
+            c.query(
+                &format!(
+                    "UPDATE queens_jobs
+                     SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
+                         lease_ms = NULL
+                     WHERE status = 'running' AND lease_ms < {NOW_MS} RETURNING id"
+                ),
+                &[],
+            )
+        })
+        .map(|rows| rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    pub(super) fn set_progress(&self, id: &str, progress_json: &str) -> Result<bool, StoreError> {
+        self.with(&format!("recording the progress of job {id}"), |c| {
+            c.execute(
+                "UPDATE queens_jobs SET progress = $2
+                 WHERE id = $1 AND status = 'running' AND owner = $3",
+                &[&id, &progress_json, &self.owner],
+            )
+        })
+        .map(|n| n == 1)
+    }
+
+    pub(super) fn finish(
+        &self,
+        id: &str,
+        result_json: &str,
+        artifacts: &[(&str, &[u8])],
+    ) -> Result<bool, StoreError> {
+        let finish = format!(
+            "UPDATE queens_jobs
+             SET status = 'done', result = $2, finished_ms = {NOW_MS}, lease_ms = NULL
+             WHERE id = $1 AND status = 'running' AND owner = $3"
+        );
+        if artifacts.is_empty() {
+            return self
+                .with(&format!("finishing job {id}"), |c| {
+                    c.execute(&finish, &[&id, &result_json, &self.owner])
+                })
+                .map(|n| n == 1);
+        }
+        self.tx(&format!("finishing job {id}"), |tx| {
+            let changed = tx.execute(&finish, &[&id, &result_json, &self.owner])?;
+            if changed == 0 {
+                return Ok(false);
+            }
+            let insert = tx.prepare(
+                "INSERT INTO queens_artifacts (job_id, name, bytes) VALUES ($1, $2, $3)",
+            )?;
+            for (name, bytes) in artifacts {
+                tx.execute(&insert, &[&id, name, bytes])?;
+            }
+            Ok(true)
+        })
+    }
+
+    pub(super) fn fail(&self, id: &str, error_json: &str) -> Result<bool, StoreError> {
+        self.with(&format!("failing job {id}"), |c| {
+            c.execute(
+                &format!(
+                    "UPDATE queens_jobs
+                     SET status = 'failed', error = $2, finished_ms = {NOW_MS}, lease_ms = NULL
+                     WHERE id = $1 AND status = 'running' AND owner = $3"
+                ),
+                &[&id, &error_json, &self.owner],
+            )
+        })
+        .map(|n| n == 1)
+    }
+
+    pub(super) fn cancel(&self, id: &str) -> Result<Option<JobStatus>, StoreError> {
+        let before: Option<String> = self.tx(&format!("cancelling job {id}"), |tx| {
+            let Some(row) = tx.query_opt(
+                "SELECT status FROM queens_jobs WHERE id = $1 FOR UPDATE",
+                &[&id],
+            )?
+            else {
+                return Ok(None);
+            };
+            tx.execute(
+                &format!(
+                    "UPDATE queens_jobs
+                     SET status = 'cancelled', finished_ms = {NOW_MS}, lease_ms = NULL
+                     WHERE id = $1 AND status IN ('queued', 'running')"
+                ),
+                &[&id],
+            )?;
+            Ok(Some(row.get(0)))
+        })?;
+        before.map(|status| parse_status(&status, id)).transpose()
+    }
+
+    pub(super) fn requeue(&self, id: &str) -> Result<bool, StoreError> {
+        self.with(&format!("requeueing job {id}"), |c| {
+            c.execute(
+                "UPDATE queens_jobs
+                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
+                     lease_ms = NULL
+                 WHERE id = $1 AND status = 'running' AND owner = $2",
+                &[&id, &self.owner],
+            )
+        })
+        .map(|n| n == 1)
+    }
+
+    pub(super) fn requeue_all_running(&self) -> Result<usize, StoreError> {
+        self.with("requeueing the jobs that were running", |c| {
+            c.execute(
+                "UPDATE queens_jobs
+                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
+                     lease_ms = NULL
+                 WHERE status = 'running'",
+                &[],
+            )
+        })
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    pub(super) fn artifact(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.with(&format!("reading artifact {name:?} of job {id}"), |c| {
+            c.query_opt(
+                "SELECT bytes FROM queens_artifacts WHERE job_id = $1 AND name = $2",
+                &[&id, &name],
+            )
+        })
+        .map(|row| row.map(|r| r.get(0)))
+    }
+
+    pub(super) fn counts(&self) -> Result<Counts, StoreError> {
+        let rows = self.with("counting jobs", |c| {
+            c.query(
+                "SELECT status, COUNT(*) FROM queens_jobs GROUP BY status",
+                &[],
+            )
+        })?;
+        let mut counts = Counts::default();
+        for row in rows {
+            let status: String = row.get(0);
+            let n: i64 = row.get(1);
+            let status: JobStatus = status
+                .parse()
+                .map_err(|e: UnknownStatus| StoreError::Db(format!("counting jobs: {e}")))?;
+            *counts.slot(status) = u64::try_from(n).unwrap_or(0);
+        }
+        Ok(counts)
+    }
+}
+
+/// A database error with the server's own message and its SQLSTATE, when there is one.
+fn describe(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) if db.code() == &SqlState::UNIQUE_VIOLATION => {
+            format!("{} ({})", db.message(), db.detail().unwrap_or("duplicate"))
+        }
+        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        None => e.to_string(),
+    }
+}
+
+/// A row of [`JOB_COLUMNS`] as a job (without its artifacts' names).
+fn job_of(row: &Row) -> Result<Job, StoreError> {
+    let id: String = row.get(0);
+    let status: String = row.get(3);
+    let attempts: i32 = row.get(7);
+    Ok(Job {
+        status: parse_status(&status, &id)?,
+        op: row.get(1),
+        request: row.get(2),
+        progress: row.get(4),
+        result: row.get(5),
+        error: row.get(6),
+        attempts: u32::try_from(attempts).unwrap_or(0),
+        created_ms: row.get(8),
+        started_ms: row.get(9),
+        finished_ms: row.get(10),
+        artifacts: Vec::new(),
+        key: row.get(11),
+        id,
+    })
+}

@@ -1,0 +1,342 @@
+//! The job store's behaviour, one test body run on both backends: SQLite in a temporary
+//! folder, and a fresh database on a throw-away Postgres (skipped, saying why, when none can be
+//! started). Two `Store`s on one database stand for two server replicas.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use queens::server::store::{Counts, JobStatus, Options, Store, StoreError};
+
+use crate::pg;
+
+/// Where a test's stores live; every `open` is another replica on the same database.
+enum Db {
+    Sqlite(tempdir::Dir),
+    Postgres(String),
+}
+
+impl Db {
+    fn open(&self, options: Options) -> Store {
+        match self {
+            Db::Sqlite(dir) => Store::open_with(&dir.0, options).unwrap(),
+            Db::Postgres(url) => Store::connect(url, options).unwrap(),
+        }
+    }
+
+    fn store(&self) -> Store {
+        self.open(Options::default())
+    }
+}
+
+mod tempdir {
+    use std::path::PathBuf;
+
+    /// A folder under the system's temp dir, removed when dropped.
+    pub struct Dir(pub PathBuf);
+
+    impl Dir {
+        pub fn new(name: &str) -> Dir {
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let dir = std::env::temp_dir().join(format!(
+                "queens-store-suite-{}-{}-{name}",
+                std::process::id(),
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            Dir(dir)
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Each body runs twice: `on_sqlite::name` and `on_postgres::name`.
+macro_rules! on_both_backends {
+    ($(fn $name:ident($db:ident: &Db) $body:block)*) => {
+        mod bodies {
+            use super::*;
+            $(pub fn $name($db: &Db) $body)*
+        }
+        mod on_sqlite {
+            use super::*;
+            $(#[test]
+            fn $name() {
+                bodies::$name(&Db::Sqlite(tempdir::Dir::new(stringify!($name))));
+            })*
+        }
+        mod on_postgres {
+            use super::*;
+            $(#[test]
+            fn $name() {
+                let Some(url) = pg::database(stringify!($name)) else { return };
+                bodies::$name(&Db::Postgres(url));
+            })*
+        }
+    };
+}
+
+fn short_lease() -> Options {
+    Options {
+        lease: Duration::from_millis(300),
+        ..Options::default()
+    }
+}
+
+on_both_backends! {
+    fn a_job_goes_from_queued_to_done_with_its_artifacts(db: &Db) {
+        let store = db.store();
+        store.ping().unwrap();
+        let job = store.insert("prove", r#"{"n":8}"#, 10).unwrap();
+        assert_eq!(job.id.len(), 32);
+        assert!(job.id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)));
+        assert_eq!((job.status, job.attempts), (JobStatus::Queued, 0));
+        assert!(job.created_ms > 1_600_000_000_000, "ms since the epoch");
+        assert_eq!(store.get(&job.id).unwrap().unwrap(), job);
+
+        let claimed = store.claim_next().unwrap().unwrap();
+        assert_eq!((claimed.id.as_str(), claimed.status, claimed.attempts), (job.id.as_str(), JobStatus::Running, 1));
+        assert!(claimed.started_ms.unwrap() >= job.created_ms);
+        assert_eq!(store.claim_next().unwrap(), None, "nothing else queued");
+        assert!(store.set_progress(&job.id, r#"{"done":1,"total":4}"#).unwrap());
+        assert_eq!(
+            store.get(&job.id).unwrap().unwrap().progress.as_deref(),
+            Some(r#"{"done":1,"total":4}"#)
+        );
+
+        // Bytes of every value, a few MB of them, come back exactly.
+        let proof: Vec<u8> = (0..(3 << 20)).map(|i: u32| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+        let artifacts: [(&str, &[u8]); 2] = [("proof", &proof), ("cnf", b"p cnf 1 1\n1 0\n")];
+        // Field order and spacing of the result are kept as written.
+        assert!(store.finish(&job.id, r#"{"z":1, "a":[2]}"#, &artifacts).unwrap());
+        let done = store.get(&job.id).unwrap().unwrap();
+        assert_eq!(done.status, JobStatus::Done);
+        assert_eq!(done.result.as_deref(), Some(r#"{"z":1, "a":[2]}"#));
+        assert_eq!(done.artifacts, ["cnf", "proof"]);
+        assert!(done.finished_ms.unwrap() >= claimed.started_ms.unwrap());
+        assert_eq!(store.artifact(&job.id, "proof").unwrap(), Some(proof));
+        assert_eq!(store.artifact(&job.id, "drat").unwrap(), None);
+        assert_eq!(store.artifact("nope", "proof").unwrap(), None);
+        // A finished job no longer moves.
+        assert!(!store.set_progress(&job.id, "{}").unwrap());
+        assert!(!store.finish(&job.id, "{}", &[]).unwrap());
+        assert!(!store.fail(&job.id, "{}").unwrap());
+        assert!(!store.requeue(&job.id).unwrap());
+        assert_eq!(store.cancel(&job.id).unwrap(), Some(JobStatus::Done));
+        assert_eq!(store.get(&job.id).unwrap().unwrap(), done);
+
+        let bad = store.insert("solve", "{}", 10).unwrap();
+        assert!(!store.fail(&bad.id, "{}").unwrap(), "only a running job fails");
+        store.claim_next().unwrap().unwrap();
+        assert!(store.fail(&bad.id, r#"{"title":"x"}"#).unwrap());
+        assert_eq!(store.get(&bad.id).unwrap().unwrap().status, JobStatus::Failed);
+        let queued = store.insert("solve", "{}", 10).unwrap();
+        assert_eq!(store.cancel(&queued.id).unwrap(), Some(JobStatus::Queued));
+        assert_eq!(store.claim_next().unwrap(), None, "a cancelled job is not run");
+        assert_eq!(store.cancel("no-such-job").unwrap(), None);
+        assert_eq!(store.get("0123456789abcdef0123456789abcdef").unwrap(), None);
+        assert_eq!(
+            store.counts().unwrap(),
+            Counts { done: 1, failed: 1, cancelled: 1, ..Counts::default() }
+        );
+    }
+
+    fn the_queue_limit_holds_and_claims_follow_arrival_order(db: &Db) {
+        let store = db.store();
+        let ids: Vec<String> = (0..3).map(|i| store.insert("count", &format!("{{\"i\":{i}}}"), 3).unwrap().id).collect();
+        let err = store.insert("count", "{}", 3).unwrap_err();
+        assert!(matches!(err, StoreError::Full(3)), "{err:?}");
+        let first = store.claim_next().unwrap().unwrap();
+        assert_eq!(first.id, ids[0]);
+        // Handed back: it runs again before the jobs that arrived after it.
+        assert!(store.requeue(&first.id).unwrap());
+        assert!(!store.requeue(&first.id).unwrap(), "no longer running");
+        let again = store.claim_next().unwrap().unwrap();
+        assert_eq!((again.id.as_str(), again.attempts), (ids[0].as_str(), 2));
+        let rest: Vec<String> = std::iter::from_fn(|| store.claim_next().unwrap()).map(|j| j.id).collect();
+        assert_eq!(rest, ids[1..]);
+    }
+
+    fn a_replica_that_stops_renewing_loses_its_jobs_to_the_others(db: &Db) {
+        let a = db.open(short_lease());
+        let b = db.open(short_lease());
+        assert_ne!(a.owner(), b.owner());
+        let kept = a.insert("solve", "{}", 10).unwrap();
+        let lost = a.insert("solve", "{}", 10).unwrap();
+        assert_eq!(a.claim_next().unwrap().unwrap().id, kept.id);
+        assert_eq!(a.claim_next().unwrap().unwrap().id, lost.id);
+        // Only the owner records a running job's progress or end.
+        assert!(!b.set_progress(&kept.id, "{}").unwrap());
+        assert!(!b.finish(&kept.id, "{}", &[]).unwrap());
+        assert!(!b.fail(&kept.id, "{}").unwrap());
+        assert!(!b.requeue(&kept.id).unwrap());
+        assert!(b.requeue_expired().unwrap().is_empty(), "the leases are fresh");
+
+        // `a` renews both, finishes one, then goes silent past the lease.
+        let mut renewed = a.renew().unwrap();
+        renewed.sort();
+        let mut both = vec![kept.id.clone(), lost.id.clone()];
+        both.sort();
+        assert_eq!(renewed, both);
+        assert!(a.finish(&kept.id, r#"{"ok":true}"#, &[]).unwrap());
+        std::thread::sleep(Duration::from_millis(600));
+        assert_eq!(b.requeue_expired().unwrap(), std::slice::from_ref(&lost.id));
+        assert!(b.requeue_expired().unwrap().is_empty());
+        let retried = b.claim_next().unwrap().unwrap();
+        assert_eq!((retried.id.as_str(), retried.attempts), (lost.id.as_str(), 2));
+        // The old owner learns it lost the job, and its late answer is not recorded.
+        assert!(a.renew().unwrap().is_empty());
+        assert!(!a.set_progress(&lost.id, "{}").unwrap());
+        assert!(!a.finish(&lost.id, r#"{"late":true}"#, &[("proof", b"x")]).unwrap());
+        assert!(b.finish(&lost.id, r#"{"ok":2}"#, &[]).unwrap());
+        let done = a.get(&lost.id).unwrap().unwrap();
+        assert_eq!((done.status, done.attempts, done.result.as_deref()), (JobStatus::Done, 2, Some(r#"{"ok":2}"#)));
+        assert!(done.artifacts.is_empty());
+        // A finished job's lease does not run out.
+        std::thread::sleep(Duration::from_millis(400));
+        assert!(b.requeue_expired().unwrap().is_empty());
+    }
+
+    fn a_cancel_from_another_replica_reaches_the_owner(db: &Db) {
+        let a = db.store();
+        let b = db.store();
+        let job = a.insert("solve", "{}", 10).unwrap();
+        a.claim_next().unwrap().unwrap();
+        assert_eq!(a.renew().unwrap(), std::slice::from_ref(&job.id));
+        assert_eq!(b.cancel(&job.id).unwrap(), Some(JobStatus::Running));
+        assert!(a.renew().unwrap().is_empty(), "the owner's renewal no longer has it");
+        assert!(!a.finish(&job.id, "{}", &[("proof", b"p")]).unwrap());
+        let after = b.get(&job.id).unwrap().unwrap();
+        assert_eq!(after.status, JobStatus::Cancelled);
+        assert!(after.result.is_none() && after.artifacts.is_empty());
+    }
+
+    fn a_result_or_artifact_over_the_limit_is_refused_whole(db: &Db) {
+        let store = db.open(Options { max_artifact: 1000, ..Options::default() });
+        let job = store.insert("prove", "{}", 10).unwrap();
+        store.claim_next().unwrap().unwrap();
+        let big = vec![b'd'; 1001];
+        let err = store.finish(&job.id, "{}", &[("cnf", b"p cnf 0 0\n"), ("proof", &big)]).unwrap_err();
+        assert!(matches!(&err, StoreError::TooLarge { what, bytes: 1001, limit: 1000 } if what == "proof"), "{err:?}");
+        assert!(err.to_string().contains("the proof is 1001 bytes"), "{err}");
+        let long_result = format!("\"{}\"", "x".repeat(1000));
+        assert!(matches!(store.finish(&job.id, &long_result, &[]), Err(StoreError::TooLarge { .. })));
+        let after = store.get(&job.id).unwrap().unwrap();
+        assert_eq!(after.status, JobStatus::Running, "nothing stored");
+        assert!(after.artifacts.is_empty());
+        // At the limit exactly, stored whole.
+        assert!(store.finish(&job.id, "{}", &[("proof", &big[..1000])]).unwrap());
+        assert_eq!(store.artifact(&job.id, "proof").unwrap().unwrap().len(), 1000);
+    }
+
+    fn duplicate_artifact_names_store_nothing(db: &Db) {
+        let store = db.store();
+        let job = store.insert("prove", "{}", 10).unwrap();
+        store.claim_next().unwrap().unwrap();
+        let err = store.finish(&job.id, "{}", &[("proof", b"a"), ("proof", b"b")]).unwrap_err();
+        assert!(err.to_string().starts_with(&format!("job store: finishing job {}: ", job.id)), "{err}");
+        let after = store.get(&job.id).unwrap().unwrap();
+        assert_eq!(after.status, JobStatus::Running, "rolled back");
+        assert!(store.finish(&job.id, "{}", &[("proof", b"a")]).unwrap());
+    }
+
+    fn concurrent_replicas_never_share_a_job_and_keep_near_the_limit(db: &Db) {
+        let stores = [Arc::new(db.store()), Arc::new(db.store())];
+        let accepted: usize = (0..4)
+            .map(|i| {
+                let store = Arc::clone(&stores[i % 2]);
+                std::thread::spawn(move || {
+                    (0..25)
+                        .filter(|_| match store.insert("solve", "{}", 60) {
+                            Ok(_) => true,
+                            Err(StoreError::Full(60)) => false,
+                            Err(e) => panic!("{e}"),
+                        })
+                        .count()
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .sum();
+        // Exact on SQLite; on Postgres the four inserts in flight may pass it together.
+        assert!((60..64).contains(&accepted), "{accepted}");
+        let claimed: Vec<String> = (0..4)
+            .map(|i| {
+                let store = Arc::clone(&stores[i % 2]);
+                std::thread::spawn(move || {
+                    std::iter::from_fn(|| store.claim_next().unwrap())
+                        .map(|job| {
+                            assert_eq!(job.attempts, 1);
+                            job.id
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flat_map(|t| t.join().unwrap())
+            .collect();
+        assert_eq!(claimed.len(), accepted, "each job claimed exactly once");
+        assert_eq!(claimed.iter().collect::<HashSet<_>>().len(), accepted);
+        assert_eq!(stores[0].counts().unwrap().running, accepted as u64);
+    }
+}
+
+#[test]
+fn postgres_schema_is_versioned_and_a_newer_one_is_refused() {
+    let Some(url) = pg::database("schema") else {
+        return;
+    };
+    // Replicas starting together migrate once.
+    let stores: Vec<Store> = (0..3)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || Store::connect(&url, Options::default()).unwrap())
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|t| t.join().unwrap())
+        .collect();
+    let id = stores[0].insert("solve", "{}", 10).unwrap().id;
+    drop(stores);
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let version: i32 = admin
+        .query_one("SELECT version FROM queens_schema", &[])
+        .unwrap()
+        .get(0);
+    assert!(version >= 1);
+    admin
+        .execute("UPDATE queens_schema SET version = version + 1", &[])
+        .unwrap();
+    let err = Store::connect(&url, Options::default()).unwrap_err();
+    assert!(matches!(err, StoreError::TooNew { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("is newer than this queens knows"),
+        "{err}"
+    );
+    admin
+        .execute("UPDATE queens_schema SET version = version - 1", &[])
+        .unwrap();
+    let store = Store::connect(&url, Options::default()).unwrap();
+    assert_eq!(store.get(&id).unwrap().unwrap().status, JobStatus::Queued);
+}
+
+#[test]
+fn a_postgres_url_never_shows_its_password() {
+    let err = Store::connect(
+        "postgres://queens:s3cret@127.0.0.1:1/none?connect_timeout=2",
+        Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(!err.contains("s3cret"), "{err}");
+    assert!(
+        err.contains("postgres://queens:***@127.0.0.1:1/none"),
+        "{err}"
+    );
+}
