@@ -71,6 +71,19 @@ pub fn solve_certified(
     budget: &Budget,
 ) -> Result<Certified, Error> {
     let start = Instant::now();
+    // Proofs come from the complete engines: `auto` proves with the backtracker.
+    let spec = match spec {
+        EngineSpec::Auto { .. } => EngineSpec::Backtrack { threads: 0 },
+        EngineSpec::Local { .. } => {
+            return Err(Error::Unsupported(
+                "field `proof`: the local engine proves nothing; ask backtrack, sat or auto \
+                 for a proof"
+                    .into(),
+            ))
+        }
+        spec => spec,
+    };
+    super::complete_only(problem, spec)?;
     if budget.exhausted() {
         return Ok(Certified {
             answer: CertifiedAnswer::Interrupted,
@@ -144,6 +157,7 @@ pub fn solve_certified(
             }
         }
         EngineSpec::Race(_) => return Err(super::race_needs_a_caller()),
+        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => unreachable!("mapped above"),
         EngineSpec::Sat(_) => {
             let solve_start = Instant::now();
             let mut drat = Vec::new();

@@ -71,6 +71,15 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Seed of the local search (engines local and auto): the same seed gives the same
+        /// solution.
+        #[arg(long, value_name = "S")]
+        seed: Option<u64>,
+        /// Write the solution to OUT as one column per row (line r + 1 holds the column of
+        /// row r, 0-based) instead of drawing the board; `check FILE --board OUT` reads it
+        /// back. Boards past 100,000 rows are only written this way.
+        #[arg(short, long, value_name = "OUT", conflicts_with_all = ["all", "limit"])]
+        output: Option<PathBuf>,
     },
     /// Count solutions (on all cores).
     Count {
@@ -239,6 +248,10 @@ enum Command {
         /// Also count the ways the board can still be completed, up to K.
         #[arg(long, value_name = "K")]
         completions: Option<u64>,
+        /// Check this full board, one column per row (what `solve -o` writes), against FILE's
+        /// rules and presets, in time linear in n.
+        #[arg(long, value_name = "SOLUTION", conflicts_with_all = ["hints", "completions"])]
+        board: Option<PathBuf>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -262,7 +275,7 @@ impl Input {
     fn load(&self) -> Result<Instance, Error> {
         match (&self.file, self.n) {
             (Some(path), _) => load_one(path, &self.selection),
-            (None, Some(n)) => Ok(Instance(Problem::new(n)?)),
+            (None, Some(n)) => Ok(Instance(Problem::sized(n)?)),
             (None, None) => unreachable!("clap requires FILE or --n"),
         }
     }
@@ -481,9 +494,9 @@ impl ProofArgs {
 
 #[derive(Args, Clone, Copy)]
 struct EngineArgs {
-    /// Which engine answers.
-    #[arg(long, value_enum, default_value_t = Engine::Backtrack)]
-    engine: Engine,
+    /// Which engine answers (default: auto for solve, backtrack for count).
+    #[arg(long, value_enum)]
+    engine: Option<Engine>,
     /// At-most-one encoding for the SAT engine: pairwise, seq, commander, product, bimander, auto.
     #[arg(long, default_value = "auto")]
     encoding: Encoding,
@@ -500,6 +513,12 @@ enum Engine {
     Sat,
     /// Both at once, one core each; the first answer wins (solve only).
     Race,
+    /// Local search (iterative repair): classic boards up to 2^31 - 1, one solution (solve
+    /// only); it gives up with exit 4, never "no solution" unless a cheap check proves it.
+    Local,
+    /// The engine for the board: backtrack on small boards, local search past 4096, a race
+    /// of the two in between (solve; count runs backtrack).
+    Auto,
 }
 
 impl From<Engine> for EngineName {
@@ -508,6 +527,8 @@ impl From<Engine> for EngineName {
             Engine::Backtrack => EngineName::Backtrack,
             Engine::Sat => EngineName::Sat,
             Engine::Race => EngineName::Race,
+            Engine::Local => EngineName::Local,
+            Engine::Auto => EngineName::Auto,
         }
     }
 }
@@ -583,11 +604,13 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             proof,
             timeout,
             json,
+            seed,
+            output,
             ..
         } => {
             let req = Request::Solve(SolveRequest {
                 instance: input.load()?,
-                engine: engine.engine.into(),
+                engine: engine.engine.unwrap_or(Engine::Auto).into(),
                 encoding: engine.encoding,
                 all,
                 limit,
@@ -595,10 +618,17 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 timeout_ms: None,
                 proof: proof.proof.is_some().then_some(proof.proof_format),
                 threads: None,
+                seed,
             });
-            let (mut resp, artifacts) = limits(timeout).run(&req, None)?;
+            let bar = progress::bar("solving", "rows without a conflict");
+            let ran = limits(timeout).run(&req, bar.as_ref());
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            let (mut resp, artifacts) = ran?;
             if let Response::Solve(r) = &mut resp {
                 proof.write(&mut r.proof, &artifacts)?;
+                write_solution(r, &artifacts, output.as_deref())?;
             }
             answer(&mut out, &req, &resp, json, &style(timeout))
         }
@@ -614,7 +644,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         } => {
             let req = Request::Count(CountRequest {
                 instance: input.load()?,
-                engine: engine.engine.into(),
+                engine: engine.engine.unwrap_or(Engine::Backtrack).into(),
                 encoding: engine.encoding,
                 limit,
                 unique,
@@ -739,7 +769,23 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             hints,
             completions,
             json,
+            board,
         } => {
+            if let Some(board) = board {
+                let instance = load_one(&file, &selection)?;
+                let (origin, bytes) = read_bytes(&board)?;
+                let cols = formats::columns::read(&origin, &bytes)?;
+                drop(bytes);
+                let resp = Response::Check(ops::check_columns(&instance.0, &cols));
+                let req = Request::Check(CheckRequest {
+                    instance,
+                    queens: Vec::new(),
+                    timeout_ms: None,
+                    hints: false,
+                    completions: None,
+                });
+                return answer(&mut out, &req, &resp, json, &style(timeout));
+            }
             let req = Request::Check(CheckRequest {
                 instance: load_one(&file, &selection)?,
                 queens: Vec::new(),
@@ -849,6 +895,47 @@ fn answer(
         print::text(out, req, resp, style)?;
     }
     Ok(resp.exit_code())
+}
+
+/// Writes a solve's solution as one column per row: to `output` when given (from the
+/// `solution` artifact of a big board, or the inline queens), naming the file in the answer.
+/// A big board's solution without `-o` is not printed: the answer says how to get it.
+fn write_solution(
+    r: &mut ops::SolveResponse,
+    artifacts: &Artifacts,
+    output: Option<&Path>,
+) -> Result<(), Error> {
+    let Some(path) = output else {
+        return Ok(());
+    };
+    let text = match (artifacts.get("solution"), &r.queens) {
+        (Some(bytes), _) => std::borrow::Cow::Borrowed(bytes),
+        (None, Some(q)) => {
+            let mut cols = vec![0u32; q.len()];
+            for &(row, c) in q {
+                cols[row] = c as u32;
+            }
+            std::borrow::Cow::Owned(formats::columns::write(&cols))
+        }
+        (None, None) => return Ok(()),
+    };
+    write_atomically(path, &text)?;
+    r.solution_path = Some(path.display().to_string());
+    Ok(())
+}
+
+/// A file's bytes (or stdin's for `-`) and the name errors use for it.
+fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), Error> {
+    let io = |e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(io)?;
+        return Ok(("<stdin>".into(), bytes));
+    }
+    Ok((path.display().to_string(), std::fs::read(path).map_err(io)?))
 }
 
 /// Writes `bytes` to `path` through a temporary file beside it, renamed into place: a reader
