@@ -34,7 +34,9 @@ pub use diagnose::{
     check, check_columns, explain, CheckRequest, CheckResponse, CheckViolation, Completions,
     ExplainRequest, ExplainResponse, MAX_COMPLETIONS,
 };
-pub use generate::{generate, GenerateKind, GenerateRequest, GenerateResponse, MAX_GENERATE_COUNT};
+pub use generate::{
+    generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource, MAX_GENERATE_COUNT,
+};
 pub use isolate::child_main;
 pub use puzzle::{grade, hint, GradeRequest, GradeResponse, HintRequest, HintResponse, StepReport};
 pub use solve::{

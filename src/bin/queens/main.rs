@@ -346,6 +346,10 @@ enum GenerateKind {
         /// Fixed queens to place (fewer when n² attempts run out).
         #[arg(long, value_name = "M")]
         queens: usize,
+        /// Where the fixed queens come from: random (non-attacking random cells, which may
+        /// leave no completion) or solution (rows of a random solution: always completable).
+        #[arg(long, value_enum, default_value_t = Presets::Random)]
+        presets: Presets,
         #[command(flatten)]
         out: GenerateOut,
     },
@@ -376,6 +380,15 @@ enum GenerateKind {
         #[command(flatten)]
         out: GenerateOut,
     },
+}
+
+/// Where `generate completion` takes its fixed queens from.
+#[derive(Clone, Copy, ValueEnum)]
+enum Presets {
+    /// Non-attacking random cells (Gent, Jefferson & Nightingale).
+    Random,
+    /// Random rows of a random solution.
+    Solution,
 }
 
 /// A puzzle grade for `generate regions --difficulty`.
@@ -962,8 +975,15 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
         GenerateKind::Regions { difficulty, .. } => difficulty.map(Difficulty::grade),
         _ => None,
     };
+    let presets = match &kind {
+        GenerateKind::Completion {
+            presets: Presets::Solution,
+            ..
+        } => Some(ops::PresetSource::Solution),
+        _ => None,
+    };
     let (kind, n, queens, min_free, first, opts) = match kind {
-        GenerateKind::Completion { n, queens, out } => (
+        GenerateKind::Completion { n, queens, out, .. } => (
             ops::GenerateKind::Completion,
             n,
             Some(queens),
@@ -1008,6 +1028,7 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
             seed,
             count,
             difficulty,
+            presets,
         });
         let Response::Generate(part) = limits.run(&req, None)?.0 else {
             return Err(Error::Internal("generate answered with something else".into()).into());
