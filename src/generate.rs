@@ -134,7 +134,7 @@ pub fn completion_from_solution(n: usize, queens: usize, seed: u64) -> Result<Pr
     crate::verify::verify_columns(&problem, &cols)
         .map_err(|v| Error::Internal(format!("a preset source broke a rule: {v}")))?;
     // The first `queens` places of a partial Fisher–Yates shuffle of the rows.
-    let mut rng = Rng::new(seed ^ 0x5eed_0f_5e1ec7);
+    let mut rng = Rng::new(seed ^ 0x5eed_0f5e_1ec7);
     let mut rows: Vec<u32> = (0..n as u32).collect();
     for i in 0..queens {
         let j = i + rng.below(n - i);

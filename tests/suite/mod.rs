@@ -9,6 +9,7 @@ mod corpora;
 mod facts;
 pub mod gen;
 mod large;
+mod local;
 mod mod2;
 mod parse;
 mod proofs;

@@ -378,7 +378,7 @@ fn repair(
     let n = b.n;
     // Picks without a kept swap before the start is abandoned: enough for the repair to
     // wander off a plateau, small enough that a dead end costs little next to a start.
-    let patience = n as u64 + 1000;
+    let patience = 4 * n as u64 + 200;
     let mut since_gain = 0u64;
     let mut step = 0u64;
     while b.collisions > 0 {
