@@ -88,7 +88,7 @@ fn race(problem: &Problem, seed: u64, budget: &Budget) -> Result<SolvedColumns, 
                 if budget.cancelled() {
                     stop.store(true, Ordering::Relaxed);
                 }
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(1));
             }
         });
         let local_budget = sub(budget);
