@@ -14,8 +14,15 @@ use crate::error::Error;
 /// A cell `(row, col)`, 0-based, row 0 = top row.
 pub type Pos = (usize, usize);
 
-/// Largest board the model accepts. The engines are written for it; memory is O(n²) bits.
+/// Largest board the complete engines (backtracker, SAT), region puzzles and text grids
+/// accept: they keep n² bits. Larger classic boards are *sparse* (see [`Problem::sized`]).
 pub const MAX_N: usize = 4096;
+
+/// Largest board the model accepts at all: 2³¹ − 1, so a row or column fits in a `u32` and a
+/// diagonal index (`r + c`) in a `u32` as well. Boards past [`MAX_N`] are held sparsely (no n²
+/// structure): fixed queens, blocked cells and excluded diagonals as sorted lists, and only
+/// the local-search engine solves them.
+pub const MAX_BIG_N: usize = (1 << 31) - 1;
 
 /// Which pairs of queens on a diagonal conflict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -210,6 +217,8 @@ pub struct Problem {
     /// ([`crate::puzzle`]), not rules: the engines ignore them.
     marks: Vec<Pos>,
     /// One bit per cell, row-major: set when the cell is blocked or on an excluded diagonal.
+    /// Empty on a sparse board (n > [`MAX_N`]), where [`Problem::is_open`] searches the
+    /// sorted lists instead.
     closed: Vec<u64>,
 }
 
@@ -233,6 +242,36 @@ impl Problem {
         })
     }
 
+    /// The empty classic `n`×`n` board for any `n` in `1..=MAX_BIG_N`: as [`Problem::new`] up
+    /// to [`MAX_N`], sparse above it (memory linear in the presets, nothing per cell). Only
+    /// classic boards can be sparse: regions are refused there.
+    pub fn sized(n: usize) -> Result<Problem, Error> {
+        if n <= MAX_N {
+            return Problem::new(n);
+        }
+        if n > MAX_BIG_N {
+            return Err(Error::model(format!(
+                "board size {n} is out of range (1..={MAX_BIG_N})"
+            )));
+        }
+        Ok(Problem {
+            n,
+            rule: DiagonalRule::Full,
+            regions: None,
+            fixed: Vec::new(),
+            blocked: Vec::new(),
+            excluded: Vec::new(),
+            marks: Vec::new(),
+            closed: Vec::new(),
+        })
+    }
+
+    /// True for a board past [`MAX_N`], held sparsely: only the local-search engine and the
+    /// linear verifier work on it.
+    pub fn is_sparse(&self) -> bool {
+        self.n > MAX_N
+    }
+
     /// Sets the diagonal rule.
     pub fn with_rule(mut self, rule: DiagonalRule) -> Problem {
         self.rule = rule;
@@ -241,7 +280,7 @@ impl Problem {
 
     /// Adds a region partition (its size must match the board).
     pub fn with_regions(mut self, regions: Regions) -> Result<Problem, Error> {
-        if regions.n != self.n {
+        if self.is_sparse() || regions.n != self.n {
             return Err(Error::model(format!(
                 "region map is {}×{} but the board is {}×{}",
                 regions.n, regions.n, self.n, self.n
@@ -325,6 +364,9 @@ impl Problem {
     }
 
     fn rebuild_closed(&mut self) {
+        if self.is_sparse() {
+            return;
+        }
         let n = self.n;
         self.closed.iter_mut().for_each(|w| *w = 0);
         let mut set = |i: usize| self.closed[i / 64] |= 1 << (i % 64);
@@ -371,6 +413,15 @@ impl Problem {
     /// Whether a queen may ever stand on this cell (not blocked, not on an excluded diagonal).
     #[inline]
     pub fn is_open(&self, (r, c): Pos) -> bool {
+        if self.is_sparse() {
+            let n = self.n;
+            return self.blocked.binary_search(&(r, c)).is_err()
+                && self.excluded.binary_search(&Diagonal::Sum(r + c)).is_err()
+                && self
+                    .excluded
+                    .binary_search(&Diagonal::Diff(c + n - 1 - r))
+                    .is_err();
+        }
         let i = r * self.n + c;
         self.closed[i / 64] & (1 << (i % 64)) == 0
     }
@@ -440,6 +491,16 @@ pub fn find_duplicate(n: usize, cells: &[Pos]) -> Option<(usize, usize)> {
             seen[i / 64] |= bit;
             dup
         })?
+    } else if cells.len() > 1024 {
+        // A big board: sort the indices by cell (linear memory), then the smallest second
+        // index among equal neighbours is the first repeat.
+        let mut order: Vec<u32> = (0..cells.len() as u32).collect();
+        order.sort_unstable_by_key(|&i| (cells[i as usize], i));
+        order
+            .windows(2)
+            .filter(|w| cells[w[0] as usize] == cells[w[1] as usize])
+            .map(|w| w[1] as usize)
+            .min()?
     } else {
         let mut seen = std::collections::HashSet::new();
         cells.iter().position(|&p| !seen.insert(p))?

@@ -1381,3 +1381,44 @@ fn a_result_over_the_artifact_limit_fails_the_job_with_422() {
     );
     assert!(job["result"].is_null());
 }
+
+/// A board past the complete engines is a solve job: done with `answered_by: local`, no
+/// inline queens, the solution as column-per-row text at its link, which verifies; the same
+/// board synchronously is refused (422 naming `instance.n`), and one over the memory limit
+/// is refused before it is queued.
+#[test]
+fn big_boards_are_jobs_with_a_solution_download() {
+    let s = Server::start(&["--max-memory", "200"]);
+    let body = json!({"op": "solve", "instance": {"n": 200_000, "queens": [[0, 5]]}, "seed": 2});
+    let (code, job) = post(&s, "/v1/jobs", &body);
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let done = wait_job(&s, &id, terminal, 60);
+    assert_eq!(done["status"], "done", "{done}");
+    let result = &done["result"];
+    assert_eq!(result["status"], "sat");
+    assert_eq!(result["answered_by"], "local");
+    assert!(result["queens"].is_null());
+    let url = result["solution_url"].as_str().unwrap();
+    assert_eq!(done["links"]["solution"], url);
+    let (code, _, text) = call("GET", &s.url(url), None);
+    assert_eq!(code, 200);
+    let cols = queens::formats::columns::read("download", text.as_bytes()).unwrap();
+    let problem = queens::Problem::sized(200_000)
+        .unwrap()
+        .with_fixed(&[(0, 5)])
+        .unwrap();
+    queens::verify::verify_columns(&problem, &cols).unwrap();
+    // Synchronously: refused, pointing to jobs.
+    let (code, v) = post(&s, "/v1/solve", &json!({"instance": {"n": 200_000}}));
+    assert_eq!(code, 422, "{v}");
+    assert_eq!(v["field"], "instance.n");
+    // Over --max-memory (200 MB): refused up front with the estimate.
+    let (code, v) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve", "instance": {"n": 100_000_000}}),
+    );
+    assert_eq!(code, 422, "{v}");
+    assert!(v["detail"].as_str().unwrap().contains("MB"), "{v}");
+}

@@ -137,6 +137,38 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 answered_by: None,
             })
         }
+        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => {
+            let solved = crate::engine::solve_columns(problem, spec, &Default::default())?;
+            let by = solved.work.answered_by.unwrap_or(spec);
+            let satisfiable = match solved.answer {
+                crate::engine::ColumnAnswer::Sat(cols) => Some(cols),
+                crate::engine::ColumnAnswer::Unsat(_) => None,
+                // No deadline is set here (the parent kills the child at its limit), so only
+                // a local search that spent its restarts ends without an answer; saying "no
+                // solution" would be a lie.
+                crate::engine::ColumnAnswer::GaveUp | crate::engine::ColumnAnswer::Interrupted => {
+                    return Err(crate::Error::Unsupported(format!(
+                        "the {} engine gave up without an answer",
+                        by.name()
+                    )))
+                }
+            };
+            Ok(Report {
+                satisfiable: satisfiable.is_some(),
+                queens: satisfiable
+                    .unwrap_or_default()
+                    .iter()
+                    .enumerate()
+                    .map(|(r, &c)| (r, c as usize))
+                    .collect(),
+                time_ms: start.elapsed().as_secs_f64() * 1e3,
+                nodes: solved.work.nodes,
+                learned: None,
+                vars: None,
+                clauses: None,
+                answered_by: matches!(spec, EngineSpec::Auto { .. }).then(|| by.name().to_string()),
+            })
+        }
     }
 }
 

@@ -138,6 +138,19 @@ pub fn solve_certified_to(
     target: &ProofTarget,
 ) -> Result<Certified, Error> {
     let start = Instant::now();
+    // Proofs come from the complete engines: `auto` proves with the backtracker.
+    let spec = match spec {
+        EngineSpec::Auto { .. } => EngineSpec::Backtrack { threads: 0 },
+        EngineSpec::Local { .. } => {
+            return Err(Error::Unsupported(
+                "field `proof`: the local engine proves nothing; ask backtrack, sat or auto \
+                 for a proof"
+                    .into(),
+            ))
+        }
+        spec => spec,
+    };
+    super::complete_only(problem, spec)?;
     let direct = direct_lrat(spec, encoding, mode, format);
     let encoding = if direct { Encoding::Pairwise } else { encoding };
     if budget.exhausted() {
@@ -254,6 +267,7 @@ pub fn solve_certified_to(
                 }
             }
         }
+        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => unreachable!("mapped above"),
         EngineSpec::Sat(_) => {
             let solve_start = Instant::now();
             let mut drat = Vec::new();

@@ -17,9 +17,11 @@ use crate::model::{Pos, Problem};
 use crate::sat::{self, SatStats};
 use crate::verify::verify;
 
+pub mod auto;
 pub mod certify;
 pub mod explain;
 pub mod ext;
+pub mod local;
 pub mod race;
 
 /// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
@@ -46,6 +48,20 @@ pub enum EngineSpec {
         /// Worker threads (0 = all cores).
         threads: usize,
     },
+    /// Local search ([`local`]) with this seed: any classic board up to
+    /// [`crate::model::MAX_BIG_N`]; incomplete (it finds solutions, it proves nothing
+    /// beyond [`local::refute`]'s cheap checks).
+    Local {
+        /// The seed (`local:SEED`; 1 when not given).
+        seed: u64,
+    },
+    /// The engine for the job ([`auto`]): the backtracker on small boards and whatever must
+    /// be proved or counted, local search on boards past [`crate::model::MAX_N`], and a race
+    /// of the two in between. The answer names the engine that answered.
+    Auto {
+        /// The local engine's seed.
+        seed: u64,
+    },
 }
 
 impl EngineSpec {
@@ -56,6 +72,8 @@ impl EngineSpec {
             EngineSpec::Sat(_) => "sat",
             EngineSpec::Race(_) => "race",
             EngineSpec::Ext(_) => "ext",
+            EngineSpec::Local { .. } => "local",
+            EngineSpec::Auto { .. } => "auto",
         }
     }
 
@@ -65,7 +83,10 @@ impl EngineSpec {
             EngineSpec::Backtrack { .. }
             | EngineSpec::BacktrackRings { .. }
             | EngineSpec::Race(_) => EngineSpec::Sat(encoding),
-            EngineSpec::Sat(_) | EngineSpec::Ext(_) => EngineSpec::Backtrack { threads: 0 },
+            EngineSpec::Sat(_)
+            | EngineSpec::Ext(_)
+            | EngineSpec::Local { .. }
+            | EngineSpec::Auto { .. } => EngineSpec::Backtrack { threads: 0 },
         }
     }
 
@@ -87,6 +108,10 @@ impl fmt::Display for EngineSpec {
             EngineSpec::Ext(x) => write!(f, "{x}"),
             EngineSpec::BacktrackRings { threads: 0 } => write!(f, "backtrack+rings"),
             EngineSpec::BacktrackRings { threads } => write!(f, "backtrack:{threads}+rings"),
+            EngineSpec::Local { seed: 1 } => write!(f, "local"),
+            EngineSpec::Local { seed } => write!(f, "local:{seed}"),
+            EngineSpec::Auto { seed: 1 } => write!(f, "auto"),
+            EngineSpec::Auto { seed } => write!(f, "auto:{seed}"),
         }
     }
 }
@@ -131,9 +156,18 @@ impl FromStr for EngineSpec {
             ("ext", Some(rest)) => ext::ExtSpec::parse(rest)
                 .map(EngineSpec::Ext)
                 .map_err(|err| format!("`{s}`: {err}")),
+            ("local", None) => Ok(EngineSpec::Local { seed: 1 }),
+            ("auto", None) => Ok(EngineSpec::Auto { seed: 1 }),
+            ("local" | "auto", Some(t)) => match t.parse::<u64>() {
+                Ok(seed) if name == "local" => Ok(EngineSpec::Local { seed }),
+                Ok(seed) => Ok(EngineSpec::Auto { seed }),
+                _ => Err(format!(
+                    "`{s}`: after `{name}:` give a seed (a whole number)"
+                )),
+            },
             _ => Err(format!(
                 "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING, \
-                 race or ext:SOLVER, e.g. sat:seq or ext:cadical)"
+                 race, local[:SEED], auto[:SEED] or ext:SOLVER, e.g. sat:seq or ext:cadical)"
             )),
         }
     }
@@ -201,6 +235,10 @@ pub struct Work {
     pub nodes: Option<u64>,
     /// SAT engine: formula size, timings, solver calls.
     pub sat: Option<SatStats>,
+    /// Local engine: starts, swaps, collisions after the start.
+    pub local: Option<local::Stats>,
+    /// With `auto`: the engine whose answer this is.
+    pub answered_by: Option<EngineSpec>,
     /// Wall time of the whole run, milliseconds.
     pub time_ms: f64,
 }
@@ -435,7 +473,26 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             work: Work::default(),
         });
     }
+    if matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
+        let solved = solve_columns(problem, spec, budget)?;
+        let answer = match solved.answer {
+            ColumnAnswer::Sat(cols) => Answer::Sat(
+                cols.iter()
+                    .enumerate()
+                    .map(|(r, &c)| (r, c as usize))
+                    .collect(),
+            ),
+            ColumnAnswer::Unsat(_) => Answer::Unsat,
+            ColumnAnswer::Interrupted | ColumnAnswer::GaveUp => Answer::Interrupted,
+        };
+        return Ok(Solved {
+            answer,
+            work: solved.work,
+        });
+    }
+    complete_only(problem, spec)?;
     let (found, mut work, interrupted) = match spec {
+        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => unreachable!("answered above"),
         EngineSpec::Backtrack { threads } => {
             let (found, stats) = backtrack::solve(problem, &budget.backtrack_config(threads));
             let work = Work {
@@ -540,8 +597,13 @@ fn visit_all(
         }
         true
     };
+    let spec = counting_engine(spec)?;
+    complete_only(problem, spec)?;
     let (mut work, interrupted) = match spec {
         EngineSpec::Race(_) => return Err(race_needs_a_caller()),
+        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => {
+            unreachable!("counting_engine maps these")
+        }
         _ if budget.exhausted() => (Work::default(), true),
         EngineSpec::Backtrack { threads } => {
             let stats =
@@ -600,6 +662,8 @@ pub fn count(
     budget: &Budget,
 ) -> Result<Counted, Error> {
     let start = Instant::now();
+    let spec = counting_engine(spec)?;
+    complete_only(problem, spec)?;
     let mut counted = match spec {
         EngineSpec::Backtrack { threads } if !budget.exhausted() => {
             let c = backtrack::count(problem, &budget.backtrack_config(threads), limit);
@@ -627,4 +691,154 @@ pub fn count(
     };
     counted.work.time_ms = ms(start);
     Ok(counted)
+}
+
+/// The engine that lists or counts for `spec`: `auto` counts with the backtracker; local
+/// search cannot count (it finds one solution at a time and proves nothing).
+fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
+    match spec {
+        EngineSpec::Auto { .. } => Ok(EngineSpec::Backtrack { threads: 0 }),
+        EngineSpec::Local { .. } => Err(Error::Unsupported(
+            "the local engine finds one solution; count or list solutions with backtrack or \
+             sat"
+            .into(),
+        )),
+        spec => Ok(spec),
+    }
+}
+
+/// Refuses a board past [`crate::model::MAX_N`] to the complete engines, which keep n² bits.
+pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
+    if problem.is_sparse() && !matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
+        let n = problem.n();
+        return Err(Error::TooLarge(format!(
+            "field `n`: the {} engine works on boards up to {}×{} (it keeps n² bits); a \
+             {n}×{n} board is solved by local search: use engine local or auto",
+            spec.name(),
+            crate::model::MAX_N,
+            crate::model::MAX_N
+        )));
+    }
+    Ok(())
+}
+
+/// An answer given as one column per row (what [`solve_columns`] returns: a board of 10⁸
+/// rows is 400 MB this way, 1.6 GB as cells).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ColumnAnswer {
+    /// A solution, verified: `cols[r]` is the column of row `r`'s queen.
+    Sat(Vec<u32>),
+    /// Proven: no solution; the reason when a cheap refutation found it.
+    Unsat(Option<String>),
+    /// The local engine spent its restarts: no answer (not "no solution").
+    GaveUp,
+    /// The budget ran out first.
+    Interrupted,
+}
+
+/// [`solve_columns`]'s result.
+#[derive(Clone, Debug)]
+pub struct SolvedColumns {
+    /// The answer.
+    pub answer: ColumnAnswer,
+    /// Work done; `answered_by` names the engine that answered.
+    pub work: Work,
+}
+
+/// Finds one solution or proves there is none, as one column per row: any engine, and the
+/// only way to solve a board past [`crate::model::MAX_N`] (local or auto). Every solution has
+/// passed [`crate::verify::verify_columns`].
+pub fn solve_columns(
+    problem: &Problem,
+    spec: EngineSpec,
+    budget: &Budget,
+) -> Result<SolvedColumns, Error> {
+    let start = Instant::now();
+    let mut solved = match spec {
+        EngineSpec::Local { seed } => {
+            check_local_memory(problem, budget)?;
+            local_columns(problem, seed, budget)?
+        }
+        EngineSpec::Auto { seed } => auto::solve(problem, seed, budget)?,
+        spec => {
+            let s = solve(problem, spec, budget)?;
+            let answer = match s.answer {
+                Answer::Sat(q) => ColumnAnswer::Sat(columns_of(problem.n(), &q)),
+                Answer::Unsat => ColumnAnswer::Unsat(None),
+                Answer::Interrupted => ColumnAnswer::Interrupted,
+            };
+            let mut work = s.work;
+            work.answered_by = Some(spec);
+            SolvedColumns { answer, work }
+        }
+    };
+    if let ColumnAnswer::Sat(cols) = &solved.answer {
+        let by = solved.work.answered_by.unwrap_or(spec).name();
+        crate::verify::verify_columns(problem, cols).map_err(|v| {
+            Error::Internal(format!(
+                "the {by} engine returned a board that breaks a rule: {v}"
+            ))
+        })?;
+    }
+    solved.work.time_ms = ms(start);
+    Ok(solved)
+}
+
+/// The local engine alone, as a [`SolvedColumns`] (not yet verified).
+pub(crate) fn local_columns(
+    problem: &Problem,
+    seed: u64,
+    budget: &Budget,
+) -> Result<SolvedColumns, Error> {
+    let config = local::Config {
+        seed,
+        ..local::Config::default()
+    };
+    let (outcome, stats) = local::solve(problem, config, budget)?;
+    let answer = match outcome {
+        local::Outcome::Solved(cols) => ColumnAnswer::Sat(cols),
+        local::Outcome::Refuted(why) => ColumnAnswer::Unsat(Some(why)),
+        local::Outcome::GaveUp => ColumnAnswer::GaveUp,
+        local::Outcome::Interrupted => ColumnAnswer::Interrupted,
+    };
+    Ok(SolvedColumns {
+        answer,
+        work: Work {
+            local: Some(stats),
+            answered_by: Some(EngineSpec::Local { seed }),
+            time_ms: stats.time_ms,
+            ..Work::default()
+        },
+    })
+}
+
+/// One column per row from a full set of cells (one queen per row).
+fn columns_of(n: usize, queens: &[Pos]) -> Vec<u32> {
+    let mut cols = vec![u32::MAX; n];
+    for &(r, c) in queens {
+        if r < n {
+            cols[r] = c as u32;
+        }
+    }
+    cols
+}
+
+/// Refuses a local search whose memory estimate ([`local::memory_estimate`]) is over the
+/// budget's limit, before allocating anything.
+pub fn check_local_memory(problem: &Problem, budget: &Budget) -> Result<(), Error> {
+    let Some(limit) = budget.max_memory else {
+        return Ok(());
+    };
+    let need = local::memory_estimate(problem);
+    if need <= limit {
+        return Ok(());
+    }
+    let n = problem.n();
+    Err(Error::TooLarge(format!(
+        "field `n`: local search on this {n}×{n} board needs about {} MB (12 bytes a row, \
+         32 a preset, 8 MB more), over the memory limit of {} MB: raise the limit \
+         (--max-memory)",
+        need.div_ceil(1 << 20),
+        limit >> 20
+    )))
 }

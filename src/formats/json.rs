@@ -206,7 +206,7 @@ pub fn problem_from_json(value: &Value) -> Result<Problem, String> {
     } else {
         "regions"
     };
-    let mut problem = Problem::new(n).map_err(|e| format!("field `{field}`: {e}"))?;
+    let mut problem = Problem::sized(n).map_err(|e| format!("field `{field}`: {e}"))?;
     if let Some(rows) = regions {
         let g = json_regions(rows, n)?;
         problem = problem

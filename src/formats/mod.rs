@@ -5,6 +5,7 @@
 //! what was expected. Well-formed but contradictory input (two fixed queens attacking each
 //! other) parses fine: that is a result for the engines, not an input error.
 
+pub mod columns;
 pub mod csplib;
 pub mod dimacs;
 pub mod grid;

@@ -121,6 +121,15 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
     let start = Instant::now();
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let base = &req.instance.0;
+    if base.is_sparse() && (req.hints || req.completions.is_some()) {
+        return Err(Error::TooLarge(format!(
+            "field `{}`: a {n}×{n} board is past {}, where hints and completion counts are \
+             not offered; check a full board with --board (column per row)",
+            if req.hints { "hints" } else { "completions" },
+            crate::model::MAX_N,
+            n = base.n()
+        )));
+    }
     // The board as placed: a queen given twice or off the board is a violation to name, so
     // the list is checked as it is, not merged into the problem first.
     let mut queens = base.fixed().to_vec();
@@ -140,6 +149,8 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
         _ => None,
     };
     let completable = match (status, &placed) {
+        // A board past the complete engines: whether it completes is `solve`'s question.
+        (Status::Consistent, Some(_)) if base.is_sparse() => None,
         (Status::Consistent, Some(problem)) => {
             let solved = engine::solve(problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
             match solved.answer {
@@ -381,4 +392,35 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
     }
     resp.time_ms = ms(start);
     Ok((resp, artifacts))
+}
+
+/// Checks a full board given as one column per row (`cols[r]` is row r's column) against the
+/// problem in time linear in n and the presets ([`crate::verify::verify_columns`]): `solved`,
+/// or `invalid` with the first broken rule. What `check FILE --board SOLUTION` answers.
+pub fn check_columns(problem: &crate::model::Problem, cols: &[u32]) -> CheckResponse {
+    let start = Instant::now();
+    let verdict = crate::verify::verify_columns(problem, cols);
+    let violations: Vec<CheckViolation> = verdict
+        .err()
+        .into_iter()
+        .map(|v| CheckViolation {
+            message: v.to_string(),
+            violation: v,
+        })
+        .collect();
+    CheckResponse {
+        status: if violations.is_empty() {
+            Status::Solved
+        } else {
+            Status::Invalid
+        },
+        placed: cols.len(),
+        completable: violations.is_empty().then_some(true),
+        n: problem.n(),
+        violations_total: violations.len() as u64,
+        violations,
+        attacked: None,
+        completions: None,
+        time_ms: ms(start),
+    }
 }

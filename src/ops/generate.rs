@@ -50,6 +50,24 @@ pub struct GenerateRequest {
     /// definition is `grade`'s). Puzzles are made from the seed's stream until one has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub difficulty: Option<Grade>,
+    /// `completion`: where the fixed queens come from: `random` (default; Gent, Jefferson &
+    /// Nightingale's non-attacking random presets, which may leave no completion) or
+    /// `solution` (rows of a random solution: always completable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presets: Option<PresetSource>,
+}
+
+/// Where a completion instance's fixed queens come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PresetSource {
+    /// Random cells no earlier queen attacks (Gent, Jefferson & Nightingale): the
+    /// instance may have no completion, which makes the hard ones.
+    #[default]
+    Random,
+    /// Random rows of a random solution (local search on the empty board): always
+    /// completable.
+    Solution,
 }
 
 fn one() -> u64 {
@@ -96,7 +114,10 @@ pub fn generate_one(
             let m = req.queens.ok_or_else(|| {
                 Error::Unsupported("field `queens`: completion needs the number of queens".into())
             })?;
-            let problem = gen::completion(n, m, seed)?;
+            let problem = match req.presets.unwrap_or_default() {
+                PresetSource::Random => gen::completion(n, m, seed)?,
+                PresetSource::Solution => gen::completion_from_solution(n, m, seed)?,
+            };
             made(crate::formats::write_json(
                 &problem,
                 &format!("completion-{n}-{m}-{seed}"),

@@ -31,15 +31,17 @@ use crate::model::Problem;
 
 pub use cnf::{decode, encode, DecodeRequest, DecodeResponse, EncodeRequest, EncodeResponse};
 pub use diagnose::{
-    check, explain, CheckRequest, CheckResponse, CheckViolation, Completions, ExplainRequest,
-    ExplainResponse, MAX_COMPLETIONS,
+    check, check_columns, explain, CheckRequest, CheckResponse, CheckViolation, Completions,
+    ExplainRequest, ExplainResponse, MAX_COMPLETIONS,
 };
-pub use generate::{generate, GenerateKind, GenerateRequest, GenerateResponse, MAX_GENERATE_COUNT};
+pub use generate::{
+    generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource, MAX_GENERATE_COUNT,
+};
 pub use isolate::child_main;
 pub use puzzle::{grade, hint, GradeRequest, GradeResponse, HintRequest, HintResponse, StepReport};
 pub use solve::{
-    count, solve, CountRequest, CountResponse, EngineName, ProofInfo, SolveRequest, SolveResponse,
-    WorkReport,
+    check_memory, count, solve, CountRequest, CountResponse, EngineName, ProofInfo, SolveRequest,
+    SolveResponse, WorkReport, INLINE_MAX_N,
 };
 
 /// An instance inside a request: the JSON instance format the CLI reads (an object with
@@ -355,6 +357,7 @@ impl Request {
     /// Checks the request's options against each other and the limits, before any work (the
     /// operation checks them again; the service checks before it accepts a job).
     pub fn validate(&self) -> Result<(), Error> {
+        self.check_sparse()?;
         match self {
             Request::Solve(r) => r.validate(),
             Request::Count(r) => r.validate(),
@@ -372,6 +375,25 @@ impl Request {
             Request::Encode(_) | Request::Decode(_) | Request::Hint(_) | Request::Grade(_) => {
                 Ok(())
             }
+        }
+    }
+
+    /// Refuses a board past [`crate::model::MAX_N`] to every operation but `solve` (local
+    /// search), `check` and `count` (which refuses it with the engine's reason): the others
+    /// keep n² structures.
+    pub fn check_sparse(&self) -> Result<(), Error> {
+        let Some(p) = self.problem().filter(|p| p.is_sparse()) else {
+            return Ok(());
+        };
+        match self {
+            Request::Solve(_) | Request::Check(_) | Request::Count(_) => Ok(()),
+            other => Err(Error::TooLarge(format!(
+                "field `n`: {} works on boards up to {max}×{max}, not {n}×{n}; past {max} only \
+                 solve (local search) and check take a board",
+                other.op(),
+                max = crate::model::MAX_N,
+                n = p.n()
+            ))),
         }
     }
 
@@ -414,6 +436,7 @@ impl Request {
     /// Runs the request under the context: in a child process when it needs an engine that
     /// cannot be interrupted and the context asks for isolation, in-process otherwise.
     pub fn run(&self, ctx: &Context) -> Result<(Response, Artifacts), Error> {
+        self.check_sparse()?;
         if let Some(exe) = &ctx.isolate {
             if self.uninterruptible() {
                 return isolate::run(exe, self, ctx);

@@ -33,6 +33,12 @@ pub enum EngineName {
     /// An external SAT solver named by `solver` (from the list `GET /v1/engines` gives), on
     /// the CNF `encode` writes; killed at the deadline, its answer verified.
     Ext,
+    /// Local search (iterative repair): classic boards of any size up to 2³¹ − 1, one
+    /// solution; it proves nothing beyond cheap checks, and gives up as `timeout`.
+    Local,
+    /// The engine for the board: backtrack on small boards and for all/limit/proof, local
+    /// search past 4096, a race of the two in between (`answered_by` says which answered).
+    Auto,
 }
 
 impl EngineName {
@@ -43,6 +49,8 @@ impl EngineName {
             EngineName::Sat => "sat",
             EngineName::Race => "race",
             EngineName::Ext => "ext",
+            EngineName::Local => "local",
+            EngineName::Auto => "auto",
         }
     }
 
@@ -50,7 +58,9 @@ impl EngineName {
     pub fn other(self) -> EngineName {
         match self {
             EngineName::Backtrack | EngineName::Race => EngineName::Sat,
-            EngineName::Sat | EngineName::Ext => EngineName::Backtrack,
+            EngineName::Sat | EngineName::Ext | EngineName::Local | EngineName::Auto => {
+                EngineName::Backtrack
+            }
         }
     }
 
@@ -62,7 +72,12 @@ impl EngineName {
         solver: Option<ExtName>,
         rings: bool,
     ) -> Result<EngineSpec, Error> {
-        if rings && !matches!(self, EngineName::Ext | EngineName::Backtrack) {
+        if rings
+            && !matches!(
+                self,
+                EngineName::Ext | EngineName::Backtrack | EngineName::Auto
+            )
+        {
             return Err(Error::Unsupported(
                 "field `rings`: the ring bounds prune the backtracker and go into the CNF of an \
                  external solver (engine backtrack or ext; `queens encode --rings` writes them \
@@ -92,6 +107,10 @@ impl EngineName {
             (EngineName::Backtrack, None) => EngineSpec::Backtrack { threads: 0 },
             (EngineName::Sat, None) => EngineSpec::Sat(encoding),
             (EngineName::Race, None) => EngineSpec::Race(encoding),
+            (EngineName::Local, None) => EngineSpec::Local { seed: 1 },
+            // The ring prune is the backtracker's: `auto` with rings is the backtracker.
+            (EngineName::Auto, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
+            (EngineName::Auto, None) => EngineSpec::Auto { seed: 1 },
         })
     }
 
@@ -104,9 +123,21 @@ impl EngineName {
             EngineSpec::Sat(_) => EngineName::Sat,
             EngineSpec::Race(_) => EngineName::Race,
             EngineSpec::Ext(_) => EngineName::Ext,
+            EngineSpec::Local { .. } => EngineName::Local,
+            EngineSpec::Auto { .. } => EngineName::Auto,
         }
     }
 }
+
+/// The default engine of `solve` requests: `auto`.
+fn auto_engine() -> EngineName {
+    EngineName::Auto
+}
+
+/// Largest board whose solution a `solve` answer carries inline (`queens`); above it the
+/// answer names the column-per-row file instead (`solution_path` on the command line,
+/// `solution_url` in a job), so a board of millions of rows is never forced through JSON.
+pub const INLINE_MAX_N: usize = 100_000;
 
 /// `solve`: one solution, or up to `limit` (or `all`), with a proof of UNSAT on request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -115,8 +146,8 @@ pub struct SolveRequest {
     /// The instance.
     #[schema(value_type = Object)]
     pub instance: Instance,
-    /// `backtrack` (default), `sat` or `race`.
-    #[serde(default)]
+    /// `auto` (default), `backtrack`, `sat`, `race` or `local`.
+    #[serde(default = "auto_engine")]
     pub engine: EngineName,
     /// At-most-one encoding for the SAT engine (default `auto`).
     #[serde(default)]
@@ -148,6 +179,10 @@ pub struct SolveRequest {
     /// With engine `ext`: add the ring bounds as redundant cardinality constraints.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rings: bool,
+    /// Seed of the local search (engines `local` and `auto`; default 1): the same seed gives
+    /// the same solution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 impl SolveRequest {
@@ -180,6 +215,42 @@ impl SolveRequest {
                     .into(),
             ));
         }
+        if self.engine == EngineName::Local {
+            let what = if self.all || self.limit.is_some() {
+                Some("`all`/`limit`: local search finds one solution")
+            } else if self.proof.is_some() {
+                Some("`proof`: local search proves nothing")
+            } else if self.cross_check {
+                Some("`cross_check`: local search cannot be cross-checked on \"no solution\"")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                return Err(Error::Unsupported(format!(
+                    "field {what}; use backtrack, sat or auto"
+                )));
+            }
+        }
+        if self.instance.0.is_sparse() {
+            let what = if self.all || self.limit.is_some() {
+                Some("`all`/`limit`")
+            } else if self.proof.is_some() {
+                Some("`proof`")
+            } else if self.cross_check {
+                Some("`cross_check`")
+            } else if !matches!(self.engine, EngineName::Local | EngineName::Auto) {
+                Some("`engine`")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                return Err(Error::TooLarge(format!(
+                    "field {what}: a {n}×{n} board is past {max}, where only local search (one \
+                     solution, engine local or auto) works",
+                    max = crate::model::MAX_N
+                )));
+            }
+        }
         if self.threads.is_some_and(|t| !(1..=256).contains(&t)) {
             return Err(Error::Unsupported(
                 "field `threads`: between 1 and 256".into(),
@@ -195,11 +266,11 @@ impl SolveRequest {
         Ok(())
     }
 
-    /// A single solve of `problem` with the default engine.
+    /// A single solve of `problem` with the default engine (`auto`).
     pub fn new(problem: Problem) -> SolveRequest {
         SolveRequest {
             instance: Instance(problem),
-            engine: EngineName::Backtrack,
+            engine: EngineName::Auto,
             encoding: Encoding::Auto,
             all: false,
             limit: None,
@@ -209,6 +280,7 @@ impl SolveRequest {
             threads: None,
             solver: None,
             rings: false,
+            seed: None,
         }
     }
 }
@@ -237,6 +309,15 @@ pub struct WorkReport {
     /// SAT: solver calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solver_calls: Option<u64>,
+    /// Local search: fresh starts after the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<u64>,
+    /// Local search: swaps kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swaps: Option<u64>,
+    /// Local search: collisions the last start left for the repair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_conflicts: Option<u64>,
 }
 
 impl WorkReport {
@@ -253,12 +334,24 @@ impl WorkReport {
             w.solve_ms = Some(st.solve_ms);
             w.solver_calls = Some(st.solver_calls);
         }
+        if let Some(st) = work.local {
+            w.restarts = Some(st.restarts);
+            w.swaps = Some(st.swaps);
+            w.start_conflicts = Some(st.start_conflicts);
+        }
         w
     }
 
     /// One line for people: `backtrack, 13 nodes, 0.037 ms` or
     /// `sat/auto, 22 vars, 104 clauses, encode 0.036 ms, solve 0.091 ms`.
     pub fn describe(&self, time_ms: f64) -> String {
+        if let Some(swaps) = self.swaps {
+            return format!(
+                "local, {} collisions after the start, {swaps} swaps, {} restarts, {time_ms} ms",
+                self.start_conflicts.unwrap_or(0),
+                self.restarts.unwrap_or(0)
+            );
+        }
         match (self.encoding, self.vars, self.clauses) {
             (Some(e), Some(v), Some(c)) => format!(
                 "sat/{e}, {v} vars, {c} clauses, encode {} ms, solve {} ms",
@@ -341,6 +434,14 @@ pub struct SolveResponse {
     /// With `unsat` and `proof`: the certificate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<ProofInfo>,
+    /// CLI: the column-per-row file the solution was written to (`-o`; always for a board
+    /// past [`INLINE_MAX_N`], whose `queens` are then null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solution_path: Option<String>,
+    /// Service: where to download the solution as column-per-row text
+    /// (`GET /v1/jobs/{id}/solution`), for a board past [`INLINE_MAX_N`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solution_url: Option<String>,
 }
 
 impl SolveResponse {
@@ -361,6 +462,8 @@ impl SolveResponse {
             cross_checked: None,
             reason: None,
             proof: None,
+            solution_path: None,
+            solution_url: None,
         }
     }
 }
@@ -559,6 +662,30 @@ fn disagree(what: &str, a: String, b: String) -> Error {
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
+    let seed = req.seed.unwrap_or(1);
+    let many = req.all || req.limit.is_some();
+    match req.engine {
+        EngineName::Local => {
+            return solve_columns(req, EngineSpec::Local { seed }, ctx);
+        }
+        EngineName::Auto if !(many || req.proof.is_some() || req.cross_check || req.rings) => {
+            return solve_columns(req, EngineSpec::Auto { seed }, ctx);
+        }
+        // Listing, proving and cross-checking need a complete engine.
+        EngineName::Auto => {
+            let threads = req.threads.unwrap_or(0);
+            let spec = if req.rings {
+                EngineSpec::BacktrackRings { threads }
+            } else {
+                EngineSpec::Backtrack { threads }
+            };
+            let (mut resp, artifacts) = solve_on(req, spec, ctx)?;
+            resp.engine = EngineName::Auto;
+            resp.answered_by = Some(EngineName::Backtrack);
+            return Ok((resp, artifacts));
+        }
+        _ => {}
+    }
     match req.engine.spec(req.encoding, req.solver, req.rings)? {
         EngineSpec::Race(_) => super::race::solve(req, ctx),
         EngineSpec::Backtrack { .. } if req.threads.is_some() => {
@@ -641,8 +768,101 @@ pub(super) fn solve_on(
         cross_checked,
         reason: (status == Status::Unsat).then(|| unsat_reason(problem, found.work.nodes)),
         proof: None,
+        solution_path: None,
+        solution_url: None,
     };
     Ok((resp, Artifacts::default()))
+}
+
+/// One solution as one column per row (engines `local` and `auto`): inline `queens` up to
+/// [`INLINE_MAX_N`], the column-per-row text as the `solution` artifact above it.
+fn solve_columns(
+    req: &SolveRequest,
+    spec: EngineSpec,
+    ctx: &Context,
+) -> Result<(SolveResponse, Artifacts), Error> {
+    let start = Instant::now();
+    let problem = &req.instance.0;
+    let n = problem.n();
+    if let EngineSpec::Local { .. } = spec {
+        crate::engine::local::supports(problem)?;
+    }
+    check_memory(problem, ctx)?;
+    let solved = engine::solve_columns(problem, spec, &ctx.budget)?;
+    let by = solved.work.answered_by.map(EngineName::of);
+    let mut resp = SolveResponse {
+        work: WorkReport::from_work(&solved.work, req.encoding),
+        answered_by: by.filter(|_| req.engine == EngineName::Auto),
+        ..SolveResponse::nothing(Status::interrupted(&ctx.budget), n, req.engine)
+    };
+    let mut artifacts = Artifacts::default();
+    match solved.answer {
+        engine::ColumnAnswer::Sat(cols) => {
+            resp.status = Status::Sat;
+            if n <= INLINE_MAX_N {
+                resp.queens = Some(
+                    cols.iter()
+                        .enumerate()
+                        .map(|(r, &c)| (r, c as usize))
+                        .collect(),
+                );
+            } else {
+                artifacts = Artifacts(vec![(
+                    "solution".into(),
+                    crate::formats::columns::write(&cols),
+                )]);
+            }
+        }
+        engine::ColumnAnswer::Unsat(why) => {
+            resp.status = Status::Unsat;
+            resp.reason = Some(why.unwrap_or_else(|| unsat_reason(problem, solved.work.nodes)));
+        }
+        engine::ColumnAnswer::GaveUp => {
+            resp.status = Status::Timeout;
+            resp.reason = Some(format!(
+                "local search gave up after {} fresh starts (it cannot prove that there is no \
+                 solution: try another seed, or a complete engine on a board up to {})",
+                solved.work.local.map_or(0, |s| s.restarts) + 1,
+                crate::model::MAX_N
+            ));
+        }
+        engine::ColumnAnswer::Interrupted => {}
+    }
+    resp.time_ms = ms(start);
+    Ok((resp, artifacts))
+}
+
+/// Refuses a local search (and the text of its answer) over the memory limit, before
+/// anything is allocated: [`crate::engine::local::memory_estimate`] plus 10 bytes a row for
+/// the column-per-row text of a board past [`INLINE_MAX_N`].
+pub fn check_memory(problem: &Problem, ctx: &Context) -> Result<(), Error> {
+    let Some(limit) = ctx.budget.max_memory else {
+        return Ok(());
+    };
+    if local_path(problem) {
+        let n = problem.n() as u64;
+        let text = if problem.n() > INLINE_MAX_N {
+            10 * n
+        } else {
+            0
+        };
+        let need = crate::engine::local::memory_estimate(problem) + text;
+        if need > limit {
+            return Err(Error::TooLarge(format!(
+                "field `n`: local search on this {n}×{n} board needs about {} MB (12 bytes a \
+                 row, 10 more for the answer's text, 32 a preset), over the memory limit of \
+                 {} MB: raise the limit (--max-memory)",
+                need.div_ceil(1 << 20),
+                limit >> 20
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// True when a solve of `problem` may run local search.
+fn local_path(problem: &Problem) -> bool {
+    crate::engine::local::supports(problem).is_ok()
 }
 
 /// UNSAT with a proof: the proof and the exact CNF it refutes come back as artifacts, and

@@ -32,6 +32,7 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(events))
         .routes(routes!(proof))
         .routes(routes!(cnf))
+        .routes(routes!(solution))
 }
 
 fn store_error(e: StoreError) -> ApiError {
@@ -73,6 +74,9 @@ pub struct JobLinks {
     /// The CNF the proof refutes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cnf: Option<String>,
+    /// A solve's solution as column-per-row text (a board past 100,000 rows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub solution: Option<String>,
 }
 
 /// A job as the API shows it.
@@ -112,6 +116,7 @@ impl JobView {
             events: format!("{base}/events"),
             proof: has("proof").then(|| format!("{base}/proof")),
             cnf: has("cnf").then(|| format!("{base}/cnf")),
+            solution: has("solution").then(|| format!("{base}/solution")),
             this: base,
         };
         JobView {
@@ -339,6 +344,53 @@ async fn cnf(
     artifact(s, caller, id, "cnf").await
 }
 
+/// A solve job's solution as text, one column per row (line r + 1 holds the column of row
+/// r, 0-based): the download for boards past 100,000 rows, whose answer does not inline the
+/// queens; for smaller boards the same text is made from the answer's `queens`.
+#[utoipa::path(get, path = "/v1/jobs/{id}/solution", params(("id" = String, Path)),
+    responses((status = 200, description = "column-per-row text", content_type = "text/plain"),
+              (status = 404, body = Problem)))]
+async fn solution(
+    State(s): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    let job = load(&s, &caller, id.clone()).await?;
+    let text = if job.artifacts.iter().any(|a| a == "solution") {
+        let state = s.clone();
+        let wanted = id.clone();
+        blocking(move || {
+            state
+                .store
+                .artifact(&wanted, "solution")
+                .map_err(store_error)
+        })
+        .await?
+        .ok_or_else(|| ApiError::not_found("the solution is gone"))?
+    } else {
+        let queens = job
+            .result
+            .as_deref()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+            .filter(|v| job.op == "solve" && v["status"] == "sat")
+            .and_then(|v| serde_json::from_value::<Vec<(usize, usize)>>(v["queens"].clone()).ok())
+            .ok_or_else(|| {
+                ApiError::not_found(format!(
+                    "job {id} has no solution: it is {}; a solve job that ends sat has one",
+                    job.status.as_str()
+                ))
+            })?;
+        let mut cols = vec![0u32; queens.len()];
+        for (r, c) in queens {
+            if r < cols.len() {
+                cols[r] = c as u32;
+            }
+        }
+        crate::formats::columns::write(&cols)
+    };
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
+}
+
 /// The dispatcher thread: whenever a job slot is free, claims the oldest queued job and
 /// runs it on the pool. Ends at shutdown.
 pub(super) fn dispatch(state: AppState) {
@@ -505,6 +557,11 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
             if let Some(p) = proof {
                 p.url = Some(format!("/v1/jobs/{id}/proof"));
                 p.cnf_url = Some(format!("/v1/jobs/{id}/cnf"));
+            }
+            if let Response::Solve(r) = &mut resp {
+                if artifacts.get("solution").is_some() {
+                    r.solution_url = Some(format!("/v1/jobs/{id}/solution"));
+                }
             }
             let parts: Vec<(&str, &[u8])> = artifacts
                 .0

@@ -352,6 +352,37 @@ impl AppState {
     fn admit(&self, req: &Request, synchronous: bool) -> Result<(), ApiError> {
         req.validate()?;
         let n = req.n();
+        // A classic board past the complete engines' limit is local search's: a solve job
+        // (never a synchronous call), refused up front when its memory estimate is over
+        // --max-memory.
+        let big_solve = match req {
+            Request::Solve(r) if n > self.config.max_n && r.instance.0.is_sparse() => Some(r),
+            _ => None,
+        };
+        if let Some(r) = big_solve {
+            if synchronous {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "over a limit",
+                    format!(
+                        "n = {n} is over this server's limit of {} for synchronous calls: \
+                         submit it as a job (POST /v1/jobs with \"op\": \"solve\")",
+                        self.config.max_n
+                    ),
+                )
+                .field("instance.n"));
+            }
+            let ctx = crate::ops::Context {
+                budget: Budget {
+                    max_memory: Some(self.config.max_memory),
+                    ..Budget::default()
+                },
+                isolate: None,
+                proof_file: None,
+            };
+            crate::ops::check_memory(&r.instance.0, &ctx)?;
+            return Ok(());
+        }
         if n > self.config.max_n {
             let field = if matches!(req, Request::Generate(_)) {
                 "n"

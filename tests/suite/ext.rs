@@ -301,7 +301,10 @@ fn compare_runs_external_solvers_beside_ours() {
     if !installed("cadical") || !installed("minisat") {
         return;
     }
-    let corpus = "/work/shared/data/csplib-prob079-excluded-diagonals.jsonl";
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/csplib-prob079-excluded-diagonals.jsonl"
+    );
     let input = if std::path::Path::new(corpus).exists() {
         corpus.to_string()
     } else {
@@ -471,7 +474,10 @@ fn the_backtrackers_ring_prune_keeps_every_solution() {
     // Through the engine spec, on the command line and in compare.
     let o = queens(&["solve", "--n", "12", "--rings", "--json"], None);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let corpus = "/work/shared/data/csplib-prob079-excluded-diagonals.jsonl";
+    let corpus = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/csplib-prob079-excluded-diagonals.jsonl"
+    );
     let mut args = vec![
         "compare",
         "--engines",

@@ -11,6 +11,7 @@ mod facts;
 pub mod gen;
 mod large;
 mod limits;
+mod local;
 mod mod2;
 mod parse;
 mod proofs;

@@ -346,7 +346,7 @@ fn huge_sizes_are_refused_before_allocating() {
     let e = err(r#"{"n": 18446744073709551615}"#);
     assert_eq!(
         e,
-        "in.txt: field `n`: board size 18446744073709551615 is out of range (1..=4096)"
+        "in.txt: field `n`: board size 18446744073709551615 is out of range (1..=2147483647)"
     );
     let e = err(r#"{"n": 5000, "regions": []}"#);
     assert_eq!(e, "in.txt: field `regions`: has 0 rows but `n` is 5000");

@@ -299,7 +299,9 @@ fn cli_backtrack_proof_round_trip_and_certified_explanation() {
             String::from_utf8_lossy(&o.stderr)
         );
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        assert_eq!(v["engine"], "backtrack");
+        // The default engine, auto, proves with the backtracker.
+        assert_eq!(v["engine"], "auto");
+        assert_eq!(v["answered_by"], "backtrack");
         assert_eq!(v["proof"]["checked"], true);
         assert_eq!(v["proof"]["cnf"].as_str(), cnf.to_str());
         let formula =

@@ -253,7 +253,8 @@ on_both_backends! {
                     (0..25)
                         .filter(|_| match store.insert("solve", "{}", 60) {
                             Ok(_) => true,
-                            Err(StoreError::Full(60)) => false,
+                            // Postgres may report a count past the limit: inserts in flight overshoot it.
+                            Err(StoreError::Full(queued)) if queued >= 60 => false,
                             Err(e) => panic!("{e}"),
                         })
                         .count()

@@ -73,6 +73,15 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Seed of the local search (engines local and auto): the same seed gives the same
+        /// solution.
+        #[arg(long, value_name = "S")]
+        seed: Option<u64>,
+        /// Write the solution to OUT as one column per row (line r + 1 holds the column of
+        /// row r, 0-based) instead of drawing the board; `check FILE --board OUT` reads it
+        /// back. Boards past 100,000 rows are only written this way.
+        #[arg(short, long, value_name = "OUT", conflicts_with_all = ["all", "limit"])]
+        output: Option<PathBuf>,
     },
     /// Count solutions (on all cores).
     Count {
@@ -260,6 +269,10 @@ enum Command {
         /// Also count the ways the board can still be completed, up to K.
         #[arg(long, value_name = "K")]
         completions: Option<u64>,
+        /// Check this full board, one column per row (what `solve -o` writes), against FILE's
+        /// rules and presets, in time linear in n.
+        #[arg(long, value_name = "SOLUTION", conflicts_with_all = ["hints", "completions"])]
+        board: Option<PathBuf>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -283,7 +296,7 @@ impl Input {
     fn load(&self) -> Result<Instance, Error> {
         match (&self.file, self.n) {
             (Some(path), _) => load_one(path, &self.selection),
-            (None, Some(n)) => Ok(Instance(Problem::new(n)?)),
+            (None, Some(n)) => Ok(Instance(Problem::sized(n)?)),
             (None, None) => unreachable!("clap requires FILE or --n"),
         }
     }
@@ -355,6 +368,10 @@ enum GenerateKind {
         /// Fixed queens to place (fewer when n² attempts run out).
         #[arg(long, value_name = "M")]
         queens: usize,
+        /// Where the fixed queens come from: random (non-attacking random cells, which may
+        /// leave no completion) or solution (rows of a random solution: always completable).
+        #[arg(long, value_enum, default_value_t = Presets::Random)]
+        presets: Presets,
         #[command(flatten)]
         out: GenerateOut,
     },
@@ -385,6 +402,15 @@ enum GenerateKind {
         #[command(flatten)]
         out: GenerateOut,
     },
+}
+
+/// Where `generate completion` takes its fixed queens from.
+#[derive(Clone, Copy, ValueEnum)]
+enum Presets {
+    /// Non-attacking random cells (Gent, Jefferson & Nightingale).
+    Random,
+    /// Random rows of a random solution.
+    Solution,
 }
 
 /// A puzzle grade for `generate regions --difficulty`.
@@ -550,10 +576,11 @@ impl ProofArgs {
 
 #[derive(Args, Clone, Copy)]
 struct EngineArgs {
-    /// Which engine answers: backtrack, sat, race, or ext:SOLVER (an external SAT solver,
-    /// e.g. ext:cadical; see --solver).
-    #[arg(long, default_value = "backtrack", value_parser = engine_choice, value_name = "ENGINE")]
-    engine: EngineChoice,
+    /// Which engine answers: auto (the default for solve), backtrack (the default for
+    /// count), sat, race, local, or ext:SOLVER (an external SAT solver, e.g. ext:cadical; see
+    /// --solver).
+    #[arg(long, value_parser = engine_choice, value_name = "ENGINE")]
+    engine: Option<EngineChoice>,
     /// At-most-one encoding for the SAT engine: pairwise, seq, commander, product, bimander, auto.
     #[arg(long, default_value = "auto")]
     encoding: Encoding,
@@ -577,6 +604,12 @@ enum Engine {
     /// An external SAT solver (written ext:SOLVER).
     #[value(skip)]
     Ext,
+    /// Local search (iterative repair): classic boards up to 2^31 - 1, one solution (solve
+    /// only); it gives up with exit 4, never "no solution" unless a cheap check proves it.
+    Local,
+    /// The engine for the board: backtrack on small boards, local search past 4096, a race
+    /// of the two in between (solve; count runs backtrack).
+    Auto,
 }
 
 impl From<Engine> for EngineName {
@@ -585,6 +618,8 @@ impl From<Engine> for EngineName {
             Engine::Backtrack => EngineName::Backtrack,
             Engine::Sat => EngineName::Sat,
             Engine::Race => EngineName::Race,
+            Engine::Local => EngineName::Local,
+            Engine::Auto => EngineName::Auto,
             Engine::Ext => EngineName::Ext,
         }
     }
@@ -607,7 +642,9 @@ fn engine_choice(s: &str) -> Result<EngineChoice, String> {
     }
     Engine::from_str(s, true)
         .map(|engine| EngineChoice { engine, ext: None })
-        .map_err(|_| format!("`{s}`: use backtrack, sat, race or ext:SOLVER (e.g. ext:cadical)"))
+        .map_err(|_| {
+            format!("`{s}`: use auto, backtrack, sat, race, local or ext:SOLVER (e.g. ext:cadical)")
+        })
 }
 
 impl EngineArgs {
@@ -615,13 +652,14 @@ impl EngineArgs {
     /// encoding or `+rings` written into `ext:…` counts as given).
     fn request(
         &self,
+        default: Engine,
     ) -> (
         EngineName,
         Encoding,
         Option<queens::engine::ext::ExtName>,
         bool,
     ) {
-        match self.engine.ext {
+        match self.engine.and_then(|c| c.ext) {
             Some(x) => (
                 EngineName::Ext,
                 if x.encoding == Encoding::Auto {
@@ -632,7 +670,12 @@ impl EngineArgs {
                 Some(x.solver),
                 x.rings || self.rings,
             ),
-            None => (self.engine.engine.into(), self.encoding, None, self.rings),
+            None => (
+                self.engine.map_or(default, |c| c.engine).into(),
+                self.encoding,
+                None,
+                self.rings,
+            ),
         }
     }
 }
@@ -709,10 +752,12 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             proof,
             timeout,
             json,
+            seed,
+            output,
             ..
         } => {
             solvers.configure()?;
-            let (engine_name, encoding, solver, rings) = engine.request();
+            let (engine_name, encoding, solver, rings) = engine.request(Engine::Auto);
             let req = Request::Solve(SolveRequest {
                 instance: input.load()?,
                 engine: engine_name,
@@ -725,12 +770,19 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 threads: None,
                 solver,
                 rings,
+                seed,
             });
-            let (mut resp, artifacts) = limits(timeout)
+            let bar = progress::bar("solving", "rows without a conflict");
+            let ran = limits(timeout)
                 .proof_to(proof.proof.clone())
-                .run(&req, None)?;
+                .run(&req, bar.as_ref());
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            let (mut resp, artifacts) = ran?;
             if let Response::Solve(r) = &mut resp {
                 proof.write(&mut r.proof, &artifacts)?;
+                write_solution(r, &artifacts, output.as_deref())?;
             }
             answer(&mut out, &req, &resp, json, &style(timeout))
         }
@@ -746,7 +798,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             output,
         } => {
             solvers.configure()?;
-            let (engine_name, encoding, solver, rings) = engine.request();
+            let (engine_name, encoding, solver, rings) = engine.request(Engine::Backtrack);
             let req = Request::Count(CountRequest {
                 instance: input.load()?,
                 engine: engine_name,
@@ -882,7 +934,23 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             hints,
             completions,
             json,
+            board,
         } => {
+            if let Some(board) = board {
+                let instance = load_one(&file, &selection)?;
+                let (origin, bytes) = read_bytes(&board)?;
+                let cols = formats::columns::read(&origin, &bytes)?;
+                drop(bytes);
+                let resp = Response::Check(ops::check_columns(&instance.0, &cols));
+                let req = Request::Check(CheckRequest {
+                    instance,
+                    queens: Vec::new(),
+                    timeout_ms: None,
+                    hints: false,
+                    completions: None,
+                });
+                return answer(&mut out, &req, &resp, json, &style(timeout));
+            }
             let req = Request::Check(CheckRequest {
                 instance: load_one(&file, &selection)?,
                 queens: Vec::new(),
@@ -1059,6 +1127,47 @@ fn answer(
     Ok(resp.exit_code())
 }
 
+/// Writes a solve's solution as one column per row: to `output` when given (from the
+/// `solution` artifact of a big board, or the inline queens), naming the file in the answer.
+/// A big board's solution without `-o` is not printed: the answer says how to get it.
+fn write_solution(
+    r: &mut ops::SolveResponse,
+    artifacts: &Artifacts,
+    output: Option<&Path>,
+) -> Result<(), Error> {
+    let Some(path) = output else {
+        return Ok(());
+    };
+    let text = match (artifacts.get("solution"), &r.queens) {
+        (Some(bytes), _) => std::borrow::Cow::Borrowed(bytes),
+        (None, Some(q)) => {
+            let mut cols = vec![0u32; q.len()];
+            for &(row, c) in q {
+                cols[row] = c as u32;
+            }
+            std::borrow::Cow::Owned(formats::columns::write(&cols))
+        }
+        (None, None) => return Ok(()),
+    };
+    write_atomically(path, &text)?;
+    r.solution_path = Some(path.display().to_string());
+    Ok(())
+}
+
+/// A file's bytes (or stdin's for `-`) and the name errors use for it.
+fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), Error> {
+    let io = |e| Error::Io {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map_err(io)?;
+        return Ok(("<stdin>".into(), bytes));
+    }
+    Ok((path.display().to_string(), std::fs::read(path).map_err(io)?))
+}
+
 /// Writes `bytes` to `path` through a temporary file beside it, renamed into place: a reader
 /// (or `queens merge`) sees the old file or the whole new one, never half of it.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
@@ -1083,8 +1192,15 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
         GenerateKind::Regions { difficulty, .. } => difficulty.map(Difficulty::grade),
         _ => None,
     };
+    let presets = match &kind {
+        GenerateKind::Completion {
+            presets: Presets::Solution,
+            ..
+        } => Some(ops::PresetSource::Solution),
+        _ => None,
+    };
     let (kind, n, queens, min_free, first, opts) = match kind {
-        GenerateKind::Completion { n, queens, out } => (
+        GenerateKind::Completion { n, queens, out, .. } => (
             ops::GenerateKind::Completion,
             n,
             Some(queens),
@@ -1129,6 +1245,7 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
             seed,
             count,
             difficulty,
+            presets,
         });
         let Response::Generate(part) = limits.run(&req, None)?.0 else {
             return Err(Error::Internal("generate answered with something else".into()).into());

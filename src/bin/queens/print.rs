@@ -59,6 +59,8 @@ fn engine_name(e: EngineName) -> &'static str {
         EngineName::Sat => "sat",
         EngineName::Race => "race",
         EngineName::Ext => "ext",
+        EngineName::Local => "local",
+        EngineName::Auto => "auto",
     }
 }
 
@@ -82,7 +84,9 @@ fn solve(
         (None, Some(q)) => std::slice::from_ref(q),
         (None, None) => &[],
     };
-    for (i, s) in solutions.iter().enumerate() {
+    // A board past the complete engines' size is never drawn (n² characters).
+    let draw = !problem.is_sparse() && r.solution_path.is_none();
+    for (i, s) in solutions.iter().enumerate().filter(|_| draw) {
         if many {
             writeln!(out, "solution {}:", i + 1)?;
         }
@@ -123,8 +127,22 @@ fn solve(
         )?,
         _ => writeln!(out, "solved: {summary} ({})", r.work.describe(r.time_ms))?,
     }
+    if let Some(path) = &r.solution_path {
+        writeln!(out, "solution written to {path} (one column per row)")?;
+    } else if r.status == Status::Sat && !draw {
+        writeln!(
+            out,
+            "the board has {} rows: give -o FILE to write it (one column per row)",
+            r.n
+        )?;
+    }
     if let Some(e) = r.answered_by {
-        writeln!(out, "race: the {} engine answered first", engine_name(e))?;
+        match r.engine {
+            // The backtracker answering a small board is what it always did: said in JSON only.
+            EngineName::Auto if e == EngineName::Backtrack => {}
+            EngineName::Auto => writeln!(out, "auto: the {} engine answered", engine_name(e))?,
+            _ => writeln!(out, "race: the {} engine answered first", engine_name(e))?,
+        }
     }
     cross_checked(out, r.cross_checked)
 }
@@ -183,7 +201,11 @@ fn check(
 ) -> io::Result<()> {
     let mut queens = problem.fixed().to_vec();
     queens.extend_from_slice(more);
-    write!(out, "{}", report::board(problem, &queens, style.color))?;
+    // Not drawn: a board past the complete engines' size (n² characters), or a full board
+    // read with --board (its queens are not the instance's).
+    if !problem.is_sparse() && r.placed == queens.len() {
+        write!(out, "{}", report::board(problem, &queens, style.color))?;
+    }
     match r.status {
         Status::Solved => writeln!(out, "solved: all {} queens placed, no conflict", r.n),
         Status::Consistent => {

@@ -1,0 +1,247 @@
+//! Local search and big boards: the local engine against both verifiers and brute force,
+//! a board of a million rows end to end, the column-per-row round trip and bad big input.
+
+use proptest::prelude::*;
+use queens::engine::local::{self, Config, Outcome};
+use queens::engine::{self, Budget, ColumnAnswer, EngineSpec};
+use queens::verify::{verify, verify_columns};
+use queens::{Pos, Problem};
+
+use super::cli::{json, queens, stdout};
+use super::gen::{brute_force, problem_with_diagonals};
+
+fn cells(cols: &[u32]) -> Vec<Pos> {
+    cols.iter()
+        .enumerate()
+        .map(|(r, &c)| (r, c as usize))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// Every family the local engine takes (fixed queens, blocked cells, excluded
+    /// diagonals; classic rule): its solutions pass both verifiers, and it says "no
+    /// solution" only where brute force finds none (giving up is allowed: it is incomplete).
+    #[test]
+    fn local_answers_pass_both_verifiers_and_agree_with_brute_force(
+        p in problem_with_diagonals(7), seed in 0u64..1000
+    ) {
+        prop_assume!(local::supports(&p).is_ok());
+        let truth = brute_force(&p);
+        let config = Config { seed, restarts: 40 };
+        let (outcome, _) = local::solve(&p, config, &Budget::default()).unwrap();
+        match outcome {
+            Outcome::Solved(cols) => {
+                verify_columns(&p, &cols).unwrap();
+                verify(&p, &cells(&cols)).unwrap();
+                prop_assert!(!truth.is_empty());
+            }
+            Outcome::Refuted(why) => prop_assert!(truth.is_empty(), "refuted ({why}) but {:?}", truth[0]),
+            Outcome::GaveUp | Outcome::Interrupted => {}
+        }
+    }
+
+    /// auto agrees with brute force on every family, regions and `touch` included.
+    #[test]
+    fn auto_agrees_with_brute_force(p in problem_with_diagonals(7)) {
+        let truth = brute_force(&p);
+        let solved = engine::solve_columns(&p, EngineSpec::Auto { seed: 1 }, &Budget::default()).unwrap();
+        match solved.answer {
+            ColumnAnswer::Sat(cols) => {
+                verify(&p, &cells(&cols)).unwrap();
+                prop_assert!(!truth.is_empty());
+            }
+            ColumnAnswer::Unsat(_) => prop_assert!(truth.is_empty()),
+            other => prop_assert!(false, "no answer: {other:?}"),
+        }
+    }
+}
+
+/// The column verifier names what it finds: a shared column, a shared diagonal, a missing
+/// fixed queen, a blocked cell, an excluded diagonal.
+#[test]
+fn column_verifier_names_each_broken_rule() {
+    use queens::model::Diagonal;
+    use queens::Violation;
+    let p = Problem::new(4).unwrap();
+    verify_columns(&p, &[1, 3, 0, 2]).unwrap();
+    assert!(matches!(
+        verify_columns(&p, &[1, 1, 0, 2]),
+        Err(Violation::SameColumn { .. })
+    ));
+    assert!(matches!(
+        verify_columns(&p, &[0, 1, 3, 2]),
+        Err(Violation::SameDiagonal { .. })
+    ));
+    assert!(matches!(
+        verify_columns(&p, &[1, 3, 0]),
+        Err(Violation::WrongCount { .. })
+    ));
+    let fixed = p.clone().with_fixed(&[(0, 2)]).unwrap();
+    assert!(matches!(
+        verify_columns(&fixed, &[1, 3, 0, 2]),
+        Err(Violation::MissingFixed { .. })
+    ));
+    let blocked = p.clone().with_blocked(&[(2, 0)]).unwrap();
+    assert!(matches!(
+        verify_columns(&blocked, &[1, 3, 0, 2]),
+        Err(Violation::Blocked { .. })
+    ));
+    let excluded = p.with_excluded(&[Diagonal::Sum(1)]).unwrap();
+    assert!(matches!(
+        verify_columns(&excluded, &[1, 3, 0, 2]),
+        Err(Violation::Blocked { .. })
+    ));
+}
+
+/// A million rows with 10,000 fixed queens from a random solution (always completable): the
+/// generator, auto (local search), `-o` and `check --board` end to end, and a broken line in
+/// the file is named.
+#[test]
+fn million_row_completion_round_trip() {
+    let dir = std::env::temp_dir().join(format!("queens-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let inst = dir.join("c.json");
+    let sol = dir.join("c.sol");
+    let (inst_s, sol_s) = (inst.to_str().unwrap(), sol.to_str().unwrap());
+    let o = queens(
+        &[
+            "generate",
+            "completion",
+            "--n",
+            "1000000",
+            "--queens",
+            "10000",
+            "--presets",
+            "solution",
+            "--seed",
+            "7",
+            "-o",
+            inst_s,
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = queens(
+        &["solve", inst_s, "-o", sol_s, "--json", "--seed", "3"],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["status"], "sat");
+    assert_eq!(v["engine"], "auto");
+    assert_eq!(v["answered_by"], "local");
+    assert!(v["queens"].is_null(), "a million rows are not inlined");
+    assert_eq!(v["solution_path"], sol_s);
+    let o = queens(&["check", inst_s, "--board", sol_s, "--json"], None);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(json(&o)["status"], "solved");
+    // The same board with two rows swapped breaks a rule the checker names.
+    let text = std::fs::read_to_string(&sol).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.swap(0, 1);
+    std::fs::write(&sol, lines.join("\n")).unwrap();
+    let o = queens(&["check", inst_s, "--board", sol_s], None);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!stdout(&o).is_empty());
+    std::fs::write(&sol, "1\nx\n").unwrap();
+    let o = queens(&["check", inst_s, "--board", sol_s], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 2"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Small boards: `-o` writes the same column-per-row text, and auto still draws the board.
+#[test]
+fn small_board_output_file_and_default_engine() {
+    let dir = std::env::temp_dir().join(format!("queens-small-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sol = dir.join("8.sol");
+    let o = queens(
+        &["solve", "--n", "8", "-o", sol.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    let text = std::fs::read_to_string(&sol).unwrap();
+    let cols: Vec<u64> = text.lines().map(|l| l.parse().unwrap()).collect();
+    let inline: Vec<u64> = v["queens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q[1].as_u64().unwrap())
+        .collect();
+    assert_eq!(cols, inline);
+    let o = queens(
+        &["check", "-", "--board", sol.to_str().unwrap()],
+        Some("{\"n\": 8}"),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Bad big input is exit 2 naming the field; the complete engines refuse a big board; a
+/// local search over the memory limit is refused before it starts; an incomplete engine's
+/// cheap refutation is "no solution" with the reason.
+#[test]
+fn bad_big_input_and_refusals() {
+    let cases: [(&str, &str); 4] = [
+        (r#"{"n": 0}"#, "field `n`"),
+        (
+            r#"{"n": 3000000000}"#,
+            "field `n`: board size 3000000000 is out of range (1..=2147483647)",
+        ),
+        (
+            r#"{"n": 10000, "queens": [[3, 10000]]}"#,
+            "field `queens[0]`",
+        ),
+        (
+            r#"{"n": 10000, "queens": [[3, 4], [5, 9], [3, 4]]}"#,
+            "field `queens[2]`",
+        ),
+    ];
+    for (input, expected) in cases {
+        let o = queens(&["solve", "-"], Some(input));
+        assert_eq!(o.status.code(), Some(2), "{input}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(expected), "{input}: {err}");
+    }
+    let o = queens(&["solve", "--n", "5000", "--engine", "backtrack"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("local"));
+    let o = queens(&["solve", "--n", "100000000", "--max-memory", "100"], None);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--max-memory") && err.contains("MB"), "{err}");
+    let o = queens(
+        &["solve", "-", "--engine", "local"],
+        Some(r#"{"n": 10000, "queens": [[0, 0], [5, 5]]}"#),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("share a diagonal"), "{}", stdout(&o));
+    // Incomplete: n = 3 has no solution, and local search says "no answer", never "no".
+    let o = queens(&["solve", "--n", "3", "--engine", "local", "--json"], None);
+    assert_eq!(o.status.code(), Some(4));
+    assert_eq!(json(&o)["status"], "timeout");
+}
