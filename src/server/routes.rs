@@ -418,7 +418,7 @@ struct Health {
 /// `GET /v1/engines`.
 #[derive(Serialize, ToSchema)]
 struct Engines {
-    /// The built-in engines: `backtrack`, `sat`, `race`.
+    /// The built-in engines: `auto`, `backtrack`, `sat`, `race`, `local`.
     engines: Vec<&'static str>,
     /// The external SAT solvers this server allows (`"engine": "ext", "solver": NAME`):
     /// only those given to `queens serve --solver`.
@@ -429,7 +429,15 @@ struct Engines {
 #[utoipa::path(get, path = "/v1/engines", responses((status = 200, body = Engines)))]
 async fn engines() -> Json<Engines> {
     Json(Engines {
-        engines: vec!["backtrack", "sat", "race"],
+        engines: [
+            crate::ops::EngineName::Auto,
+            crate::ops::EngineName::Backtrack,
+            crate::ops::EngineName::Sat,
+            crate::ops::EngineName::Race,
+            crate::ops::EngineName::Local,
+        ]
+        .map(crate::ops::EngineName::name)
+        .to_vec(),
         solvers: crate::engine::ext::table().offered(),
     })
 }
