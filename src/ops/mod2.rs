@@ -383,6 +383,24 @@ pub struct SolveResponse {
 }
 
 impl SolveResponse {
+    /// The answer to `req` before `method` has found anything: no winner yet, status "ok".
+    fn unanswered(req: &SolveRequest, method: &'static str) -> SolveResponse {
+        SolveResponse {
+            winner: None,
+            first_move: None,
+            winning_moves: Vec::new(),
+            n: req.n,
+            variant: req.variant,
+            positions: None,
+            status: "ok",
+            time_ms: 0.0,
+            reachable: None,
+            method,
+            retrograde: None,
+            strategy: None,
+        }
+    }
+
     /// 0 with a winner, 4 when the search stopped early.
     pub fn exit_code(&self) -> u8 {
         if self.status == "ok" && self.reachable.as_ref().is_none_or(|r| r.status == "ok") {
@@ -432,20 +450,7 @@ pub fn solve_with_progress(
         max_positions: max_positions(ctx),
     };
     let start = Instant::now();
-    let mut resp = SolveResponse {
-        winner: None,
-        first_move: None,
-        winning_moves: Vec::new(),
-        n: req.n,
-        variant: req.variant,
-        positions: None,
-        status: "ok",
-        time_ms: 0.0,
-        reachable: None,
-        method: "memo",
-        retrograde: None,
-        strategy: None,
-    };
+    let mut resp = SolveResponse::unanswered(req, "memo");
     match search::solve(&geo, req.variant, &limits) {
         Ok(s) => {
             resp.winner = Some(if s.first_wins { "first" } else { "second" });
@@ -519,20 +524,7 @@ fn solve_retro(
     let estimate =
         retro::memory_estimate(&retro::Layout::new(req.n, req.variant), 5, req.reachable);
     let start = Instant::now();
-    let mut resp = SolveResponse {
-        winner: None,
-        first_move: None,
-        winning_moves: Vec::new(),
-        n: req.n,
-        variant: req.variant,
-        positions: None,
-        status: "ok",
-        time_ms: 0.0,
-        reachable: None,
-        method: "retrograde",
-        retrograde: None,
-        strategy: None,
-    };
+    let mut resp = SolveResponse::unanswered(req, "retrograde");
     match retro::solve(req.n, req.variant, &opts) {
         Ok(sol) => {
             resp.winner = Some(if sol.first_wins { "first" } else { "second" });
