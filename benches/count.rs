@@ -7,7 +7,7 @@
 //! the same run.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use queens::backtrack::{self, Config};
+use queens::engine::backtrack::{self, Config};
 use queens::Problem;
 
 /// Plain recursive bitboard counter with the mirror trick only.

@@ -12,10 +12,10 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
-use queens::backtrack::{self, Config};
-use queens::cnf::{self, FixedMode};
 use queens::encode::amo::Encoding;
+use queens::encode::cnf::{self, FixedMode};
 use queens::encode::Counter;
+use queens::engine::backtrack::{self, Config};
 use queens::formats::sources::{self, Selection};
 use queens::{generate, sat, Problem};
 

@@ -14,10 +14,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use queens::backtrack::certify::{refute, DratStyle, Refutation};
-use queens::backtrack::{self, Config};
-use queens::cnf::FixedMode;
 use queens::encode::amo::Encoding;
+use queens::encode::cnf::FixedMode;
+use queens::engine::backtrack::certify::{refute, DratStyle, Refutation};
+use queens::engine::backtrack::{self, Config};
 use queens::formats::sources::{self, Selection};
 use queens::proof;
 
@@ -63,7 +63,7 @@ fn main() {
             println!("{},sat,{nodes},{plain:.3},,,,,,", inst.id);
             continue;
         }
-        let cnf = queens::sat::encode_problem(p, Encoding::Auto, FixedMode::Simplify);
+        let cnf = queens::engine::sat::encode_problem(p, Encoding::Auto, FixedMode::Simplify);
         let vars = cnf.map.var_table();
         let mut proofs = [None, None];
         let mut times = [0.0; 2];

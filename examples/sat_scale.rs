@@ -200,7 +200,8 @@ fn baseline(
 ) -> Result<engine::Solved, queens::Error> {
     use varisat::Solver;
     engine::check_sat_memory(problem, enc, engine::SatMemory::WithFormula, budget)?;
-    let encoded = queens::sat::encode_problem(problem, enc, queens::cnf::FixedMode::Simplify);
+    let encoded =
+        queens::engine::sat::encode_problem(problem, enc, queens::encode::cnf::FixedMode::Simplify);
     let mut stats = encoded.stats;
     let start = Instant::now();
     let mut solver = Solver::new();

@@ -1,11 +1,12 @@
 //! Generators: reproducible from a seed, valid by construction, and readable back as JSON.
 
-use queens::backtrack::{self, Config};
+use queens::engine::backtrack::{self, Config};
 use queens::engine::Budget;
-use queens::generate::{self, Rng};
+use queens::generate;
 use queens::model::Diagonal;
 use queens::puzzle::generate::{puzzle, regions};
 use queens::puzzle::grade::{grade, logical_path, Grade};
+use queens::rng::Rng;
 use queens::verify::conflicts;
 use queens::{formats, DiagonalRule, Problem};
 

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use queens::backtrack;
+use queens::engine::backtrack;
 use queens::proof::{check_proof, solve_with_proof, ProofError, ProofFormat};
 use queens::Problem;
 use varisat::{CnfFormula, ExtendFormula, Lit};

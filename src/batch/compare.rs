@@ -18,13 +18,13 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backtrack;
 use crate::child;
+use crate::engine::backtrack;
 use crate::engine::race;
+use crate::engine::sat;
 use crate::formats::sources::{Entry, Instance};
 use crate::formats::write_json;
 use crate::model::{Pos, Problem};
-use crate::sat;
 use crate::verify::verify;
 
 pub use crate::engine::EngineSpec;

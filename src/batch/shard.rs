@@ -12,7 +12,7 @@
 //!   engine, so the sum over shards is the instance's count by the same argument the
 //!   property tests hold to brute force (every solution has exactly one queen in each row).
 //!   The empty classic board is cut by the symmetric counter's own tasks instead
-//!   ([`crate::backtrack::symmetric::count_shard`]), which keeps its 8-fold speed.
+//!   ([`crate::engine::backtrack::symmetric::count_shard`]), which keeps its 8-fold speed.
 
 use std::fmt;
 use std::str::FromStr;
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
-use crate::backtrack::symmetric;
+use crate::engine::backtrack::symmetric;
 use crate::engine::{self, Budget, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Diagonal, Pos, Problem};

@@ -36,6 +36,7 @@
 use varisat::{ExtendFormula, Lit, Var};
 
 pub mod amo;
+pub mod cnf;
 pub mod rings;
 
 /// Something clauses can be written into.

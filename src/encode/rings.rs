@@ -25,7 +25,7 @@
 
 use varisat::Lit;
 
-use crate::cnf::CellMap;
+use crate::encode::cnf::CellMap;
 use crate::encode::ClauseSink;
 use crate::error::Error;
 use crate::model::{DiagonalRule, Problem};

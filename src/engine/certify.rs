@@ -1,7 +1,7 @@
 //! Certified answers: a verified solution, or "no solution" with a proof of unsatisfiability
 //! of the exact CNF `queens encode` writes, accepted by the built-in checker before anyone
 //! sees it. Either engine can prove: varisat writes DRAT as it solves, the backtracker turns
-//! its search tree into lemmas ([`crate::backtrack::certify`]).
+//! its search tree into lemmas ([`crate::engine::backtrack::certify`]).
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -12,13 +12,15 @@ use std::time::Instant;
 use varisat::ExtendFormula;
 
 use super::{checked, ms, Budget, EngineSpec, Work};
-use crate::backtrack::certify::{refute, refute_lrat, ClauseIds, DratStyle, LratOut, Refutation};
-use crate::cnf::FixedMode;
 use crate::encode::amo::Encoding;
+use crate::encode::cnf::FixedMode;
+use crate::engine::backtrack::certify::{
+    refute, refute_lrat, ClauseIds, DratStyle, LratOut, Refutation,
+};
+use crate::engine::sat::{self, Encoded, SatStats};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
 use crate::proof::{self, ProofFormat};
-use crate::sat::{self, Encoded, SatStats};
 
 /// The certificate of an UNSAT answer.
 pub struct Certificate {

@@ -25,12 +25,12 @@ use varisat::{ExtendFormula, Lit};
 
 use super::{check_sat_memory, checked, ms, Budget, SatMemory};
 use crate::child::{self, Exit};
-use crate::cnf::FixedMode;
 use crate::encode::amo::Encoding;
+use crate::encode::cnf::FixedMode;
+use crate::engine::sat::{self, Encoded, SatStats};
 use crate::error::Error;
 use crate::formats::dimacs::{self, ModelAnswer};
 use crate::model::{Pos, Problem};
-use crate::sat::{self, Encoded, SatStats};
 
 /// Longest solver name.
 pub const MAX_NAME: usize = 24;

@@ -10,19 +10,20 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::backtrack;
 use crate::encode::amo::Encoding;
+use crate::engine::sat::SatStats;
 use crate::error::Error;
 use crate::model::{Pos, Problem};
-use crate::sat::{self, SatStats};
 use crate::verify::verify;
 
 pub mod auto;
+pub mod backtrack;
 pub mod certify;
 pub mod explain;
 pub mod ext;
 pub mod local;
 pub mod race;
+pub mod sat;
 
 /// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
 /// or `race` / `race:ENCODING` (the backtracker on one core against the SAT engine).
@@ -350,10 +351,10 @@ pub fn sat_estimate(
         memory,
         cap: stop_above.unwrap_or(u64::MAX),
     };
-    crate::cnf::encode(
+    crate::encode::cnf::encode(
         problem,
         encoding,
-        crate::cnf::FixedMode::Simplify,
+        crate::encode::cnf::FixedMode::Simplify,
         &mut sink,
     );
     let c = sink.counter;

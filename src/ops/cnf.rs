@@ -7,13 +7,14 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{Context, Instance, Status};
-use crate::cnf::{self, FixedMode};
 use crate::encode::amo::Encoding;
+use crate::encode::cnf::{self, FixedMode};
 use crate::encode::Counter;
+use crate::engine::sat;
 use crate::error::Error;
 use crate::formats::dimacs::{self, ModelAnswer};
 use crate::model::Pos;
-use crate::{report, sat};
+use crate::report;
 
 /// `encode`: the SAT encoding of the instance.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]

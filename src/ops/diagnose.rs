@@ -8,16 +8,16 @@ use utoipa::ToSchema;
 
 use super::solve::{certificate, EngineName, ProofInfo};
 use super::{ms, Artifacts, Context, Instance, Status};
-use crate::backtrack;
-use crate::cnf::FixedMode;
 use crate::encode::amo::Encoding;
+use crate::encode::cnf::FixedMode;
+use crate::engine::backtrack;
 use crate::engine::certify::{self, CertifiedAnswer};
+use crate::engine::sat::{self, Explanation};
 use crate::engine::{self, Answer, EngineSpec};
 use crate::error::Error;
 use crate::formats::csplib::to_csplib;
 use crate::model::Pos;
 use crate::proof::ProofFormat;
-use crate::sat::{self, Explanation};
 use crate::verify::{conflicts_up_to, Violation};
 
 /// Most conflicts a `check` lists: a placement with m queens in one line has m(m − 1)/2

@@ -9,14 +9,15 @@ use utoipa::ToSchema;
 use super::{ms, Artifacts, Context, Instance, Status};
 use crate::batch::shard::{content_hash, Shard, ShardInfo};
 use crate::encode::amo::Encoding;
+use crate::encode::cnf;
 use crate::engine::certify::{self, CertifiedAnswer};
 use crate::engine::ext::{ExtName, ExtSpec};
 use crate::engine::{self, Answer, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
 use crate::proof::ProofFormat;
+use crate::report;
 use crate::verify::first_conflict;
-use crate::{cnf, report};
 
 /// Which engine answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

@@ -10,7 +10,7 @@ use queens::games::collection::{
     parse_deal, parse_moves, replay, Card, Colour, Deal, DrawRule, Move, Pawn, Rule, Rules, State,
     Status,
 };
-use queens::generate::Rng;
+use queens::rng::Rng;
 
 /// Every difficulty a deal can have.
 fn difficulties() -> Vec<Difficulty> {

@@ -13,7 +13,7 @@ use queens::games::collection::solve::{optimum, upper_bound, Limits};
 use queens::games::collection::{replay, Board, DrawRule, Rules, State};
 
 type Key = (Board, CardCounts, usize);
-use queens::generate::Rng;
+use queens::rng::Rng;
 
 /// The best final score from `s` by trying every legal move, remembering positions by board,
 /// hand (as a multiset) and pile length: nothing clever, so nothing to share a bug with.

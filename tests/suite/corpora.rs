@@ -1,6 +1,6 @@
 //! Optional checks on the public corpora in `../shared/data/`; skipped when it is absent.
 
-use queens::backtrack::{self, Config};
+use queens::engine::backtrack::{self, Config};
 use queens::formats;
 
 fn corpus(name: &str) -> Option<String> {

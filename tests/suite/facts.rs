@@ -1,6 +1,6 @@
 //! Known facts: OEIS A000170 and A002562, Nauck's 1850 instance, the project's instances.
 
-use queens::backtrack::{self, symmetric, BoardKind, Config};
+use queens::engine::backtrack::{self, symmetric, BoardKind, Config};
 use queens::{formats, Problem};
 
 /// A000170: solutions of the n-queens problem, n = 1..18.

@@ -1,7 +1,7 @@
 //! Large boards: big completions answered by the default search in a few descents, the same
 //! board on every run and every thread count, and proofs of "no solution" still complete.
 
-use queens::backtrack::{self, BoardKind, Config};
+use queens::engine::backtrack::{self, BoardKind, Config};
 use queens::{generate, Pos, Problem};
 
 /// The default search's board for a problem that has one, verified, with the nodes spent.

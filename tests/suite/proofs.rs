@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::Command;
 
 use proptest::prelude::*;
-use queens::cnf::FixedMode;
 use queens::encode::amo::Encoding;
+use queens::encode::cnf::FixedMode;
 use queens::engine::certify::{solve_certified, Certificate, CertifiedAnswer};
 use queens::engine::{Budget, EngineSpec};
 use queens::proof::{check_proof, ProofFormat};
@@ -365,7 +365,9 @@ fn explain_by_search_minimises_excluded_diagonals() {
     // whose removal makes the rest solvable, and it is minimal.
     let (_, p) = unsat_instances().pop().unwrap();
     let found = queens::engine::explain::explain(&p, &Budget::default()).unwrap();
-    let Some(queens::sat::Explanation::Unsolvable { excluded_core, .. }) = found.explanation else {
+    let Some(queens::engine::sat::Explanation::Unsolvable { excluded_core, .. }) =
+        found.explanation
+    else {
         panic!("unsolvable");
     };
     assert!(!excluded_core.is_empty() && excluded_core.len() <= 4);
@@ -438,9 +440,9 @@ proptest! {
     /// paths: sets of many words, and no per-row masks. Forced here on small boards.
     #[test]
     fn large_board_proofs_check(p in gen::problem_with_diagonals(7), threads in 1..3usize, binary in any::<bool>()) {
-        use queens::backtrack::certify::{refute, DratStyle, Refutation};
-        use queens::backtrack::{BoardKind, Config};
-        let cnf = queens::sat::encode_problem(&p, Encoding::Auto, FixedMode::Simplify);
+        use queens::engine::backtrack::certify::{refute, DratStyle, Refutation};
+        use queens::engine::backtrack::{BoardKind, Config};
+        let cnf = queens::engine::sat::encode_problem(&p, Encoding::Auto, FixedMode::Simplify);
         let vars = cnf.map.var_table();
         let style = if binary { DratStyle::Binary } else { DratStyle::Text };
         let config = Config { board: BoardKind::Large, threads, ..Config::default() };
@@ -466,7 +468,7 @@ fn a_board_wider_than_64_is_certified() {
     // last 14 blocked. The rest has no other completion, which takes a search to see.
     let n = 66;
     let (Some(solution), _) =
-        queens::backtrack::solve(&Problem::new(n).unwrap(), &Default::default())
+        queens::engine::backtrack::solve(&Problem::new(n).unwrap(), &Default::default())
     else {
         panic!("66-queens has solutions");
     };

@@ -1,7 +1,7 @@
 //! Property tests: on random small problems the backtracker agrees with brute force.
 
 use proptest::prelude::*;
-use queens::backtrack::{self, BoardKind, Config};
+use queens::engine::backtrack::{self, BoardKind, Config};
 
 use super::gen;
 

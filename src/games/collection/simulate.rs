@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::deal::{deal, Difficulty};
 use super::policy::{play, Lookahead, PolicyName};
 use super::rules::{IllegalMove, Rules, Status};
-use crate::generate::Rng;
+use crate::rng::Rng;
 
 /// What to simulate.
 #[derive(Clone, Copy, Debug)]

@@ -1,4 +1,4 @@
-//! The SAT engine: encode ([`crate::cnf`]), solve with varisat, decode the model to queens.
+//! The SAT engine: encode ([`crate::encode::cnf`]), solve with varisat, decode the model to queens.
 //!
 //! Solving encodes straight into the solver: no [`CnfFormula`] is kept unless one is asked for
 //! ([`encode_problem`], for DIMACS and proofs), which halves the peak memory at n = 1000.
@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use varisat::{CnfFormula, ExtendFormula, Lit, Solver, Var};
 
-use crate::cnf::{encode, CellMap, FixedMode, Preset};
 use crate::encode::amo::Encoding;
+use crate::encode::cnf::{encode, CellMap, FixedMode, Preset};
 use crate::encode::{self, Counter};
 use crate::error::Error;
 use crate::formats::dimacs;
@@ -153,7 +153,7 @@ fn load<'a>(
     let mut size = Counter::default();
     let cells = encode(problem, encoding, mode, &mut size).cells().len();
     let mut order: Vec<usize> = (0..cells).collect();
-    crate::generate::Rng::new(DECLARE_SEED).shuffle(&mut order);
+    crate::rng::Rng::new(DECLARE_SEED).shuffle(&mut order);
     // The first variable declared is decided first, the others from the last backwards.
     let (first, rest) = order
         .split_first()

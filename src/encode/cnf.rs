@@ -65,7 +65,7 @@ impl CellMap {
     }
 
     /// Each cell's DIMACS variable, row-major (`r * n + c`), 0 for a cell without one: the
-    /// table [`crate::backtrack::certify::refute`] writes its lemmas with.
+    /// table [`crate::engine::backtrack::certify::refute`] writes its lemmas with.
     pub fn var_table(&self) -> Vec<u32> {
         self.lit
             .iter()
