@@ -16,8 +16,9 @@ use queens::encode::amo::Encoding;
 use queens::encode::cnf::{self, FixedMode};
 use queens::encode::Counter;
 use queens::engine::backtrack::{self, Config};
+use queens::engine::sat;
 use queens::formats::sources::{self, Selection};
-use queens::{generate, sat, Problem};
+use queens::{generate, Problem};
 
 /// A named instance and whether it has a solution.
 struct Instance {

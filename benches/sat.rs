@@ -8,7 +8,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use queens::encode::amo::Encoding;
 use queens::encode::cnf::FixedMode;
-use queens::{sat, Problem};
+use queens::engine::sat;
+use queens::Problem;
 
 fn encode(c: &mut Criterion) {
     let mut group = c.benchmark_group("sat_encode");

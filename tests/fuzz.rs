@@ -20,9 +20,10 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
+use queens::engine::backtrack;
 use queens::formats::sources::{self, Selection};
 use queens::formats::{self, dimacs};
-use queens::{backtrack, verify, Problem};
+use queens::{verify, Problem};
 
 // ---------------------------------------------------------------------------------------------
 // Inputs

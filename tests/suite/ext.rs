@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use queens::encode::amo::Encoding;
 use queens::encode::rings;
+use queens::engine::backtrack;
 use queens::engine::ext::{self, ExtName, ExtSpec};
-use queens::{backtrack, formats, Problem};
+use queens::{formats, Problem};
 
 use super::cli::{instance, json, queens, stdout};
 
