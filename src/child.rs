@@ -7,7 +7,6 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::Error;
@@ -20,51 +19,17 @@ pub fn die_with_parent() {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
 }
 
-/// A fresh folder for one child's files, removed when dropped.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    /// A new folder `<prefix>-<pid>-<n>-<random>` in the system's temporary folder, only this
-    /// user can enter, with an unguessable name; a folder that already exists (left by a
-    /// killed run, or planted) is never reused.
-    pub fn new(prefix: &str) -> Result<TempDir, Error> {
-        use std::hash::{BuildHasher, Hasher};
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let mut last = None;
-        for _ in 0..16 {
-            // std's RandomState is seeded from the OS: 64 random bits without a crate.
-            let random = std::collections::hash_map::RandomState::new()
-                .build_hasher()
-                .finish();
-            let name = format!(
-                "{prefix}-{}-{}-{random:016x}",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::Relaxed)
-            );
-            let path = std::env::temp_dir().join(name);
-            let mut builder = std::fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            match builder.create(&path) {
-                Ok(()) => return Ok(TempDir(path)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some((path, e)),
-                Err(e) => return Err(Error::Io { path, source: e }),
-            }
-        }
-        let (path, source) = last.expect("the loop ran");
-        Err(Error::Io { path, source })
-    }
-
-    /// The folder.
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh folder for one child's files, removed when dropped: `<prefix>-<random>` in the
+/// system's temporary folder, only this user can enter, never one that already exists (left
+/// by a killed run, or planted).
+pub fn temp_dir(prefix: &str) -> Result<tempfile::TempDir, Error> {
+    tempfile::Builder::new()
+        .prefix(&format!("{prefix}-"))
+        .tempdir()
+        .map_err(|source| Error::Io {
+            path: std::env::temp_dir(),
+            source,
+        })
 }
 
 /// How a child run ended.

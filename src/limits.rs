@@ -185,17 +185,14 @@ fn read_limit(file: &Path, v2: bool) -> Option<u64> {
 mod tests {
     use super::*;
 
-    /// A folder laid out like `/` with the given files.
-    fn fake_root(files: &[(&str, &str)]) -> PathBuf {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "queens-limits-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
+    /// A folder laid out like `/` with the given files, removed when dropped.
+    fn fake_root(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let root = tempfile::Builder::new()
+            .prefix("queens-limits-")
+            .tempdir()
+            .unwrap();
         for (path, text) in files {
-            let p = root.join(path);
+            let p = root.path().join(path);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
@@ -225,14 +222,14 @@ mod tests {
                 "9223372036854771712\n",
             ),
         ]);
-        assert_eq!(cgroup_memory_limit(&root), Some(8 << 30));
+        assert_eq!(cgroup_memory_limit(root.path()), Some(8 << 30));
         std::fs::write(
-            root.join("sys/fs/cgroup/memory/pods/a/memory.limit_in_bytes"),
+            root.path()
+                .join("sys/fs/cgroup/memory/pods/a/memory.limit_in_bytes"),
             "1073741824",
         )
         .unwrap();
-        assert_eq!(cgroup_memory_limit(&root), Some(1 << 30));
-        std::fs::remove_dir_all(root).unwrap();
+        assert_eq!(cgroup_memory_limit(root.path()), Some(1 << 30));
     }
 
     #[test]
@@ -245,8 +242,7 @@ mod tests {
                 "9223372036854771712",
             ),
         ]);
-        assert_eq!(cgroup_memory_limit(&root), None);
-        std::fs::remove_dir_all(root).unwrap();
+        assert_eq!(cgroup_memory_limit(root.path()), None);
     }
 
     #[test]
@@ -262,10 +258,9 @@ mod tests {
             ),
             ("sys/fs/cgroup/memory.max", "4294967296\n"),
         ]);
-        assert_eq!(cgroup_memory_limit(&root), Some(4 << 30));
-        std::fs::write(root.join("sys/fs/cgroup/memory.max"), "max\n").unwrap();
-        assert_eq!(cgroup_memory_limit(&root), None);
-        std::fs::remove_dir_all(root).unwrap();
+        assert_eq!(cgroup_memory_limit(root.path()), Some(4 << 30));
+        std::fs::write(root.path().join("sys/fs/cgroup/memory.max"), "max\n").unwrap();
+        assert_eq!(cgroup_memory_limit(root.path()), None);
     }
 
     #[test]
@@ -282,8 +277,7 @@ mod tests {
                 "max",
             ),
         ]);
-        assert_eq!(cgroup_memory_limit(&root), Some(2 << 30));
-        std::fs::remove_dir_all(root).unwrap();
+        assert_eq!(cgroup_memory_limit(root.path()), Some(2 << 30));
     }
 
     #[test]
@@ -292,9 +286,8 @@ mod tests {
             "proc/meminfo",
             "MemTotal:       24641284 kB\nMemFree:  1 kB\n",
         )]);
-        assert_eq!(cgroup_memory_limit(&root), None);
-        assert_eq!(machine_memory(&root), Some(24_641_284 * 1024));
-        std::fs::remove_dir_all(root).unwrap();
+        assert_eq!(cgroup_memory_limit(root.path()), None);
+        assert_eq!(machine_memory(root.path()), Some(24_641_284 * 1024));
     }
 
     #[test]

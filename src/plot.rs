@@ -371,8 +371,14 @@ pub fn growth_svg(
 mod tests {
     use super::*;
 
-    fn temp(name: &str) -> std::path::PathBuf {
-        std::env::temp_dir().join(format!("queens-plot-{}-{name}.svg", std::process::id()))
+    /// A path for an SVG in a fresh folder, removed with the folder when dropped.
+    fn temp(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix("queens-plot-")
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join(format!("{name}.svg"));
+        (dir, path)
     }
 
     fn point(x: f64, y: f64, satisfiable: Option<bool>) -> Point {
@@ -386,7 +392,7 @@ mod tests {
     }
 
     fn write(name: &str, series: &[Series], timeout: Option<f64>) -> String {
-        let path = temp(name);
+        let (_dir, path) = temp(name);
         scatter_svg(&path, "title", "backtrack (s)", "sat (s)", series, timeout).unwrap();
         let svg = std::fs::read_to_string(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
@@ -462,7 +468,7 @@ mod tests {
 
     #[test]
     fn histogram_writes_bars_and_labels() {
-        let path = temp("histogram");
+        let (_dir, path) = temp("histogram");
         histogram_svg(
             &path,
             "greedy, normal",
@@ -476,7 +482,7 @@ mod tests {
         assert!(svg.starts_with("<svg"));
         assert!(svg.contains("greedy, normal") && svg.contains("score"));
         assert!(svg.matches("<rect").count() >= 3);
-        let empty = temp("histogram-empty");
+        let (_empty_dir, empty) = temp("histogram-empty");
         histogram_svg(&empty, "t", "x", "y", &[]).unwrap();
         std::fs::remove_file(&empty).unwrap();
     }

@@ -548,7 +548,7 @@ fn run_on(
             proof: None,
         });
     }
-    let dir = child::TempDir::new("queens-ext")?;
+    let dir = child::temp_dir("queens-ext")?;
     let cnf_path = dir.path().join("formula.cnf");
     let proof_path = dir.path().join("proof.drat");
     let model_path = dir.path().join("model.txt");
@@ -680,7 +680,7 @@ pub fn check_with_drat_trim(
 ) -> Option<Result<(), String>> {
     let program = find_program("drat-trim")?;
     let run = || -> Result<(), String> {
-        let dir = child::TempDir::new("queens-drat").map_err(|e| e.to_string())?;
+        let dir = child::temp_dir("queens-drat").map_err(|e| e.to_string())?;
         let cnf_path = dir.path().join("formula.cnf");
         let proof_path = dir.path().join("proof.drat");
         let mut text = Vec::new();

@@ -145,7 +145,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
     if ctx.budget.exhausted() {
         return interrupted(req, Status::interrupted(&ctx.budget), start);
     }
-    let dir = child::TempDir::new("queens-op")?;
+    let dir = child::temp_dir("queens-op")?;
     let mut command = Command::new(exe);
     command.arg("op").arg("--artifacts").arg(dir.path());
     // The child may run exactly the external solvers this process may.

@@ -77,7 +77,7 @@ pub fn solve(
 type Answer = (Option<Vec<Lit>>, Vec<u8>);
 
 fn in_child(formula: &CnfFormula, deadline: Instant, exe: &Path) -> Result<Option<Answer>, Error> {
-    let dir = crate::child::TempDir::new("queens-mod2")?;
+    let dir = crate::child::temp_dir("queens-mod2")?;
     let proof_path = dir.path().join("proof.lrat");
     let mut cnf = Vec::new();
     varisat::dimacs::write_dimacs(&mut cnf, formula).map_err(|e| Error::Io {

@@ -613,7 +613,6 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
     use std::sync::Arc;
-    use std::time::{SystemTime, UNIX_EPOCH};
 
     /// The SQLite store as the rest of the crate opens it.
     struct Store;
@@ -637,28 +636,12 @@ mod tests {
         }
     }
 
-    /// A directory under the system's temp dir, removed when dropped.
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(name: &str) -> TempDir {
-            let nanos = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap()
-                .subsec_nanos();
-            let dir = std::env::temp_dir().join(format!(
-                "queens-store-{}-{nanos}-{name}",
-                std::process::id()
-            ));
-            std::fs::create_dir_all(&dir).unwrap();
-            TempDir(dir)
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+    /// A fresh directory under the system's temp dir, removed when dropped.
+    fn temp_dir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("queens-store-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     fn store() -> Sqlite {
@@ -969,9 +952,9 @@ mod tests {
 
     #[test]
     fn reopened_file_has_every_job_and_running_ones_run_again() {
-        let dir = TempDir::new("reopen");
+        let dir = temp_dir("reopen");
         let (done, running, queued) = {
-            let store = Store::open(&dir.0).unwrap();
+            let store = Store::open(dir.path()).unwrap();
             let done = store.insert("prove", r#"{"n":4}"#, 10).unwrap();
             store.claim_next().unwrap().unwrap();
             assert!(store
@@ -984,7 +967,7 @@ mod tests {
             (store.get(&done.id).unwrap().unwrap(), running.id, queued.id)
             // Dropped without any shutdown call.
         };
-        let store = Store::open(&dir.0).unwrap();
+        let store = Store::open(dir.path()).unwrap();
         assert_eq!(store.get(&done.id).unwrap().unwrap(), done);
         assert_eq!(store.artifact(&done.id, "proof").unwrap().unwrap(), b"xyz");
         assert_eq!(
@@ -1035,7 +1018,7 @@ mod tests {
         use std::io::BufRead;
         use std::process::{Command, Stdio};
 
-        let dir = TempDir::new("sigkill");
+        let dir = temp_dir("sigkill");
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
                 "server::store::sqlite::tests::sigkill_child",
@@ -1044,7 +1027,7 @@ mod tests {
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env(CRASH_DIR, &dir.0)
+            .env(CRASH_DIR, dir.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -1063,7 +1046,7 @@ mod tests {
             panic!("unexpected line {line:?}");
         };
 
-        let store = Store::open(&dir.0).unwrap();
+        let store = Store::open(dir.path()).unwrap();
         let job = |id| store.get(id).unwrap().unwrap();
         assert_eq!(job(done).status, JobStatus::Done);
         assert_eq!(job(done).result.as_deref(), Some(r#"{"r":1}"#));
@@ -1077,11 +1060,11 @@ mod tests {
 
     #[test]
     fn concurrent_claims_never_share_a_job() {
-        let dir = TempDir::new("claims");
+        let dir = temp_dir("claims");
         // Two stores on one file stand for two processes; two threads share each store.
         let stores = [
-            Arc::new(Store::open(&dir.0).unwrap()),
-            Arc::new(Store::open(&dir.0).unwrap()),
+            Arc::new(Store::open(dir.path()).unwrap()),
+            Arc::new(Store::open(dir.path()).unwrap()),
         ];
         let inserted: HashSet<String> = (0..60)
             .map(|i| stores[i % 2].insert("solve", "{}", 100).unwrap().id)
@@ -1110,10 +1093,10 @@ mod tests {
 
     #[test]
     fn concurrent_inserts_stop_exactly_at_the_limit() {
-        let dir = TempDir::new("inserts");
+        let dir = temp_dir("inserts");
         let stores = [
-            Arc::new(Store::open(&dir.0).unwrap()),
-            Arc::new(Store::open(&dir.0).unwrap()),
+            Arc::new(Store::open(dir.path()).unwrap()),
+            Arc::new(Store::open(dir.path()).unwrap()),
         ];
         let workers: Vec<_> = (0..4)
             .map(|i| {
@@ -1136,9 +1119,12 @@ mod tests {
 
     #[test]
     fn file_store_is_durable_by_its_pragmas() {
-        let dir = TempDir::new("pragmas");
-        let store = Store::open(&dir.0).unwrap();
-        assert_eq!(store.origin(), dir.0.join(FILE_NAME).display().to_string());
+        let dir = temp_dir("pragmas");
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(
+            store.origin(),
+            dir.path().join(FILE_NAME).display().to_string()
+        );
         let conn = store.conn();
         let pragma = |name: &str| -> String {
             conn.query_row(&format!("PRAGMA {name}"), [], |row| {
@@ -1168,16 +1154,16 @@ mod tests {
 
     #[test]
     fn a_newer_schema_is_refused_and_left_alone() {
-        let dir = TempDir::new("too-new");
-        let path = dir.0.join(FILE_NAME);
-        drop(Store::open(&dir.0).unwrap());
+        let dir = temp_dir("too-new");
+        let path = dir.path().join(FILE_NAME);
+        drop(Store::open(dir.path()).unwrap());
         let newer = i64::from(SCHEMA_VERSION) + 1;
         Connection::open(&path)
             .unwrap()
             .pragma_update(None, "user_version", newer)
             .unwrap();
 
-        let err = Store::open(&dir.0).unwrap_err();
+        let err = Store::open(dir.path()).unwrap_err();
         match &err {
             StoreError::TooNew {
                 path: p,
@@ -1201,8 +1187,8 @@ mod tests {
     fn an_older_schema_is_brought_up_to_date() {
         // Every older version this binary knows, the empty file included.
         for k in 0..MIGRATIONS.len() {
-            let dir = TempDir::new(&format!("v{k}"));
-            let path = dir.0.join(FILE_NAME);
+            let dir = temp_dir(&format!("v{k}"));
+            let path = dir.path().join(FILE_NAME);
             let old = Store::from_connection(
                 Connection::open(&path).unwrap(),
                 path.display().to_string(),
@@ -1211,7 +1197,7 @@ mod tests {
             .unwrap();
             drop(old);
             assert_eq!(user_version(&path), k as i64);
-            let store = Store::open(&dir.0).unwrap();
+            let store = Store::open(dir.path()).unwrap();
             assert_eq!(user_version(&path), i64::from(SCHEMA_VERSION));
             let job = store.insert("solve", "{}", 1).unwrap();
             assert_eq!(store.claim_next().unwrap().unwrap().id, job.id);
@@ -1219,9 +1205,9 @@ mod tests {
 
         // A future binary with one more migration keeps today's jobs, and today's binary
         // then refuses its database.
-        let dir = TempDir::new("v-next");
-        let path = dir.0.join(FILE_NAME);
-        let id = Store::open(&dir.0)
+        let dir = temp_dir("v-next");
+        let path = dir.path().join(FILE_NAME);
+        let id = Store::open(dir.path())
             .unwrap()
             .insert("solve", r#"{"n":5}"#, 1)
             .unwrap()
@@ -1238,15 +1224,15 @@ mod tests {
         assert_eq!(future.get(&id).unwrap().unwrap().request, r#"{"n":5}"#);
         drop(future);
         assert!(matches!(
-            Store::open(&dir.0),
+            Store::open(dir.path()),
             Err(StoreError::TooNew { .. })
         ));
     }
 
     #[test]
     fn a_failed_migration_leaves_the_old_version() {
-        let dir = TempDir::new("bad-migration");
-        let path = dir.0.join(FILE_NAME);
+        let dir = temp_dir("bad-migration");
+        let path = dir.path().join(FILE_NAME);
         let mut bad = MIGRATIONS.to_vec();
         bad.push("CREATE TABLE jobs (x);"); // jobs exists: fails after migration 1 ran
         let err = Store::from_connection(
@@ -1267,25 +1253,25 @@ mod tests {
             .query_row("SELECT COUNT(*) FROM sqlite_schema", [], |row| row.get(0))
             .unwrap();
         assert_eq!(tables, 0);
-        Store::open(&dir.0).unwrap();
+        Store::open(dir.path()).unwrap();
     }
 
     #[test]
     fn another_programs_database_is_refused() {
-        let dir = TempDir::new("foreign");
-        let path = dir.0.join(FILE_NAME);
+        let dir = temp_dir("foreign");
+        let path = dir.path().join(FILE_NAME);
         Connection::open(&path)
             .unwrap()
             .execute_batch("PRAGMA application_id = 42; CREATE TABLE t (x);")
             .unwrap();
-        let err = Store::open(&dir.0).unwrap_err().to_string();
+        let err = Store::open(dir.path()).unwrap_err().to_string();
         assert!(err.contains("is not a queens job store"), "{err}");
     }
 
     #[test]
     fn open_names_the_directory_it_cannot_create() {
-        let dir = TempDir::new("not-a-dir");
-        let file = dir.0.join("file");
+        let dir = temp_dir("not-a-dir");
+        let file = dir.path().join("file");
         std::fs::write(&file, b"").unwrap();
         let err = Store::open(&file.join("sub")).unwrap_err().to_string();
         assert!(
