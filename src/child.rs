@@ -5,7 +5,6 @@
 //! engine cannot be interrupted, under a deadline or a cancel flag).
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
