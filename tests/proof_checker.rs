@@ -3,7 +3,8 @@
 use std::time::Instant;
 
 use queens::engine::backtrack;
-use queens::proof::{check_proof, solve_with_proof, ProofError, ProofFormat};
+use queens::engine::sat::solve_with_proof;
+use queens::proof::{check_proof, ProofError, ProofFormat};
 use queens::Problem;
 use varisat::{CnfFormula, ExtendFormula, Lit};
 

@@ -278,7 +278,7 @@ pub fn solve_certified_to(
             } else {
                 ProofFormat::Drat
             };
-            let model = proof::solve_with_proof(&cnf.formula, drat_format, &mut drat)
+            let model = crate::engine::sat::solve_with_proof(&cnf.formula, drat_format, &mut drat)
                 .map_err(|e| Error::Internal(format!("proof: {e}")))?;
             work.sat = Some(SatStats {
                 solve_ms: ms(solve_start),

@@ -22,7 +22,7 @@ pub use check::{check_lrat, check_lrat_file, check_lrat_reader};
 pub use drat::check_drat;
 pub use lrat::drat_to_lrat;
 
-/// The proof formats [`solve_with_proof`] writes and [`check_proof`] reads.
+/// The proof formats [`crate::engine::sat::solve_with_proof`] writes and [`check_proof`] reads.
 ///
 /// Variables are numbered as in the formula's DIMACS form (varisat keeps user variable numbers in
 /// its DRAT output), and LRAT clause ids `1..=m` are the formula's clauses in order, so a proof
@@ -121,89 +121,6 @@ pub struct ProofStats {
     pub hints: u64,
     /// [`drat_to_lrat`]: lemmas left out because the refutation does not use them.
     pub trimmed: u64,
-}
-
-/// Solves `formula` with varisat and writes a proof in `format` to `out`.
-///
-/// Returns the model (one literal per variable) if the formula is satisfiable, `None` if it is
-/// not; only then is `out` a complete proof of unsatisfiability of exactly `formula`. On SAT a
-/// DRAT `out` holds the lemmas varisat learned before finding the model and an LRAT `out` is
-/// left empty.
-///
-/// There are no assumptions: varisat 0.2.2 panics when it has to write an assumption step into
-/// a DRAT proof. Add assumed literals as unit clauses (and write them into the CNF) instead.
-///
-/// varisat writes no empty clause when it finds the formula unsatisfiable while loading it (an
-/// empty clause or two complementary unit clauses in the input); the empty clause is appended
-/// here in that case so that every proof ends with it. LRAT is produced by [`drat_to_lrat`]
-/// from a binary DRAT proof kept in memory.
-pub fn solve_with_proof(
-    formula: &CnfFormula,
-    format: ProofFormat,
-    out: &mut dyn Write,
-) -> Result<Option<Vec<Lit>>, ProofError> {
-    match format {
-        ProofFormat::Drat => run_varisat(formula, false, out),
-        ProofFormat::BinaryDrat => run_varisat(formula, true, out),
-        ProofFormat::Lrat => {
-            let mut drat = Vec::new();
-            let model = run_varisat(formula, true, &mut drat)?;
-            if model.is_none() {
-                drat_to_lrat(formula, &drat, true, out)?;
-            }
-            Ok(model)
-        }
-    }
-}
-
-fn run_varisat(
-    formula: &CnfFormula,
-    binary: bool,
-    out: &mut dyn Write,
-) -> Result<Option<Vec<Lit>>, ProofError> {
-    let solver_error = |e: varisat::solver::SolverError| match e {
-        varisat::solver::SolverError::ProofIoError { cause } => ProofError::Io(cause),
-        other => ProofError::Solver(other.to_string()),
-    };
-    let mut solver = Solver::new();
-    let varisat_format = if binary {
-        varisat::ProofFormat::BinaryDrat
-    } else {
-        varisat::ProofFormat::Drat
-    };
-    solver.write_proof(&mut *out, varisat_format);
-    solver.add_formula(formula);
-    let sat = solver.solve().map_err(solver_error)?;
-    // Flushes varisat's buffer; the DRAT writers ignore the `End` step it adds.
-    solver.close_proof().map_err(solver_error)?;
-    let model = if sat { solver.model() } else { None };
-    drop(solver);
-    if !sat && refuted_while_loading(formula) {
-        out.write_all(if binary { b"a\0" } else { b"0\n" })?;
-    }
-    out.flush()?;
-    Ok(model)
-}
-
-/// The two cases in which varisat's loader sets UNSAT without writing a proof step.
-fn refuted_while_loading(formula: &CnfFormula) -> bool {
-    let mut units = HashMap::new();
-    for clause in formula.iter() {
-        let mut lits = clause.to_vec();
-        lits.sort_unstable();
-        lits.dedup();
-        match lits[..] {
-            [] => return true,
-            [lit] => {
-                if units.get(&lit.var()) == Some(&!lit.is_positive()) {
-                    return true;
-                }
-                units.insert(lit.var(), lit.is_positive());
-            }
-            _ => {}
-        }
-    }
-    false
 }
 
 /// Checks a proof in any [`ProofFormat`] against `formula`, without using varisat's checker.

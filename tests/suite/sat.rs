@@ -209,8 +209,12 @@ fn unsat_proofs_check_against_the_written_cnf() {
             let reread = varisat::dimacs::DimacsParser::parse(&text[..]).unwrap();
             for format in ProofFormat::ALL {
                 let mut proof_bytes = Vec::new();
-                let model =
-                    proof::solve_with_proof(&encoded.formula, format, &mut proof_bytes).unwrap();
+                let model = queens::engine::sat::solve_with_proof(
+                    &encoded.formula,
+                    format,
+                    &mut proof_bytes,
+                )
+                .unwrap();
                 assert!(model.is_none(), "{format}: expected UNSAT");
                 proof::check_proof(&reread, format, &proof_bytes)
                     .unwrap_or_else(|e| panic!("{enc}/{format}: {e}"));

@@ -57,7 +57,7 @@ pub fn solve(
         },
         _ => {
             let mut lrat = Vec::new();
-            let model = proof::solve_with_proof(formula, ProofFormat::Lrat, &mut lrat)
+            let model = crate::engine::sat::solve_with_proof(formula, ProofFormat::Lrat, &mut lrat)
                 .map_err(internal("SAT call"))?;
             (model, lrat)
         }
@@ -134,7 +134,7 @@ pub fn child_main(input: impl std::io::Read, out: &mut impl Write, proof_path: &
         }
     };
     let mut lrat = Vec::new();
-    match proof::solve_with_proof(&formula, ProofFormat::Lrat, &mut lrat) {
+    match crate::engine::sat::solve_with_proof(&formula, ProofFormat::Lrat, &mut lrat) {
         Ok(Some(model)) => {
             let text: Vec<String> = model.iter().map(|l| l.to_dimacs().to_string()).collect();
             let _ = writeln!(out, "SAT {}", text.join(" "));
