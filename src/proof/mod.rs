@@ -7,12 +7,11 @@
 //!   writer the backtracker writes its hinted lemmas with.
 //! - [`check`]: the LRAT checker that only follows hints, streaming from a reader.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::io::{self, Write};
+use std::io;
 use std::str::FromStr;
 
-use varisat::{CnfFormula, Lit, Solver};
+use varisat::CnfFormula;
 
 pub mod check;
 pub mod drat;
