@@ -18,12 +18,13 @@ pub fn die_with_parent() {
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
 }
 
-/// A fresh folder for one child's files, removed when dropped: `<prefix>-<random>` in the
-/// system's temporary folder, only this user can enter, never one that already exists (left
-/// by a killed run, or planted).
+/// A fresh folder for one child's files, removed when dropped: `<prefix>-<pid>-<random>` in
+/// the system's temporary folder (the pid of the process that made it, so an operator can tell
+/// whose it is), only this user can enter, never one that already exists (left by a killed
+/// run, or planted).
 pub fn temp_dir(prefix: &str) -> Result<tempfile::TempDir, Error> {
     tempfile::Builder::new()
-        .prefix(&format!("{prefix}-"))
+        .prefix(&format!("{prefix}-{}-", std::process::id()))
         .tempdir()
         .map_err(|source| Error::Io {
             path: std::env::temp_dir(),
