@@ -169,11 +169,15 @@ def run_study(out):
     for n in SIZES:
         p = plan[n]
         path = f"{out}/inputs/{n}.jsonl"
+        done = f"{out}/runs/engines-{n}.json"
+        if alive and os.path.exists(done) and load(done)["engines"] == alive:
+            data = load(done)  # resuming: this size already ran with these engines
+        elif alive:
+            data = compare([path], alive, LIMIT, done)
         if alive:
-            data = compare([path], alive, LIMIT, f"{out}/runs/engines-{n}.json")
             check_labels(data, p["labels"], f"engines at n = {n}")
             for e in list(alive):
-                k = alive.index(e)
+                k = data["engines"].index(e)
                 solved = sum(r["attempts"][k]["status"] in ("sat", "unsat")
                              for r in data["instances"])
                 if 2 * solved < len(data["instances"]):
@@ -185,7 +189,11 @@ def run_study(out):
         sat_ids = [i for i in p["ids"] if p["labels"].get(i, "sat") == "sat"]
         lpath = f"{out}/inputs/{n}-local.jsonl"
         write_jsonl(lpath, [r for r in read_jsonl(path) if r["id"] in sat_ids])
-        ldata = compare([lpath], [LOCAL], LIMIT, f"{out}/runs/local-{n}.json", allow_gave_up=True)
+        ldone = f"{out}/runs/local-{n}.json"
+        if os.path.exists(ldone):
+            ldata = load(ldone)
+        else:
+            ldata = compare([lpath], [LOCAL], LIMIT, ldone, allow_gave_up=True)
         check_labels(ldata, p["labels"], f"local at n = {n}")
         log(f"n = {n} done, {time.time() - t0:.0f} s so far; running: {', '.join(alive)}")
     with open(f"{out}/censored.json", "w") as f:
@@ -208,6 +216,11 @@ def run_encodings(out):
         check_labels(data, labels, f"encodings at n = {n}")
         log(f"encodings n = {n} done, {time.time() - t0:.0f} s so far")
     log(f"encodings done in {time.time() - t0:.0f} s")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
 
 
 def load_plan(out):

@@ -71,6 +71,17 @@ def fmt_fit(f):
     return b, spread
 
 
+def crossing(f, fr):
+    """Where f's fitted line meets the reference fr's: n* with a·bⁿ = a₁·b₁ⁿ."""
+    if not (f["b"] and fr["b"]) or abs(math.log(f["b"]) - math.log(fr["b"])) < 1e-12:
+        return "—"
+    nstar = math.log(f["a_ms"] / fr["a_ms"]) / math.log(fr["b"] / f["b"])
+    above = f["a_ms"] * f["b"] ** 16 > fr["a_ms"] * fr["b"] ** 16
+    if f["b"] >= fr["b"]:
+        return "never: steeper" + (" and above" if above else "")
+    return f"n* ≈ {nstar:.0f} (slower, less steep)" if above else f"n* ≈ {nstar:.0f}"
+
+
 def times(row, k):
     a = row["attempts"][k]
     return a["time_ms"] if a["status"] in SOLVED else math.inf
@@ -231,6 +242,29 @@ def main(out):
     for n in sizes:
         md.append(f"| {n} | " + " | ".join(cell[e][n] for e in cols) + " |")
 
+    # Solved, split by the instances' status (known from any engine or the labelling).
+    md.append("\n### Solved within the limit, satisfiable and unsatisfiable apart\n")
+    md.append("Each cell: satisfiable solved/known satisfiable, unsatisfiable solved/known "
+              "unsatisfiable.\n")
+    md.append("| n | " + " | ".join(f"`{e}`" for e in engines) + " |")
+    md.append("|---|" + "---|" * len(engines))
+    for n in sizes:
+        data = runs.get(n)
+        row = []
+        for e in engines:
+            if data is None or e not in data["engines"]:
+                row.append("—")
+                continue
+            k = data["engines"].index(e)
+            c = {"sat": [0, 0], "unsat": [0, 0]}
+            for r in data["instances"]:
+                st = status.get(r["id"])
+                if st:
+                    c[st][1] += 1
+                    c[st][0] += r["attempts"][k]["status"] == st
+            row.append(f"{c['sat'][0]}/{c['sat'][1]}, {c['unsat'][0]}/{c['unsat'][1]}")
+        md.append(f"| {n} | " + " | ".join(row) + " |")
+
     fits = {e: fit([(n, m) for n, m in med[e].items() if m]) for e in cols}
     md.append("\n### Growth: time ≈ a·bⁿ fitted to the medians under the limit\n")
     md.append("| engine | b | ±2 s.e. | sizes fitted | n range | a |")
@@ -242,6 +276,38 @@ def main(out):
         rng = f"{min(ns)}–{max(ns)}" if ns else "—"
         a = fmt_ms(f["a_ms"]) if f["a_ms"] else "—"
         md.append(f"| `{e}` | {b} | {spread} | {f['k']} | {rng} | {a} |")
+
+    # The same on the satisfiable instances alone, and on the unsatisfiable ones alone: the
+    # SAT solvers fail mostly on the latter.
+    for kind in ("sat", "unsat"):
+        kmed = {e: {} for e in engines}
+        md.append(f"\n### Median time on the {kind}isfiable instances alone\n")
+        md.append("| n | " + " | ".join(f"`{e}`" for e in engines) + " |")
+        md.append("|---|" + "---|" * len(engines))
+        for n in sizes:
+            data = runs.get(n)
+            row = []
+            for e in engines:
+                if data is None or e not in data["engines"]:
+                    row.append("—")
+                    continue
+                k = data["engines"].index(e)
+                ts = [times(r, k) for r in data["instances"] if status.get(r["id"]) == kind]
+                if not ts:
+                    row.append("—")
+                    continue
+                m = median(ts)
+                kmed[e][n] = m
+                row.append(f"{fmt_ms(m)} {sum(map(math.isfinite, ts))}/{len(ts)}")
+            md.append(f"| {n} | " + " | ".join(row) + " |")
+        md.append("\n| engine | b | ±2 s.e. | sizes fitted | crossing with `"
+                  + engines[0] + "`'s fit |")
+        md.append("|---|---|---|---|---|")
+        kfits = {e: fit([(n, m) for n, m in kmed[e].items() if m]) for e in engines}
+        for e in engines:
+            b, spread = fmt_fit(kfits[e])
+            md.append(f"| `{e}` | {b} | {spread} | {kfits[e]['k']} | "
+                      f"{crossing(kfits[e], kfits[engines[0]]) if e != engines[0] else '—'} |")
 
     ref = engines[0] if engines else None
     if ref:
@@ -256,14 +322,7 @@ def main(out):
                 continue
             rs = [f"{n}: {med[e][n] / med[ref][n]:.3g}×" for n in sizes
                   if med[e].get(n) and med[ref].get(n)]
-            f = fits[e]
-            if f["b"] and fr["b"] and abs(math.log(f["b"]) - math.log(fr["b"])) > 1e-12:
-                nstar = math.log(f["a_ms"] / fr["a_ms"]) / math.log(fr["b"] / f["b"])
-                cross = f"n* = {nstar:.0f}" if nstar > 0 else f"n* = {nstar:.0f} (no crossing ahead)"
-                if f["b"] >= fr["b"] and f["a_ms"] >= fr["a_ms"]:
-                    cross = "never (higher and steeper)"
-            else:
-                cross = "—"
+            cross = crossing(fits[e], fr)
             md.append(f"| `{e}` | {', '.join(rs) or '—'} | {cross} |")
 
     # Totals on the instances both solved, as `queens compare` summarises.
@@ -330,9 +389,9 @@ def main(out):
                     csv.append(f"encodings,{n},{plan[n]['d']},{r['id']},{e},{a['status']},"
                                f"{a['time_ms']:.3f},{a['vars'] or ''},{a['clauses'] or ''}")
             md.append(f"| {n} | " + " | ".join(cells) + " |")
-        md.append(f"\n| encoding | b | ±2 s.e. | sizes fitted | total time on instances all "
-                  f"encodings solved, against `{names[0]}` |")
-        md.append("|---|---|---|---|---|")
+        md.append(f"\n| encoding | solved: sat, unsat | b | ±2 s.e. | sizes fitted | total time on "
+                  f"instances all encodings solved, against `{names[0]}` |")
+        md.append("|---|---|---|---|---|---|")
         for k, e in enumerate(names):
             b, spread = fmt_fit(fit([(n, m) for n, m in emed[e].items() if m]))
             mine = base = 0.0
@@ -344,7 +403,15 @@ def main(out):
                         base += r["attempts"][0]["time_ms"]
                         cnt += 1
             ratio = "reference" if k == 0 else (f"{mine / base:.3g}× on {cnt}" if base else "—")
-            md.append(f"| `{e}` | {b} | {spread} | {len([m for m in emed[e].values() if m])} | {ratio} |")
+            sv = {"sat": [0, 0], "unsat": [0, 0]}
+            for n in ens:
+                for r in enc[n]["instances"]:
+                    st = status.get(r["id"])
+                    if st:
+                        sv[st][1] += 1
+                        sv[st][0] += r["attempts"][k]["status"] == st
+            sol = f"{sv['sat'][0]}/{sv['sat'][1]}, {sv['unsat'][0]}/{sv['unsat'][1]}"
+            md.append(f"| `{e}` | {sol} | {b} | {spread} | {len([m for m in emed[e].values() if m])} | {ratio} |")
         svg(f"{out}/encodings-growth.svg", "CaDiCaL: median time per encoding",
             [(e, [(n, m / 1e3) for n, m in sorted(emed[e].items()) if m]) for e in names],
             limit_ms / 1e3)
