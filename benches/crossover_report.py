@@ -225,13 +225,19 @@ def main(out):
             if e == "local":
                 rows = [r for r in rows if status.get(r["id"]) == "sat"]
                 if not rows:
-                    cell[e][n] = "no known sat instance"
+                    gave = sum(r["attempts"][0]["status"] == "error" for r in data["instances"])
+                    cell[e][n] = (f"no board on {len(data['instances'])} (gave up on {gave}); "
+                                  "none known satisfiable")
                     continue
             ts = [times(r, k) for r in rows]
             m = median(ts)
             solved = sum(math.isfinite(t) for t in ts)
             med[e][n] = m
             cell[e][n] = f"{fmt_ms(m)} {solved}/{len(ts)}"
+            if e == "local":
+                gave = sum(r["attempts"][0]["status"] == "error" for r in rows)
+                if gave:
+                    cell[e][n] += f" (gave up on {gave})"
             for r in data["instances"]:
                 a = r["attempts"][k]
                 csv.append(f"{'local' if e == 'local' else 'engines'},{n},{plan[n]['d']},{r['id']},"
@@ -267,15 +273,20 @@ def main(out):
 
     fits = {e: fit([(n, m) for n, m in med[e].items() if m]) for e in cols}
     md.append("\n### Growth: time ≈ a·bⁿ fitted to the medians under the limit\n")
-    md.append("| engine | b | ±2 s.e. | sizes fitted | n range | a |")
-    md.append("|---|---|---|---|---|---|")
+    r0 = engines[0] if engines else None
+    md.append(f"| engine | b | ±2 s.e. | sizes fitted | n range | a (ms) | `{r0}` over the same sizes: b (±2 s.e.) |")
+    md.append("|---|---|---|---|---|---|---|")
     for e in cols:
         f = fits[e]
         b, spread = fmt_fit(f)
         ns = [n for n, m in med[e].items() if m]
         rng = f"{min(ns)}–{max(ns)}" if ns else "—"
-        a = fmt_ms(f["a_ms"]) if f["a_ms"] else "—"
-        md.append(f"| `{e}` | {b} | {spread} | {f['k']} | {rng} | {a} |")
+        a = f"{f['a_ms']:.3g}" if f["a_ms"] else "—"
+        same = fit([(n, med[r0][n]) for n in ns if med[r0].get(n)]) if r0 and e != r0 else None
+        sb = "—"
+        if same and same["b"]:
+            sb = "{} ({})".format(*fmt_fit(same))
+        md.append(f"| `{e}` | {b} | {spread} | {f['k']} | {rng} | {a} | {sb} |")
 
     # The same on the satisfiable instances alone, and on the unsatisfiable ones alone: the
     # SAT solvers fail mostly on the latter.
