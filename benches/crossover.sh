@@ -9,6 +9,8 @@
 #   benches/crossover.sh OUT                 # the study as reported: about an hour
 #   LIMIT=60 benches/crossover.sh OUT        # the same with a 60 s limit per attempt
 #   benches/crossover.sh report OUT          # the tables and plots again from OUT/runs
+#   benches/crossover.sh unsat OUT           # afterwards: the unsatisfiable instances of
+#                                            # n = 20, 21 again, 60 s (UNSAT_SIZES, UNSAT_LIMIT)
 #
 # OUT must be outside the repository: OUT/inputs holds copies of the CSPLib instances it ran.
 # It gets OUT/report.md (the tables), OUT/engines-growth.svg, OUT/encodings-growth.svg,
@@ -31,8 +33,8 @@
 #   QUEENS=target/release/queens   NICE=5
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "${1:-}" = report ]; then
-    exec python3 benches/crossover.py report "${2:?usage: benches/crossover.sh report OUT}"
+if [ "${1:-}" = report ] || [ "${1:-}" = unsat ]; then
+    exec python3 benches/crossover.py "$1" "${2:?usage: benches/crossover.sh $1 OUT}"
 fi
 OUT=${1:?usage: benches/crossover.sh OUT (a folder outside the repository)}
 case "$(realpath -m "$OUT")/" in

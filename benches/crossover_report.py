@@ -427,6 +427,27 @@ def main(out):
             [(e, [(n, m / 1e3) for n, m in sorted(emed[e].items()) if m]) for e in names],
             limit_ms / 1e3)
 
+    # The unsatisfiable instances again with a longer limit (crossover.py unsat).
+    if os.path.exists(f"{out}/runs/unsat-long.json"):
+        data = load(f"{out}/runs/unsat-long.json")
+        names = data["engines"]
+        md.append(f"\n### The unsatisfiable instances with a {data['timeout_ms'] / 1e3:g} s limit\n")
+        md.append("| n | " + " | ".join(f"`{e}`" for e in names) + " |")
+        md.append("|---|" + "---|" * len(names))
+        for n in sorted({r["n"] for r in data["instances"]}):
+            rows = [r for r in data["instances"] if r["n"] == n]
+            cells = []
+            for k, e in enumerate(names):
+                ts = [times(r, k) for r in rows]
+                done = [t for t in ts if math.isfinite(t)]
+                most = f", slowest answer {fmt_ms(max(done))}" if done else ""
+                cells.append(f"{fmt_ms(median(ts))} {len(done)}/{len(ts)}{most}")
+                for r in rows:
+                    a = r["attempts"][k]
+                    csv.append(f"unsat-long,{n},{plan[n]['d']},{r['id']},{e},{a['status']},"
+                               f"{a['time_ms']:.3f},{a['vars'] or ''},{a['clauses'] or ''}")
+            md.append(f"| {n} | " + " | ".join(cells) + " |")
+
     with open(f"{out}/report.md", "w") as f:
         f.write("\n".join(md) + "\n")
     with open(f"{out}/attempts.csv", "w") as f:
