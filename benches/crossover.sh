@@ -1,46 +1,44 @@
 #!/usr/bin/env bash
-# The crossover study: CSPLib prob079 (Excluded Diagonals) at the hard ratio d ≈ 0.9 n, on the
-# backtracker, varisat, CaDiCaL, MiniSat and the race; then the encodings (and the ring
-# constraints) under CaDiCaL. Every answer is verified and engines that disagree fail the run
-# (exit 3). BENCHMARKS.md, "SAT solvers against backtracking: the crossover", and
-# docs/sat-solvers.md explain the output.
+# The crossover study: CSPLib prob079 (Excluded Diagonals) at d ≈ 0.9 n on the backtracker
+# (one and two threads), varisat, CaDiCaL, MiniSat, the race and the local search; then the
+# encodings (and the ring constraints) under CaDiCaL. Every answer is verified by `queens
+# compare`; engines that disagree, or an answer that contradicts the label an instance was
+# selected with, stop the run with exit 3. BENCHMARKS.md section 11 reports it and
+# docs/sat-solvers.md ("The crossover study") explains the protocol.
 #
-#   benches/crossover.sh [OUT]          # the full study: about a day on two cores
-#   PER_N=2 LIMIT=5 SIZES="16 18 20 22 24" benches/crossover.sh out   # a reduced run
+#   benches/crossover.sh OUT                 # the study as reported: about an hour
+#   LIMIT=60 benches/crossover.sh OUT        # the same with a 60 s limit per attempt
+#   benches/crossover.sh report OUT          # the tables and plots again from OUT/runs
+#   benches/crossover.sh unsat OUT           # afterwards: the unsatisfiable instances of
+#                                            # n = 20, 21 again, 60 s (UNSAT_SIZES, UNSAT_LIMIT)
 #
-# Inputs: n <= 21 from ../shared/data/csplib-prob079-excluded-diagonals.jsonl (prob079's
-# own instances, the first PER_N of each size); larger n from `queens generate diagonals`
-# (the same generator, seed 1 onwards). `compare --first-ratio` takes the first round(R·n)
-# diagonals of each instance.
+# OUT must be outside the repository: OUT/inputs holds copies of the CSPLib instances it ran.
+# It gets OUT/report.md (the tables), OUT/engines-growth.svg, OUT/encodings-growth.svg,
+# OUT/attempts.csv (one line per attempt) and OUT/runs/*.json (compare's own output).
+#
+# Settings (environment variables, defaults as reported):
+#   LIMIT=10            seconds per attempt; a timeout counts as "not solved"
+#   PER_N=20            instances per board size
+#   SIZES="16 17 18 19 20 21 22 23 24 26 28 32 36 40"
+#   RATIO=0.9           d = round(RATIO·n) excluded diagonals, the first d of each list
+#   BALANCE_UP_TO=24    up to this n, the backtracker (2 threads, LABEL_LIMIT=10 s) labels the
+#                       first POOL=80 instances and the first PER_N/2 satisfiable and PER_N/2
+#                       unsatisfiable ones are taken; if either kind is short, d moves by one
+#                       towards it (up to twice). Above, seeds 1..PER_N as they come.
+#   ENGINES, LOCAL      the engines (censored: an engine that answers fewer than half the
+#                       instances of a size is not run at larger sizes)
+#   ENC_SIZES="18 20 22" ENC_PER_N=10 ENCODINGS=...   the encodings sub-study
+#   PROB079=../shared/data/csplib-prob079-excluded-diagonals.jsonl  (n <= 21 come from here;
+#                       the study stops if it is missing)
+#   QUEENS=target/release/queens   NICE=5
 set -euo pipefail
 cd "$(dirname "$0")/.."
-Q=${QUEENS:-target/release/queens}
-OUT=${1:-crossover}
-PER_N=${PER_N:-20}
-LIMIT=${LIMIT:-60}
-RATIO=${RATIO:-0.9}
-SIZES=${SIZES:-$(seq 16 40)}
-PROB079=${PROB079:-../shared/data/csplib-prob079-excluded-diagonals.jsonl}
-ENGINES=${ENGINES:-backtrack:1,backtrack:2,sat:seq,ext:cadical,ext:minisat,race:seq}
-ENCODINGS=${ENCODINGS:-backtrack:1,ext:cadical:pairwise,ext:cadical:seq,ext:cadical:product,ext:cadical:bimander,ext:cadical,ext:cadical+rings}
-
-mkdir -p "$OUT/inputs"
-rm -f "$OUT"/inputs/*.jsonl
-for n in $SIZES; do
-    if [ "$n" -le 21 ] && [ -f "$PROB079" ]; then
-        grep -m "$PER_N" "\"n\":$n," "$PROB079" > "$OUT/inputs/prob079-$n.jsonl"
-    else
-        if [ "$n" -le 21 ]; then
-            echo "crossover: $PROB079 not found: generating the n = $n instances instead" >&2
-        fi
-        "$Q" generate diagonals --n "$n" --seed 1 --count "$PER_N" -o "$OUT/inputs/generated-$n.jsonl"
-    fi
-done
-
-run() { # name engines
-    nice -n 10 "$Q" compare "$OUT"/inputs/*.jsonl --first-ratio "$RATIO" --per-n "$PER_N" \
-        --engines "$2" --timeout "$LIMIT" --growth --csv "$OUT/$1.csv" \
-        --plot "$OUT/$1-scatter.svg" --growth-plot "$OUT/$1-growth.svg" | tee "$OUT/$1.txt"
-}
-run engines "$ENGINES"
-run encodings "$ENCODINGS"
+if [ "${1:-}" = report ] || [ "${1:-}" = unsat ]; then
+    exec python3 benches/crossover.py "$1" "${2:?usage: benches/crossover.sh $1 OUT}"
+fi
+OUT=${1:?usage: benches/crossover.sh OUT (a folder outside the repository)}
+case "$(realpath -m "$OUT")/" in
+    "$(pwd -P)"/*) echo "crossover: $OUT is inside the repository; give a folder outside it" >&2; exit 2 ;;
+esac
+mkdir -p "$OUT"
+exec python3 benches/crossover.py run "$OUT"
