@@ -391,3 +391,31 @@ fn excluded_diagonals_generated_past_4096_rows() {
         );
     }
 }
+
+/// A cancelled local search stops between starts, not after all of them: on n = 3 every start
+/// is stuck long before the repair's own poll of the budget, and `auto`'s race waited for the
+/// loser's last start before answering.
+#[test]
+fn local_search_looks_at_the_budget_between_starts() {
+    let p = Problem::new(3).unwrap();
+    let config = Config {
+        seed: 1,
+        restarts: 1_000_000,
+    };
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let budget = Budget {
+        cancel: Some(cancel),
+        ..Budget::default()
+    };
+    let (outcome, stats) = local::solve(&p, config, &budget).unwrap();
+    assert_eq!(outcome, Outcome::Interrupted);
+    assert_eq!(stats.restarts, 0);
+    // Not cancelled, it gives up after its starts: no answer, never "no solution".
+    let config = Config {
+        seed: 1,
+        restarts: 20,
+    };
+    let (outcome, stats) = local::solve(&p, config, &Budget::default()).unwrap();
+    assert_eq!(outcome, Outcome::GaveUp);
+    assert_eq!(stats.restarts, 20);
+}
