@@ -5,7 +5,7 @@
 //! instance on every platform and every release that keeps this file's algorithms.
 
 use crate::error::Error;
-use crate::model::{Diagonal, Pos, Problem};
+use crate::model::{Diagonal, Pos, Problem, MAX_N};
 use crate::rng::Rng;
 
 /// A random n-queens completion instance with up to `queens` fixed queens (rule `full`).
@@ -143,6 +143,80 @@ pub fn diagonals(n: usize, min_free: usize, seed: u64) -> Vec<Diagonal> {
     out
 }
 
+/// The first `first` diagonals of [`diagonals`]'s list (the whole list when `first` is
+/// `None`), for any board the model accepts, in memory linear in n.
+///
+/// While fewer than n − `min_free` diagonals are in the list, every row and column still has
+/// more than `min_free` open cells (each diagonal closes at most one cell of a line), so the
+/// generator keeps every diagonal it visits: a prefix of up to n − `min_free` diagonals is the
+/// first diagonals of the shuffled order itself, found in time and memory linear in n (4 or 8
+/// bytes per diagonal) with the same draws, so the same seed gives the same prefix as the full
+/// list. A longer prefix, or the whole list, needs the cell-by-cell greedy pass (n² bits and
+/// time): that works up to [`MAX_N`] and is refused past it, naming the longest prefix there.
+pub fn diagonals_prefix(
+    n: usize,
+    min_free: usize,
+    seed: u64,
+    first: Option<usize>,
+) -> Result<Vec<Diagonal>, Error> {
+    Problem::sized(n)?;
+    let quick = n.saturating_sub(min_free);
+    match first {
+        Some(d) if d <= quick => return Ok(shuffled_prefix(n, d, seed)),
+        _ if n <= MAX_N => {}
+        Some(d) => {
+            return Err(Error::Unsupported(format!(
+                "field `first`: {d}: past {MAX_N} rows the list is made only up to its first \
+                 n − K = {quick} diagonals (n = {n}, K = {min_free}); a longer list needs the \
+                 n² greedy pass"
+            )))
+        }
+        None => {
+            return Err(Error::Unsupported(format!(
+                "field `first`: past {MAX_N} rows give the prefix length (up to n − K = {quick} \
+                 for n = {n}, K = {min_free}; prob079's hard ratio is about 0.9 n): the whole \
+                 maximal list needs the n² greedy pass"
+            )))
+        }
+    }
+    let list = diagonals(n, min_free, seed);
+    let d = first.unwrap_or(list.len());
+    if d > list.len() {
+        return Err(Error::Unsupported(format!(
+            "field `first`: {d}: seed {seed} gives a maximal list of only {} diagonals for n = \
+             {n}, K = {min_free}",
+            list.len()
+        )));
+    }
+    let mut list = list;
+    list.truncate(d);
+    Ok(list)
+}
+
+/// The first `d` diagonals of [`diagonals`]'s shuffled visiting order (its draws exactly),
+/// holding one index per diagonal: `u32` where 4n − 2 of them fit, `u64` otherwise.
+fn shuffled_prefix(n: usize, d: usize, seed: u64) -> Vec<Diagonal> {
+    let len = 4 * n - 2;
+    // Index 2k is `Sum(k)`, 2k + 1 is `Diff(k)`: the order `diagonals` lists them in.
+    let diagonal = |i: usize| {
+        if i % 2 == 0 {
+            Diagonal::Sum(i / 2)
+        } else {
+            Diagonal::Diff(i / 2)
+        }
+    };
+    let mut rng = Rng::new(seed);
+    if u32::try_from(len).is_ok() {
+        let mut order: Vec<u32> = (0..len as u32).collect();
+        rng.shuffle(&mut order);
+        order[..d].iter().map(|&i| diagonal(i as usize)).collect()
+    } else {
+        let mut order: Vec<u64> = (0..len as u64).collect();
+        rng.shuffle(&mut order);
+        order[..d].iter().map(|&i| diagonal(i as usize)).collect()
+    }
+}
+
 /// The Excluded Diagonals instance made of the first `first` diagonals of `list` (all of them
 /// when `first` is `None`; a `first` beyond the list is an error).
 pub fn diagonals_problem(
@@ -157,7 +231,7 @@ pub fn diagonals_problem(
             list.len()
         )));
     }
-    Problem::new(n)?.with_excluded(&list[..d])
+    Problem::sized(n)?.with_excluded(&list[..d])
 }
 
 fn diagonal_cells(n: usize, d: Diagonal) -> Vec<Pos> {

@@ -1,6 +1,11 @@
 //! Fuzzing the loaders on stable Rust (STYLE.md lesson 15): a grammar of near-valid
 //! inputs and byte-level mutations of the project's own files, driven through every loader
-//! in-process, then through the verifier and the backtracker with a small deadline.
+//! in-process, then through the verifier and the backtracker with a small deadline. Boards
+//! past 4096 rows (JSON instances and boards given by their size, with presets, blocked cells
+//! and excluded diagonals near the edges) go through the sparse model and a `solve` under a
+//! small deadline and memory limit; every case also carries a column-per-row board (short,
+//! long, out of range, not numbers) that `check --board`'s reader and verifier take against
+//! each instance loaded.
 //!
 //! The property: nothing panics, every error names its origin first, and a board the
 //! backtracker returns passes the verifier. `fuzz` runs a few thousand cases in every
@@ -34,6 +39,8 @@ use queens::{verify, Problem};
 struct Case {
     name: &'static str,
     bytes: Vec<u8>,
+    /// A column-per-row board (`check --board`) read and checked against each instance.
+    board: Vec<u8>,
     /// `--first` for the loaders that take a prefix.
     first: Option<usize>,
     /// The variable count a model is checked against.
@@ -431,6 +438,117 @@ fn mutate(mut bytes: Vec<u8>, mutations: &[Mutation]) -> Vec<u8> {
     bytes
 }
 
+// ---------------------------------------------------------------------------------------------
+// Big boards: sizes past 4096 rows, held sparsely
+
+/// Board sizes past the dense bound, up to and past the sparse one (2³¹ − 1).
+fn big_n() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        4 => 4097u64..20_000,
+        2 => prop::sample::select(vec![
+            4096u64, 4097, 65_536, 100_000, 1_000_000, 10_000_000, 2_147_483_646,
+            2_147_483_647, 2_147_483_648, 4_294_967_296, u64::MAX,
+        ]),
+    ]
+}
+
+/// A coordinate on (or just off) a board of `n` rows, or a value of the wrong kind.
+fn big_coord(n: u64) -> impl Strategy<Value = String> {
+    let edge = n.saturating_sub(1);
+    prop_oneof![
+        4 => (0..n.clamp(1, 20_000)).prop_map(|v| v.to_string()),
+        2 => prop::sample::select(vec![
+            0, edge, n, n.saturating_add(1), 2 * edge.min(u64::MAX / 2), (2 * edge.min(u64::MAX / 2)).saturating_add(1),
+        ])
+        .prop_map(|v| v.to_string()),
+        1 => prop::sample::select(vec!["-1", "1.5", "\"3\"", "null", "1e9", "[]", "99999999999999999999"])
+            .prop_map(str::to_string),
+    ]
+}
+
+/// A JSON instance past 4096 rows: fixed queens, blocked cells and excluded diagonals near
+/// the edges, listed twice, off the board, or malformed.
+fn big_json() -> impl Strategy<Value = Vec<u8>> {
+    big_n().prop_flat_map(|n| {
+        let pair = (big_coord(n), big_coord(n)).prop_map(|(a, b)| format!("[{a},{b}]"));
+        let list = prop::collection::vec(
+            prop_oneof![
+                6 => pair,
+                1 => Just("\"a1\"".to_string()),
+                1 => Just("[1]".to_string()),
+                1 => Just("[1,2,3]".to_string()),
+            ],
+            0..6,
+        )
+        .prop_map(|mut items| {
+            // A repeat now and then: the first item again.
+            if items.len() > 2 && items.len() % 2 == 1 {
+                items.push(items[0].clone());
+            }
+            format!("[{}]", items.join(","))
+        });
+        let field = prop_oneof![
+            3 => list.clone().prop_map(|v| format!("\"queens\": {v}")),
+            2 => list.clone().prop_map(|v| format!("\"blocked\": {v}")),
+            2 => list.prop_map(|v| format!("\"diags\": {v}")),
+            1 => Just("\"diagonals\": \"touch\"".to_string()),
+            1 => Just("\"regions\": [\"AB\", \"BA\"]".to_string()),
+        ];
+        prop::collection::vec(field, 0..4).prop_map(move |fields| {
+            let mut all = vec![format!("\"n\": {n}")];
+            all.extend(fields);
+            format!("{{{}}}\n", all.join(", ")).into_bytes()
+        })
+    })
+}
+
+/// A board given by its size (`n: N`) with option lines: the text format for big boards.
+fn big_text() -> impl Strategy<Value = Vec<u8>> {
+    big_n().prop_flat_map(|n| {
+        let cell = (big_coord(n), big_coord(n)).prop_map(|(a, b)| format!("{a},{b}"));
+        let line = prop_oneof![
+            3 => (
+                prop::sample::select(vec!["queens", "blocked", "diags", "marks", "Queens"]),
+                prop::collection::vec(cell, 0..5),
+            )
+                .prop_map(|(k, cells)| format!("{k}: {}", cells.join(" "))),
+            1 => prop::sample::select(vec![
+                "diagonals: full", "diagonals: touch", "n: 5", "....", "# comment", "diags: 1",
+                "queens: a1 b2", "diags: 3,2",
+            ])
+            .prop_map(str::to_string),
+        ];
+        (prop::collection::vec(line, 0..5), eol()).prop_map(move |(lines, eol)| {
+            let mut s = format!("n: {n}{eol}");
+            for l in lines {
+                s.push_str(&l);
+                s.push_str(eol);
+            }
+            s.into_bytes()
+        })
+    })
+}
+
+/// A column-per-row board for `check --board`: short, long, out of range, not numbers,
+/// blank and comment lines.
+fn board() -> impl Strategy<Value = Vec<u8>> {
+    let line = prop_oneof![
+        6 => (0u64..12).prop_map(|c| c.to_string()),
+        1 => prop::sample::select(vec![
+            "", " ", "#", "# c", "-1", "4096", "4097", "2147483646", "2147483647", "4294967296",
+            "99999999999999999999", "1.0", "x", "3 4", "\u{FEFF}1", "+1", "0x1",
+        ])
+        .prop_map(str::to_string),
+    ];
+    (prop::collection::vec(line, 0..14), eol()).prop_map(|(lines, eol)| {
+        let mut s = lines.join(eol);
+        if !s.is_empty() {
+            s.push_str(eol);
+        }
+        s.into_bytes()
+    })
+}
+
 fn case() -> impl Strategy<Value = Case> {
     let seeds = seeds();
     let text = prop_oneof![
@@ -440,6 +558,8 @@ fn case() -> impl Strategy<Value = Case> {
         2 => csplib(),
         2 => model(),
         3 => prop::sample::select(seeds),
+        2 => big_json(),
+        2 => big_text(),
     ];
     (
         text,
@@ -448,15 +568,17 @@ fn case() -> impl Strategy<Value = Case> {
         prop::sample::select(NAMES.to_vec()),
         prop::option::of(0usize..5),
         0usize..40,
+        board(),
     )
         .prop_map(
-            |(bytes, mutations, mutate_it, name, first, num_vars)| Case {
+            |(bytes, mutations, mutate_it, name, first, num_vars, board)| Case {
                 name,
                 bytes: if mutate_it {
                     mutate(bytes, &mutations)
                 } else {
                     bytes
                 },
+                board,
                 first,
                 num_vars,
             },
@@ -467,10 +589,14 @@ fn case() -> impl Strategy<Value = Case> {
 // Driving the loaders
 
 thread_local! {
+    /// The current case's column-per-row board, checked against every problem it loads.
+    static BOARD: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     static FUZZING: Cell<bool> = const { Cell::new(false) };
     static LAST_PANIC: RefCell<String> = const { RefCell::new(String::new()) };
     /// Problems that loaded and went on to the verifier and the backtracker.
     static EXERCISED: Cell<u64> = const { Cell::new(0) };
+    /// Of which boards past 4096 rows.
+    static EXERCISED_BIG: Cell<u64> = const { Cell::new(0) };
 }
 
 /// While fuzzing, a panic is recorded (message and place) instead of printed, so the run
@@ -526,6 +652,17 @@ fn check_origin<T>(what: &str, origin: &str, r: &Result<T, queens::Error>) {
 fn exercise(p: &Problem) {
     EXERCISED.with(|e| e.set(e.get() + 1));
     let _ = verify::conflicts(p, p.fixed());
+    BOARD.with(|b| {
+        let b = b.borrow();
+        if let Ok(cols) = formats::columns::read("board", &b) {
+            let r = queens::ops::check_columns(p, &cols);
+            assert_eq!(r.n, p.n());
+        }
+    });
+    if p.is_sparse() {
+        EXERCISED_BIG.with(|e| e.set(e.get() + 1));
+        exercise_big(p);
+    }
     if p.n() <= 12 {
         let config = backtrack::Config {
             deadline: Some(Instant::now() + Duration::from_millis(50)),
@@ -616,8 +753,31 @@ fn exercise_ops(p: &Problem) {
     }
 }
 
+/// A board past 4096 rows: solved by the operations layer under a small deadline and a
+/// memory limit that refuses the largest before anything is allocated. Any board it returns
+/// has passed the column verifier (an internal error otherwise).
+fn exercise_big(p: &Problem) {
+    use queens::ops::{Context, Request, SolveRequest};
+    let mut ctx = Context::default().with_timeout_ms(Some(10));
+    ctx.budget.max_memory = Some(16 << 20);
+    let req = Request::Solve(SolveRequest::new(p.clone()));
+    if let Err(e @ queens::Error::Internal(_)) = req.run_here(&ctx) {
+        panic!(
+            "solve on a {}-row board failed an internal check: {e}",
+            p.n()
+        );
+    }
+}
+
 /// Every loader on one input. Panics propagate to the caller.
 fn drive(case: &Case) {
+    BOARD.with(|b| *b.borrow_mut() = case.board.clone());
+    // The board file alone: read or refused naming its origin.
+    check_origin(
+        "columns::read",
+        "board",
+        &formats::columns::read("board", &case.board),
+    );
     // The same bytes as a service request body: parsed or refused with a problem, never a
     // panic.
     let _ = queens::server::parse_body::<queens::ops::SolveRequest>(&case.bytes);
@@ -697,10 +857,12 @@ fn run_cases(cases: u32) -> (u32, Vec<(String, Case)>) {
 /// Prints the figures, then up to three inputs per place that panicked, and fails if any did.
 fn report(ran: u32, started: Instant, failures: &[(String, Case)]) {
     eprintln!(
-        "fuzz: {ran} inputs in {:.1} s, {} panics; {} problems loaded and solved",
+        "fuzz: {ran} inputs in {:.1} s, {} panics; {} problems loaded and solved, {} of them \
+         past 4096 rows",
         started.elapsed().as_secs_f64(),
         failures.len(),
-        EXERCISED.with(Cell::get)
+        EXERCISED.with(Cell::get),
+        EXERCISED_BIG.with(Cell::get)
     );
     let mut places: Vec<(&str, Vec<&Case>)> = Vec::new();
     for (message, case) in failures {
@@ -714,11 +876,12 @@ fn report(ran: u32, started: Instant, failures: &[(String, Case)]) {
         eprintln!("=== {} inputs: {place}", cases.len());
         for case in cases.iter().take(3) {
             eprintln!(
-                "--- {} (first {:?}, vars {}): b\"{}\"",
+                "--- {} (first {:?}, vars {}): b\"{}\" board b\"{}\"",
                 case.name,
                 case.first,
                 case.num_vars,
-                case.bytes.escape_ascii()
+                case.bytes.escape_ascii(),
+                case.board.escape_ascii()
             );
         }
     }
@@ -751,6 +914,7 @@ fn replay(name: &'static str, bytes: &[u8]) {
     drive(&Case {
         name,
         bytes: bytes.to_vec(),
+        board: Vec::new(),
         first: None,
         num_vars: 8,
     });

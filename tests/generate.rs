@@ -353,3 +353,36 @@ fn write_value_keeps_the_writers_layout() {
         assert_eq!(&formats::json::write_value(&value), text);
     }
 }
+
+/// The linear prefix (the shuffled order, up to n − K diagonals) is the full generator's
+/// list cut short, for every length it covers: the same seed gives the same instance on
+/// every path.
+#[test]
+fn diagonals_prefix_matches_the_full_list() {
+    for seed in 0..6 {
+        for (n, min_free) in [(1, 0), (5, 4), (8, 2), (21, 4), (40, 4), (97, 4), (200, 10)] {
+            let full = generate::diagonals(n, min_free, seed);
+            let quick = n.saturating_sub(min_free);
+            for d in [0, 1, quick / 2, quick * 9 / 10, quick] {
+                let prefix = generate::diagonals_prefix(n, min_free, seed, Some(d)).unwrap();
+                assert_eq!(
+                    prefix[..],
+                    full[..d],
+                    "n={n} K={min_free} d={d} seed={seed}"
+                );
+            }
+            assert_eq!(
+                generate::diagonals_prefix(n, min_free, seed, None).unwrap(),
+                full
+            );
+            assert!(generate::diagonals_prefix(n, min_free, seed, Some(full.len() + 1)).is_err());
+        }
+    }
+    // Past 4096 rows: linear, and only up to n − K.
+    let big = generate::diagonals_prefix(5000, 4, 1, Some(4500)).unwrap();
+    assert_eq!(big.len(), 4500);
+    let p = generate::diagonals_problem(5000, &big, None).unwrap();
+    assert!(p.is_sparse());
+    assert!(generate::diagonals_prefix(5000, 4, 1, Some(4997)).is_err());
+    assert!(generate::diagonals_prefix(5000, 4, 1, None).is_err());
+}

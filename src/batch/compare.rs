@@ -49,6 +49,10 @@ pub struct Report {
     /// Race: the engine that answered first (`backtrack` or `sat`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered_by: Option<String>,
+    /// Local search (or `auto` through it) ended without an answer: why. The parent counts
+    /// the attempt as a timeout ("no answer within the limits"), never as "no solution".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gave_up: Option<String>,
 }
 
 /// Runs one engine on one problem in this process (what `queens attempt` does in the child).
@@ -77,6 +81,7 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 vars: None,
                 clauses: None,
                 answered_by: None,
+                gave_up: None,
             })
         }
         EngineSpec::Sat(encoding) => {
@@ -90,6 +95,7 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 vars: Some(stats.vars),
                 clauses: Some(stats.clauses),
                 answered_by: None,
+                gave_up: None,
             })
         }
         EngineSpec::Race(encoding) => race_attempt(problem, encoding, start),
@@ -110,6 +116,7 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 vars: None,
                 clauses: None,
                 answered_by: None,
+                gave_up: None,
             })
         }
         EngineSpec::Ext(x) => {
@@ -135,6 +142,7 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 vars: Some(run.stats.vars),
                 clauses: Some(run.stats.clauses),
                 answered_by: None,
+                gave_up: None,
             })
         }
         EngineSpec::Local { .. } | EngineSpec::Auto { .. } => {
@@ -144,13 +152,24 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 crate::engine::ColumnAnswer::Sat(cols) => Some(cols),
                 crate::engine::ColumnAnswer::Unsat(_) => None,
                 // No deadline is set here (the parent kills the child at its limit), so only
-                // a local search that spent its restarts ends without an answer; saying "no
-                // solution" would be a lie.
+                // a local search that spent its restarts ends without an answer: the parent
+                // reports it as a timeout; saying "no solution" would be a lie.
                 crate::engine::ColumnAnswer::GaveUp | crate::engine::ColumnAnswer::Interrupted => {
-                    return Err(crate::Error::Unsupported(format!(
-                        "the {} engine gave up without an answer",
-                        by.name()
-                    )))
+                    let restarts = solved.work.local.map_or(0, |l| l.restarts);
+                    return Ok(Report {
+                        satisfiable: false,
+                        queens: Vec::new(),
+                        time_ms: start.elapsed().as_secs_f64() * 1e3,
+                        nodes: solved.work.nodes,
+                        learned: None,
+                        vars: None,
+                        clauses: None,
+                        answered_by: None,
+                        gave_up: Some(format!(
+                            "local search gave up after {} starts without an answer",
+                            restarts + 1
+                        )),
+                    });
                 }
             };
             Ok(Report {
@@ -167,6 +186,7 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 vars: None,
                 clauses: None,
                 answered_by: matches!(spec, EngineSpec::Auto { .. }).then(|| by.name().to_string()),
+                gave_up: None,
             })
         }
     }
@@ -201,6 +221,7 @@ fn race_attempt(
                 vars: None,
                 clauses: None,
                 answered_by: Some("backtrack".into()),
+                gave_up: None,
             }))
         },
         |stop| {
@@ -244,10 +265,14 @@ pub enum Outcome {
     Sat,
     /// Proven unsatisfiable.
     Unsat,
-    /// Killed at the time limit.
+    /// Killed at the time limit, or an incomplete engine (local search) gave up: no answer
+    /// within the limits.
     Timeout,
     /// The child failed (crash, bad output) or reported a board that does not verify.
     Error(String),
+    /// The engine cannot run on this instance (a complete engine on a board past
+    /// [`crate::model::MAX_N`], local search on a region puzzle): nothing ran; the reason.
+    Unsupported(String),
 }
 
 impl Outcome {
@@ -260,13 +285,22 @@ impl Outcome {
         }
     }
 
-    /// Short name for tables: `sat`, `unsat`, `timeout`, `error`.
+    /// Short name for tables: `sat`, `unsat`, `timeout`, `error`, `unsupported`.
     pub fn name(&self) -> &'static str {
         match self {
             Outcome::Sat => "sat",
             Outcome::Unsat => "unsat",
             Outcome::Timeout => "timeout",
             Outcome::Error(_) => "error",
+            Outcome::Unsupported(_) => "unsupported",
+        }
+    }
+
+    /// Why there is no answer, for an error or an engine that cannot run here.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Outcome::Error(m) | Outcome::Unsupported(m) => Some(m),
+            _ => None,
         }
     }
 }
@@ -283,6 +317,26 @@ pub struct Attempt {
     pub time_ms: f64,
     /// The child's report, when it finished.
     pub report: Option<Report>,
+}
+
+/// Why `spec` cannot run on `problem` at all, if it cannot: the complete engines keep n² bits
+/// and stop at [`crate::model::MAX_N`]; local search solves classic boards only.
+pub fn unsupported(problem: &Problem, spec: EngineSpec) -> Option<String> {
+    if let Err(e) = crate::engine::complete_only(problem, spec) {
+        let n = problem.n();
+        return Some(format!(
+            "{} runs on boards up to {}×{}, not {n}×{n} ({e})",
+            spec.name(),
+            crate::model::MAX_N,
+            crate::model::MAX_N
+        ));
+    }
+    if matches!(spec, EngineSpec::Local { .. }) {
+        if let Err(e) = crate::engine::local::supports(problem) {
+            return Some(e.to_string());
+        }
+    }
+    None
 }
 
 /// Runs `exe attempt --engine SPEC` on the instance with a hard limit, and checks the answer.
@@ -344,7 +398,9 @@ pub fn run_child_until(
         Ok(r) => r,
         Err(e) => return fail(format!("unreadable child output ({e}): {out}")),
     };
-    let outcome = if report.satisfiable {
+    let outcome = if report.gave_up.is_some() {
+        Outcome::Timeout
+    } else if report.satisfiable {
         match verify(problem, &report.queens) {
             Ok(()) => Outcome::Sat,
             Err(v) => Outcome::Error(format!("reported board breaks a rule: {v}")),
@@ -456,13 +512,15 @@ pub fn run(
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    attempts.push(run_child_until(
-                        &plan.exe,
-                        &inst.problem,
-                        spec,
-                        plan.timeout,
-                        stop,
-                    ));
+                    attempts.push(match unsupported(&inst.problem, spec) {
+                        Some(why) => Attempt {
+                            engine: spec,
+                            outcome: Outcome::Unsupported(why),
+                            time_ms: 0.0,
+                            report: None,
+                        },
+                        None => run_child_until(&plan.exe, &inst.problem, spec, plan.timeout, stop),
+                    });
                     on_attempt(inst, spec);
                 }
                 if stop.load(Ordering::Relaxed) {
@@ -521,6 +579,9 @@ pub struct Summary {
     pub timeouts: usize,
     /// Attempts that crashed or reported a board that does not verify.
     pub errors: usize,
+    /// Instances this engine cannot run (a board too large for it): not run, not counted
+    /// as timeouts or errors.
+    pub unsupported: usize,
     /// Median milliseconds over solved instances.
     pub median_time_ms: Option<f64>,
     /// Total milliseconds over solved instances.
@@ -564,6 +625,7 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
                 unsat: count(&|o| *o == Outcome::Unsat),
                 timeouts: count(&|o| *o == Outcome::Timeout),
                 errors: count(&|o| matches!(o, Outcome::Error(_))),
+                unsupported: count(&|o| matches!(o, Outcome::Unsupported(_))),
                 median_time_ms: median(&times),
                 // fold, not sum: an empty f64 sum is -0.0, which would print as "-0µs".
                 total_time_ms: times.iter().fold(0.0, |a, t| a + t),
@@ -617,8 +679,12 @@ pub fn fmt_count(k: u64) -> String {
 /// variables/clauses (SAT); `>60.0s` for a timeout.
 pub fn fmt_attempt(a: &Attempt) -> String {
     match (&a.outcome, &a.report) {
+        (Outcome::Timeout, Some(r)) if r.gave_up.is_some() => {
+            format!("timeout (gave up at {})", fmt_ms(r.time_ms))
+        }
         (Outcome::Timeout, _) => format!("timeout >{}", fmt_ms(a.time_ms)),
         (Outcome::Error(_), _) => "ERROR".into(),
+        (Outcome::Unsupported(_), _) => "n/a (cannot run here)".into(),
         (_, Some(r)) => {
             let mut s = fmt_ms(r.time_ms);
             if let Some(w) = &r.answered_by {
@@ -691,11 +757,14 @@ pub fn summary_text(plan: &Plan, summary: &[Summary]) -> String {
         plan.engines[0]
     );
     for (i, e) in summary.iter().enumerate() {
-        let ratio = match e.ratio_to_reference {
+        let mut ratio = match e.ratio_to_reference {
             _ if i == 0 => "reference".into(),
             Some(r) => format!("{r:.2}× on {}", e.common),
             None => "-".into(),
         };
+        if e.unsupported > 0 {
+            ratio += &format!("; cannot run {} instance(s)", e.unsupported);
+        }
         s += &format!(
             "{:<14} {:>6} {:>5} {:>5} {:>8} {:>6} {:>9} {:>9}  {}\n",
             e.engine,
@@ -759,10 +828,11 @@ pub fn csv(rows: &[Row]) -> String {
     for row in rows {
         for a in &row.attempts {
             let r = a.report.as_ref();
-            let err = match &a.outcome {
-                Outcome::Error(m) => m.replace('"', "\"\""),
-                _ => String::new(),
-            };
+            let err = a
+                .outcome
+                .message()
+                .map(|m| m.replace('"', "\"\""))
+                .unwrap_or_default();
             s += &format!(
                 "\"{}\",{},{},{},{:.3},{},{},{},{},{},\"{}\"\n",
                 row.id.replace('"', "\"\""),
@@ -803,7 +873,8 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                         "vars": r.and_then(|r| r.vars),
                         "clauses": r.and_then(|r| r.clauses),
                         "answered_by": r.and_then(|r| r.answered_by.as_deref()),
-                        "error": match &a.outcome { Outcome::Error(m) => Some(m), _ => None },
+                        "error": a.outcome.message(),
+                        "gave_up": r.and_then(|r| r.gave_up.as_deref()),
                     })
                 })
                 .collect();
@@ -843,8 +914,8 @@ pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), crate::Error> 
             label: plan.engines[e].to_string(),
             points: rows
                 .iter()
-                .filter(|r| !matches!(r.attempts[0].outcome, Outcome::Error(_)))
-                .filter(|r| !matches!(r.attempts[e].outcome, Outcome::Error(_)))
+                .filter(|r| r.attempts[0].outcome.message().is_none())
+                .filter(|r| r.attempts[e].outcome.message().is_none())
                 .map(|r| crate::plot::Point {
                     x: r.attempts[0].time_ms / 1e3,
                     y: r.attempts[e].time_ms / 1e3,
@@ -921,12 +992,17 @@ pub fn growth(engines: &[EngineSpec], rows: &[Row]) -> (Vec<GrowthPoint>, Vec<Gr
                 .iter()
                 .filter(|r| r.error.is_none() && r.n == Some(n))
                 .map(|r| &r.attempts[e])
+                // An engine that cannot run at this size has no point here.
+                .filter(|a| !matches!(a.outcome, Outcome::Unsupported(_)))
                 .map(|a| match a.outcome {
                     Outcome::Sat | Outcome::Unsat => a.time_ms,
                     _ => f64::INFINITY,
                 })
                 .collect();
             times.sort_by(f64::total_cmp);
+            if times.is_empty() {
+                continue;
+            }
             let solved = times.iter().filter(|t| t.is_finite()).count();
             let p = GrowthPoint {
                 engine: spec.to_string(),
@@ -988,7 +1064,7 @@ fn fit(engine: &str, points: &[GrowthPoint]) -> GrowthFit {
 /// The growth table (one line per n, one column per engine: median and solved/instances)
 /// and the fitted rates.
 pub fn growth_text(engines: &[EngineSpec], points: &[GrowthPoint], fits: &[GrowthFit]) -> String {
-    let mut s = format!("{:>4}", "n");
+    let mut s = format!("{:>7}", "n");
     for e in engines {
         s += &format!("  {:>24}", e.to_string());
     }
@@ -997,21 +1073,20 @@ pub fn growth_text(engines: &[EngineSpec], points: &[GrowthPoint], fits: &[Growt
     sizes.sort_unstable();
     sizes.dedup();
     for n in sizes {
-        s += &format!("{n:>4}");
+        s += &format!("{n:>7}");
         for e in engines {
             let name = e.to_string();
-            let cell =
-                points
-                    .iter()
-                    .find(|p| p.n == n && p.engine == name)
-                    .map_or("-".to_string(), |p| {
-                        format!(
-                            "{} {}/{}",
-                            p.median_time_ms.map_or(">limit".into(), fmt_ms),
-                            p.solved,
-                            p.instances
-                        )
-                    });
+            let cell = points.iter().find(|p| p.n == n && p.engine == name).map_or(
+                "n/a".to_string(),
+                |p| {
+                    format!(
+                        "{} {}/{}",
+                        p.median_time_ms.map_or(">limit".into(), fmt_ms),
+                        p.solved,
+                        p.instances
+                    )
+                },
+            );
             s += &format!("  {cell:>24}");
         }
         s += "\n";

@@ -96,7 +96,8 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
             ))
         }
     };
-    let mut problem = Problem::new(n).map_err(|e| err(n_line, e.to_string()))?;
+    // Sparse past MAX_N: nothing per cell, so the file's lists are the only big part.
+    let mut problem = Problem::sized(n).map_err(|e| err(n_line, e.to_string()))?;
     let pairs = |name: &str| -> Result<Option<Vec<Pair>>, Error> {
         let Some((line, v)) = lettings.get(name) else {
             return Ok(None);

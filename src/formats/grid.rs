@@ -1,5 +1,6 @@
 //! Text grids: a classic board of `.`, `Q` and `x`, or a region map, with optional
-//! `queens:`, `blocked:` and `diagonals:` lines.
+//! `queens:`, `blocked:` and `diagonals:` lines; or, for boards of any size, a line `n: N`
+//! in place of the grid.
 
 use super::{strip_bom, EMPTY_INPUT};
 use crate::error::Error;
@@ -136,10 +137,16 @@ pub fn parse_grid(origin: &str, text: &str) -> Result<Problem, Error> {
         rows.push((ln, line));
     }
     if rows.is_empty() {
-        return Err(match first_option {
-            None => Error::input(origin, EMPTY_INPUT),
-            Some(_) => Error::input(origin, "no grid found (expected n lines of n cells)"),
-        });
+        return match first_option {
+            None => Err(Error::input(origin, EMPTY_INPUT)),
+            Some((ln, line)) if option_line(line).is_some_and(|(k, _)| k == "n") => {
+                sized(origin, ln, line, lines)
+            }
+            Some(_) => Err(Error::input(
+                origin,
+                "no grid found (expected n lines of n cells, or a first line `n: N`)",
+            )),
+        };
     }
     let tokens_mode = rows.iter().any(|(_, l)| l.contains(char::is_whitespace));
     let n = grid_cells(rows[0].1, tokens_mode).count();
@@ -211,6 +218,21 @@ pub fn parse_grid(origin: &str, text: &str) -> Result<Problem, Error> {
                     list.push(p, ln);
                 }
             }
+            "n" => {
+                return Err(err(
+                    ln,
+                    "n: the grid gives the board size; `n: N` stands alone, in place of a grid"
+                        .into(),
+                ))
+            }
+            "diags" => {
+                return Err(err(
+                    ln,
+                    "diags: excluded diagonals go with a board given by `n: N` (or in JSON or \
+                     CSPLib files), not with a grid"
+                        .into(),
+                ))
+            }
             "diagonals" => {
                 let rule = parse_rule(value.trim()).ok_or_else(|| {
                     err(
@@ -239,10 +261,152 @@ pub fn parse_grid(origin: &str, text: &str) -> Result<Problem, Error> {
         .map_err(|e| Error::input(origin, e.to_string()))
 }
 
+/// A classic board given by its size instead of a grid, for any n the model accepts: the line
+/// `n: N` first, then `queens:`, `blocked:` and `diags:` lines (`diags: k,t …` excludes
+/// diagonals as CSPLib prob079 writes them, see [`crate::model::Diagonal::from_csplib`]).
+/// Nothing per cell is stored, so a board of 10⁸ rows with 10⁶ fixed queens is read in
+/// memory linear in the lists. A cell or diagonal given twice is an error naming both lines.
+fn sized<'a>(
+    origin: &str,
+    n_line: usize,
+    first: &str,
+    rest: impl Iterator<Item = (usize, &'a str)>,
+) -> Result<Problem, Error> {
+    let err = |line: usize, msg: String| Error::input(origin, format!("line {line}: {msg}"));
+    let (_, value) = option_line(first).expect("an `n:` line");
+    let value = value.trim();
+    let n = value
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| {
+            err(
+                n_line,
+                format!("n: expected the board size, a whole number from 1, got {value:?}"),
+            )
+        })?;
+    let mut problem = Problem::sized(n).map_err(|e| err(n_line, format!("n: {e}")))?;
+    let mut fixed = Listed::default();
+    let mut blocked = Listed::default();
+    let mut diags: Vec<(crate::model::Diagonal, usize)> = Vec::new();
+    for (ln, line) in rest {
+        let Some((key, value)) = option_line(line) else {
+            return Err(err(
+                ln,
+                format!(
+                    "expected `queens:`, `blocked:`, `diags:` or `diagonals:` after `n: {n}`, \
+                     got {:?} (a board given by its size has no grid)",
+                    preview_line(line)
+                ),
+            ));
+        };
+        match key {
+            "queens" | "blocked" => {
+                let list = if key == "queens" {
+                    &mut fixed
+                } else {
+                    &mut blocked
+                };
+                for tok in value.split_whitespace() {
+                    let p = parse_cell_token(tok, n).map_err(|m| err(ln, format!("{key}: {m}")))?;
+                    list.push(p, ln);
+                }
+            }
+            "diags" => {
+                for tok in value.split_whitespace() {
+                    let d =
+                        parse_diagonal_token(tok, n).map_err(|m| err(ln, format!("diags: {m}")))?;
+                    diags.push((d, ln));
+                }
+            }
+            "diagonals" => {
+                let rule = parse_rule(value.trim()).ok_or_else(|| {
+                    err(
+                        ln,
+                        format!("diagonals: expected full or touch, got {:?}", value.trim()),
+                    )
+                })?;
+                problem = problem.with_rule(rule);
+            }
+            "n" => {
+                return Err(err(
+                    ln,
+                    format!("n: the size is already given on line {n_line}"),
+                ))
+            }
+            _ => {
+                return Err(err(
+                    ln,
+                    format!("{key}: not available on a board given by its size"),
+                ))
+            }
+        }
+    }
+    let twice = fixed
+        .duplicate(n, "queens", "queen")
+        .into_iter()
+        .chain(blocked.duplicate(n, "blocked", "blocked cell"))
+        .min_by_key(|(ln, _)| *ln);
+    if let Some((ln, m)) = twice {
+        return Err(err(ln, m));
+    }
+    // A diagonal listed twice: sort by diagonal, then line, and report the later line.
+    let mut sorted: Vec<(crate::model::Diagonal, usize)> = diags.clone();
+    sorted.sort_unstable();
+    if let Some(w) = sorted
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0)
+        .min_by_key(|w| w[1].1)
+    {
+        let (k, t) = super::csplib::to_csplib(n, w[0].0);
+        return Err(err(
+            w[1].1,
+            format!(
+                "diags: diagonal {k},{t} is given twice (also on line {})",
+                w[0].1
+            ),
+        ));
+    }
+    drop(sorted);
+    let list: Vec<crate::model::Diagonal> = diags.into_iter().map(|(d, _)| d).collect();
+    problem
+        .with_fixed(&fixed.cells)
+        .and_then(|p| p.with_blocked(&blocked.cells))
+        .and_then(|p| p.with_excluded(&list))
+        .map_err(|e| Error::input(origin, e.to_string()))
+}
+
+/// At most 40 characters of a line, for an error message.
+fn preview_line(line: &str) -> String {
+    match line.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+/// `k,t`: the diagonal CSPLib prob079 writes as `[k, t]`.
+fn parse_diagonal_token(tok: &str, n: usize) -> Result<crate::model::Diagonal, String> {
+    let bad = || {
+        format!(
+            "{tok:?} is not a diagonal: expected k,t with k in 0..={} and t 0 (r − c = k − \
+             (n − 1)) or 1 (r + c = k)",
+            2 * n - 2
+        )
+    };
+    let (k, t) = tok.split_once(',').ok_or_else(bad)?;
+    let k = k.trim().parse::<usize>().map_err(|_| bad())?;
+    let t = match t.trim() {
+        "0" => 0,
+        "1" => 1,
+        _ => return Err(bad()),
+    };
+    crate::model::Diagonal::from_csplib(n, k, t).ok_or_else(bad)
+}
+
 fn option_line(line: &str) -> Option<(&'static str, &str)> {
     let (key, value) = line.split_once(':')?;
     let key = key.trim().to_ascii_lowercase();
-    ["queens", "blocked", "marks", "diagonals"]
+    ["queens", "blocked", "marks", "diagonals", "n", "diags"]
         .into_iter()
         .find(|k| *k == key)
         .map(|k| (k, value))

@@ -125,19 +125,10 @@ pub fn generate_one(
         }
         GenerateKind::Diagonals => {
             let k = req.min_free.unwrap_or(4);
-            Problem::new(n)?;
-            let list = gen::diagonals(n, k, seed);
-            let d = req.first.unwrap_or(list.len());
-            if d > list.len() {
-                return Err(Error::Unsupported(format!(
-                    "field `first`: {d}: seed {seed} gives a maximal list of only {} diagonals \
-                     for n = {n}, K = {k}",
-                    list.len()
-                )));
-            }
+            let list = gen::diagonals_prefix(n, k, seed, req.first)?;
             made(crate::formats::json::write_diagonals_json(
                 n,
-                &list[..d],
+                &list,
                 &format!("diag-{n}-{k}-{seed}"),
             ))
         }

@@ -1008,3 +1008,102 @@ fn an_empty_folder_is_named_as_such_not_as_a_selection() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Local search that spends its restarts without an answer is a timeout row ("no answer
+/// within the limits", as `solve` exits 4), never an error or "no solution"; an engine that
+/// cannot run at a board's size is `unsupported`, not an error, and the run exits 0.
+#[test]
+fn compare_reports_a_local_give_up_as_a_timeout_and_big_boards_as_unsupported() {
+    let dir = scratch("giveup");
+    // n = 3 has no solution: the backtracker proves it; local search can only give up.
+    let three = dir.join("three.json");
+    std::fs::write(&three, "{\"id\": \"three\", \"n\": 3}").unwrap();
+    let big = dir.join("big.json");
+    std::fs::write(&big, "{\"id\": \"big\", \"n\": 5000}").unwrap();
+    let csv = dir.join("out.csv");
+    let o = queens(
+        &[
+            "compare",
+            &three.display().to_string(),
+            &big.display().to_string(),
+            "--engines",
+            "backtrack,local",
+            "--timeout",
+            "60",
+            "--csv",
+            &csv.display().to_string(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    let rows = v["instances"].as_array().unwrap();
+    assert_eq!(rows[0]["status"], "unsat");
+    let gave_up = &rows[0]["attempts"][1];
+    assert_eq!(gave_up["status"], "timeout", "{gave_up}");
+    assert!(
+        gave_up["gave_up"].as_str().unwrap().contains("gave up"),
+        "{gave_up}"
+    );
+    assert!(gave_up["error"].is_null());
+    // Its time is the child's own, well under the limit.
+    assert!(gave_up["time_ms"].as_f64().unwrap() < 60_000.0);
+    assert_eq!(rows[1]["status"], "sat");
+    let unsupported = &rows[1]["attempts"][0];
+    assert_eq!(unsupported["status"], "unsupported", "{unsupported}");
+    assert!(unsupported["error"]
+        .as_str()
+        .unwrap()
+        .contains("up to 4096×4096"));
+    assert_eq!(rows[1]["attempts"][1]["status"], "sat");
+    let summary = &v["summary"];
+    assert_eq!(summary[1]["timeouts"], 1);
+    assert_eq!(summary[1]["errors"], 0);
+    assert_eq!(summary[0]["unsupported"], 1);
+    assert_eq!(summary[0]["errors"], 0);
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(csv.contains("\"three\",3,local,timeout,"), "{csv}");
+    // The table says so too.
+    let o = queens(
+        &[
+            "compare",
+            &three.display().to_string(),
+            "--engines",
+            "backtrack,local",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("timeout (gave up at"), "{out}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The local engine on a region puzzle cannot run: `unsupported`, not an error.
+#[test]
+fn compare_marks_local_on_regions_unsupported() {
+    let o = queens(
+        &[
+            "compare",
+            &instance("region-7.txt"),
+            "--engines",
+            "backtrack,local",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["instances"][0]["attempts"][1]["status"], "unsupported");
+}

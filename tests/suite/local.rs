@@ -245,3 +245,177 @@ fn bad_big_input_and_refusals() {
     assert_eq!(o.status.code(), Some(4));
     assert_eq!(json(&o)["status"], "timeout");
 }
+
+/// The text formats that take fixed queens work past 4096 rows without n² memory: a board
+/// given by its size (`n: N` and option lines) and a CSPLib prob079 parameter file both read
+/// 10⁵-row instances that local search then solves and the verifier accepts; their bad
+/// lines are exit 2 naming the line.
+#[test]
+fn text_instances_past_4096_rows() {
+    let dir = std::env::temp_dir().join(format!("queens-bigtext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let n = 100_000;
+    // Queens on (i, 2i + 1): a knight's-move chain, no two on a line.
+    let queens_text: Vec<String> = (0..1000).map(|i| format!("{},{}", i, 2 * i + 1)).collect();
+    let text = format!(
+        "# a board given by its size\nn: {n}\nqueens: {}\nblocked: 5000,5000 5001,7\ndiags: 150000,1 3,0\n",
+        queens_text.join(" ")
+    );
+    let grid = dir.join("big.txt");
+    std::fs::write(&grid, &text).unwrap();
+    let init: Vec<String> = (0..1000)
+        .map(|i| format!("[{},{}]", i, 2 * i + 1))
+        .collect();
+    let param = dir.join("big.param");
+    std::fs::write(
+        &param,
+        format!(
+            "letting n = {n}\nletting init = [{}]\nletting diags = [[150000, 1], [3, 0]]\n",
+            init.join(", ")
+        ),
+    )
+    .unwrap();
+    for file in [&grid, &param] {
+        let sol = dir.join("big.sol");
+        let f = file.to_str().unwrap();
+        let o = queens(&["solve", f, "-o", sol.to_str().unwrap(), "--json"], None);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{f}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v = json(&o);
+        assert_eq!(v["status"], "sat", "{f}");
+        assert_eq!(v["answered_by"], "local", "{f}");
+        let o = queens(&["check", f, "--board", sol.to_str().unwrap()], None);
+        assert_eq!(o.status.code(), Some(0), "{f}: {}", stdout(&o));
+    }
+    // The same board read from the text and from JSON is one problem.
+    let from_text = queens::formats::parse("big.txt", &text).unwrap();
+    assert!(from_text.is_sparse());
+    assert_eq!(from_text.fixed().len(), 1000);
+    assert_eq!(from_text.blocked().len(), 2);
+    assert_eq!(from_text.excluded().len(), 2);
+    let back =
+        queens::formats::parse("json", &queens::formats::write_json(&from_text, "x")).unwrap();
+    assert_eq!(back, from_text);
+    // Bad lines: exit 2 naming the line and what is wrong.
+    let cases: [(&str, &str); 8] = [
+        ("n: 0\n", "line 1: n: expected the board size"),
+        (
+            "n: 3000000000\n",
+            "line 1: n: board size 3000000000 is out of range",
+        ),
+        (
+            "n: 10000\nqueens: 3,10000\n",
+            "line 2: queens: cell 3,10000 is off the 10000×10000 board",
+        ),
+        (
+            "n: 10000\nqueens: 3,4\nqueens: 3,4\n",
+            "line 3: queens: queen (3,4) is given twice (also on line 2)",
+        ),
+        (
+            "n: 10000\ndiags: 20000,1\n",
+            "line 2: diags: \"20000,1\" is not a diagonal",
+        ),
+        (
+            "n: 10000\ndiags: 5,1 5,1\n",
+            "line 2: diags: diagonal 5,1 is given twice",
+        ),
+        ("n: 10000\n....\n", "line 2: expected `queens:`"),
+        (
+            "n: 10000\nn: 10000\n",
+            "line 2: n: the size is already given on line 1",
+        ),
+    ];
+    for (input, expected) in cases {
+        let o = queens(&["solve", "-", "--engine", "local"], Some(input));
+        assert_eq!(o.status.code(), Some(2), "{input:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(expected), "{input:?}: {err}");
+    }
+    // A grid gives its own size; `n:` after it is refused.
+    let o = queens(&["solve", "-"], Some("....\n....\n....\n....\nn: 4\n"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 5: n: the grid gives the board size"));
+    // A small board by its size is the same problem as its grid.
+    let small = queens::formats::parse("s", "n: 4\nqueens: 0,1\n").unwrap();
+    let grid4 = queens::formats::parse("g", ".Q..\n....\n....\n....\n").unwrap();
+    assert_eq!(small, grid4);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Excluded Diagonals past 4096 rows: the prefix up to n − K is the shuffled order itself,
+/// generated in linear memory; asking for more (or for the whole list) is exit 2 saying how
+/// far it goes.
+#[test]
+fn excluded_diagonals_generated_past_4096_rows() {
+    let o = queens(
+        &[
+            "generate",
+            "diagonals",
+            "--n",
+            "100000",
+            "--first",
+            "90000",
+            "--seed",
+            "3",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let p = queens::formats::parse("gen", &stdout(&o)).unwrap();
+    assert!(p.is_sparse());
+    assert_eq!(p.excluded().len(), 90_000);
+    for (args, expected) in [
+        (vec!["--n", "100000"], "up to n − K = 99996"),
+        (
+            vec!["--n", "100000", "--first", "99997"],
+            "first n − K = 99996 diagonals",
+        ),
+    ] {
+        let mut all = vec!["generate", "diagonals"];
+        all.extend(args);
+        let o = queens(&all, None);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(expected),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// A cancelled local search stops between starts, not after all of them: on n = 3 every start
+/// is stuck long before the repair's own poll of the budget, and `auto`'s race waited for the
+/// loser's last start before answering.
+#[test]
+fn local_search_looks_at_the_budget_between_starts() {
+    let p = Problem::new(3).unwrap();
+    let config = Config {
+        seed: 1,
+        restarts: 1_000_000,
+    };
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let budget = Budget {
+        cancel: Some(cancel),
+        ..Budget::default()
+    };
+    let (outcome, stats) = local::solve(&p, config, &budget).unwrap();
+    assert_eq!(outcome, Outcome::Interrupted);
+    assert_eq!(stats.restarts, 0);
+    // Not cancelled, it gives up after its starts: no answer, never "no solution".
+    let config = Config {
+        seed: 1,
+        restarts: 20,
+    };
+    let (outcome, stats) = local::solve(&p, config, &Budget::default()).unwrap();
+    assert_eq!(outcome, Outcome::GaveUp);
+    assert_eq!(stats.restarts, 20);
+}

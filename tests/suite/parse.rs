@@ -207,7 +207,7 @@ fn empty_input_is_refused_not_a_panic() {
     // Option lines without a grid keep their own message.
     assert_eq!(
         err("queens: 0,0\n"),
-        "in.txt: no grid found (expected n lines of n cells)"
+        "in.txt: no grid found (expected n lines of n cells, or a first line `n: N`)"
     );
 }
 

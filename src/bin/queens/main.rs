@@ -384,7 +384,8 @@ enum GenerateKind {
         /// Open cells every row and column keeps (prob079 uses 4).
         #[arg(long, value_name = "K", default_value_t = 4)]
         min_free: usize,
-        /// Keep only the first D diagonals of the list (default: all).
+        /// Keep only the first D diagonals of the list (default: all, up to n = 4096; past
+        /// 4096, D is needed and at most n − K).
         #[arg(long, value_name = "D")]
         first: Option<usize>,
         #[command(flatten)]

@@ -263,6 +263,13 @@ pub(super) fn run(problem: &Problem, config: Config, budget: &Budget) -> (Outcom
     let mut pool = free_cols;
     for attempt in 0..=config.restarts {
         if attempt > 0 {
+            // A start on a small board ends (stuck) long before its first poll of the budget
+            // (every 4096 repair steps, every 65,536 rows placed), so a cancelled race or a
+            // deadline is looked at between starts too: without it a losing local search
+            // ran all its starts before the race could answer.
+            if budget.exhausted() {
+                return (Outcome::Interrupted, stats);
+            }
             stats.restarts += 1;
         }
         match one_start(problem, &mut board, &mut pool, &mut rng, budget, &mut stats) {
