@@ -55,9 +55,9 @@ pub enum ProofTarget {
     /// Into [`Certificate::proof`].
     #[default]
     Memory,
-    /// Into this file, streamed as the backtracker writes LRAT (its threads' parts stream
-    /// into the same folder and are merged), and checked from it: memory does not bound
-    /// the proof. Other proofs are built in memory and then written there.
+    /// Into this file, streamed as the backtracker writes LRAT and checked on its way there:
+    /// memory does not bound the proof. Other proofs are built in memory and then written
+    /// there.
     File(PathBuf),
 }
 
@@ -124,9 +124,9 @@ pub fn solve_certified(
 
 /// [`solve_certified`], the proof going to `target`.
 ///
-/// The backtracker's LRAT ([`direct_lrat`]) carries its own hints and streams: to the file
-/// (its parts beside it) or to memory, bounded there by a quarter of `budget.max_memory`;
-/// it is checked by the hint-only checker, streaming from the file. The other proofs are
+/// The backtracker's LRAT ([`direct_lrat`]) carries its own hints and streams through the
+/// hint-only checker as it is written: to the file, or to memory, bounded there by a quarter
+/// of `budget.max_memory`. The other proofs are
 /// built in memory (the SAT engine's DRAT, the backtracker's DRAT, LRAT converted from
 /// DRAT), bounded the same way.
 pub fn solve_certified_to(
