@@ -14,10 +14,9 @@ D=${D:-$(dirname "$0")/../../shared/data/csplib-prob079-excluded-diagonals.jsonl
 mkdir -p "$W"
 ids=$(grep '"n":21' "$D" | sed 's/.*"id":"\([^"]*\)".*/\1/' | awk 'NR <= 100')
 t() { /usr/bin/time -f "%e %U %S" -o "$W/t" "$@" >"$W/out" 2>&1 || true; awk '{print $1, $2 + $3}' "$W/t" | tail -1; }
-declare -A wall cpu
-cols="plain old_lrat new_lrat new_blrat lrat_check cake_lpr"
-for c in $cols; do wall[$c]=0; cpu[$c]=0; done
-add() { read -r w c; wall[$1]=$(echo "${wall[$1]} + $w" | bc); cpu[$1]=$(echo "${cpu[$1]} + $c" | bc); echo -n " $1 $w/$c"; }
+# `add` runs at the end of a pipe (a subshell): the times go through a file.
+: >"$W/times"
+add() { read -r w c; echo "$1 $w $c" >>"$W/times"; echo -n " $1 $w/$c"; }
 lemmas=0 bytes=0 bbytes=0 n=0
 for id in $ids; do
     if "$NEW" solve "$D" --select id="$id" --first 19 --json >/dev/null 2>&1; then continue; fi
@@ -38,6 +37,7 @@ for id in $ids; do
 done
 echo "instances $n lemmas $lemmas text_bytes $bytes binary_bytes $bbytes"
 echo "text bytes/lemma $(echo "scale=1; $bytes / $lemmas" | bc) binary bytes/lemma $(echo "scale=1; $bbytes / $lemmas" | bc)"
-for c in $cols; do
-    echo "$c wall ${wall[$c]} cpu ${cpu[$c]} ratio_wall $(echo "scale=2; ${wall[$c]} / ${wall[plain]}" | bc) ratio_cpu $(echo "scale=2; ${cpu[$c]} / ${cpu[plain]}" | bc)"
-done
+awk '{ w[$1] += $2; c[$1] += $3; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+     END { for (i = 0; i < n; i++) { k = order[i];
+           printf "%-10s wall %8.2f s  cpu %8.2f s  %6.2fx wall  %6.2fx cpu\n", k, w[k], c[k],
+                  w[k] / w["plain"], c[k] / c["plain"] } }' "$W/times"
