@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -20,6 +20,7 @@ use crate::engine::backtrack::certify::{
 use crate::engine::sat::{self, Encoded, SatStats};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
+use crate::proof::lrat::LratPipe;
 use crate::proof::{self, ProofFormat};
 
 /// The certificate of an UNSAT answer.
@@ -56,9 +57,9 @@ pub enum ProofTarget {
     /// Into [`Certificate::proof`].
     #[default]
     Memory,
-    /// Into this file, streamed as the backtracker writes LRAT (its threads' parts stream
-    /// into the same folder and are merged), and checked from it: memory does not bound
-    /// the proof. Other proofs are built in memory and then written there.
+    /// Into this file, streamed as the backtracker writes LRAT and checked on its way there:
+    /// memory does not bound the proof. Other proofs are built in memory and then written
+    /// there.
     File(PathBuf),
 }
 
@@ -72,7 +73,7 @@ pub fn direct_lrat(
     format: ProofFormat,
 ) -> bool {
     matches!(spec, EngineSpec::Backtrack { .. })
-        && format == ProofFormat::Lrat
+        && matches!(format, ProofFormat::Lrat | ProofFormat::BinaryLrat)
         && mode == FixedMode::Simplify
         && matches!(encoding, Encoding::Auto | Encoding::Pairwise)
 }
@@ -125,9 +126,9 @@ pub fn solve_certified(
 
 /// [`solve_certified`], the proof going to `target`.
 ///
-/// The backtracker's LRAT ([`direct_lrat`]) carries its own hints and streams: to the file
-/// (its parts beside it) or to memory, bounded there by a quarter of `budget.max_memory`;
-/// it is checked by the hint-only checker, streaming from the file. The other proofs are
+/// The backtracker's LRAT ([`direct_lrat`]) carries its own hints and streams through the
+/// hint-only checker as it is written: to the file, or to memory, bounded there by a quarter
+/// of `budget.max_memory`. The other proofs are
 /// built in memory (the SAT engine's DRAT, the backtracker's DRAT, LRAT converted from
 /// DRAT), bounded the same way.
 pub fn solve_certified_to(
@@ -196,7 +197,9 @@ pub fn solve_certified_to(
                 EngineSpec::Backtrack { threads } => threads,
                 _ => 0,
             };
-            return certify_lrat(problem, cnf, &vars, &ids, threads, budget, target, start);
+            return certify_lrat(
+                problem, cnf, &vars, &ids, threads, budget, target, start, format,
+            );
         }
     }
     let (found, drat) = match spec {
@@ -308,7 +311,8 @@ pub fn solve_certified_to(
         ))
     };
     let convert_start = Instant::now();
-    let (proof, trimmed) = if format == ProofFormat::Lrat {
+    let lrat_format = matches!(format, ProofFormat::Lrat | ProofFormat::BinaryLrat);
+    let (proof, trimmed) = if lrat_format {
         let mut lrat = Vec::new();
         let stats = proof::drat_to_lrat(
             &cnf.formula,
@@ -318,15 +322,17 @@ pub fn solve_certified_to(
             &mut lrat,
         )
         .map_err(rejected)?;
+        if format == ProofFormat::BinaryLrat {
+            let mut binary = Vec::new();
+            proof::check_and_write(&cnf.formula, &lrat[..], false, &mut binary, false)
+                .map_err(rejected)?;
+            lrat = binary;
+        }
         (lrat, stats.trimmed)
     } else {
         (drat, 0)
     };
-    let convert_ms = if format == ProofFormat::Lrat {
-        ms(convert_start)
-    } else {
-        0.0
-    };
+    let convert_ms = if lrat_format { ms(convert_start) } else { 0.0 };
     let check_start = Instant::now();
     // An external solver's DRAT may use RAT steps, which the built-in checker refuses:
     // drat-trim checks it where it is installed.
@@ -396,8 +402,10 @@ fn count_text_lemmas(proof: &[u8]) -> u64 {
         .count() as u64
 }
 
-/// The backtracker's LRAT with its own hints, written to `target` and checked by the
-/// hint-only checker.
+/// The backtracker's LRAT with its own hints, checked as it is written: the search threads
+/// hand binary LRAT to a pipe, and one consumer thread checks each step with the hint-only
+/// checker and writes it to `target` (text LRAT, or binary for [`ProofFormat::BinaryLrat`]),
+/// so the proof is read once, from memory, while the search goes on.
 #[allow(clippy::too_many_arguments)]
 fn certify_lrat(
     problem: &Problem,
@@ -408,43 +416,54 @@ fn certify_lrat(
     budget: &Budget,
     target: &ProofTarget,
     start: Instant,
+    format: ProofFormat,
 ) -> Result<Certified, Error> {
     let mut work = Work::default();
     let config = budget.backtrack_config(threads);
+    let text = format == ProofFormat::Lrat;
     let io_error = |path: &PathBuf, e: std::io::Error| Error::Io {
         path: path.clone(),
         source: e,
     };
-    let mut memory = Vec::new();
-    let (refutation, stats, max_bytes) = match target {
+    let (mut out, max_bytes) = match target {
         ProofTarget::Memory => {
-            let max_bytes = budget.max_memory.unwrap_or_else(super::default_max_memory) / 4;
-            let out = LratOut {
-                out: &mut memory,
-                spool: None,
-            };
-            let (r, s) = refute_lrat(problem, vars, ids, out, max_bytes, &config);
-            (r, s, max_bytes)
+            // The search counts binary bytes; text is about three times as long.
+            let share = budget.max_memory.unwrap_or_else(super::default_max_memory) / 4;
+            (
+                ProofOut::Memory(Vec::new()),
+                if text { share / 3 } else { share },
+            )
         }
         ProofTarget::File(path) => {
             let file = File::create(path).map_err(|e| io_error(path, e))?;
-            let mut file = BufWriter::with_capacity(1 << 20, file);
-            let spool = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .map_or_else(|| PathBuf::from("."), |p| p.to_path_buf());
-            let out = LratOut {
-                out: &mut file,
-                spool: Some(spool),
-            };
-            let (r, s) = refute_lrat(problem, vars, ids, out, u64::MAX, &config);
-            file.flush().map_err(|e| io_error(path, e))?;
-            (r, s, u64::MAX)
+            (ProofOut::File(file), u64::MAX)
         }
     };
+    let (pipe, mut reader) = LratPipe::new();
+    let formula = &cnf.formula;
+    let (refutation, stats, check, wait_ms) = std::thread::scope(|s| {
+        let out = &mut out;
+        let consumer = s.spawn(move || {
+            let checked = proof::check_and_write(formula, &mut reader, true, out, text);
+            reader.drain();
+            checked
+        });
+        let (refutation, stats) = refute_lrat(
+            problem,
+            vars,
+            ids,
+            LratOut { sink: &pipe },
+            max_bytes,
+            &config,
+        );
+        pipe.close();
+        let searched = Instant::now();
+        let checked = consumer.join().expect("the proof checker does not panic");
+        (refutation, stats, checked, ms(searched))
+    });
     work.nodes = Some(stats.nodes);
     work.time_ms = ms(start);
-    let proof = match refutation {
+    match refutation {
         Refutation::Sat(q) => {
             if let ProofTarget::File(path) = target {
                 let _ = std::fs::remove_file(path);
@@ -455,7 +474,7 @@ fn certify_lrat(
                 work,
             });
         }
-        Refutation::Unsat(p) => p,
+        Refutation::Unsat(_) => {}
         Refutation::Interrupted => {
             return Ok(Certified {
                 answer: CertifiedAnswer::Interrupted,
@@ -472,38 +491,75 @@ fn certify_lrat(
                 max_bytes >> 20
             )))
         }
-    };
-    let rejected = |e: proof::ProofError| {
-        Error::Internal(format!(
-            "the backtrack engine's proof of unsatisfiability does not check: {e}"
-        ))
-    };
-    let check_start = Instant::now();
-    let (stats, proof_file, bytes) = match target {
-        ProofTarget::Memory => {
-            let stats = proof::check_lrat(&cnf.formula, &memory).map_err(rejected)?;
-            (stats, None, memory.len() as u64)
+    }
+    let (stats, bytes) = match check {
+        Ok(checked) => checked,
+        Err(proof::ProofError::Io(e)) => {
+            return Err(match target {
+                ProofTarget::File(path) => io_error(path, e),
+                ProofTarget::Memory => Error::Internal(format!("writing the proof: {e}")),
+            })
         }
-        ProofTarget::File(path) => {
-            let stats = proof::check_lrat_file(&cnf.formula, path).map_err(rejected)?;
-            (stats, Some(path.clone()), proof.written)
+        Err(e) => {
+            return Err(Error::Internal(format!(
+                "the backtrack engine's proof of unsatisfiability does not check: {e}"
+            )))
         }
     };
-    let check_ms = ms(check_start);
+    let (proof, proof_file) = match out {
+        ProofOut::Memory(bytes) => (bytes, None),
+        ProofOut::File(_) => (Vec::new(), target_path(target)),
+    };
     Ok(Certified {
         answer: CertifiedAnswer::Unsat(Box::new(Certificate {
             cnf,
-            proof: memory,
+            proof,
             proof_file,
             bytes,
             encoding: Encoding::Pairwise,
-            format: ProofFormat::Lrat,
+            format,
             lemmas: stats.lemmas,
             trimmed: 0,
             convert_ms: 0.0,
-            check_ms,
+            check_ms: wait_ms,
             checker: "built-in",
         })),
         work,
     })
+}
+
+fn target_path(target: &ProofTarget) -> Option<PathBuf> {
+    match target {
+        ProofTarget::File(path) => Some(path.clone()),
+        ProofTarget::Memory => None,
+    }
+}
+
+/// Where the checked LRAT goes.
+enum ProofOut {
+    Memory(Vec<u8>),
+    File(File),
+}
+
+impl Write for ProofOut {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            ProofOut::Memory(v) => v.write(buf),
+            ProofOut::File(f) => f.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match self {
+            ProofOut::Memory(v) => v.write_all(buf),
+            ProofOut::File(f) => f.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            ProofOut::Memory(_) => Ok(()),
+            ProofOut::File(f) => f.flush(),
+        }
+    }
 }

@@ -19,7 +19,7 @@ use crate::encode::{self, Counter};
 use crate::error::Error;
 use crate::formats::dimacs;
 use crate::model::{Diagonal, Pos, Problem};
-use crate::proof::{drat_to_lrat, ProofError, ProofFormat};
+use crate::proof::{check_and_write, drat_to_lrat, ProofError, ProofFormat};
 
 /// Size and timings of one SAT run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -538,6 +538,14 @@ pub fn solve_with_proof(
             let model = run_varisat(formula, true, &mut drat)?;
             if model.is_none() {
                 drat_to_lrat(formula, &drat, true, out)?;
+            }
+            Ok(model)
+        }
+        ProofFormat::BinaryLrat => {
+            let mut text = Vec::new();
+            let model = solve_with_proof(formula, ProofFormat::Lrat, &mut text)?;
+            if model.is_none() {
+                check_and_write(formula, &text[..], false, out, false)?;
             }
             Ok(model)
         }

@@ -114,3 +114,112 @@ impl LratWriter {
         Ok((written, hints_written))
     }
 }
+
+/// Appends `x` as binary DRAT/LRAT write numbers: LEB128, seven bits a byte, low first.
+#[inline]
+pub fn put_varint(out: &mut Vec<u8>, mut x: u64) {
+    while x >= 0x80 {
+        out.push((x as u8 & 0x7f) | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+/// Where a proof writer hands its chunks of binary LRAT (whole steps only).
+pub trait ChunkSink: Sync {
+    /// Takes the bytes of `chunk`, leaving it empty (with room for the next chunk).
+    fn send(&self, chunk: &mut Vec<u8>) -> io::Result<()>;
+}
+
+/// A bounded queue of binary LRAT chunks from the writers (any threads, each chunk whole
+/// steps) to one consumer: a [`ChunkReader`] that checks and writes them as they come
+/// ([`super::check::check_and_write`]). Writers wait when the consumer is behind, so at
+/// most [`PIPE_CHUNKS`] chunks are in memory.
+pub struct LratPipe {
+    tx: std::sync::Mutex<Option<std::sync::mpsc::SyncSender<Vec<u8>>>>,
+    spare: std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+}
+
+/// Chunks in flight between the writers and the consumer.
+pub const PIPE_CHUNKS: usize = 8;
+
+impl LratPipe {
+    /// A pipe and the reader of its other end.
+    pub fn new() -> (LratPipe, ChunkReader) {
+        let (tx, rx) = std::sync::mpsc::sync_channel(PIPE_CHUNKS);
+        let spare = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let reader = ChunkReader {
+            rx,
+            cur: Vec::new(),
+            pos: 0,
+            spare: spare.clone(),
+        };
+        let pipe = LratPipe {
+            tx: std::sync::Mutex::new(Some(tx)),
+            spare,
+        };
+        (pipe, reader)
+    }
+
+    /// No more chunks: the reader sees the end of the proof once it has read the rest.
+    pub fn close(&self) {
+        self.tx.lock().expect("no writer panics").take();
+    }
+}
+
+impl ChunkSink for LratPipe {
+    fn send(&self, chunk: &mut Vec<u8>) -> io::Result<()> {
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        let mut next = self
+            .spare
+            .lock()
+            .expect("no reader panics")
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(chunk.capacity()));
+        std::mem::swap(chunk, &mut next);
+        let tx = self.tx.lock().expect("no writer panics");
+        let gone = || io::Error::new(io::ErrorKind::BrokenPipe, "the proof's reader stopped");
+        tx.as_ref().ok_or_else(gone)?.send(next).map_err(|_| gone())
+    }
+}
+
+/// The consumer's end of an [`LratPipe`]: the chunks as one stream of bytes. Buffers it
+/// has read go back to the writers.
+pub struct ChunkReader {
+    rx: std::sync::mpsc::Receiver<Vec<u8>>,
+    cur: Vec<u8>,
+    pos: usize,
+    spare: std::sync::Arc<std::sync::Mutex<Vec<Vec<u8>>>>,
+}
+
+impl ChunkReader {
+    /// Reads and drops everything still to come, so that no writer waits forever.
+    pub fn drain(&mut self) {
+        while self.rx.recv().is_ok() {}
+    }
+}
+
+impl io::Read for ChunkReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.cur.len() {
+            let Ok(next) = self.rx.recv() else {
+                return Ok(0);
+            };
+            let mut old = std::mem::replace(&mut self.cur, next);
+            self.pos = 0;
+            old.clear();
+            if old.capacity() > 0 {
+                let mut spare = self.spare.lock().expect("no writer panics");
+                if spare.len() < PIPE_CHUNKS {
+                    spare.push(old);
+                }
+            }
+        }
+        let k = buf.len().min(self.cur.len() - self.pos);
+        buf[..k].copy_from_slice(&self.cur[self.pos..self.pos + k]);
+        self.pos += k;
+        Ok(k)
+    }
+}

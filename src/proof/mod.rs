@@ -17,7 +17,10 @@ pub mod check;
 pub mod drat;
 pub mod lrat;
 
-pub use check::{check_lrat, check_lrat_file, check_lrat_reader};
+pub use check::{
+    check_and_write, check_lrat, check_lrat_binary_file, check_lrat_binary_reader, check_lrat_file,
+    check_lrat_reader,
+};
 pub use drat::check_drat;
 pub use lrat::drat_to_lrat;
 
@@ -40,14 +43,19 @@ pub enum ProofFormat {
     /// Text LRAT: varisat 0.2.2 writes no LRAT, so its DRAT proof is replayed through this
     /// module's RUP checker, which records each lemma's unit-propagation chain as its hints.
     Lrat,
+    /// Binary LRAT (as CaDiCaL writes it and `cake_lpr` reads it): `a`, the lemma's id,
+    /// literals, 0, hints, 0, or `d`, ids, 0, every number the LEB128 varint of
+    /// `2 * |x| + (x < 0)`. About a third of the text's size.
+    BinaryLrat,
 }
 
 impl ProofFormat {
     /// Every format, in the order the CLI lists them.
-    pub const ALL: [ProofFormat; 3] = [
+    pub const ALL: [ProofFormat; 4] = [
         ProofFormat::Drat,
         ProofFormat::BinaryDrat,
         ProofFormat::Lrat,
+        ProofFormat::BinaryLrat,
     ];
 }
 
@@ -57,6 +65,7 @@ impl fmt::Display for ProofFormat {
             ProofFormat::Drat => "drat",
             ProofFormat::BinaryDrat => "binary-drat",
             ProofFormat::Lrat => "lrat",
+            ProofFormat::BinaryLrat => "binary-lrat",
         })
     }
 }
@@ -71,7 +80,9 @@ impl FromStr for ProofFormat {
             .ok_or_else(|| {
                 crate::Error::input(
                     "proof format",
-                    format!("unknown format `{s}`, expected drat, binary-drat or lrat"),
+                    format!(
+                        "unknown format `{s}`, expected drat, binary-drat, lrat or binary-lrat"
+                    ),
                 )
             })
     }
@@ -132,6 +143,7 @@ pub fn check_proof(
         ProofFormat::Drat => check_drat(formula, proof, false),
         ProofFormat::BinaryDrat => check_drat(formula, proof, true),
         ProofFormat::Lrat => check_lrat(formula, proof),
+        ProofFormat::BinaryLrat => check_lrat_binary_reader(formula, proof),
     }
 }
 

@@ -320,7 +320,8 @@ async fn artifact(
     Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
 }
 
-/// The UNSAT proof of a job that asked for one (`"proof": "drat" | "binary-drat" | "lrat"`).
+/// The UNSAT proof of a job that asked for one (`"proof": "lrat" | "binary-lrat" | "drat" |
+/// "binary-drat"`).
 #[utoipa::path(get, path = "/v1/jobs/{id}/proof", params(("id" = String, Path)),
     responses((status = 200, description = "the proof", content_type = "application/octet-stream"),
               (status = 404, body = Problem)))]

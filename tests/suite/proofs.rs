@@ -597,22 +597,28 @@ proptest! {
     }
 }
 
-/// A proof written to a file streams there from both threads' parts and is checked from
-/// the file; `lrat-check` and `cake_lpr` accept it where they are installed.
+/// A proof written to a file is checked as the search writes it (one or two threads, text
+/// or binary LRAT), is in the file exactly as checked (the file's own check agrees), and
+/// `lrat-check` (text) and `cake_lpr` (both) accept it where they are installed.
 #[test]
 fn lrat_streamed_to_a_file_checks_inside_and_outside() {
     use queens::engine::certify::{solve_certified_to, ProofTarget};
     let dir = std::env::temp_dir().join(format!("queens-lrat-file-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (name, p) in unsat_instances() {
-        for threads in [1, 2] {
+        for (threads, format) in [
+            (1, ProofFormat::Lrat),
+            (2, ProofFormat::Lrat),
+            (1, ProofFormat::BinaryLrat),
+            (2, ProofFormat::BinaryLrat),
+        ] {
             let path = dir.join("p.lrat");
             let certified = solve_certified_to(
                 &p,
                 EngineSpec::Backtrack { threads },
                 Encoding::Auto,
                 FixedMode::Simplify,
-                ProofFormat::Lrat,
+                format,
                 &Budget::default(),
                 &ProofTarget::File(path.clone()),
             )
@@ -620,24 +626,33 @@ fn lrat_streamed_to_a_file_checks_inside_and_outside() {
             let CertifiedAnswer::Unsat(cert) = certified.answer else {
                 panic!("{name} is unsatisfiable");
             };
+            assert_eq!(cert.format, format);
             assert_eq!(cert.proof_file.as_deref(), Some(path.as_path()));
             assert!(cert.proof.is_empty(), "the proof is in its file only");
-            let stats = queens::proof::check_lrat_file(&cert.cnf.formula, &path).unwrap();
+            let stats = match format {
+                ProofFormat::Lrat => queens::proof::check_lrat_file(&cert.cnf.formula, &path),
+                _ => queens::proof::check_lrat_binary_file(&cert.cnf.formula, &path),
+            }
+            .unwrap();
             assert_eq!(stats.lemmas, cert.lemmas);
             assert_eq!(std::fs::metadata(&path).unwrap().len(), cert.bytes);
             let proof = std::fs::read(&path).unwrap();
             let mut cnf = Vec::new();
             cert.cnf.write_dimacs(&mut cnf, &[]).unwrap();
-            for checker in ["lrat-check", "cake_lpr"] {
+            let checkers: &[&str] = match format {
+                ProofFormat::Lrat => &["lrat-check", "cake_lpr"],
+                _ => &["cake_lpr"],
+            };
+            for checker in checkers {
                 match outside_check(checker, &dir, &cnf, &proof) {
                     Some(ok) => assert!(
                         ok,
-                        "{checker} rejects the LRAT of {name}, {threads} threads"
+                        "{checker} rejects the {format} proof of {name}, {threads} threads"
                     ),
                     None => eprintln!("{checker} is not installed: outside check skipped"),
                 }
             }
-            // No part file is left behind.
+            // Nothing but the proof is left behind.
             let left: Vec<_> = std::fs::read_dir(&dir)
                 .unwrap()
                 .filter_map(|e| e.ok())
@@ -647,4 +662,83 @@ fn lrat_streamed_to_a_file_checks_inside_and_outside() {
         }
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A binary LRAT proof with a hint dropped or a lemma removed is rejected, the error naming
+/// the byte offset of the step and the lemma.
+#[test]
+fn binary_lrat_mutations_are_rejected_with_the_lemma_named() {
+    let (name, p) = unsat_instances().into_iter().next().unwrap();
+    let cert = match certify(
+        &p,
+        EngineSpec::Backtrack { threads: 1 },
+        Encoding::Auto,
+        FixedMode::Simplify,
+        ProofFormat::BinaryLrat,
+    ) {
+        CertifiedAnswer::Unsat(cert) => cert,
+        _ => panic!("{name} is unsatisfiable"),
+    };
+    let f = &cert.cnf.formula;
+    let proof = &cert.proof;
+    let stats = queens::proof::check_lrat_binary_reader(f, &proof[..]).unwrap();
+    assert_eq!(stats.lemmas, cert.lemmas);
+    // Steps: (start, id, end of literals (their 0), end of hints (their 0)).
+    let varint = |at: &mut usize| {
+        let (mut v, mut shift) = (0u64, 0);
+        loop {
+            let b = proof[*at];
+            *at += 1;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return v;
+            }
+            shift += 7;
+        }
+    };
+    let mut steps = Vec::new();
+    let mut at = 0;
+    while at < proof.len() {
+        let start = at;
+        let kind = proof[at];
+        at += 1;
+        if kind == b'd' {
+            while varint(&mut at) != 0 {}
+            continue;
+        }
+        let id = varint(&mut at) / 2;
+        while varint(&mut at) != 0 {}
+        let lits_end = at - 1;
+        let mut hints = 0;
+        while varint(&mut at) != 0 {
+            hints += 1;
+        }
+        steps.push((start, id, lits_end, at - 1, hints));
+    }
+    // A lemma with two or more hints, its last hint dropped.
+    let &(start, id, _, hints_end, _) = steps.iter().find(|s| s.4 >= 2).unwrap();
+    let mut last = hints_end - 1;
+    while last > 0 && proof[last - 1] & 0x80 != 0 {
+        last -= 1;
+    }
+    let mut dropped = proof[..last].to_vec();
+    dropped.extend_from_slice(&proof[hints_end..]);
+    match queens::proof::check_lrat_binary_reader(f, &dropped[..]) {
+        Ok(_) => panic!("a binary LRAT proof with a hint dropped was accepted"),
+        Err(e) => {
+            let e = e.to_string();
+            assert!(e.contains(&format!("lemma {id} ")), "names lemma {id}: {e}");
+            assert!(
+                e.contains(&format!("byte {start}")),
+                "names byte {start}: {e}"
+            );
+        }
+    }
+    // The first lemma removed: a later step names it.
+    let (start, _, _, end, _) = steps[0];
+    let mut removed = proof[..start].to_vec();
+    removed.extend_from_slice(&proof[end + 1..]);
+    if steps.len() > 1 {
+        assert!(queens::proof::check_lrat_binary_reader(f, &removed[..]).is_err());
+    }
 }

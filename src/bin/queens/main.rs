@@ -535,8 +535,9 @@ struct ProofArgs {
     /// built-in checker before the answer is printed).
     #[arg(long, value_name = "P")]
     proof: Option<PathBuf>,
-    /// Proof format: lrat (the default; the backtracker writes it with its own hints),
-    /// drat or binary-drat.
+    /// Proof format: lrat (the default; the backtracker writes it with its own hints and
+    /// checks it as it writes), binary-lrat (the same, a third of the size; cake_lpr reads
+    /// it), drat or binary-drat.
     #[arg(long, value_name = "F", default_value = "lrat", requires = "proof")]
     proof_format: ProofFormat,
     /// Where to write the exact CNF the proof refutes (default: the proof path + `.cnf`).

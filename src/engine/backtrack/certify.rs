@@ -25,9 +25,7 @@
 //! refuted last from the subtrees' sets, so every lemma comes after those it relies on.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{self, BufWriter, Read, Seek, Write};
-use std::path::{Path, PathBuf};
+use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -35,6 +33,7 @@ use std::time::Instant;
 use super::board::{place_fixed, Board, LargeBoard, Line, SmallBoard};
 use super::{search_stack, split, threads, use_small, Config, Stats, SUBTREES_PER_THREAD};
 use crate::model::{Pos, Problem};
+use crate::proof::lrat::{put_varint, ChunkSink};
 use crate::proof::{FALSE, OPEN, TRUE};
 use varisat::CnfFormula;
 
@@ -255,20 +254,24 @@ impl ClauseIds {
     }
 }
 
-/// Where [`refute_lrat`] writes.
+/// Where [`refute_lrat`] writes: the sink every search thread hands its chunks of binary
+/// LRAT to (whole steps, each thread's in its own order).
 pub struct LratOut<'a> {
-    /// The proof.
-    pub out: &'a mut (dyn Write + Send),
-    /// A folder for the threads' parts, which stream there as the search runs and are
-    /// merged into `out` at the end (then removed); `None` keeps them in memory.
-    pub spool: Option<PathBuf>,
+    /// The proof's consumer (a checker, a file).
+    pub sink: &'a dyn ChunkSink,
 }
 
-/// Refutes `problem` by search like [`refute`], writing text LRAT to `lrat.out`: each
+/// Refutes `problem` by search like [`refute`], writing binary LRAT to `lrat.sink`: each
 /// lemma's hints are the clauses that make every cell of its failing line false (the binary
 /// clause shared with a queen of the lemma, or a child's lemma), then the line's
 /// at-least-one clause, with the lemmas of forced nodes inlined as the unit propagation
-/// through them. [`DratProof::bytes`] stays empty; [`DratProof::written`] counts the bytes.
+/// through them.
+///
+/// Threads write their chunks as they fill, so the steps of different subtrees interleave;
+/// lemma ids are unique among live clauses (each thread takes fresh ids in blocks from one
+/// counter and reuses the ids of the lemmas it deleted), so no step needs renumbering and
+/// ids stay small. [`DratProof::bytes`] stays empty; [`DratProof::written`] counts the
+/// bytes handed to the sink.
 pub fn refute_lrat(
     problem: &Problem,
     vars: &[u32],
@@ -301,12 +304,17 @@ fn refute_lrat_on<B: Board, S: DepthSet>(
     let mut board = B::new(problem);
     if !place_fixed(&mut board, problem) {
         // The CNF holds the empty clause (the fixed queens break a rule): name it.
-        let line = format!("{} 0 {} 0\n", ids.formula_clauses + 1, ids.empty);
-        return match lrat.out.write_all(line.as_bytes()) {
+        let mut step = vec![b'a'];
+        put_varint(&mut step, 2 * (ids.formula_clauses + 1));
+        step.push(0);
+        put_varint(&mut step, 2 * ids.empty);
+        step.push(0);
+        let written = step.len() as u64;
+        return match lrat.sink.send(&mut step) {
             Ok(()) => (
                 Refutation::Unsat(DratProof {
                     lemmas: 1,
-                    written: line.len() as u64,
+                    written,
                     ..DratProof::default()
                 }),
                 Stats::default(),
@@ -316,12 +324,12 @@ fn refute_lrat_on<B: Board, S: DepthSet>(
     }
     let mut shared = Shared::new(problem, &board, vars, Style::Lrat, max_bytes);
     shared.ids = Some(ids);
-    shared.spool = lrat.spool.clone();
-    let out = lrat.out;
+    shared.next_id = AtomicU64::new(ids.formula_clauses + 1);
+    shared.sink = Some(lrat.sink);
     if threads(config) == 1 {
-        // One thread: the lemmas stream to `out` as they are written.
+        // One thread: the lemmas stream to the sink as they are written.
         let mut probe = Search::<S>::new(&shared, config, None);
-        probe.w.sink = Some(Box::new(&mut *out));
+        probe.w.sink = shared.sink;
         let outcome = probe.node(&mut board, true);
         let stats = Stats {
             nodes: probe.nodes,
@@ -329,11 +337,7 @@ fn refute_lrat_on<B: Board, S: DepthSet>(
         };
         probe.w.flush();
         let written = probe.w.flushed;
-        let mut sink = probe.w.sink.take().expect("the sink is set");
         if let Some(e) = probe.w.error.take() {
-            return io_error(e);
-        }
-        if let Err(e) = sink.flush() {
             return io_error(e);
         }
         return (probe.finish(outcome, written), stats);
@@ -348,14 +352,16 @@ fn refute_lrat_on<B: Board, S: DepthSet>(
             nodes,
             interrupted: matches!(outcome, Outcome::Interrupted),
         };
-        if let Err(e) = out.write_all(&probe.w.out).and_then(|()| out.flush()) {
+        probe.w.sink = shared.sink;
+        probe.w.flush();
+        let written = probe.w.flushed;
+        if let Some(e) = probe.w.error.take() {
             return io_error(e);
         }
-        let written = probe.w.out.len() as u64;
         return (probe.finish(outcome, written), stats);
     }
     drop(probe);
-    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config, Some(out));
+    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config);
     (
         refutation,
         Stats {
@@ -401,7 +407,7 @@ fn refute_on<B: Board, S: DepthSet>(
         return (probe.finish(outcome, 0), stats);
     }
     drop(probe);
-    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config, None);
+    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config);
     (
         refutation,
         Stats {
@@ -456,8 +462,10 @@ struct Shared<'p> {
     bytes: AtomicU64,
     /// LRAT: the CNF's clause ids (`None`: DRAT).
     ids: Option<&'p ClauseIds>,
-    /// LRAT: where the threads' parts stream (`None`: memory).
-    spool: Option<PathBuf>,
+    /// LRAT: where every thread's chunks go.
+    sink: Option<&'p dyn ChunkSink>,
+    /// LRAT: the first lemma id no thread has taken yet.
+    next_id: AtomicU64,
 }
 
 impl<'p> Shared<'p> {
@@ -475,7 +483,7 @@ impl<'p> Shared<'p> {
         let masks = (n <= 64).then(|| Masks::new(problem, &root));
         let lits = if n <= 256 {
             (0..n * n)
-                .map(|i| CachedLit::new((i / n, i % n), vars[i], style == Style::Binary))
+                .map(|i| CachedLit::new((i / n, i % n), vars[i], style != Style::Text))
                 .collect()
         } else {
             Vec::new()
@@ -493,7 +501,8 @@ impl<'p> Shared<'p> {
             max_bytes,
             bytes: AtomicU64::new(0),
             ids: None,
-            spool: None,
+            sink: None,
+            next_id: AtomicU64::new(0),
         }
     }
 
@@ -720,7 +729,7 @@ enum Outcome {
 }
 
 /// Proof lines for lemmas that are all negative cell literals: DRAT (text or binary) kept
-/// in memory, or LRAT, which can stream to a file as it is written.
+/// in memory, or binary LRAT, which streams to a [`ChunkSink`] as it is written.
 struct Writer<'w> {
     out: Vec<u8>,
     style: Style,
@@ -729,24 +738,55 @@ struct Writer<'w> {
     /// Where the last lemma added is in `out` (LRAT: its id, 0).
     last: (usize, usize),
     /// LRAT: where `out` goes once it holds [`FLUSH_BYTES`] (`None`: it stays in memory).
-    sink: Option<Box<dyn Write + Send + 'w>>,
-    /// LRAT: bytes already moved from `out` to `sink`.
+    sink: Option<&'w dyn ChunkSink>,
+    /// LRAT: bytes already handed to `sink`.
     flushed: u64,
-    /// LRAT: the next lemma id. Each thread numbers its part from the first lemma id on;
-    /// the parts are renumbered as they are merged ([`renumber`]), since checkers want
-    /// ids that increase through the file.
-    next_id: u64,
-    /// LRAT: an error writing to `sink`.
+    /// LRAT: lemma ids.
+    ids: IdPool<'w>,
+    /// LRAT: an error from `sink`.
     error: Option<io::Error>,
 }
 
-/// LRAT bytes kept in memory before they go to a part file.
+/// LRAT bytes kept in memory before they go to the sink.
 const FLUSH_BYTES: usize = 1 << 20;
 
-impl Writer<'_> {
-    /// This writer with LRAT ids from the first lemma id on.
-    fn numbered(mut self, shared: &Shared) -> Self {
-        self.next_id = shared.ids.map_or(0, |ids| ids.formula_clauses + 1);
+/// Fresh lemma ids a thread takes from the shared counter at a time.
+const ID_BLOCK: u64 = 64;
+
+/// One thread's lemma ids: those of lemmas it deleted first (last deleted, first reused),
+/// else fresh ones from a block taken from the counter all threads share. An id is thus
+/// never the id of a live clause, and ids stay about as large as the number of live
+/// lemmas (one path's worth per thread), not the number of lemmas.
+#[derive(Default)]
+struct IdPool<'w> {
+    fresh: Option<&'w AtomicU64>,
+    next: u64,
+    end: u64,
+    free: Vec<u64>,
+}
+
+impl IdPool<'_> {
+    #[inline]
+    fn take(&mut self) -> u64 {
+        if let Some(id) = self.free.pop() {
+            return id;
+        }
+        if self.next == self.end {
+            let start = self
+                .fresh
+                .map_or(self.end, |f| f.fetch_add(ID_BLOCK, Ordering::Relaxed));
+            self.next = start;
+            self.end = start + ID_BLOCK;
+        }
+        self.next += 1;
+        self.next - 1
+    }
+}
+
+impl<'w> Writer<'w> {
+    /// This writer with LRAT ids from the shared counter.
+    fn numbered(mut self, shared: &'w Shared) -> Self {
+        self.ids.fresh = Some(&shared.next_id);
         self
     }
 
@@ -759,7 +799,7 @@ impl Writer<'_> {
             last: (0, 0),
             sink: None,
             flushed: 0,
-            next_id: 0,
+            ids: IdPool::default(),
             error: None,
         }
     }
@@ -782,34 +822,34 @@ impl Writer<'_> {
         self.out.extend_from_within(from..end);
     }
 
-    /// LRAT: one deletion line for these lemma ids.
+    /// LRAT: one deletion step for these lemma ids, which become free for reuse.
     fn delete_ids(&mut self, ids: impl Iterator<Item = u64>) {
         let start = self.out.len();
-        push_u64(&mut self.out, self.last.0 as u64);
-        self.out.extend_from_slice(b" d");
-        let mut any = false;
+        self.out.push(b'd');
         for id in ids {
-            self.out.push(b' ');
-            push_u64(&mut self.out, id);
+            put_varint(&mut self.out, 2 * id);
+            self.ids.free.push(id);
             self.deletions += 1;
-            any = true;
         }
-        if any {
-            self.out.extend_from_slice(b" 0\n");
+        if self.out.len() > start + 1 {
+            self.out.push(0);
         } else {
             self.out.truncate(start);
         }
     }
 
-    /// Starts a lemma (binary DRAT's `a`, LRAT's id); returns where it starts. Its literals
-    /// are written into `out` directly, then [`Writer::end_lemma`] closes it.
+    /// Starts a lemma (binary DRAT's `a`, binary LRAT's `a` and id); returns where it
+    /// starts. Its literals are written into `out` directly, then [`Writer::end_lemma`]
+    /// closes it.
     fn begin_lemma(&mut self) -> usize {
         let start = self.out.len();
         match self.style {
             Style::Binary => self.out.push(b'a'),
             Style::Lrat => {
-                push_u64(&mut self.out, self.next_id);
-                self.out.push(b' ');
+                let id = self.ids.take();
+                self.out.push(b'a');
+                put_varint(&mut self.out, 2 * id);
+                self.last = (id as usize, 0);
             }
             Style::Text => {}
         }
@@ -823,15 +863,12 @@ impl Writer<'_> {
             Style::Text => self.out.extend_from_slice(b"0\n"),
             Style::Binary => self.out.push(0),
             Style::Lrat => {
-                self.out.push(b'0');
+                self.out.push(0);
                 for &h in hints {
-                    self.out.push(b' ');
-                    push_u64(&mut self.out, h);
+                    put_varint(&mut self.out, 2 * h);
                 }
-                self.out.extend_from_slice(b" 0\n");
+                self.out.push(0);
                 self.lemmas += 1;
-                self.last = (self.next_id as usize, 0);
-                self.next_id += 1;
                 return;
             }
         }
@@ -853,36 +890,22 @@ impl Writer<'_> {
     }
 
     fn flush(&mut self) {
-        let Some(sink) = self.sink.as_mut() else {
+        let Some(sink) = self.sink else {
             return;
         };
-        if self.error.is_none() {
-            if let Err(e) = sink.write_all(&self.out) {
+        let len = self.out.len() as u64;
+        if self.error.is_none() && len > 0 {
+            if let Err(e) = sink.send(&mut self.out) {
                 self.error = Some(e);
             }
         }
-        self.flushed += self.out.len() as u64;
+        self.flushed += len;
         self.out.clear();
     }
 }
 
-/// Appends `x` in decimal.
-#[inline]
-fn push_u64(out: &mut Vec<u8>, mut x: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
-}
-
-/// A queen's negative literal as proof bytes: `-v ` in text, LEB128 of `2v + 1` in binary.
+/// A queen's negative literal as proof bytes: `-v ` in text, LEB128 of `2v + 1` in binary
+/// (DRAT and LRAT).
 #[derive(Clone, Copy, Default)]
 struct CachedLit {
     cell: Pos,
@@ -1503,7 +1526,7 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
         let mut buf = [0u8; 256];
         let mut len = 0;
         let start = self.w.begin_lemma();
-        let binary = sh.style == Style::Binary;
+        let binary = sh.style != Style::Text;
         if sh.lits.is_empty() && self.lits.len() < path.len() {
             self.lits.resize(path.len(), CachedLit::default());
         }
@@ -1581,14 +1604,13 @@ fn proof_bytes(shared: &Shared) -> u64 {
 }
 
 /// The tree split at one depth: every live node there is a task searched by some thread
-/// into its own buffer (LRAT: its own part, streamed to a file in the spool folder if there
-/// is one); then the nodes above are refuted from the tasks' sets. DRAT comes back in
-/// memory; LRAT goes to `lrat_out`, the parts one after the other and the top last.
+/// into its own buffer (LRAT: streamed to the sink in chunks); then the nodes above are
+/// refuted from the tasks' sets. DRAT comes back in memory; LRAT goes to the sink, the
+/// top's lemmas last.
 fn refute_parallel<B: Board, S: DepthSet>(
     shared: &Shared,
     board: &mut B,
     config: &Config,
-    lrat_out: Option<&mut (dyn Write + Send)>,
 ) -> (Refutation, Stats) {
     let threads = threads(config);
     // The same split as solve's: live prefixes all of one length, and complete ones (a
@@ -1625,21 +1647,8 @@ fn refute_parallel<B: Board, S: DepthSet>(
                 .stack_size(search_stack(shared.problem.n()))
                 .spawn_scoped(s, move || {
                     let mut w = Writer::new(shared.style).numbered(shared);
-                    let mut path = None;
                     if shared.style == Style::Lrat {
-                        if let Some(dir) = &shared.spool {
-                            match part_file(dir) {
-                                Ok((p, file)) => {
-                                    w.sink =
-                                        Some(Box::new(BufWriter::with_capacity(1 << 20, file)));
-                                    path = Some(p);
-                                }
-                                Err(e) => {
-                                    w.error = Some(e);
-                                    done.store(true, Ordering::Relaxed);
-                                }
-                            }
-                        }
+                        w.sink = shared.sink;
                     } else {
                         w.out = proof_buffer(shared.max_bytes);
                     }
@@ -1704,15 +1713,8 @@ fn refute_parallel<B: Board, S: DepthSet>(
                         *results[i].lock().expect("no thread panics") = Some(result);
                     }
                     w.flush();
-                    if let Some(mut sink) = w.sink.take() {
-                        if let Err(e) = sink.flush() {
-                            w.error.get_or_insert(e);
-                        }
-                    }
                     *parts[t].lock().expect("no thread panics") = Part {
-                        lemmas: w.lemmas,
                         bytes: std::mem::take(&mut w.out),
-                        path,
                         error: w.error.take(),
                     };
                 })
@@ -1723,7 +1725,7 @@ fn refute_parallel<B: Board, S: DepthSet>(
         .into_iter()
         .map(|b| b.into_inner().expect("no thread panics"))
         .collect();
-    let (refutation, stats) = finish_parallel::<B, S>(
+    finish_parallel::<B, S>(
         shared,
         board,
         config,
@@ -1732,141 +1734,15 @@ fn refute_parallel<B: Board, S: DepthSet>(
         &tasks,
         depth,
         winner.load(Ordering::Relaxed),
-        lrat_out,
-    );
-    for part in &parts {
-        if let Some(p) = &part.path {
-            let _ = std::fs::remove_file(p);
-        }
-    }
-    (refutation, stats)
+    )
 }
 
-/// A thread's share of a parallel refutation: its lemmas in memory, or in the file at `path`
-/// (LRAT with a spool folder).
+/// A thread's share of a parallel refutation: its DRAT lemmas in memory (LRAT went to the
+/// sink), or the error the sink gave it.
 #[derive(Default)]
 struct Part {
-    /// LRAT: lemmas in the part, numbered from the first lemma id.
-    lemmas: u64,
     bytes: Vec<u8>,
-    path: Option<PathBuf>,
     error: Option<io::Error>,
-}
-
-impl Part {
-    /// Copies the part to `out`, its lemma ids (those above `formula_clauses`) raised by
-    /// `offset`; returns the bytes written.
-    fn renumber_to(
-        &self,
-        formula_clauses: u64,
-        offset: u64,
-        out: &mut dyn Write,
-    ) -> io::Result<u64> {
-        if offset == 0 {
-            return self.copy_to(u64::MAX, out);
-        }
-        match &self.path {
-            Some(p) => {
-                let file = File::open(p)?;
-                renumber(
-                    io::BufReader::with_capacity(1 << 20, file),
-                    formula_clauses,
-                    offset,
-                    out,
-                )
-            }
-            None => renumber(&self.bytes[..], formula_clauses, offset, out),
-        }
-    }
-
-    /// Copies the part's first `end` bytes to `out`.
-    fn copy_to(&self, end: u64, out: &mut dyn Write) -> io::Result<u64> {
-        match &self.path {
-            Some(p) => {
-                let mut file = File::open(p)?;
-                file.rewind()?;
-                io::copy(&mut file.take(end), out)
-            }
-            None => {
-                let end = (end as usize).min(self.bytes.len());
-                out.write_all(&self.bytes[..end])?;
-                Ok(end as u64)
-            }
-        }
-    }
-}
-
-/// Copies LRAT lines (as the search writes them: single spaces, one step a line) from `input`
-/// to `out`, raising every clause id above `formula_clauses` by `offset`.
-fn renumber(
-    mut input: impl io::BufRead,
-    formula_clauses: u64,
-    offset: u64,
-    out: &mut dyn Write,
-) -> io::Result<u64> {
-    let mut line = Vec::new();
-    let mut buf = Vec::with_capacity(FLUSH_BYTES + 4096);
-    let mut written = 0u64;
-    loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            break;
-        }
-        // Tokens: the id, then `d` and ids, or literals up to 0 and ids up to 0.
-        let mut zeros = 0;
-        let mut deletion = false;
-        for (k, tok) in line
-            .split(|&b| b == b' ' || b == b'\n')
-            .filter(|t| !t.is_empty())
-            .enumerate()
-        {
-            if k > 0 {
-                buf.push(b' ');
-            }
-            if tok == b"d" {
-                deletion = true;
-                buf.push(b'd');
-                continue;
-            }
-            let is_id = k == 0 || deletion || zeros == 1;
-            if tok == b"0" {
-                zeros += 1;
-            }
-            if is_id && tok != b"0" {
-                let v = tok.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
-                push_u64(&mut buf, if v > formula_clauses { v + offset } else { v });
-            } else {
-                buf.extend_from_slice(tok);
-            }
-        }
-        buf.push(b'\n');
-        if buf.len() >= FLUSH_BYTES {
-            out.write_all(&buf)?;
-            written += buf.len() as u64;
-            buf.clear();
-        }
-    }
-    out.write_all(&buf)?;
-    written += buf.len() as u64;
-    Ok(written)
-}
-
-/// A new part file in `dir`, with a name no other refutation uses.
-fn part_file(dir: &Path) -> io::Result<(PathBuf, File)> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    loop {
-        let k = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path = dir.join(format!(".queens-proof-{}-{k}.part", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(file) => return Ok((path, file)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 /// The answer of a parallel refutation once its threads are done.
@@ -1880,7 +1756,6 @@ fn finish_parallel<B: Board, S: DepthSet>(
     tasks: &[Vec<Pos>],
     depth: usize,
     w: usize,
-    lrat_out: Option<&mut (dyn Write + Send)>,
 ) -> (Refutation, Stats) {
     let sum = |f: fn(&TaskResult<S>) -> u64| -> u64 {
         results
@@ -1946,16 +1821,14 @@ fn finish_parallel<B: Board, S: DepthSet>(
             deletions,
             ..DratProof::default()
         };
-        match lrat_out {
-            Some(out) => match parts[thread].copy_to(end as u64, out) {
-                Ok(written) => proof.written = written,
-                Err(e) => return (Refutation::Failed(format!("writing the proof: {e}")), stats),
-            },
-            None => {
-                let mut bytes = std::mem::take(&mut parts[thread].bytes);
-                bytes.truncate(end);
-                proof.bytes = bytes;
-            }
+        if shared.style == Style::Lrat {
+            // Every thread's chunks are in the sink already, the winner's empty clause
+            // among them.
+            proof.written = shared.sink.map_or(0, |_| proof_bytes(shared));
+        } else {
+            let mut bytes = std::mem::take(&mut parts[thread].bytes);
+            bytes.truncate(end);
+            proof.bytes = bytes;
         }
         return (Refutation::Unsat(proof), stats);
     }
@@ -1977,23 +1850,10 @@ fn finish_parallel<B: Board, S: DepthSet>(
     }) {
         return (Refutation::TooLarge(proof_bytes(shared)), stats);
     }
-    // LRAT: part `t`'s ids are raised by the lemmas of the parts before it, and the top
-    // numbers its lemmas after all of them.
-    let m = shared.ids.map_or(0, |ids| ids.formula_clauses);
-    let mut offsets = Vec::with_capacity(parts.len());
-    let mut total = 0;
-    for p in parts.iter() {
-        offsets.push(total);
-        total += p.lemmas;
-    }
-    for r in results {
-        if let Some(t) = r.lock().expect("no thread panics").as_mut() {
-            t.lemma += offsets[t.thread];
-        }
-    }
-    // Every task is refuted: the top of the tree, from their sets.
+    // Every task is refuted: the top of the tree, from their sets (LRAT: after every
+    // task's lemmas, which are in the sink).
     let mut top = Search::<S>::new(shared, config, None);
-    top.w.next_id = m + 1 + total;
+    top.w.sink = shared.sink;
     top.split = Some(Split {
         depth,
         results,
@@ -2001,8 +1861,16 @@ fn finish_parallel<B: Board, S: DepthSet>(
     });
     let outcome = top.node(board, true);
     let top_nodes = top.nodes;
+    top.w.flush();
+    if let Some(e) = top.w.error.take() {
+        let stats = Stats {
+            nodes: task_nodes + top_nodes,
+            interrupted: false,
+        };
+        return (Refutation::Failed(format!("writing the proof: {e}")), stats);
+    }
     let tail_bytes = std::mem::take(&mut top.w.out);
-    let (tail_lemmas, tail_deletions) = (top.w.lemmas, top.w.deletions);
+    let (tail_lemmas, tail_deletions, top_flushed) = (top.w.lemmas, top.w.deletions, top.w.flushed);
     let stats_done = Stats {
         nodes: task_nodes + top_nodes,
         interrupted: false,
@@ -2014,28 +1882,8 @@ fn finish_parallel<B: Board, S: DepthSet>(
                 deletions: deletions + tail_deletions,
                 ..DratProof::default()
             };
-            match lrat_out {
-                Some(out) => {
-                    let mut written = 0;
-                    for (part, &offset) in parts.iter().zip(&offsets) {
-                        match part.renumber_to(m, offset, out) {
-                            Ok(k) => written += k,
-                            Err(e) => {
-                                return (
-                                    Refutation::Failed(format!("writing the proof: {e}")),
-                                    stats_done,
-                                )
-                            }
-                        }
-                    }
-                    if let Err(e) = out.write_all(&tail_bytes).and_then(|()| out.flush()) {
-                        return (
-                            Refutation::Failed(format!("writing the proof: {e}")),
-                            stats_done,
-                        );
-                    }
-                    proof.written = written + tail_bytes.len() as u64;
-                }
+            match shared.sink {
+                Some(_) => proof.written = proof_bytes(shared) + top_flushed,
                 None => {
                     // The largest buffer grows by the others: the least copying.
                     let largest = (0..parts.len())
