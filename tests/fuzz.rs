@@ -609,7 +609,7 @@ fn exercise_ops(p: &Problem) {
         }));
     }
     for req in &requests {
-        if let Err(e @ queens::Error::Internal(_)) = req.run_here(&ctx) {
+        if let Err(e @ queens::Error::Internal { .. }) = req.run_here(&ctx) {
             panic!("{} failed an internal check: {e}", req.op());
         }
     }

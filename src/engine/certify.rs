@@ -224,7 +224,7 @@ pub fn solve_certified_to(
                         work,
                     });
                 }
-                Refutation::Failed(message) => return Err(Error::Internal(message)),
+                Refutation::Failed(message) => return Err(Error::internal(message)),
                 Refutation::TooLarge(bytes) => {
                     return Err(Error::TooLarge(format!(
                         "the proof outgrew its share of the memory limit ({} MB written, \
@@ -277,7 +277,7 @@ pub fn solve_certified_to(
                 ProofFormat::Drat
             };
             let model = proof::solve_with_proof(&cnf.formula, drat_format, &mut drat)
-                .map_err(|e| Error::Internal(format!("proof: {e}")))?;
+                .map_err(|e| Error::internal_from("proof", e))?;
             work.sat = Some(SatStats {
                 solve_ms: ms(solve_start),
                 solver_calls: 1,
@@ -300,7 +300,7 @@ pub fn solve_certified_to(
     }
     work.time_ms = ms(start);
     let rejected = |e: proof::ProofError| {
-        Error::Internal(format!(
+        Error::internal(format!(
             "the {} engine's proof of unsatisfiability does not check: {e}",
             spec.name()
         ))
@@ -341,7 +341,7 @@ pub fn solve_certified_to(
             ..proof::ProofStats::default()
         },
         Some(Err(why)) => {
-            return Err(Error::Internal(format!(
+            return Err(Error::internal(format!(
                 "the {spec} engine's proof of unsatisfiability does not check: {why}"
             )))
         }
@@ -460,7 +460,7 @@ fn certify_lrat(
                 work,
             })
         }
-        Refutation::Failed(message) => return Err(Error::Internal(message)),
+        Refutation::Failed(message) => return Err(Error::internal(message)),
         Refutation::TooLarge(bytes) => {
             return Err(Error::TooLarge(format!(
                 "the proof outgrew its share of the memory limit ({} MB written, limit {} MB): \
@@ -472,9 +472,10 @@ fn certify_lrat(
         }
     };
     let rejected = |e: proof::ProofError| {
-        Error::Internal(format!(
-            "the backtrack engine's proof of unsatisfiability does not check: {e}"
-        ))
+        Error::internal_from(
+            "the backtrack engine's proof of unsatisfiability does not check",
+            e,
+        )
     };
     let check_start = Instant::now();
     let (stats, proof_file, bytes) = match target {
