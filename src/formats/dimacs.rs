@@ -74,7 +74,7 @@ pub fn header_vars(origin: &str, text: &str) -> Result<usize, Error> {
             _ => Err(Error::input_at_line(
                 origin,
                 i + 1,
-                format!("expected the `p cnf VARS CLAUSES` line"),
+                "expected the `p cnf VARS CLAUSES` line",
             )),
         };
     }

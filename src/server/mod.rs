@@ -594,14 +594,14 @@ fn invalid(
 }
 
 /// The field inside the request's instance that `path` (where deserializing stopped) fails
-/// on, when it is the instance in the JSON format.
+/// on, when it is the instance in the JSON format (an error in a `{"text": …}` instance is
+/// about the instance as a whole, and says its line).
 fn instance_field(path: &str, body: &serde_json::Value) -> Option<String> {
-    if path != "instance" {
+    let instance = body.get("instance").filter(|_| path == "instance")?;
+    if instance.get("text").is_some() {
         return None;
     }
-    crate::formats::problem_from_json(body.get("instance")?)
-        .err()?
-        .field
+    crate::formats::problem_from_json(instance).err()?.field
 }
 
 /// A job body: `op` picks the operation, and the rest is read as that operation's request,
