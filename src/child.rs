@@ -53,14 +53,15 @@ pub enum Exit {
 /// Runs `command` with `input` on its stdin until it exits, the deadline passes or `stop`
 /// returns true (polled every 0.2–20 ms, so a kill follows a cancel within milliseconds).
 /// Each line the child writes to stderr is also passed to `on_line` as it arrives (progress
-/// reports). Err: the child could not be started or waited for (the message says why).
+/// reports). Err: the child could not be started or waited for ([`Error::Internal`], with the
+/// I/O error as its source).
 pub fn run(
     command: Command,
     input: &[u8],
     deadline: Option<Instant>,
     stop: &dyn Fn() -> bool,
     on_line: &(dyn Fn(&str) + Sync),
-) -> Result<Exit, String> {
+) -> Result<Exit, Error> {
     run_limited(command, input, deadline, stop, on_line, None)
 }
 
@@ -74,7 +75,7 @@ pub fn run_limited(
     stop: &dyn Fn() -> bool,
     on_line: &(dyn Fn(&str) + Sync),
     max_memory: Option<u64>,
-) -> Result<Exit, String> {
+) -> Result<Exit, Error> {
     let start = Instant::now();
     let program = command.get_program().to_string_lossy().into_owned();
     // The child dies with this process: a `queens op` worker killed at its deadline must
@@ -98,7 +99,7 @@ pub fn run_limited(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start {program}: {e}"))?;
+        .map_err(|e| Error::internal_from(format!("cannot start {program}"), e))?;
     #[cfg(target_os = "linux")]
     if let Some(bytes) = max_memory {
         use rustix::process::{prlimit, Pid, Resource, Rlimit};
@@ -109,7 +110,9 @@ pub fn run_limited(
         if prlimit(Some(Pid::from_child(&child)), Resource::As, limit).is_err() {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(format!("cannot limit the memory of {program}"));
+            return Err(Error::internal(format!(
+                "cannot limit the memory of {program}"
+            )));
         }
     }
     #[cfg(not(target_os = "linux"))]
@@ -147,7 +150,10 @@ pub fn run_limited(
                 Err(e) => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(format!("waiting for {program} failed: {e}"));
+                    return Err(Error::internal_from(
+                        format!("waiting for {program} failed"),
+                        e,
+                    ));
                 }
             }
         };

@@ -81,12 +81,12 @@ pub fn completion_from_solution(n: usize, queens: usize, seed: u64) -> Result<Pr
     let (outcome, _) =
         crate::engine::local::solve(&problem, config, &crate::engine::Budget::default())?;
     let crate::engine::local::Outcome::Solved(cols) = outcome else {
-        return Err(Error::Internal(format!(
+        return Err(Error::internal(format!(
             "local search found no solution of the empty {n}×{n} board to take presets from"
         )));
     };
     crate::verify::verify_columns(&problem, &cols)
-        .map_err(|v| Error::Internal(format!("a preset source broke a rule: {v}")))?;
+        .map_err(|v| Error::internal(format!("a preset source broke a rule: {v}")))?;
     // The first `queens` places of a partial Fisher–Yates shuffle of the rows.
     let mut rng = Rng::new(seed ^ 0x5eed_0f5e_1ec7);
     let mut rows: Vec<u32> = (0..n as u32).collect();

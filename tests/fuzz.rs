@@ -747,7 +747,7 @@ fn exercise_ops(p: &Problem) {
         }));
     }
     for req in &requests {
-        if let Err(e @ queens::Error::Internal(_)) = req.run_here(&ctx) {
+        if let Err(e @ queens::Error::Internal { .. }) = req.run_here(&ctx) {
             panic!("{} failed an internal check: {e}", req.op());
         }
     }
@@ -761,7 +761,7 @@ fn exercise_big(p: &Problem) {
     let mut ctx = Context::default().with_timeout_ms(Some(10));
     ctx.budget.max_memory = Some(16 << 20);
     let req = Request::Solve(SolveRequest::new(p.clone()));
-    if let Err(e @ queens::Error::Internal(_)) = req.run_here(&ctx) {
+    if let Err(e @ queens::Error::Internal { .. }) = req.run_here(&ctx) {
         panic!(
             "solve on a {}-row board failed an internal check: {e}",
             p.n()

@@ -280,7 +280,9 @@ fn csplib_errors_name_the_line() {
     for (text, first, want) in cases {
         match formats::csplib::parse_csplib("bad.param", text, *first) {
             Ok(p) => panic!("{text:?} parsed as {p:?}"),
-            Err(queens::Error::Input { origin, message }) => {
+            Err(queens::Error::Input {
+                origin, message, ..
+            }) => {
                 assert_eq!(origin, "bad.param");
                 assert!(message.starts_with(want), "{text:?}: {message}");
             }

@@ -623,7 +623,7 @@ fn a_job_with_a_proof_serves_the_proof_and_events() {
     let pid = plain["id"].as_str().unwrap();
     wait_job(&s, pid, terminal, 10);
     let (code, v) = get(&s, &format!("/v1/jobs/{pid}/proof"));
-    assert_eq!(code, 404, "{v}");
+    assert_eq!(code, 409, "{v}");
 }
 
 /// Runs an outside proof checker (drat-trim or lrat-check, built from marijnheule/drat-trim)

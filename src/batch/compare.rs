@@ -127,7 +127,7 @@ pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Err
                 crate::engine::ext::ExtAnswer::Sat(q) => Some(q),
                 crate::engine::ext::ExtAnswer::Unsat => None,
                 other => {
-                    return Err(crate::Error::Internal(format!(
+                    return Err(crate::Error::internal(format!(
                         "solver `{}` gave no answer ({other:?})",
                         x.solver
                     )))
@@ -238,7 +238,7 @@ fn race_attempt(
                     ..report
                 })),
                 _ if stop.load(Ordering::Relaxed) => Ok(None),
-                (Outcome::Error(msg), _) => Err(crate::Error::Internal(format!(
+                (Outcome::Error(msg), _) => Err(crate::Error::internal(format!(
                     "the race's SAT side failed: {msg}"
                 ))),
                 _ => Ok(None),
@@ -248,9 +248,7 @@ fn race_attempt(
         None,
     )?;
     let Some((_, report)) = won else {
-        return Err(crate::Error::Internal(
-            "the race ended without an answer".into(),
-        ));
+        return Err(crate::Error::internal("the race ended without an answer"));
     };
     Ok(Report {
         time_ms: start.elapsed().as_secs_f64() * 1e3,
@@ -374,7 +372,7 @@ pub fn run_child_until(
         &|_| {},
     );
     let (status, out, err) = match exit {
-        Err(msg) => return fail(msg),
+        Err(e) => return fail(e.to_string()),
         Ok(child::Exit::Stopped) => return fail("stopped before it finished".into()),
         Ok(child::Exit::TimedOut) => {
             return Attempt {

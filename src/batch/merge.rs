@@ -145,7 +145,7 @@ fn from_value<T: for<'de> Deserialize<'de>>(
         } else {
             format!("field `{path}`: ")
         };
-        Error::input(origin, format!("line {line}: {field}{inner}"))
+        Error::input_at_line(origin, line, format!("{field}{inner}"))
     })
 }
 
@@ -390,7 +390,7 @@ pub fn merge_counts(files: &[ShardFile]) -> Result<CountMerge, Error> {
             }
             if let Some((o, had)) = by_index.get(&s.shard.index) {
                 if (had.count, had.unique, had.shard.tasks) != (s.count, s.unique, s.shard.tasks) {
-                    return Err(Error::Internal(format!(
+                    return Err(Error::internal(format!(
                         "shard {}/{} was counted twice with different results: {} in {o}, \
                          {} in {origin}",
                         s.shard.index, s.shard.of, had.count, s.count
@@ -421,7 +421,7 @@ pub fn merge_counts(files: &[ShardFile]) -> Result<CountMerge, Error> {
     let count: u64 = by_index.values().map(|(_, s)| s.count).sum();
     let tasks: u64 = by_index.values().map(|(_, s)| s.shard.tasks).sum();
     if tasks != f.shard.all_tasks {
-        return Err(Error::Internal(format!(
+        return Err(Error::internal(format!(
             "the shards hold {tasks} subproblems but the count has {}",
             f.shard.all_tasks
         )));

@@ -124,7 +124,7 @@ fn race(problem: &Problem, seed: u64, budget: &Budget) -> Result<SolvedColumns, 
         let _ = watch.join();
         (back, local)
     });
-    let local = local.map_err(|_| Error::Internal("the local search thread panicked".into()))?;
+    let local = local.map_err(|_| Error::internal("the local search thread panicked"))?;
     let back = back?;
     let local = local?;
     // The first real answer wins; with both, the backtracker's (it can prove).

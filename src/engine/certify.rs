@@ -229,7 +229,7 @@ pub fn solve_certified_to(
                         work,
                     });
                 }
-                Refutation::Failed(message) => return Err(Error::Internal(message)),
+                Refutation::Failed(message) => return Err(Error::internal(message)),
                 Refutation::TooLarge(bytes) => {
                     return Err(Error::TooLarge(format!(
                         "the proof outgrew its share of the memory limit ({} MB written, \
@@ -282,7 +282,7 @@ pub fn solve_certified_to(
                 ProofFormat::Drat
             };
             let model = crate::engine::sat::solve_with_proof(&cnf.formula, drat_format, &mut drat)
-                .map_err(|e| Error::Internal(format!("proof: {e}")))?;
+                .map_err(|e| Error::internal_from("proof", e))?;
             work.sat = Some(SatStats {
                 solve_ms: ms(solve_start),
                 solver_calls: 1,
@@ -305,7 +305,7 @@ pub fn solve_certified_to(
     }
     work.time_ms = ms(start);
     let rejected = |e: proof::ProofError| {
-        Error::Internal(format!(
+        Error::internal(format!(
             "the {} engine's proof of unsatisfiability does not check: {e}",
             spec.name()
         ))
@@ -349,7 +349,7 @@ pub fn solve_certified_to(
             ..proof::ProofStats::default()
         },
         Some(Err(why)) => {
-            return Err(Error::Internal(format!(
+            return Err(Error::internal(format!(
                 "the {spec} engine's proof of unsatisfiability does not check: {why}"
             )))
         }
@@ -481,7 +481,7 @@ fn certify_lrat(
                 work,
             })
         }
-        Refutation::Failed(message) => return Err(Error::Internal(message)),
+        Refutation::Failed(message) => return Err(Error::internal(message)),
         Refutation::TooLarge(bytes) => {
             return Err(Error::TooLarge(format!(
                 "the proof outgrew its share of the memory limit ({} MB written, limit {} MB): \
@@ -497,13 +497,14 @@ fn certify_lrat(
         Err(proof::ProofError::Io(e)) => {
             return Err(match target {
                 ProofTarget::File(path) => io_error(path, e),
-                ProofTarget::Memory => Error::Internal(format!("writing the proof: {e}")),
+                ProofTarget::Memory => Error::internal_from("writing the proof", e),
             })
         }
         Err(e) => {
-            return Err(Error::Internal(format!(
-                "the backtrack engine's proof of unsatisfiability does not check: {e}"
-            )))
+            return Err(Error::internal_from(
+                "the backtrack engine's proof of unsatisfiability does not check",
+                e,
+            ))
         }
     };
     let (proof, proof_file) = match out {

@@ -558,7 +558,7 @@ fn run_on(
         format!("for solver {name}"),
     ];
     cnf.write_dimacs(&mut text, &header)
-        .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
+        .map_err(|e| Error::internal_from("writing the CNF", e))?;
     std::fs::write(&cnf_path, &text).map_err(|e| Error::Io {
         path: cnf_path.clone(),
         source: e,
@@ -592,7 +592,7 @@ fn run_on(
         &|_| {},
         budget.max_memory,
     )
-    .map_err(|e| Error::Internal(format!("solver `{name}`: {e}")))?;
+    .map_err(|e| Error::internal_from(format!("solver `{name}`"), e))?;
     stats.solve_ms = ms(solve_start);
     stats.solver_calls = 1;
     let interrupted = ExtRun {
@@ -619,14 +619,14 @@ fn run_on(
                     .map_or(String::new(), |b| format!(" of {} MB", b >> 20))
             ),
         };
-        return Err(Error::Internal(format!(
+        return Err(Error::internal(format!(
             "solver `{name}` {how}: {}",
             child::last_message(&stderr)
         )));
     }
     let model_text = if argv.iter().any(|a| a.contains("{model}")) {
         std::fs::read_to_string(&model_path).map_err(|e| {
-            Error::Internal(format!(
+            Error::internal(format!(
                 "solver `{name}` wrote no model file ({e}): {}",
                 child::last_message(&stderr)
             ))
@@ -636,9 +636,9 @@ fn run_on(
     };
     let origin = format!("solver `{name}`'s output");
     let read = dimacs::parse_model_for(&origin, &model_text, stats.vars)
-        .map_err(|e| Error::Internal(format!("{e} (the solver's output is not a model)")))?;
+        .map_err(|e| Error::internal(format!("{e} (the solver's output is not a model)")))?;
     let disagree = |said: &str| {
-        Error::Internal(format!(
+        Error::internal(format!(
             "solver `{name}` exited with status {} but its output says {said}",
             code.unwrap_or(0)
         ))
@@ -657,7 +657,7 @@ fn run_on(
     };
     let proof = if proving && answer == ExtAnswer::Unsat {
         Some(std::fs::read(&proof_path).map_err(|e| {
-            Error::Internal(format!(
+            Error::internal(format!(
                 "solver `{name}` says UNSATISFIABLE but wrote no proof ({e})"
             ))
         })?)
@@ -697,7 +697,8 @@ pub fn check_with_drat_trim(
             &|| budget.cancelled(),
             &|_| {},
             budget.max_memory,
-        )?;
+        )
+        .map_err(|e| e.to_string())?;
         match exit {
             Exit::Finished { stdout, .. } if stdout.lines().any(|l| l.trim() == "s VERIFIED") => {
                 Ok(())

@@ -458,7 +458,7 @@ pub(crate) fn race_needs_a_caller() -> Error {
 /// [`Error::Internal`] naming the engine and the rule.
 pub fn checked(problem: &Problem, queens: &[Pos], engine: &str) -> Result<(), Error> {
     verify(problem, queens).map_err(|v| {
-        Error::Internal(format!(
+        Error::internal(format!(
             "the {engine} engine returned a board that breaks a rule: {v}"
         ))
     })
@@ -776,7 +776,7 @@ pub fn solve_columns(
     if let ColumnAnswer::Sat(cols) = &solved.answer {
         let by = solved.work.answered_by.unwrap_or(spec).name();
         crate::verify::verify_columns(problem, cols).map_err(|v| {
-            Error::Internal(format!(
+            Error::internal(format!(
                 "the {by} engine returned a board that breaks a rule: {v}"
             ))
         })?;

@@ -77,9 +77,10 @@ pub fn read(origin: &str, text: &[u8]) -> Result<Vec<u32>, Error> {
             value = value * 10 + u64::from(b - b'0');
         }
         if value >= MAX_BIG_N as u64 {
-            return Err(Error::input(
+            return Err(Error::input_at_line(
                 origin,
-                format!("line {}: column {value} is out of range", i + 1),
+                i + 1,
+                format!("column {value} is out of range"),
             ));
         }
         cols.push(value as u32);

@@ -28,7 +28,7 @@ pub fn to_csplib(n: usize, d: Diagonal) -> (usize, u8) {
 /// `first` keeps only the first that many queens and diagonals, since prob079 defines an
 /// instance as a prefix of the generated list.
 pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Problem, Error> {
-    let err = |line: usize, msg: String| Error::input(origin, format!("line {line}: {msg}"));
+    let err = |line: usize, msg: String| Error::input_at_line(origin, line, msg);
     let tokens = tokenize(text).map_err(|(line, m)| err(line, m))?;
     let mut lettings: HashMap<String, (usize, Value)> = HashMap::new();
     let mut p = Parser {

@@ -57,6 +57,33 @@ pub fn parse_model_for(origin: &str, text: &str, num_vars: usize) -> Result<Mode
     read_model(origin, text, Some(num_vars))
 }
 
+/// The variable count of a DIMACS CNF, from its `p cnf VARS CLAUSES` line (the first line
+/// that is not a comment).
+pub fn header_vars(origin: &str, text: &str) -> Result<usize, Error> {
+    let text = crate::formats::strip_bom(text);
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('c') {
+            continue;
+        }
+        let mut words = line.split_whitespace();
+        return match (words.next(), words.next(), words.next()) {
+            (Some("p"), Some("cnf"), Some(vars)) => vars.parse().map_err(|_| {
+                Error::input_at_line(origin, i + 1, format!("{vars:?} is not a variable count"))
+            }),
+            _ => Err(Error::input_at_line(
+                origin,
+                i + 1,
+                "expected the `p cnf VARS CLAUSES` line",
+            )),
+        };
+    }
+    Err(Error::input(
+        origin,
+        "no `p cnf VARS CLAUSES` line: not a DIMACS CNF",
+    ))
+}
+
 /// One line of a model file, classified.
 enum ModelLine<'a> {
     Blank,
@@ -103,7 +130,7 @@ fn read_model(origin: &str, text: &str, num_vars: Option<usize>) -> Result<Model
     let mut saw_literals = false;
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
-        let err = |m: String| Error::input(origin, format!("line {line_no}: {m}"));
+        let err = |m: String| Error::input_at_line(origin, line_no, m);
         match classify(raw.trim()).map_err(err)? {
             ModelLine::Blank => {}
             ModelLine::Status(answer) => {
@@ -184,12 +211,12 @@ fn contradiction_error(origin: &str, text: &str, var: u64) -> Error {
             }
             if pos && neg {
                 let other = -i128::from(lit);
-                return Error::input(
+                return Error::input_at_line(
                     origin,
+                    i + 1,
                     format!(
-                        "line {}: literal {lit} contradicts {other}, listed before: a model \
-                         gives each variable one value",
-                        i + 1
+                        "literal {lit} contradicts {other}, listed before: a model \
+                         gives each variable one value"
                     ),
                 );
             }

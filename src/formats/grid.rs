@@ -113,7 +113,7 @@ impl Listed {
 /// Memory is proportional to the board, never to the number of cells the text claims: a
 /// grid wider or taller than [`MAX_N`] is refused before anything per cell is stored.
 pub fn parse_grid(origin: &str, text: &str) -> Result<Problem, Error> {
-    let err = |line: usize, msg: String| Error::input(origin, format!("line {line}: {msg}"));
+    let err = |line: usize, msg: String| Error::input_at_line(origin, line, msg);
     let mut lines = strip_bom(text)
         .lines()
         .enumerate()

@@ -140,7 +140,52 @@ pub fn parse_json(origin: &str, text: &str) -> Result<Problem, Error> {
         return Err(Error::input(origin, EMPTY_INPUT));
     }
     let value = json_value(text, 1).map_err(|m| Error::input(origin, m))?;
-    problem_from_json(&value).map_err(|m| Error::input(origin, m))
+    problem_from_json(&value).map_err(|e| e.in_input(origin))
+}
+
+/// An error in a JSON instance: what is wrong, and the field it is about (`queens[1]`) when
+/// it is about one. Displayed as ``field `queens[1]`: …``.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JsonError {
+    /// The field, as a path into the instance object.
+    pub field: Option<String>,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl JsonError {
+    fn at(field: impl Into<String>, message: impl Into<String>) -> JsonError {
+        JsonError {
+            field: Some(field.into()),
+            message: message.into(),
+        }
+    }
+
+    /// The input error of an instance read from `origin`, its field kept as data.
+    pub fn in_input(self, origin: &str) -> Error {
+        match self.field {
+            Some(field) => Error::input_at_field(origin, field, self.message),
+            None => Error::input(origin, self.message),
+        }
+    }
+}
+
+impl From<String> for JsonError {
+    fn from(message: String) -> JsonError {
+        JsonError {
+            field: None,
+            message,
+        }
+    }
+}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match &self.field {
+            Some(field) => write!(f, "field `{field}`: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
 }
 
 /// What a JSON value is, for "expected an object, got an array".
@@ -165,40 +210,38 @@ pub fn not_an_object(v: &Value) -> String {
 
 /// Builds a problem from a parsed JSON object; the error names the field. A queen or blocked
 /// cell listed twice is an error naming both entries.
-pub fn problem_from_json(value: &Value) -> Result<Problem, String> {
+pub fn problem_from_json(value: &Value) -> Result<Problem, JsonError> {
     let obj = value.as_object().ok_or_else(|| not_an_object(value))?;
     if let Some(k) = obj.keys().find(|k| !JSON_FIELDS.contains(&k.as_str())) {
-        return Err(format!(
-            "field `{k}`: unknown field (known: {})",
-            JSON_FIELDS.join(", ")
+        return Err(JsonError::at(
+            k.as_str(),
+            format!("unknown field (known: {})", JSON_FIELDS.join(", ")),
         ));
     }
     let regions = match obj.get("regions") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(
-            v.as_array()
-                .ok_or_else(|| format!("field `regions`: expected an array of rows, got {v}"))?,
-        ),
+        Some(v) => Some(v.as_array().ok_or_else(|| {
+            JsonError::at("regions", format!("expected an array of rows, got {v}"))
+        })?),
     };
     let n = match (obj.get("n"), regions) {
         (Some(v), _) => {
-            let n = v
-                .as_u64()
-                .filter(|&n| n >= 1)
-                .ok_or_else(|| format!("field `n`: expected a positive whole number, got {v}"))?;
+            let n = v.as_u64().filter(|&n| n >= 1).ok_or_else(|| {
+                JsonError::at("n", format!("expected a positive whole number, got {v}"))
+            })?;
             let n = usize::try_from(n).unwrap_or(usize::MAX);
             if let Some(rows) = regions {
                 if rows.len() != n {
-                    return Err(format!(
-                        "field `regions`: has {} rows but `n` is {n}",
-                        rows.len()
+                    return Err(JsonError::at(
+                        "regions",
+                        format!("has {} rows but `n` is {n}", rows.len()),
                     ));
                 }
             }
             n
         }
         (None, Some(rows)) => rows.len(),
-        (None, None) => return Err("field `n`: missing (give `n` or `regions`)".into()),
+        (None, None) => return Err(JsonError::at("n", "missing (give `n` or `regions`)")),
     };
     // The size is checked before anything per cell is built.
     let field = if obj.contains_key("n") {
@@ -206,7 +249,7 @@ pub fn problem_from_json(value: &Value) -> Result<Problem, String> {
     } else {
         "regions"
     };
-    let mut problem = Problem::sized(n).map_err(|e| format!("field `{field}`: {e}"))?;
+    let mut problem = Problem::sized(n).map_err(|e| JsonError::at(field, e.to_string()))?;
     if let Some(rows) = regions {
         let g = json_regions(rows, n)?;
         problem = problem
@@ -215,10 +258,12 @@ pub fn problem_from_json(value: &Value) -> Result<Problem, String> {
             .with_rule(DiagonalRule::Touch);
     }
     if let Some(v) = obj.get("diagonals") {
-        let rule = v
-            .as_str()
-            .and_then(parse_rule)
-            .ok_or_else(|| format!("field `diagonals`: expected \"full\" or \"touch\", got {v}"))?;
+        let rule = v.as_str().and_then(parse_rule).ok_or_else(|| {
+            JsonError::at(
+                "diagonals",
+                format!("expected \"full\" or \"touch\", got {v}"),
+            )
+        })?;
         problem = problem.with_rule(rule);
     }
     let fixed = json_cells(obj.get("queens"), "queens", "queen", n)?;
@@ -230,12 +275,12 @@ pub fn problem_from_json(value: &Value) -> Result<Problem, String> {
         .and_then(|p| p.with_blocked(&blocked))
         .and_then(|p| p.with_marks(&marks))
         .and_then(|p| p.with_excluded(&diags))
-        .map_err(|e| e.to_string())
+        .map_err(|e| JsonError::from(e.to_string()))
 }
 
 /// The region map of `rows` (strings split as [`grid_cells`] does, or arrays of names), whose
 /// count is already known to be `n`. Every row is checked before any name is stored.
-fn json_regions(rows: &[Value], n: usize) -> Result<Regions, String> {
+fn json_regions(rows: &[Value], n: usize) -> Result<Regions, JsonError> {
     for (r, row) in rows.iter().enumerate() {
         let len = match row {
             Value::String(s) => grid_cells(s, false).count(),
@@ -245,9 +290,12 @@ fn json_regions(rows: &[Value], n: usize) -> Result<Regions, String> {
                         Value::String(s) if !s.is_empty() => {}
                         Value::Number(_) => {}
                         _ => {
-                            return Err(format!(
-                                "field `regions[{r}][{c}]`: expected a region name (string or \
+                            return Err(JsonError::at(
+                                format!("regions[{r}][{c}]"),
+                                format!(
+                                    "expected a region name (string or \
                                  number), got {t}"
+                                ),
                             ))
                         }
                     }
@@ -255,14 +303,16 @@ fn json_regions(rows: &[Value], n: usize) -> Result<Regions, String> {
                 items.len()
             }
             _ => {
-                return Err(format!(
-                    "field `regions[{r}]`: expected a string or an array of region names, got {row}"
+                return Err(JsonError::at(
+                    format!("regions[{r}]"),
+                    format!("expected a string or an array of region names, got {row}"),
                 ))
             }
         };
         if len != n {
-            return Err(format!(
-                "field `regions[{r}]`: has {len} cells, expected {n}"
+            return Err(JsonError::at(
+                format!("regions[{r}]"),
+                format!("has {len} cells, expected {n}"),
             ));
         }
     }
@@ -278,21 +328,21 @@ fn json_regions(rows: &[Value], n: usize) -> Result<Regions, String> {
                 _ => Box::new(std::iter::empty()),
             }
         });
-    Regions::from_cells(n, cells).map_err(|e| format!("field `regions`: {e}"))
+    Regions::from_cells(n, cells).map_err(|e| JsonError::at("regions", e.to_string()))
 }
 
-fn json_cells(v: Option<&Value>, field: &str, what: &str, n: usize) -> Result<Vec<Pos>, String> {
+fn json_cells(v: Option<&Value>, field: &str, what: &str, n: usize) -> Result<Vec<Pos>, JsonError> {
     let Some(v) = v.filter(|v| !v.is_null()) else {
         return Ok(Vec::new());
     };
     let items = v
         .as_array()
-        .ok_or_else(|| format!("field `{field}`: expected an array of cells, got {v}"))?;
+        .ok_or_else(|| JsonError::at(field, format!("expected an array of cells, got {v}")))?;
     let cells = items
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let at = |m: String| format!("field `{field}[{i}]`: {m}");
+            let at = |m: String| JsonError::at(format!("{field}[{i}]"), m);
             match item {
                 Value::String(s) => chess_square(s, n).map_err(at),
                 Value::Array(rc) if rc.len() == 2 => match (rc[0].as_u64(), rc[1].as_u64()) {
@@ -309,23 +359,27 @@ fn json_cells(v: Option<&Value>, field: &str, what: &str, n: usize) -> Result<Ve
                 ))),
             }
         })
-        .collect::<Result<Vec<Pos>, String>>()?;
+        .collect::<Result<Vec<Pos>, JsonError>>()?;
     if let Some((first, again)) = find_duplicate(n, &cells) {
         let (r, c) = cells[again];
-        return Err(format!(
-            "field `{field}[{again}]`: {what} ({r},{c}) is given twice (also `{field}[{first}]`)"
+        return Err(JsonError::at(
+            format!("{field}[{again}]"),
+            format!("{what} ({r},{c}) is given twice (also `{field}[{first}]`)"),
         ));
     }
     Ok(cells)
 }
 
-fn json_diags(v: Option<&Value>, n: usize) -> Result<Vec<Diagonal>, String> {
+fn json_diags(v: Option<&Value>, n: usize) -> Result<Vec<Diagonal>, JsonError> {
     let Some(v) = v.filter(|v| !v.is_null()) else {
         return Ok(Vec::new());
     };
-    let items = v
-        .as_array()
-        .ok_or_else(|| format!("field `diags`: expected an array of [k, t] pairs, got {v}"))?;
+    let items = v.as_array().ok_or_else(|| {
+        JsonError::at(
+            "diags",
+            format!("expected an array of [k, t] pairs, got {v}"),
+        )
+    })?;
     items
         .iter()
         .enumerate()
@@ -334,9 +388,12 @@ fn json_diags(v: Option<&Value>, n: usize) -> Result<Vec<Diagonal>, String> {
             let kt = pair.and_then(|a| Some((a[0].as_u64()?, a[1].as_u64()?)));
             kt.and_then(|(k, t)| Diagonal::from_csplib(n, k as usize, t as u8).filter(|_| t <= 1))
                 .ok_or_else(|| {
-                    format!(
-                        "field `diags[{i}]`: expected [k, t] with k in 0..={} and t 0 or 1, got {item}",
-                        2 * n - 2
+                    JsonError::at(
+                        format!("diags[{i}]"),
+                        format!(
+                            "expected [k, t] with k in 0..={} and t 0 or 1, got {item}",
+                            2 * n - 2
+                        ),
                     )
                 })
         })

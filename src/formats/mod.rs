@@ -21,7 +21,8 @@ use crate::model::Problem;
 
 pub use grid::{grid_cells, parse_grid};
 pub use json::{
-    json_kind, json_value, not_an_object, parse_json, problem_from_json, write_json, StrictValue,
+    json_kind, json_value, not_an_object, parse_json, problem_from_json, write_json, JsonError,
+    StrictValue,
 };
 
 /// What an input without any grid, JSON or option line is told.

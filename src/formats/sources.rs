@@ -441,7 +441,7 @@ impl<'a> Gather<'a> {
                         Ok(Some(problem)) => self.keep(id, problem)?,
                         Ok(None) => {}
                         Err(m) => {
-                            let e = Error::input(&origin, format!("line {line_no}: {m}"));
+                            let e = Error::input_at_line(&origin, line_no, m);
                             self.broken(id, e)?
                         }
                     }
@@ -552,7 +552,9 @@ fn from_record(
     if let Some(d) = selection.first {
         truncate(&mut record, d)?;
     }
-    problem_from_json(&record).map(Some)
+    problem_from_json(&record)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 /// Keeps the first `d` entries of a record's diagonal list and fixed queens. An empty list is

@@ -338,5 +338,5 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
 
 fn json(value: &impl Serialize) -> Result<String, Error> {
     serde_json::to_string(value)
-        .map_err(|e| Error::Internal(format!("a batch line does not serialize: {e}")))
+        .map_err(|e| Error::internal_from("a batch line does not serialize", e))
 }

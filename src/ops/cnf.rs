@@ -76,10 +76,10 @@ pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Erro
     let mut text = Vec::with_capacity(usize::try_from(bound).unwrap_or(usize::MAX));
     encoded
         .write_dimacs(&mut text, &header)
-        .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
+        .map_err(|e| Error::internal_from("writing the CNF", e))?;
     Ok(EncodeResponse {
         dimacs: String::from_utf8(text)
-            .map_err(|e| Error::Internal(format!("the CNF is not UTF-8: {e}")))?,
+            .map_err(|e| Error::internal_from("the CNF is not UTF-8", e))?,
         vars: encoded.stats.vars,
         clauses: encoded.stats.clauses,
     })
@@ -97,6 +97,18 @@ pub struct DecodeRequest {
     /// Where the model came from, for error messages (default `model`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_origin: Option<String>,
+    /// The at-most-one encoding the CNF was made with (default `auto`, as `encode`'s): it
+    /// fixes the CNF's variables, and a model literal beyond them is refused.
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// The CNF has the ring bounds (`encode`'s `rings`), and their variables.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rings: bool,
+    /// The CNF's variable count, from its `p cnf` line, when the CNF itself is at hand; it
+    /// takes the place of `encoding` and `rings`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0)]
+    pub vars: Option<usize>,
 }
 
 /// `decode`'s answer. `status`: `sat` (the model is a valid board), `unsat` (the solver
@@ -127,28 +139,40 @@ pub fn decode(req: &DecodeRequest, ctx: &Context) -> Result<DecodeResponse, Erro
     if ctx.budget.exhausted() {
         return Ok(out_of_time());
     }
-    let answer = dimacs::parse_model(origin, &req.model)?;
     // Cell variables do not depend on the encoding, only on the simplification, so only the
-    // cell map is needed: encode into a counting sink (nothing stored) rather than building
-    // a formula that may have millions of clauses.
-    let map = cnf::encode(
-        problem,
-        Encoding::Seq,
-        FixedMode::Simplify,
-        &mut Counter::default(),
-    );
+    // cell map and the variable count are needed: encode into a counting sink (nothing
+    // stored) rather than building a formula that may have millions of clauses.
+    let mut counter = Counter::default();
+    let map = cnf::encode(problem, req.encoding, FixedMode::Simplify, &mut counter);
+    let vars = match req.vars {
+        Some(vars) => vars,
+        None if req.rings => {
+            // The ring bounds' variables come after the encoding's: counted by adding them.
+            crate::engine::check_sat_memory(
+                problem,
+                req.encoding,
+                crate::engine::SatMemory::WithFormula,
+                &ctx.budget,
+            )?;
+            let mut encoded = sat::encode_problem(problem, req.encoding, FixedMode::Simplify);
+            crate::engine::ext::add_rings(problem, &mut encoded)?;
+            encoded.stats.vars
+        }
+        None => counter.vars,
+    };
     if ctx.budget.exhausted() {
         return Ok(out_of_time());
     }
+    let answer = dimacs::parse_model_for(origin, &req.model, vars)?;
     let (status, queens) = match answer {
         ModelAnswer::Sat(true_vars) => {
             let set: HashSet<usize> = true_vars.into_iter().collect();
             let q = map.decode(|l| set.contains(&(l.index() + 1)));
             if let Err(v) = crate::verify(problem, &q) {
-                return Err(Error::Input {
-                    origin: origin.to_string(),
-                    message: format!("the model does not decode to a valid board: {v}"),
-                });
+                return Err(Error::input(
+                    origin,
+                    format!("the model does not decode to a valid board: {v}"),
+                ));
             }
             (Status::Sat, Some(q))
         }

@@ -126,10 +126,9 @@ impl PlayRequest {
     }
 
     fn start(&self) -> Result<State, Error> {
-        self.deal.to_state(self.rules).map_err(|e| Error::Input {
-            origin: "request".into(),
-            message: format!("field `deal.{}`: {}", e.field, e.message),
-        })
+        self.deal
+            .to_state(self.rules)
+            .map_err(|e| Error::input_at_field("request", format!("deal.{}", e.field), e.message))
     }
 }
 
@@ -142,17 +141,16 @@ pub fn play(req: &PlayRequest, ctx: &Context) -> Result<PlayResponse, Error> {
     let start = req.start()?;
     let (moves, end) = match (&req.moves, req.policy) {
         (Some(moves), _) => {
-            let end =
-                crate::games::collection::replay(&start, moves).map_err(|e| Error::Input {
-                    origin: req.moves_origin.clone().unwrap_or_else(|| "moves".into()),
-                    message: format!("field `moves[{}]`: {e}", e.index),
-                })?;
+            let end = crate::games::collection::replay(&start, moves).map_err(|e| {
+                let origin = req.moves_origin.as_deref().unwrap_or("moves");
+                Error::input_at_field(origin, format!("moves[{}]", e.index), &e)
+            })?;
             (moves.clone(), end)
         }
         (None, Some(name)) => {
             let mut p = name.build(req.seed.unwrap_or(policy_seed(0)), req.lookahead);
             let game = policy::play_until(&start, p.as_mut(), &|| ctx.budget.exhausted()).map_err(
-                |e| Error::Internal(format!("the {name} policy made an illegal move: {e}")),
+                |e| Error::internal(format!("the {name} policy made an illegal move: {e}")),
             )?;
             (game.moves, game.end)
         }
@@ -285,7 +283,7 @@ pub fn simulate(req: &SimulateRequest, ctx: &Context) -> Result<SimulateResponse
         }
     };
     let summary = simulate::simulate(&cfg, &progress, &|| ctx.budget.exhausted()).map_err(|e| {
-        Error::Internal(format!(
+        Error::internal(format!(
             "the {} policy made an illegal move: {e}",
             req.policy
         ))
@@ -348,6 +346,8 @@ pub const TABLE_ENTRY_BYTES: u64 = 64;
 /// [`solve`]'s request: a deal (or any position) whose whole pile is known.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+// Named apart from the puzzle operations' `SolveRequest` in the OpenAPI document.
+#[schema(as = CollectionSolveRequest)]
 pub struct SolveRequest {
     /// The deal, pile included.
     pub deal: Deal,
@@ -402,6 +402,7 @@ impl std::str::FromStr for SolveMethod {
 
 /// [`solve`]'s answer: the best game with the pile known, and whether it is proven best.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[schema(as = CollectionSolveResponse)]
 pub struct SolveResponse {
     /// The moves of the best game found, replayed to `score`.
     pub moves: Vec<Move>,
@@ -511,15 +512,15 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
         req.beam.unwrap_or(DEFAULT_BEAM),
         1,
     )?;
-    let start = req.deal.to_state(req.rules).map_err(|e| Error::Input {
-        origin: "request".into(),
-        message: format!("field `deal.{}`: {}", e.field, e.message),
-    })?;
+    let start = req
+        .deal
+        .to_state(req.rules)
+        .map_err(|e| Error::input_at_field("request", format!("deal.{}", e.field), e.message))?;
     let began = Instant::now();
     if req.method == SolveMethod::Sat {
         let best = plan::optimum(&start, ctx.budget.deadline, ctx.isolate.as_deref())?;
         let end = crate::games::collection::replay(&start, &best.moves)
-            .map_err(|e| Error::Internal(format!("the SAT plan does not replay: {e}")))?;
+            .map_err(|e| Error::internal_from("the SAT plan does not replay", e))?;
         let max_score = start.board().max_score();
         return Ok(SolveResponse {
             turns: best.moves.len(),

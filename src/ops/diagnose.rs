@@ -376,7 +376,7 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
                         return Ok((resp, artifacts));
                     }
                     CertifiedAnswer::Sat(q) => {
-                        return Err(Error::Internal(format!(
+                        return Err(Error::internal(format!(
                             "the explanation's core has a completion after all: {q:?}"
                         )))
                     }

@@ -197,7 +197,7 @@ pub fn generate(req: &GenerateRequest, ctx: &Context) -> Result<GenerateResponse
             return stopped(instances, grades);
         };
         let value = serde_json::from_str(&made.text)
-            .map_err(|e| Error::Internal(format!("a generated instance is not JSON: {e}")))?;
+            .map_err(|e| Error::internal_from("a generated instance is not JSON", e))?;
         instances.push(value);
         grades.extend(made.grade);
     }
@@ -215,7 +215,7 @@ impl GenerateResponse {
             .iter()
             .map(|v| {
                 let inst: Instance = serde_json::from_value(v.clone())
-                    .map_err(|e| Error::Internal(format!("a generated instance: {e}")))?;
+                    .map_err(|e| Error::internal_from("a generated instance", e))?;
                 Ok(inst.0)
             })
             .collect()

@@ -27,21 +27,33 @@ use crate::error::Error;
 struct ErrorBody {
     kind: String,
     origin: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    field: Option<String>,
     message: String,
 }
 
 impl From<&Error> for ErrorBody {
     fn from(e: &Error) -> ErrorBody {
         let (kind, origin, message) = match e {
-            Error::Input { origin, message } => ("input", Some(origin.clone()), message.clone()),
+            Error::Input {
+                origin, message, ..
+            } => ("input", Some(origin.clone()), message.clone()),
             Error::Model(m) => ("model", None, m.clone()),
             Error::Unsupported(m) => ("unsupported", None, m.clone()),
             Error::TooLarge(m) => ("too_large", None, m.clone()),
             other => ("internal", None, other.to_string()),
         };
+        let (line, field) = match e {
+            Error::Input { line, field, .. } => (*line, field.clone()),
+            _ => (None, None),
+        };
         ErrorBody {
             kind: kind.into(),
             origin,
+            line,
+            field,
             message,
         }
     }
@@ -52,12 +64,14 @@ impl From<ErrorBody> for Error {
         match b.kind.as_str() {
             "input" => Error::Input {
                 origin: b.origin.unwrap_or_default(),
+                line: b.line,
+                field: b.field,
                 message: b.message,
             },
             "model" => Error::Model(b.message),
             "unsupported" => Error::Unsupported(b.message),
             "too_large" => Error::TooLarge(b.message),
-            _ => Error::Internal(b.message),
+            _ => Error::internal(b.message),
         }
     }
 }
@@ -83,9 +97,10 @@ pub fn child_main(
         return 2;
     }
     let reply = match serde_json::from_str::<Request>(&input) {
-        Err(e) => Reply::Error(ErrorBody::from(&Error::Internal(format!(
-            "the worker could not read its request: {e}"
-        )))),
+        Err(e) => Reply::Error(ErrorBody::from(&Error::internal_from(
+            "the worker could not read its request",
+            e,
+        ))),
         Ok(req) => {
             let mut ctx = Context::default().with_progress(|done, total| {
                 eprintln!("progress {done} {total}");
@@ -157,8 +172,8 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         let left = d.saturating_duration_since(Instant::now()).as_millis();
         command.arg("--timeout-ms").arg(left.to_string());
     }
-    let input = serde_json::to_vec(req)
-        .map_err(|e| Error::Internal(format!("cannot write the request: {e}")))?;
+    let input =
+        serde_json::to_vec(req).map_err(|e| Error::internal_from("cannot write the request", e))?;
     let progress = ctx.budget.progress.clone();
     let on_line = move |line: &str| {
         let mut words = line.split_whitespace();
@@ -174,8 +189,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         ctx.budget.deadline.and_then(|d| d.checked_add(KILL_GRACE)),
         &|| ctx.budget.cancelled(),
         &on_line,
-    )
-    .map_err(Error::Internal)?;
+    )?;
     let stdout = match exit {
         Exit::TimedOut => return interrupted(req, Status::Timeout, start),
         Exit::Stopped => return interrupted(req, Status::Cancelled, start),
@@ -185,7 +199,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
             stderr,
         } => {
             if !status.success() {
-                return Err(Error::Internal(format!(
+                return Err(Error::internal(format!(
                     "the worker process exited with {status}: {}",
                     child::last_message(&stderr)
                 )));
@@ -194,7 +208,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         }
     };
     let problem = req.problem();
-    let bad = |e: serde_json::Error| Error::Internal(format!("unreadable worker reply ({e})"));
+    let bad = |e: serde_json::Error| Error::internal(format!("unreadable worker reply ({e})"));
     let response = match req {
         Request::Solve(_) => Response::Solve(reply::<SolveResponse>(&stdout).map_err(bad)??),
         Request::Count(_) => Response::Count(reply::<CountResponse>(&stdout).map_err(bad)??),
@@ -205,7 +219,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         Request::Hint(_) => Response::Hint(reply::<HintResponse>(&stdout).map_err(bad)??),
         Request::Grade(_) => Response::Grade(reply::<GradeResponse>(&stdout).map_err(bad)??),
         _ => {
-            return Err(Error::Internal(format!(
+            return Err(Error::internal(format!(
                 "{} is not run in a worker",
                 req.op()
             )))

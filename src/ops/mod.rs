@@ -510,8 +510,8 @@ impl Request {
             | Request::CollectionPlay(_)
             | Request::CollectionSimulate(_) => false,
             // The optimum's search looks at the deadline every 4096 positions; its SAT method
-            // cannot be interrupted.
-            Request::CollectionSolve(r) => r.method == collection::SolveMethod::Sat,
+            // runs each solver call in a child of the context's executable itself.
+            Request::CollectionSolve(_) => false,
             Request::CollectionStudy(_) => false,
         }
     }

@@ -55,8 +55,8 @@ pub(super) fn solve(
                 (Response::Solve(resp), artifacts) => {
                     Ok(definite(&resp).then_some((resp, artifacts)))
                 }
-                _ => Err(Error::Internal(
-                    "the race's SAT side answered another kind of request".into(),
+                _ => Err(Error::internal(
+                    "the race's SAT side answered another kind of request",
                 )),
             }
         },

@@ -655,7 +655,7 @@ fn no_answer(spec: EngineSpec, ctx: &Context) -> Status {
 }
 
 fn disagree(what: &str, a: String, b: String) -> Error {
-    Error::Internal(format!("the engines disagree on the {what}:\n  {a}\n  {b}"))
+    Error::internal(format!("the engines disagree on the {what}:\n  {a}\n  {b}"))
 }
 
 /// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
@@ -936,7 +936,7 @@ pub(super) fn certificate(
     let mut cnf_text = Vec::new();
     cert.cnf
         .write_dimacs(&mut cnf_text, &header)
-        .map_err(|e| Error::Internal(format!("writing the CNF: {e}")))?;
+        .map_err(|e| Error::internal_from("writing the CNF", e))?;
     let info = ProofInfo {
         format: cert.format,
         lemmas: cert.lemmas,

@@ -97,7 +97,7 @@ pub fn regions(
 pub fn puzzle(n: usize, seed: u64) -> Result<Problem, Error> {
     regions(n, seed, None, &Budget::default())?
         .map(|g| g.problem)
-        .ok_or_else(|| Error::Internal("the region generator stopped without a limit".into()))
+        .ok_or_else(|| Error::internal("the region generator stopped without a limit"))
 }
 
 /// Which neighbouring region a cell joins first. Regions that grow where they are already
@@ -156,7 +156,7 @@ fn check_unique(problem: &Problem, planted: &[usize]) -> Result<(), Error> {
     });
     let want: Vec<(usize, usize)> = planted.iter().copied().enumerate().collect();
     if solutions != [want] {
-        return Err(Error::Internal(format!(
+        return Err(Error::internal(format!(
             "the region generator made a puzzle with {} solutions",
             solutions.len()
         )));

@@ -61,13 +61,12 @@ impl Keys {
 
     /// [`Keys::load`] on text already read; `origin` names it in errors.
     pub fn parse(origin: &str, text: &str) -> Result<Keys, crate::Error> {
-        let bad = |line: usize, message: &str| crate::Error::Input {
-            origin: origin.to_string(),
-            message: if line == 0 {
-                message.to_string()
+        let bad = |line: usize, message: &str| {
+            if line == 0 {
+                crate::Error::input(origin, message)
             } else {
-                format!("line {line}: {message}")
-            },
+                crate::Error::input_at_line(origin, line, message)
+            }
         };
         let mut entries: Vec<(Arc<str>, [u8; 32])> = Vec::new();
         for (i, raw) in text.lines().enumerate() {

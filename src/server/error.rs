@@ -60,6 +60,12 @@ impl ApiError {
         e
     }
 
+    /// 409 for a part of a job that the job does not have in its state (a proof of a job that
+    /// found a solution, the solution of one still running).
+    pub fn not_available(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::CONFLICT, "not available", detail)
+    }
+
     /// 404 for a resource that is not there.
     pub fn not_found(detail: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::NOT_FOUND, "not found", detail)

@@ -38,7 +38,7 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
 fn store_error(e: StoreError) -> ApiError {
     match e {
         StoreError::Full(_) => ApiError::busy(format!("{e}: retry later")),
-        e => ApiError::from(crate::Error::Internal(e.to_string())),
+        e => ApiError::from(crate::Error::internal(e.to_string())),
     }
 }
 
@@ -48,7 +48,7 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| ApiError::from(crate::Error::Internal(format!("a store task failed: {e}"))))?
+        .map_err(|e| ApiError::from(crate::Error::internal_from("a store task failed", e)))?
 }
 
 /// Progress of a running job, where the engine reports it.
@@ -159,7 +159,9 @@ fn problem_from_value(v: &serde_json::Value) -> Option<Problem> {
 /// Submit a job: `{"op": "solve" | "count" | …, …the operation's body}`. The job is stored
 /// before the 202 is sent.
 #[utoipa::path(post, path = "/v1/jobs", request_body = Request,
-    responses((status = 202, body = JobView), (status = 400, body = Problem),
+    responses((status = 202, body = JobView,
+               headers(("Location" = String, description = "The job's URL"))),
+              (status = 400, body = Problem),
               (status = 413, body = Problem), (status = 422, body = Problem),
               (status = 500, body = Problem), (status = 503, body = Problem)))]
 async fn submit(
@@ -173,7 +175,7 @@ async fn submit(
         return Err(ApiError::busy("the server is shutting down"));
     }
     let text = serde_json::to_string(&req)
-        .map_err(|e| ApiError::from(crate::Error::Internal(format!("storing a job: {e}"))))?;
+        .map_err(|e| ApiError::from(crate::Error::internal_from("storing a job", e)))?;
     let state = s.clone();
     let op = req.op();
     let job = blocking(move || {
@@ -242,7 +244,8 @@ async fn cancel(
 /// sent at once and on every change until the job ends. A client that reconnects gets the
 /// current state first, so it rebuilds its view from it.
 #[utoipa::path(get, path = "/v1/jobs/{id}/events", params(("id" = String, Path)),
-    responses((status = 200, description = "text/event-stream of job views"),
+    responses((status = 200, body = String, content_type = "text/event-stream",
+               description = "`event: job` events whose data is the job as `GET` shows it"),
               (status = 404, body = Problem)))]
 async fn events(
     State(s): State<AppState>,
@@ -307,7 +310,7 @@ async fn artifact(
 ) -> Result<HttpResponse, ApiError> {
     let job = load(&s, &caller, id.clone()).await?;
     if !job.artifacts.iter().any(|a| a == name) {
-        return Err(ApiError::not_found(format!(
+        return Err(ApiError::not_available(format!(
             "job {id} has no {name}: it is {}; a {name} exists once a job with \"proof\" \
              ends UNSAT",
             job.status.as_str()
@@ -324,7 +327,8 @@ async fn artifact(
 /// "binary-drat"`).
 #[utoipa::path(get, path = "/v1/jobs/{id}/proof", params(("id" = String, Path)),
     responses((status = 200, description = "the proof", content_type = "application/octet-stream"),
-              (status = 404, body = Problem)))]
+              (status = 404, body = Problem, description = "No such job."),
+              (status = 409, body = Problem, description = "The job has no proof (yet).")))]
 async fn proof(
     State(s): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -336,7 +340,8 @@ async fn proof(
 /// The exact DIMACS CNF the job's proof refutes.
 #[utoipa::path(get, path = "/v1/jobs/{id}/cnf", params(("id" = String, Path)),
     responses((status = 200, description = "DIMACS CNF", content_type = "application/octet-stream"),
-              (status = 404, body = Problem)))]
+              (status = 404, body = Problem, description = "No such job."),
+              (status = 409, body = Problem, description = "The job has no proof, so no CNF (yet).")))]
 async fn cnf(
     State(s): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -349,8 +354,11 @@ async fn cnf(
 /// r, 0-based): the download for boards past 100,000 rows, whose answer does not inline the
 /// queens; for smaller boards the same text is made from the answer's `queens`.
 #[utoipa::path(get, path = "/v1/jobs/{id}/solution", params(("id" = String, Path)),
-    responses((status = 200, description = "column-per-row text", content_type = "text/plain"),
-              (status = 404, body = Problem)))]
+    responses((status = 200, description = "column-per-row text", body = String,
+               content_type = "text/plain"),
+              (status = 404, body = Problem, description = "No such job."),
+              (status = 409, body = Problem,
+               description = "The job has no solution (yet): not a solve, or not ended sat.")))]
 async fn solution(
     State(s): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -376,7 +384,7 @@ async fn solution(
             .filter(|v| job.op == "solve" && v["status"] == "sat")
             .and_then(|v| serde_json::from_value::<Vec<(usize, usize)>>(v["queens"].clone()).ok())
             .ok_or_else(|| {
-                ApiError::not_found(format!(
+                ApiError::not_available(format!(
                     "job {id} has no solution: it is {}; a solve job that ends sat has one",
                     job.status.as_str()
                 ))
@@ -467,8 +475,8 @@ fn run(state: AppState, job: Job) {
         // A bug, not the client's fault: the job fails with a problem body instead of
         // staying `running` until the next start.
         Err(_) => {
-            let problem = ApiError::from(crate::Error::Internal(
-                "the job's operation panicked (a bug; please report it)".into(),
+            let problem = ApiError::from(crate::Error::internal(
+                "the job's operation panicked (a bug; please report it)",
             ))
             .problem;
             state.store.fail(&id, &to_json(&problem)).map(|_| ())
@@ -482,7 +490,7 @@ fn run(state: AppState, job: Job) {
 fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(), StoreError> {
     let id = &job.id;
     if job.attempts > MAX_ATTEMPTS {
-        let problem = ApiError::from(crate::Error::Internal(format!(
+        let problem = ApiError::from(crate::Error::internal(format!(
             "the job was started {MAX_ATTEMPTS} times and never finished (the server stopped \
              or crashed each time); it is not run again"
         )))
@@ -501,9 +509,10 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
     let req: Request = match serde_json::from_str(&job.request) {
         Ok(r) => r,
         Err(e) => {
-            let problem = ApiError::from(crate::Error::Internal(format!(
-                "the stored request cannot be read: {e}"
-            )))
+            let problem = ApiError::from(crate::Error::internal_from(
+                "the stored request cannot be read",
+                e,
+            ))
             .problem;
             state.store.fail(id, &to_json(&problem))?;
             return Ok(());

@@ -7,9 +7,12 @@
 //! - `workers.rs`: the worker pool; `store/`: the job store, SQLite or a Postgres that replicas
 //!   share (the only modules that speak SQL); `lease.rs`: renews this server's claims and
 //!   requeues the jobs of replicas that stopped renewing theirs; `error.rs`: every error
-//!   response as problem+json; `metrics.rs`: Prometheus counters.
+//!   response as problem+json; `contract.rs`: completes the OpenAPI document (error bodies,
+//!   the statuses every route shares, the job body's schema); `metrics.rs`: Prometheus
+//!   counters.
 
 pub mod auth;
+mod contract;
 mod error;
 mod jobs;
 mod lease;
@@ -317,7 +320,7 @@ impl AppState {
         } else {
             store
                 .requeue_all_running()
-                .map_err(|e| crate::Error::Internal(e.to_string()))?
+                .map_err(|e| crate::Error::internal(e.to_string()))?
         };
         if requeued > 0 {
             tracing::info!(
@@ -339,12 +342,12 @@ impl AppState {
         std::thread::Builder::new()
             .name("queens-jobs".into())
             .spawn(move || jobs::dispatch(dispatcher))
-            .map_err(|e| crate::Error::Internal(format!("starting the job dispatcher: {e}")))?;
+            .map_err(|e| crate::Error::internal_from("starting the job dispatcher", e))?;
         let keeper = state.clone();
         std::thread::Builder::new()
             .name("queens-leases".into())
             .spawn(move || lease::keep(keeper))
-            .map_err(|e| crate::Error::Internal(format!("starting the lease keeper: {e}")))?;
+            .map_err(|e| crate::Error::internal_from("starting the lease keeper", e))?;
         Ok(state)
     }
 
@@ -457,11 +460,11 @@ impl AppState {
         // period only guards against a bug.
         match tokio::time::timeout(limit + Duration::from_secs(10), rx).await {
             Ok(Ok(result)) => result.map_err(ApiError::from),
-            Ok(Err(_)) => Err(ApiError::from(crate::Error::Internal(
-                "the worker ended without an answer".into(),
+            Ok(Err(_)) => Err(ApiError::from(crate::Error::internal(
+                "the worker ended without an answer",
             ))),
-            Err(_) => Err(ApiError::from(crate::Error::Internal(
-                "the worker did not answer within its time limit".into(),
+            Err(_) => Err(ApiError::from(crate::Error::internal(
+                "the worker did not answer within its time limit",
             ))),
         }
     }
@@ -553,25 +556,34 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         );
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value: T = serde_path_to_error::deserialize(&mut de).map_err(invalid)?;
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let body = serde_json::from_slice(bytes).ok();
+        invalid(e, body.as_ref())
+    })?;
     de.end()
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", e.to_string()))?;
     Ok(value)
 }
 
-/// A body that does not deserialize: 400 when it is not JSON, 422 naming the field when a
-/// value is wrong.
-fn invalid(e: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+/// A body that does not deserialize: 400 when it is not JSON (`body` is the body as JSON,
+/// `None` when it is not), 422 naming the field when a value is wrong. serde_json reports
+/// some wrong values as syntax (a `[row, col]` with a third element: "trailing
+/// characters"), so whether the body is JSON decides, not the error's kind.
+fn invalid(
+    e: serde_path_to_error::Error<serde_json::Error>,
+    body: Option<&serde_json::Value>,
+) -> ApiError {
     let path = e.path().to_string();
     let inner = e.into_inner();
-    if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+    let Some(body) = body else {
         return ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", inner.to_string());
-    }
+    };
     let message = inner.to_string();
-    // An instance error names its own field (``field `queens[1]`: …``).
-    let field = match crate::Error::Unsupported(message.clone()).field() {
-        Some(f) if path == "instance" => format!("instance.{f}"),
-        _ => path.clone(),
+    // serde passes an instance's error up as text only: the instance is read again on its
+    // own for the field inside it (`instance.queens[1]`).
+    let field = match instance_field(&path, body) {
+        Some(f) => format!("instance.{f}"),
+        None => path.clone(),
     };
     let detail = if path == "." {
         message
@@ -579,6 +591,17 @@ fn invalid(e: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
         format!("{path}: {message}")
     };
     ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid request", detail).field(field)
+}
+
+/// The field inside the request's instance that `path` (where deserializing stopped) fails
+/// on, when it is the instance in the JSON format (an error in a `{"text": …}` instance is
+/// about the instance as a whole, and says its line).
+fn instance_field(path: &str, body: &serde_json::Value) -> Option<String> {
+    let instance = body.get("instance").filter(|_| path == "instance")?;
+    if instance.get("text").is_some() {
+        return None;
+    }
+    crate::formats::problem_from_json(instance).err()?.field
 }
 
 /// A job body: `op` picks the operation, and the rest is read as that operation's request,
@@ -604,7 +627,7 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
     };
     let rest = serde_json::Value::Object(object);
     fn typed<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, ApiError> {
-        serde_path_to_error::deserialize(v).map_err(invalid)
+        serde_path_to_error::deserialize(&v).map_err(|e| invalid(e, Some(&v)))
     }
     Ok(match op.as_str() {
         "solve" => Request::Solve(typed(rest)?),
@@ -645,7 +668,7 @@ pub fn serve(config: Config) -> Result<(), crate::Error> {
         .enable_all()
         .thread_name("queens-http")
         .build()
-        .map_err(|e| crate::Error::Internal(format!("starting the async runtime: {e}")))?;
+        .map_err(|e| crate::Error::internal_from("starting the async runtime", e))?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
@@ -659,7 +682,7 @@ pub fn serve(config: Config) -> Result<(), crate::Error> {
         })?;
         let state = tokio::task::spawn_blocking(move || AppState::start(config))
             .await
-            .map_err(|e| crate::Error::Internal(e.to_string()))??;
+            .map_err(|e| crate::Error::internal(e.to_string()))??;
         let app = routes::router(state.clone());
         // Tests and scripts read this line to find the port.
         if state.store.is_shared() {
@@ -688,7 +711,7 @@ pub fn serve(config: Config) -> Result<(), crate::Error> {
             let _ = tokio::task::spawn_blocking(move || stopping.shutdown()).await;
         })
         .await
-        .map_err(|e| crate::Error::Internal(format!("the server failed: {e}")))?;
+        .map_err(|e| crate::Error::internal_from("the server failed", e))?;
         state.pool.close();
         eprintln!("queens: stopped");
         Ok(())

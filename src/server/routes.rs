@@ -66,7 +66,9 @@ pub fn router(state: AppState) -> axum::Router {
             .into(),
     );
     super::auth::document(&mut openapi, &state.config.access);
-    let openapi_json = serde_json::to_string_pretty(&openapi).unwrap_or_default();
+    let mut document = serde_json::to_value(&openapi).unwrap_or_default();
+    super::contract::complete(&mut document, &state.config.access);
+    let openapi_json = serde_json::to_string_pretty(&document).unwrap_or_default();
     let x_request_id = HeaderName::from_static("x-request-id");
     let max_body = state.config.max_body;
     api.route(
@@ -97,7 +99,7 @@ pub fn router(state: AppState) -> axum::Router {
     ))
     .layer(DefaultBodyLimit::max(max_body))
     .layer(CatchPanicLayer::custom(|_| {
-        ApiError::from(crate::Error::Internal("a request handler panicked".into())).into_response()
+        ApiError::from(crate::Error::internal("a request handler panicked")).into_response()
     }))
     .layer(TraceLayer::new_for_http())
     .layer(PropagateRequestIdLayer::new(x_request_id.clone()))
@@ -162,7 +164,7 @@ async fn count_requests(
 
 /// A response of the wrong kind from the operations layer: a bug.
 fn mismatch(op: &str) -> ApiError {
-    ApiError::from(crate::Error::Internal(format!(
+    ApiError::from(crate::Error::internal(format!(
         "the {op} operation returned another operation's answer"
     )))
 }

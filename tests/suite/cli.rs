@@ -254,6 +254,8 @@ fn encode_to_file_and_decode_an_external_model() {
             "decode",
             &instance("nauck-1850.txt"),
             model.to_str().unwrap(),
+            "--encoding",
+            "commander",
             "--json",
         ],
         None,
@@ -302,6 +304,85 @@ fn encode_to_file_and_decode_an_external_model() {
     );
     assert_eq!(o.status.code(), Some(4));
     assert_eq!(json(&o)["status"], "unknown");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn decode_refuses_a_literal_beyond_the_cnfs_variables() {
+    let dir = std::env::temp_dir().join(format!("queens-cli-vars-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cnf = dir.join("nauck.cnf");
+    let o = queens(
+        &[
+            "encode",
+            &instance("nauck-1850.txt"),
+            "--encoding",
+            "commander",
+            "-o",
+            cnf.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let text = std::fs::read_to_string(&cnf).unwrap();
+    let vars: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("p cnf "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    // The solver's real answer decodes with the CNF at hand, whatever its encoding.
+    let good = super::gen::external_solver_output(&text);
+    let o = queens(
+        &[
+            "decode",
+            &instance("nauck-1850.txt"),
+            "-",
+            "--cnf",
+            cnf.to_str().unwrap(),
+        ],
+        Some(&good),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // One variable past the CNF's, or far past it: exit 2 naming the literal and its line,
+    // from the CNF's header or from the encoding.
+    for (literal, args) in [
+        (vars + 1, vec!["--cnf", cnf.to_str().unwrap()]),
+        (999_999, vec!["--cnf", cnf.to_str().unwrap()]),
+        (999_999, vec!["--encoding", "commander"]),
+        (999_999, vec![]),
+    ] {
+        let model = format!("s SATISFIABLE\nv -1 {literal} 0\n");
+        let inst = instance("nauck-1850.txt");
+        let mut argv = vec!["decode", inst.as_str(), "-"];
+        argv.extend(args.iter().copied());
+        let o = queens(&argv, Some(&model));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{argv:?}: {err}");
+        assert!(
+            err.contains(&format!("line 2: literal {literal} is out of range")),
+            "{argv:?}: {err}"
+        );
+    }
+    // A CNF file that is not DIMACS is named.
+    let o = queens(
+        &[
+            "decode",
+            &instance("nauck-1850.txt"),
+            "-",
+            "--cnf",
+            &instance("nauck-1850.txt"),
+        ],
+        Some(&good),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("p cnf VARS CLAUSES"));
     std::fs::remove_dir_all(&dir).ok();
 }
 

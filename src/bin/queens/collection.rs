@@ -558,13 +558,13 @@ fn print_play(
 ) -> Result<(), Failure> {
     let start = deal
         .to_state(rules)
-        .map_err(|e| Error::Internal(format!("a checked deal no longer reads: {e}")))?;
+        .map_err(|e| Error::internal_from("a checked deal no longer reads", e))?;
     let mut state = start;
     for (i, mv) in r.moves.iter().enumerate() {
         let before = state.score();
         state
             .apply(mv)
-            .map_err(|e| Error::Internal(format!("a checked move no longer plays: {e}")))?;
+            .map_err(|e| Error::internal_from("a checked move no longer plays", e))?;
         writeln!(
             out,
             "{:>3}. {}{}",

@@ -143,6 +143,17 @@ enum Command {
         /// The solver's output (`s SATISFIABLE` + `v … 0` lines, or a bare literal list), or -
         /// for stdin.
         model: PathBuf,
+        /// The at-most-one encoding the CNF was made with (as `encode --encoding`): it fixes
+        /// the CNF's variables, and a model literal beyond them is refused.
+        #[arg(long, default_value = "auto")]
+        encoding: Encoding,
+        /// The CNF has the ring bounds (`encode --rings`).
+        #[arg(long)]
+        rings: bool,
+        /// The CNF the solver ran on: its `p cnf` line gives the variables (instead of
+        /// --encoding and --rings).
+        #[arg(long, value_name = "CNF", conflicts_with_all = ["encoding", "rings"])]
+        cnf: Option<PathBuf>,
         #[command(flatten)]
         selection: SelectionArgs,
         #[command(flatten)]
@@ -563,7 +574,7 @@ impl ProofArgs {
                 continue;
             }
             let bytes = artifacts.get(name).ok_or_else(|| {
-                Error::Internal(format!("the UNSAT answer came without its {name}"))
+                Error::internal(format!("the UNSAT answer came without its {name}"))
             })?;
             std::fs::write(to, bytes).map_err(|e| Error::Io {
                 path: to.clone(),
@@ -689,7 +700,7 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Error(e)) => {
             match &e {
-                Error::Internal(_) => eprintln!("queens: internal check failed: {e}"),
+                Error::Internal { .. } => eprintln!("queens: internal check failed: {e}"),
                 _ => eprintln!("queens: error: {e}"),
             }
             ExitCode::from(e.exit_code())
@@ -859,6 +870,9 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Decode {
             file,
             model,
+            encoding,
+            rings,
+            cnf,
             selection,
             timeout,
             json,
@@ -872,10 +886,20 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             }
             let instance = load_one(&file, &selection)?;
             let (origin, text) = formats::read_text(&model)?;
+            let vars = match &cnf {
+                Some(path) => {
+                    let (cnf_origin, cnf_text) = formats::read_text(path)?;
+                    Some(formats::dimacs::header_vars(&cnf_origin, &cnf_text)?)
+                }
+                None => None,
+            };
             let req = Request::Decode(DecodeRequest {
                 instance,
                 model: text,
                 model_origin: Some(origin),
+                encoding,
+                rings,
+                vars,
             });
             let (resp, _) = limits(timeout).run(&req, None)?;
             answer(&mut out, &req, &resp, json, &style(timeout))
@@ -1186,7 +1210,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
     serde_json::to_string(value)
-        .map_err(|e| Error::Internal(format!("an answer does not serialize: {e}")))
+        .map_err(|e| Error::internal_from("an answer does not serialize", e))
 }
 
 fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Result<u8, Failure> {
@@ -1250,7 +1274,7 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
             presets,
         });
         let Response::Generate(part) = limits.run(&req, None)?.0 else {
-            return Err(Error::Internal("generate answered with something else".into()).into());
+            return Err(Error::internal("generate answered with something else").into());
         };
         instances.extend(part.instances);
         status = part.status;

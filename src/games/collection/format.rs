@@ -180,10 +180,7 @@ impl Deal {
 }
 
 fn input(origin: &str, message: String) -> Error {
-    Error::Input {
-        origin: origin.to_string(),
-        message,
-    }
+    Error::input(origin, message)
 }
 
 /// Reads JSON into `T`, naming the field of a bad value (``field `boxes[2].color`: …``) or

@@ -80,7 +80,7 @@ pub fn optimum(
     exe: Option<&Path>,
 ) -> Result<PlanOptimum, Error> {
     let first = policy::play(start, &mut Greedy::new(0))
-        .map_err(|e| Error::Internal(format!("the greedy game is illegal: {e}")))?;
+        .map_err(|e| Error::internal_from("the greedy game is illegal", e))?;
     let max = start.board().max_score();
     let mut best = PlanOptimum {
         score: first.end.score(),
@@ -100,9 +100,9 @@ pub fn optimum(
             Outcome::Sat(model) => {
                 let moves = plan.decode(start, &model)?;
                 let end = replay(start, &moves)
-                    .map_err(|e| Error::Internal(format!("the SAT plan does not replay: {e}")))?;
+                    .map_err(|e| Error::internal_from("the SAT plan does not replay", e))?;
                 if !end.is_over() || end.score() <= best.score {
-                    return Err(Error::Internal(format!(
+                    return Err(Error::internal(format!(
                         "the SAT plan ends at score {} ({:?}), not above {}",
                         end.score(),
                         end.status(),
@@ -570,7 +570,7 @@ impl Plan {
         let which = |one: &[Lit; COLOURS], what: &str| -> Result<usize, Error> {
             (0..COLOURS)
                 .find(|&i| on(one[i]))
-                .ok_or_else(|| Error::Internal(format!("the SAT plan has no {what}")))
+                .ok_or_else(|| Error::internal(format!("the SAT plan has no {what}")))
         };
         // The hand as places in the card sequence, kept as the rules keep it.
         let mut hand: Vec<usize> = (0..self.hand).collect();
@@ -579,7 +579,7 @@ impl Plan {
         let mut moves = Vec::new();
         let index_of = |hand: &[usize], k: usize| -> Result<usize, Error> {
             hand.iter().position(|&h| h == k).ok_or_else(|| {
-                Error::Internal(format!("the SAT plan plays card {k}, which is not in hand"))
+                Error::internal(format!("the SAT plan plays card {k}, which is not in hand"))
             })
         };
         for t in 0..self.turns {
@@ -598,7 +598,7 @@ impl Plan {
             let mv = if on(self.act[t][0]) {
                 let [x, y, a, b] = &self.swap[t];
                 if idx.len() != 2 {
-                    return Err(Error::Internal("a swap that plays no two cards".into()));
+                    return Err(Error::internal("a swap that plays no two cards"));
                 }
                 Move::Swap {
                     cards: [idx[0], idx[1]],
@@ -618,7 +618,7 @@ impl Plan {
                 Move::Wild {
                     card: *idx
                         .first()
-                        .ok_or_else(|| Error::Internal("a wild move that plays no card".into()))?,
+                        .ok_or_else(|| Error::internal("a wild move that plays no card"))?,
                     colour: Colour::from_index(which(colour, "wild colour")?),
                     from: which(from, "wild box")?,
                     to: which(to, "wild box")?,
@@ -630,7 +630,7 @@ impl Plan {
             };
             state
                 .apply(&mv)
-                .map_err(|e| Error::Internal(format!("the SAT plan's turn {t}: {e}")))?;
+                .map_err(|e| Error::internal(format!("the SAT plan's turn {t}: {e}")))?;
             let count = cards.len();
             hand.retain(|k| !cards.contains(k));
             for _ in 0..count.min(self.seq.len() - next) {
@@ -649,7 +649,7 @@ impl Plan {
             };
             state
                 .apply(&mv)
-                .map_err(|e| Error::Internal(format!("discarding to the end: {e}")))?;
+                .map_err(|e| Error::internal_from("discarding to the end", e))?;
             moves.push(mv);
         }
         Ok(moves)

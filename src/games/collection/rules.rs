@@ -677,6 +677,8 @@ fn illegal(rule: Rule, message: impl Into<String>) -> Illegal {
 /// Where a game stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
+// Named apart from the operations' `Status` (`sat`, `unsat`, …) in the OpenAPI document.
+#[schema(as = GameStatus)]
 pub enum Status {
     /// The game goes on.
     Playing,

@@ -78,7 +78,7 @@ pub struct Optimum {
 /// is asked now and then and ends the search like the deadline does.
 pub fn optimum(start: &State, limits: Limits, stop: &dyn Fn() -> bool) -> Result<Optimum, Error> {
     let first = policy::play(start, &mut Greedy::new(0))
-        .map_err(|e| Error::Internal(format!("the greedy game is illegal: {e}")))?;
+        .map_err(|e| Error::internal_from("the greedy game is illegal", e))?;
     let mut search = Search {
         pile: start.pile().to_vec(),
         rules_full: start.rules().draw == DrawRule::Full,
@@ -112,9 +112,9 @@ pub fn optimum(start: &State, limits: Limits, stop: &dyn Fn() -> bool) -> Result
         value.max(search.best).min(root.upper_bound(&search))
     };
     let end = replay(start, &search.best_moves)
-        .map_err(|e| Error::Internal(format!("the optimum's moves do not replay: {e}")))?;
+        .map_err(|e| Error::internal_from("the optimum's moves do not replay", e))?;
     if end.score() != search.best || !end.is_over() {
-        return Err(Error::Internal(format!(
+        return Err(Error::internal(format!(
             "the optimum's moves end at score {} ({:?}), not the {} claimed",
             end.score(),
             end.status(),

@@ -118,11 +118,11 @@ fn one(
 ) -> Result<Option<DealResult>, Error> {
     let start = deal(seed, &cfg.difficulty)
         .to_state(cfg.rules)
-        .map_err(|e| Error::Internal(format!("deal {seed} does not read back: {e}")))?;
+        .map_err(|e| Error::internal(format!("deal {seed} does not read back: {e}")))?;
     let score_of = |name: PolicyName| -> Result<i32, Error> {
         let mut p = name.build(policy_seed(seed), cfg.lookahead);
         let game = play(&start, p.as_mut())
-            .map_err(|e| Error::Internal(format!("the {name} policy broke a rule: {e}")))?;
+            .map_err(|e| Error::internal(format!("the {name} policy broke a rule: {e}")))?;
         Ok(game.end.score())
     };
     let greedy = score_of(PolicyName::Greedy)?;

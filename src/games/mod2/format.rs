@@ -30,10 +30,7 @@ pub struct MoveList {
 /// Reads a move list; errors name `origin`, then the line and column (malformed JSON) or the
 /// field (``field `moves[3]`: …``).
 pub fn parse_moves(origin: &str, text: &str) -> Result<MoveList, Error> {
-    let bad = |msg: String| Error::Input {
-        origin: origin.to_string(),
-        message: msg,
-    };
+    let bad = |msg: String| Error::input(origin, msg);
     let text = crate::formats::strip_bom(text);
     let value: Value = serde_json::from_str(text).map_err(|e| bad(format!("invalid JSON: {e}")))?;
     let Value::Object(map) = value else {
@@ -150,10 +147,7 @@ pub struct StrategyNode {
 
 /// Reads a strategy file, or None when the object has no `strategy` field (a move list).
 pub fn parse_strategy(origin: &str, text: &str) -> Result<Option<StrategyFile>, Error> {
-    let bad = |msg: String| Error::Input {
-        origin: origin.to_string(),
-        message: msg,
-    };
+    let bad = |msg: String| Error::input(origin, msg);
     let text = crate::formats::strip_bom(text);
     let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else {
         return Ok(None);

@@ -137,16 +137,16 @@ pub fn check_claims(
     state: Option<State>,
 ) -> Result<State, Error> {
     let board = rules::replay(n, Variant::Standard, moves)
-        .map_err(|e| Error::Internal(format!("a reported move order does not replay: {e}")))?;
+        .map_err(|e| Error::internal(format!("a reported move order does not replay: {e}")))?;
     if board.count() != queens {
-        return Err(Error::Internal(format!(
+        return Err(Error::internal(format!(
             "a reported board has {} queens, not the {queens} claimed",
             board.count()
         )));
     }
     let got = board.state();
     if state.is_some_and(|s| s != got) {
-        return Err(Error::Internal(format!(
+        return Err(Error::internal(format!(
             "a reported board is {}, not {}",
             got.name(),
             state.map_or("", State::name)

@@ -667,12 +667,10 @@ fn io_err(path: &Path) -> impl Fn(std::io::Error) -> crate::error::Error + '_ {
 }
 
 fn bad_checkpoint(path: &Path, what: &str) -> crate::error::Error {
-    crate::error::Error::Input {
-        origin: path.display().to_string(),
-        message: format!(
-            "{what} (a damaged or foreign checkpoint: delete it and the level is recomputed)"
-        ),
-    }
+    crate::error::Error::input(
+        &path.display().to_string(),
+        format!("{what} (a damaged or foreign checkpoint: delete it and the level is recomputed)"),
+    )
 }
 
 struct Folder {
@@ -702,21 +700,20 @@ impl Folder {
                 let found: RunFile = serde_json::from_str(&text)
                     .map_err(|e| bad_checkpoint(&path, &format!("invalid JSON: {e}")))?;
                 if found != run {
-                    return Err(crate::error::Error::Input {
-                        origin: path.display().to_string(),
-                        message: format!(
+                    return Err(crate::error::Error::input(
+                        &path.display().to_string(),
+                        format!(
                             "the folder holds the checkpoints of n = {}, {} game, not n = {}, {}",
                             found.n, found.variant, run.n, run.variant
                         ),
-                    });
+                    ));
                 }
                 if !resume {
-                    return Err(crate::error::Error::Input {
-                        origin: dir.display().to_string(),
-                        message: "the folder already holds checkpoints of this run: pass \
-                                  --resume to continue it, or name an empty folder"
-                            .into(),
-                    });
+                    return Err(crate::error::Error::input(
+                        &dir.display().to_string(),
+                        "the folder already holds checkpoints of this run: pass \
+                                  --resume to continue it, or name an empty folder",
+                    ));
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

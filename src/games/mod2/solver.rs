@@ -37,7 +37,7 @@ pub struct Proof {
 }
 
 fn internal(what: &str) -> impl Fn(proof::ProofError) -> Error + '_ {
-    move |e| Error::Internal(format!("mod2 {what}: {e}"))
+    move |e| Error::internal(format!("mod2 {what}: {e}"))
 }
 
 /// Solves `formula`, in a child of `exe` when a deadline is given (and `exe` is), here
@@ -89,14 +89,14 @@ fn in_child(formula: &CnfFormula, deadline: Instant, exe: &Path) -> Result<Optio
         .args(["mod2", "sat-child", "--proof"])
         .arg(&proof_path);
     let exit = crate::child::run(command, &cnf, Some(deadline), &|| false, &|_| {});
-    match exit.map_err(Error::Internal)? {
+    match exit? {
         crate::child::Exit::Finished {
             status,
             stdout,
             stderr,
         } => {
             if !status.success() {
-                return Err(Error::Internal(format!(
+                return Err(Error::internal(format!(
                     "the SAT child process failed: {}",
                     crate::child::last_message(&stderr)
                 )));
@@ -111,11 +111,11 @@ fn in_child(formula: &CnfFormula, deadline: Instant, exe: &Path) -> Result<Optio
             }
             let model = line
                 .strip_prefix("SAT")
-                .ok_or_else(|| Error::Internal(format!("the SAT child said `{line}`")))?
+                .ok_or_else(|| Error::internal(format!("the SAT child said `{line}`")))?
                 .split_whitespace()
                 .map(|t| t.parse::<isize>().map(Lit::from_dimacs))
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| Error::Internal(format!("the SAT child's model: {e}")))?;
+                .map_err(|e| Error::internal_from("the SAT child's model", e))?;
             Ok(Some((Some(model), Vec::new())))
         }
         _ => Ok(None),

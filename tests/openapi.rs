@@ -1,0 +1,592 @@
+//! The OpenAPI document is the contract: the real `queens serve` answers every route of its
+//! own `/openapi.json`, in success and in error, and each answer is checked against the
+//! document: its status must be documented for the route, its content type among that
+//! status's, and its body valid against the schema given there (JSON Schema 2020-12, the
+//! dialect of OpenAPI 3.1). The routes are read from the document, so a new route is covered
+//! by the error cases at once, and fails here until it has a success case below.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// A running server with its own data folder; killed when dropped.
+struct Server {
+    child: Child,
+    base: String,
+    data: PathBuf,
+}
+
+impl Server {
+    fn start(name: &str, args: &[&str]) -> Server {
+        let data =
+            std::env::temp_dir().join(format!("queens-openapi-test-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&data);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--workers", "2", "--data"])
+            .arg(&data)
+            .args(args)
+            .env("RUST_LOG", "error")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start queens serve");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let base = loop {
+            let line = lines
+                .next()
+                .expect("the server printed its address")
+                .expect("stderr is text");
+            if let Some(rest) = line.strip_prefix("queens: listening on ") {
+                break rest.split_whitespace().next().unwrap().to_string();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        Server { child, base, data }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.data);
+    }
+}
+
+/// One answer: status, content type, body.
+struct Answer {
+    status: u16,
+    ctype: String,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+}
+
+fn send(method: &str, url: &str, body: Option<&[u8]>, key: Option<&str>) -> Answer {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into();
+    let auth = key.map(|k| format!("Bearer {k}"));
+    let resp = match method {
+        "get" => {
+            let mut r = agent.get(url);
+            if let Some(a) = &auth {
+                r = r.header("authorization", a);
+            }
+            r.call()
+        }
+        "delete" => {
+            let mut r = agent.delete(url);
+            if let Some(a) = &auth {
+                r = r.header("authorization", a);
+            }
+            r.call()
+        }
+        "post" => {
+            let mut r = agent.post(url).header("content-type", "application/json");
+            if let Some(a) = &auth {
+                r = r.header("authorization", a);
+            }
+            r.send(body.unwrap_or_default())
+        }
+        other => panic!("no client for method {other}"),
+    };
+    let mut resp = resp.unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    let status = resp.status().as_u16();
+    let ctype = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let body = resp
+        .body_mut()
+        .with_config()
+        .limit(1 << 26)
+        .read_to_vec()
+        .unwrap_or_else(|e| panic!("{method} {url}: reading the body: {e}"));
+    Answer {
+        status,
+        ctype,
+        body,
+    }
+}
+
+/// A server and its own document; every answer it gives goes through [`Contract::check`].
+struct Contract {
+    server: Server,
+    doc: Value,
+    key: Option<String>,
+    /// (method, route, status) seen, to show what was covered.
+    seen: std::cell::RefCell<BTreeSet<(String, String, u16)>>,
+}
+
+impl Contract {
+    fn new(server: Server) -> Contract {
+        let a = send("get", &format!("{}/openapi.json", server.base), None, None);
+        assert_eq!(a.status, 200);
+        let doc = a.json();
+        assert!(
+            doc["openapi"].as_str().unwrap_or("").starts_with("3.1"),
+            "an OpenAPI 3.1 document (JSON Schema 2020-12): {}",
+            doc["openapi"]
+        );
+        Contract {
+            server,
+            doc,
+            key: None,
+            seen: Default::default(),
+        }
+    }
+
+    /// Every (route, method) of the document.
+    fn operations(&self) -> Vec<(String, String)> {
+        let mut ops = Vec::new();
+        for (path, item) in self.doc["paths"].as_object().expect("paths") {
+            for method in ["get", "post", "put", "delete", "patch"] {
+                if item.get(method).is_some() {
+                    ops.push((path.clone(), method.to_string()));
+                }
+            }
+        }
+        ops
+    }
+
+    /// Calls `route` (a document path) at `url_path` and checks the answer against the
+    /// document.
+    fn call(&self, method: &str, route: &str, url_path: &str, body: Option<&[u8]>) -> Answer {
+        let url = format!("{}{url_path}", self.server.base);
+        let a = send(method, &url, body, self.key.as_deref());
+        self.check(method, route, &a);
+        a
+    }
+
+    fn post(&self, route: &str, body: &Value) -> Answer {
+        self.call("post", route, route, Some(body.to_string().as_bytes()))
+    }
+
+    fn check(&self, method: &str, route: &str, a: &Answer) {
+        let what = format!(
+            "{} {route} answered {} {}: {}",
+            method.to_uppercase(),
+            a.status,
+            a.ctype,
+            String::from_utf8_lossy(&a.body[..a.body.len().min(600)])
+        );
+        let op = &self.doc["paths"][route][method];
+        assert!(op.is_object(), "not in the document: {what}");
+        let response = &op["responses"][a.status.to_string()];
+        assert!(
+            response.is_object(),
+            "status {} is not documented for {} {route}: {what}",
+            a.status,
+            method.to_uppercase()
+        );
+        self.seen
+            .borrow_mut()
+            .insert((method.into(), route.into(), a.status));
+        let media = a.ctype.split(';').next().unwrap_or("").trim();
+        let content = &response["content"];
+        if content.is_null() {
+            assert!(a.body.is_empty(), "no content is documented: {what}");
+            return;
+        }
+        let entry = &content[media];
+        assert!(
+            entry.is_object(),
+            "content type {media:?} is not documented (documented: {:?}): {what}",
+            content.as_object().map(|c| c.keys().collect::<Vec<_>>())
+        );
+        let Some(schema) = entry.get("schema") else {
+            return;
+        };
+        if media == "text/event-stream" {
+            // The schema describes one event (`event`, `data`, …).
+            for event in events(&a.body) {
+                self.validate(schema, &event, &what);
+            }
+            return;
+        }
+        let body = if media == "application/json" || media.ends_with("+json") {
+            a.json()
+        } else if media.starts_with("text/") {
+            Value::String(String::from_utf8(a.body.clone()).expect("text is UTF-8"))
+        } else {
+            return;
+        };
+        self.validate(schema, &body, &what);
+    }
+
+    /// Validates `value` against `schema`, whose `$ref`s point into the document.
+    fn validate(&self, schema: &Value, value: &Value, what: &str) {
+        let mut root = match schema {
+            Value::Object(_) => schema.clone(),
+            other => json!({ "allOf": [other] }),
+        };
+        root["components"] = self.doc["components"].clone();
+        let validator = jsonschema::draft202012::new(&root)
+            .unwrap_or_else(|e| panic!("the document's schema does not compile: {e}: {what}"));
+        let errors: Vec<String> = validator
+            .iter_errors(value)
+            .map(|e| format!("at {}: {e}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "the body does not match the documented schema:\n{}\n{what}",
+            errors.join("\n")
+        );
+    }
+
+    /// The component schema `name` (`#/components/schemas/NAME`).
+    fn component(&self, name: &str) -> Value {
+        json!({ "$ref": format!("#/components/schemas/{name}") })
+    }
+
+    /// The schema of a route's 200 JSON answer.
+    fn ok_schema(&self, route: &str) -> Value {
+        self.doc["paths"][route]["post"]["responses"]["200"]["content"]["application/json"]
+            ["schema"]
+            .clone()
+    }
+}
+
+/// The events of a server-sent event stream as objects (`{"event": …, "data": …}`).
+fn events(body: &[u8]) -> Vec<Value> {
+    let text = String::from_utf8(body.to_vec()).expect("an event stream is UTF-8");
+    let mut out = Vec::new();
+    for block in text.split("\n\n") {
+        let mut event = serde_json::Map::new();
+        let mut data: Vec<&str> = Vec::new();
+        for line in block.lines() {
+            if line.starts_with(':') {
+                continue;
+            }
+            let (name, value) = line.split_once(':').unwrap_or((line, ""));
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match name {
+                "data" => data.push(value),
+                "retry" => {
+                    event.insert(name.into(), json!(value.parse::<u64>().expect("retry")));
+                }
+                _ => {
+                    event.insert(name.into(), json!(value));
+                }
+            }
+        }
+        if !data.is_empty() {
+            event.insert("data".into(), json!(data.join("\n")));
+            out.push(Value::Object(event));
+        }
+    }
+    out
+}
+
+/// A valid body for each synchronous `POST` route (the job body is the same plus `op`).
+fn examples(c: &Contract) -> Vec<(&'static str, Value)> {
+    // A unique region puzzle for hint and grade, and a deal for the card game.
+    let generated = c.post(
+        "/v1/generate",
+        &json!({"kind": "regions", "n": 6, "seed": 2}),
+    );
+    assert_eq!(generated.status, 200);
+    let puzzle = generated.json()["instances"][0].clone();
+    let deal = c.post("/v1/collection/deal", &json!({"seed": 9}));
+    assert_eq!(deal.status, 200);
+    let deal = deal.json();
+    // A model for decode: the CNF's cell lines name the variables of a 4×4 solution.
+    let encoded = c.post("/v1/encode", &json!({"instance": {"n": 4}}));
+    assert_eq!(encoded.status, 200);
+    let solution = [(0, 1), (1, 3), (2, 0), (3, 2)];
+    let lits: Vec<String> = String::from_utf8(encoded.body)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("c cell "))
+        .map(|l| {
+            let f: Vec<usize> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            let sign = if solution.contains(&(f[1], f[2])) {
+                ""
+            } else {
+                "-"
+            };
+            format!("{sign}{}", f[0])
+        })
+        .collect();
+    let model = format!("s SATISFIABLE\nv {} 0\n", lits.join(" "));
+    vec![
+        ("/v1/solve", json!({"instance": {"n": 8}})),
+        ("/v1/count", json!({"instance": {"n": 6}})),
+        (
+            "/v1/check",
+            json!({"instance": {"n": 4, "queens": [[0, 1], [1, 3], [2, 0], [3, 2]]}}),
+        ),
+        (
+            "/v1/explain",
+            json!({"instance": {"n": 4, "queens": [[0, 0]]}}),
+        ),
+        ("/v1/encode", json!({"instance": {"n": 5}})),
+        ("/v1/decode", json!({"instance": {"n": 4}, "model": model})),
+        (
+            "/v1/generate",
+            json!({"kind": "regions", "n": 5, "seed": 1}),
+        ),
+        ("/v1/hint", json!({"instance": puzzle})),
+        ("/v1/grade", json!({"instance": puzzle, "steps": true})),
+        ("/v1/collection/deal", json!({"seed": 3})),
+        (
+            "/v1/collection/play",
+            json!({"deal": deal, "policy": "greedy", "seed": 1}),
+        ),
+        (
+            "/v1/collection/simulate",
+            json!({"policy": "greedy", "deals": 20}),
+        ),
+        ("/v1/collection/solve", json!({"deal": deal})),
+        (
+            "/v1/collection/study",
+            json!({"deals": 1, "seed": 5, "timeout_each_ms": 3000}),
+        ),
+    ]
+}
+
+/// The job op whose body is a route's body: the discriminator's mapping names the schema
+/// (`Job.solve`), whose properties are the route's request schema's plus `op`.
+fn job_ops(c: &Contract) -> Vec<String> {
+    let mapping = c.doc["components"]["schemas"]["Request"]["discriminator"]["mapping"]
+        .as_object()
+        .expect("the job body has a discriminator on op")
+        .clone();
+    mapping.keys().cloned().collect()
+}
+
+/// The synchronous route of a job op (`collection_deal` → `/v1/collection/deal`).
+fn route_of(op: &str) -> String {
+    format!("/v1/{}", op.replace('_', "/"))
+}
+
+fn wait_for_job(c: &Contract, id: &str) -> Value {
+    let route = "/v1/jobs/{id}";
+    let until = Instant::now() + Duration::from_secs(120);
+    loop {
+        let a = c.call("get", route, &format!("/v1/jobs/{id}"), None);
+        assert_eq!(a.status, 200);
+        let v = a.json();
+        if ["done", "failed", "cancelled"].contains(&v["status"].as_str().unwrap_or("")) {
+            return v;
+        }
+        assert!(Instant::now() < until, "job {id} did not finish: {v}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn submit(c: &Contract, body: &Value) -> String {
+    let a = c.post("/v1/jobs", body);
+    assert_eq!(a.status, 202, "{}", String::from_utf8_lossy(&a.body));
+    a.json()["id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn every_route_answers_as_its_document_says() {
+    let c = Contract::new(Server::start("main", &["--max-body", "4096"]));
+    let ops = c.operations();
+    let examples = examples(&c);
+
+    // Errors every route with a body shares: not JSON, not an object, a field that is not
+    // there, and a body over --max-body.
+    let too_large = format!("{{\"pad\": \"{}\"}}", "x".repeat(5000));
+    for (route, method) in &ops {
+        if method == "post" {
+            for (body, status) in [
+                (&b"{"[..], 400),
+                (b"[1, 2]", 422),
+                (b"{\"no such field\": 1}", 422),
+                (too_large.as_bytes(), 413),
+            ] {
+                let a = c.call(method, route, route, Some(body));
+                assert_eq!(a.status, status, "POST {route}");
+            }
+        }
+        if route.contains("{id}") {
+            let a = c.call(method, route, &route.replace("{id}", "no-such-job"), None);
+            assert_eq!(a.status, 404, "{method} {route}");
+        }
+    }
+
+    // Success: every synchronous route with its example, and a 422 naming a field.
+    for (route, method) in &ops {
+        if method != "post" || route == "/v1/jobs" {
+            continue;
+        }
+        let body = examples
+            .iter()
+            .find(|(r, _)| r == route)
+            .map(|(_, b)| b)
+            .unwrap_or_else(|| {
+                panic!("POST {route} has no success case in tests/openapi.rs `examples`")
+            });
+        let a = c.post(route, body);
+        assert_eq!(
+            a.status,
+            200,
+            "POST {route}: {}",
+            String::from_utf8_lossy(&a.body)
+        );
+        if body.get("instance").is_some() {
+            let mut bad = body.clone();
+            bad["instance"] = json!({"n": 0});
+            let a = c.post(route, &bad);
+            assert_eq!(a.status, 422, "POST {route}");
+            assert!(
+                a.json()["field"]
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with("instance"),
+                "POST {route}: the problem names the instance's field"
+            );
+        }
+    }
+    // JSON with a wrong value is a 422 naming it, even where serde_json calls it syntax.
+    let a = c.post(
+        "/v1/check",
+        &json!({"instance": {"n": 4}, "queens": [[1, 2, 3]]}),
+    );
+    assert_eq!(a.status, 422);
+    assert_eq!(a.json()["field"], "queens[0]");
+    for (route, method) in &ops {
+        if method == "get" && !route.contains("{id}") {
+            let a = c.call(method, route, route, None);
+            assert_eq!(a.status, 200, "GET {route}");
+        }
+    }
+
+    // Jobs: every op of the job body, its example with `op`; the stored result is the
+    // synchronous route's answer and must match that route's schema too.
+    let mut first = None;
+    for op in job_ops(&c) {
+        let route = route_of(&op);
+        let body = examples
+            .iter()
+            .find(|(r, _)| *r == route)
+            .map(|(_, b)| b.clone())
+            .unwrap_or_else(|| {
+                panic!("job op {op} has no success case in tests/openapi.rs `examples`")
+            });
+        let mut job = body.clone();
+        job["op"] = json!(op);
+        let id = submit(&c, &job);
+        let view = wait_for_job(&c, &id);
+        assert_eq!(view["status"], "done", "job {op}: {view}");
+        if route != "/v1/encode" {
+            c.validate(
+                &c.ok_schema(&route),
+                &view["result"],
+                &format!("the result of job {op}"),
+            );
+        }
+        first.get_or_insert(id);
+    }
+    let a = c.post("/v1/jobs", &json!({"op": "no-such-op"}));
+    assert_eq!(a.status, 422);
+
+    // Events of a finished job: the stream sends its state and ends; each event's data is
+    // a job view.
+    let id = first.expect("at least one job op");
+    let a = c.call(
+        "get",
+        "/v1/jobs/{id}/events",
+        &format!("/v1/jobs/{id}/events"),
+        None,
+    );
+    assert_eq!(a.status, 200);
+    let views: Vec<Value> = events(&a.body)
+        .iter()
+        .map(|e| serde_json::from_str(e["data"].as_str().unwrap()).expect("event data is JSON"))
+        .collect();
+    assert!(!views.is_empty(), "{}", String::from_utf8_lossy(&a.body));
+    // contentSchema is an annotation to a validator: the data is checked here.
+    for v in &views {
+        c.validate(&c.component("JobView"), v, "an event's data");
+    }
+    assert_eq!(views.last().unwrap()["status"], "done");
+
+    // An UNSAT solve with a proof: proof and CNF downloads; a SAT solve: the solution.
+    let id = submit(
+        &c,
+        &json!({"op": "solve", "instance": {"n": 3}, "engine": "sat", "proof": "drat"}),
+    );
+    assert_eq!(wait_for_job(&c, &id)["status"], "done");
+    for part in ["proof", "cnf"] {
+        let route = format!("/v1/jobs/{{id}}/{part}");
+        let a = c.call("get", &route, &format!("/v1/jobs/{id}/{part}"), None);
+        assert_eq!(a.status, 200, "{part}");
+    }
+    // No solution to download from an UNSAT job: a 409 problem (the job is there).
+    let a = c.call(
+        "get",
+        "/v1/jobs/{id}/solution",
+        &format!("/v1/jobs/{id}/solution"),
+        None,
+    );
+    assert_eq!(a.status, 409);
+    let id = submit(&c, &json!({"op": "solve", "instance": {"n": 8}}));
+    assert_eq!(wait_for_job(&c, &id)["status"], "done");
+    let a = c.call(
+        "get",
+        "/v1/jobs/{id}/solution",
+        &format!("/v1/jobs/{id}/solution"),
+        None,
+    );
+    assert_eq!(a.status, 200);
+    assert_eq!(String::from_utf8(a.body).unwrap().lines().count(), 8);
+    // No proof for a SAT job.
+    let a = c.call(
+        "get",
+        "/v1/jobs/{id}/proof",
+        &format!("/v1/jobs/{id}/proof"),
+        None,
+    );
+    assert_eq!(a.status, 409);
+    let a = c.call("delete", "/v1/jobs/{id}", &format!("/v1/jobs/{id}"), None);
+    assert_eq!(a.status, 200);
+
+    // Every operation of the document was called, and every one answered with success.
+    let seen = c.seen.borrow();
+    for (route, method) in &ops {
+        assert!(
+            seen.iter()
+                .any(|(m, r, s)| m == method && r == route && (200..300).contains(s)),
+            "{} {route} never answered with success here",
+            method.to_uppercase()
+        );
+    }
+}
+
+#[test]
+fn keys_and_rate_limits_answer_as_documented() {
+    let dir = std::env::temp_dir().join(format!("queens-openapi-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let keys = dir.join("keys");
+    std::fs::write(&keys, "tester:0123456789abcdef0123456789abcdef\n").unwrap();
+    let mut c = Contract::new(Server::start(
+        "keys",
+        &["--api-keys", keys.to_str().unwrap(), "--rate-limit", "1"],
+    ));
+    let body = json!({"instance": {"n": 5}});
+    let a = c.post("/v1/solve", &body);
+    assert_eq!(a.status, 401);
+    c.key = Some("0123456789abcdef0123456789abcdef".into());
+    let statuses: Vec<u16> = (0..5).map(|_| c.post("/v1/solve", &body).status).collect();
+    assert!(statuses.contains(&429), "{statuses:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
