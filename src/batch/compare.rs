@@ -1,240 +1,64 @@
 //! Engine comparison: every instance on every engine, each attempt in a child process.
 //!
 //! varisat cannot be interrupted, so a time limit that really stops the work (and frees the
-//! CPU) needs a process boundary: the parent writes the instance to a child `queens attempt`
-//! on stdin, waits up to the limit, and kills it when the limit passes. A killed run is a
-//! timeout, never an answer. Each child reports its own engine time (encoding included for
-//! SAT, process start and parsing excluded), and the parent verifies every board it reports
-//! with [`crate::verify()`] before counting it as solved. An input that cannot be read or
-//! parsed is a row of its own, every engine an error, so the rest still runs.
+//! CPU) needs a process boundary: each attempt is a `solve` request ([`SolveRequest::on_engine`])
+//! run in a child `queens op` ([`Request::run_in_child`]), killed when the limit passes. A
+//! killed run is a timeout, never an answer. Each attempt's time is the engine's (encoding
+//! included for SAT, process start and parsing excluded), and every board the child reports
+//! is verified with [`crate::verify()`] before it counts as solved. An input that cannot be
+//! read or parsed is a row of its own, every engine an error, so the rest still runs.
 //!
 //! Times are milliseconds (`time_ms`), as in every command's JSON; the table prints them in
 //! the unit that reads best.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::backtrack;
-use crate::child;
-use crate::engine::race;
 use crate::formats::sources::{Entry, Instance};
-use crate::formats::write_json;
-use crate::model::{Pos, Problem};
-use crate::sat;
-use crate::verify::verify;
+use crate::model::Problem;
+use crate::ops::{Context, EngineName, Request, Response, SolveRequest, SolveResponse, Status};
 
 pub use crate::engine::EngineSpec;
 
-/// What a child attempt prints: one JSON object on stdout.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+/// What an attempt that finished reports beside its answer.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Report {
-    /// `true` when a solution was found, `false` when the engine proved there is none.
-    pub satisfiable: bool,
-    /// The solution, when one was found.
-    pub queens: Vec<Pos>,
     /// Engine milliseconds (encoding included for SAT).
     pub time_ms: f64,
     /// Backtracker: queens placed by the search.
     pub nodes: Option<u64>,
-    /// SAT: clauses the solver learned (≈ conflicts; see [`sat::solve_counting_learned`]).
+    /// SAT: clauses the solver learned (≈ conflicts).
     pub learned: Option<u64>,
     /// SAT: variables in the CNF.
     pub vars: Option<usize>,
     /// SAT: clauses in the CNF.
     pub clauses: Option<usize>,
-    /// Race: the engine that answered first (`backtrack` or `sat`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answered_by: Option<String>,
+    /// Race and auto: the engine that answered.
+    pub answered_by: Option<EngineName>,
 }
 
-/// Runs one engine on one problem in this process (what `queens attempt` does in the child).
-pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Error> {
-    let start = Instant::now();
-    match spec {
-        EngineSpec::Backtrack { threads } => {
-            let config = backtrack::Config {
-                threads,
-                ..backtrack::Config::default()
-            };
-            let (found, stats) = backtrack::solve(problem, &config);
-            if stats.interrupted {
-                // No deadline is set, so this cannot happen; if it did, "no solution" would be
-                // a lie.
-                return Err(crate::Error::Unsupported(
-                    "the backtracker was interrupted".into(),
-                ));
-            }
-            Ok(Report {
-                satisfiable: found.is_some(),
-                queens: found.unwrap_or_default(),
-                time_ms: start.elapsed().as_secs_f64() * 1e3,
-                nodes: Some(stats.nodes),
-                learned: None,
-                vars: None,
-                clauses: None,
-                answered_by: None,
-            })
-        }
-        EngineSpec::Sat(encoding) => {
-            let (found, stats) = sat::solve_counting_learned(problem, encoding)?;
-            Ok(Report {
-                satisfiable: found.is_some(),
-                queens: found.unwrap_or_default(),
-                time_ms: stats.encode_ms + stats.solve_ms,
-                nodes: None,
-                learned: stats.learned,
-                vars: Some(stats.vars),
-                clauses: Some(stats.clauses),
-                answered_by: None,
-            })
-        }
-        EngineSpec::Race(encoding) => race_attempt(problem, encoding, start),
-        EngineSpec::BacktrackRings { threads } => {
-            crate::encode::rings::check_applies(problem)?;
-            let config = backtrack::Config {
-                threads,
-                rings: true,
-                ..backtrack::Config::default()
-            };
-            let (found, stats) = backtrack::solve(problem, &config);
-            Ok(Report {
-                satisfiable: found.is_some(),
-                queens: found.unwrap_or_default(),
-                time_ms: start.elapsed().as_secs_f64() * 1e3,
-                nodes: Some(stats.nodes),
-                learned: None,
-                vars: None,
-                clauses: None,
-                answered_by: None,
-            })
-        }
-        EngineSpec::Ext(x) => {
-            // No deadline here: the parent kills this process at the limit, and the solver
-            // with it (it dies with its parent).
-            let run = crate::engine::ext::solve(problem, x, &crate::engine::Budget::default())?;
-            let queens = match run.answer {
-                crate::engine::ext::ExtAnswer::Sat(q) => Some(q),
-                crate::engine::ext::ExtAnswer::Unsat => None,
-                other => {
-                    return Err(crate::Error::Internal(format!(
-                        "solver `{}` gave no answer ({other:?})",
-                        x.solver
-                    )))
-                }
-            };
-            Ok(Report {
-                satisfiable: queens.is_some(),
-                queens: queens.unwrap_or_default(),
-                time_ms: start.elapsed().as_secs_f64() * 1e3,
-                nodes: None,
-                learned: None,
-                vars: Some(run.stats.vars),
-                clauses: Some(run.stats.clauses),
-                answered_by: None,
-            })
-        }
-        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => {
-            let solved = crate::engine::solve_columns(problem, spec, &Default::default())?;
-            let by = solved.work.answered_by.unwrap_or(spec);
-            let satisfiable = match solved.answer {
-                crate::engine::ColumnAnswer::Sat(cols) => Some(cols),
-                crate::engine::ColumnAnswer::Unsat(_) => None,
-                // No deadline is set here (the parent kills the child at its limit), so only
-                // a local search that spent its restarts ends without an answer; saying "no
-                // solution" would be a lie.
-                crate::engine::ColumnAnswer::GaveUp | crate::engine::ColumnAnswer::Interrupted => {
-                    return Err(crate::Error::Unsupported(format!(
-                        "the {} engine gave up without an answer",
-                        by.name()
-                    )))
-                }
-            };
-            Ok(Report {
-                satisfiable: satisfiable.is_some(),
-                queens: satisfiable
-                    .unwrap_or_default()
-                    .iter()
-                    .enumerate()
-                    .map(|(r, &c)| (r, c as usize))
-                    .collect(),
-                time_ms: start.elapsed().as_secs_f64() * 1e3,
-                nodes: solved.work.nodes,
-                learned: None,
-                vars: None,
-                clauses: None,
-                answered_by: matches!(spec, EngineSpec::Auto { .. }).then(|| by.name().to_string()),
-            })
+impl Report {
+    /// The figures of a `solve` answer.
+    fn of(resp: &SolveResponse) -> Report {
+        let w = &resp.work;
+        // The SAT engine's own time: encoding and solving, without the request's parsing.
+        let time_ms = match (resp.engine, w.encode_ms, w.solve_ms) {
+            (EngineName::Sat, Some(e), Some(s)) => e + s,
+            _ => resp.time_ms,
+        };
+        Report {
+            time_ms,
+            nodes: w.nodes,
+            learned: w.learned,
+            vars: w.vars,
+            clauses: w.clauses,
+            answered_by: resp.answered_by,
         }
     }
-}
-
-/// A race in the attempt process: the backtracker on one thread here, the SAT engine in a
-/// child `queens attempt` (this executable), the first answer wins. The report is the
-/// winner's, timed from the start of the race.
-fn race_attempt(
-    problem: &Problem,
-    encoding: crate::encode::amo::Encoding,
-    start: Instant,
-) -> Result<Report, crate::Error> {
-    let exe = std::env::current_exe().map_err(|e| crate::Error::Io {
-        path: "queens".into(),
-        source: e,
-    })?;
-    let won = race::race(
-        |stop| {
-            let config = backtrack::Config {
-                threads: 1,
-                stop: Some(stop),
-                ..backtrack::Config::default()
-            };
-            let (found, stats) = backtrack::solve(problem, &config);
-            Ok((!stats.interrupted).then(|| Report {
-                satisfiable: found.is_some(),
-                queens: found.unwrap_or_default(),
-                time_ms: 0.0,
-                nodes: Some(stats.nodes),
-                learned: None,
-                vars: None,
-                clauses: None,
-                answered_by: Some("backtrack".into()),
-            }))
-        },
-        |stop| {
-            let a = run_child_until(
-                &exe,
-                problem,
-                EngineSpec::Sat(encoding),
-                Duration::MAX,
-                &stop,
-            );
-            match (a.outcome, a.report) {
-                (Outcome::Sat | Outcome::Unsat, Some(report)) => Ok(Some(Report {
-                    answered_by: Some("sat".into()),
-                    ..report
-                })),
-                _ if stop.load(Ordering::Relaxed) => Ok(None),
-                (Outcome::Error(msg), _) => Err(crate::Error::Internal(format!(
-                    "the race's SAT side failed: {msg}"
-                ))),
-                _ => Ok(None),
-            }
-        },
-        None,
-        None,
-    )?;
-    let Some((_, report)) = won else {
-        return Err(crate::Error::Internal(
-            "the race ended without an answer".into(),
-        ));
-    };
-    Ok(Report {
-        time_ms: start.elapsed().as_secs_f64() * 1e3,
-        ..report
-    })
 }
 
 /// How an attempt ended.
@@ -285,9 +109,10 @@ pub struct Attempt {
     pub report: Option<Report>,
 }
 
-/// Runs `exe attempt --engine SPEC` on the instance with a hard limit, and checks the answer.
+/// Runs one attempt of `spec` on the instance in a child `queens op` of `exe` with a hard
+/// limit, and checks the answer.
 pub fn run_child(exe: &Path, problem: &Problem, spec: EngineSpec, limit: Duration) -> Attempt {
-    run_child_until(exe, problem, spec, limit, &AtomicBool::new(false))
+    run_child_until(exe, problem, spec, limit, &Arc::new(AtomicBool::new(false)))
 }
 
 /// [`run_child`], also killing the child as soon as `stop` is set (the attempt is then an
@@ -297,7 +122,7 @@ pub fn run_child_until(
     problem: &Problem,
     spec: EngineSpec,
     limit: Duration,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Attempt {
     let start = Instant::now();
     let fail = |msg: String| Attempt {
@@ -306,23 +131,23 @@ pub fn run_child_until(
         time_ms: start.elapsed().as_secs_f64() * 1e3,
         report: None,
     };
-    let mut command = Command::new(exe);
-    command.arg("attempt").arg("--engine").arg(spec.to_string());
-    command.args(crate::engine::ext::table().child_args());
-    let input = write_json(problem, "attempt");
+    let mut req = SolveRequest::on_engine(problem.clone(), spec);
+    req.learned = matches!(spec, EngineSpec::Sat(_));
+    let mut ctx = Context::default();
+    ctx.budget.cancel = Some(Arc::clone(stop));
     // A limit too far off for the clock is no limit.
-    let deadline = start.checked_add(limit);
-    let exit = child::run(
-        command,
-        input.as_bytes(),
-        deadline,
-        &|| stop.load(Ordering::Relaxed),
-        &|_| {},
-    );
-    let (status, out, err) = match exit {
-        Err(msg) => return fail(msg),
-        Ok(child::Exit::Stopped) => return fail("stopped before it finished".into()),
-        Ok(child::Exit::TimedOut) => {
+    ctx.budget.deadline = start.checked_add(limit);
+    let resp = match Request::Solve(req).run_in_child(exe, &ctx) {
+        Ok((Response::Solve(r), _)) => r,
+        Ok(_) => return fail("the child answered another kind of request".into()),
+        Err(e) => return fail(e.to_string()),
+    };
+    let outcome = match resp.status {
+        Status::Sat => Outcome::Sat,
+        Status::Unsat => Outcome::Unsat,
+        Status::Cancelled => return fail("stopped before it finished".into()),
+        // The limit passed: a timeout, whatever the engine had found.
+        _ if start.elapsed() >= limit => {
             return Attempt {
                 engine: spec,
                 outcome: Outcome::Timeout,
@@ -330,28 +155,18 @@ pub fn run_child_until(
                 report: None,
             }
         }
-        Ok(child::Exit::Finished {
-            status,
-            stdout,
-            stderr,
-        }) => (status, stdout, stderr),
-    };
-    if !status.success() {
-        let last = child::last_message(&err);
-        return fail(format!("child exited with {status}: {last}"));
-    }
-    let report: Report = match serde_json::from_str(out.trim()) {
-        Ok(r) => r,
-        Err(e) => return fail(format!("unreadable child output ({e}): {out}")),
-    };
-    let outcome = if report.satisfiable {
-        match verify(problem, &report.queens) {
-            Ok(()) => Outcome::Sat,
-            Err(v) => Outcome::Error(format!("reported board breaks a rule: {v}")),
+        // Within the limit but no answer: local search spent its restarts, an external
+        // solver said `s UNKNOWN`. Saying "no solution" would be a lie.
+        status => {
+            let why = resp.reason.as_deref().unwrap_or("no reason given");
+            return fail(format!(
+                "the {} engine gave no answer ({}): {why}",
+                spec.name(),
+                status.name()
+            ));
         }
-    } else {
-        Outcome::Unsat
     };
+    let report = Report::of(&resp);
     Attempt {
         engine: spec,
         outcome,
@@ -433,7 +248,7 @@ pub fn run(
     instances: &[Entry],
     on_attempt: &(dyn Fn(&Instance, EngineSpec) + Sync),
     on_row: &(dyn Fn(&Row) + Sync),
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Vec<Row> {
     let next = AtomicUsize::new(0);
     let rows = std::sync::Mutex::new(Vec::with_capacity(instances.len()));
@@ -621,8 +436,8 @@ pub fn fmt_attempt(a: &Attempt) -> String {
         (Outcome::Error(_), _) => "ERROR".into(),
         (_, Some(r)) => {
             let mut s = fmt_ms(r.time_ms);
-            if let Some(w) = &r.answered_by {
-                s += &format!(" by {w}");
+            if let Some(w) = r.answered_by {
+                s += &format!(" by {}", w.name());
             }
             if let Some(k) = r.nodes {
                 s += &format!(" {} nodes", fmt_count(k));
@@ -774,7 +589,7 @@ pub fn csv(rows: &[Row]) -> String {
                 opt(r.and_then(|r| r.learned)),
                 opt(r.and_then(|r| r.vars.map(|v| v as u64))),
                 opt(r.and_then(|r| r.clauses.map(|v| v as u64))),
-                r.and_then(|r| r.answered_by.as_deref()).unwrap_or_default(),
+                r.and_then(|r| r.answered_by).map_or("", EngineName::name),
                 err
             );
         }
@@ -802,7 +617,7 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                         "learned": r.and_then(|r| r.learned),
                         "vars": r.and_then(|r| r.vars),
                         "clauses": r.and_then(|r| r.clauses),
-                        "answered_by": r.and_then(|r| r.answered_by.as_deref()),
+                        "answered_by": r.and_then(|r| r.answered_by).map(EngineName::name),
                         "error": match &a.outcome { Outcome::Error(m) => Some(m), _ => None },
                     })
                 })

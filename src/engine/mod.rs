@@ -550,6 +550,39 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
     Ok(Solved { answer, work })
 }
 
+/// [`solve`] on the SAT engine, also counting the clauses the solver learns
+/// (`work.sat.learned`, see [`sat::solve_counting_learned`]): what `compare` reports beside
+/// the backtracker's nodes.
+pub fn solve_counting_learned(
+    problem: &Problem,
+    encoding: Encoding,
+    budget: &Budget,
+) -> Result<Solved, Error> {
+    let start = Instant::now();
+    if budget.exhausted() {
+        return Ok(Solved {
+            answer: Answer::Interrupted,
+            work: Work::default(),
+        });
+    }
+    complete_only(problem, EngineSpec::Sat(encoding))?;
+    check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
+    let (found, stats) = sat::solve_counting_learned(problem, encoding)?;
+    let answer = match found {
+        Some(q) => {
+            checked(problem, &q, "sat")?;
+            Answer::Sat(q)
+        }
+        None => Answer::Unsat,
+    };
+    let work = Work {
+        sat: Some(stats),
+        time_ms: ms(start),
+        ..Work::default()
+    };
+    Ok(Solved { answer, work })
+}
+
 /// Lists solutions, up to `cap` of them, each verified.
 pub fn enumerate(
     problem: &Problem,

@@ -114,6 +114,21 @@ pub enum Status {
 }
 
 impl Status {
+    /// The name JSON and CSV use (`sat`, `unsat`, `timeout`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Sat => "sat",
+            Status::Unsat => "unsat",
+            Status::Limited => "limited",
+            Status::Timeout => "timeout",
+            Status::Cancelled => "cancelled",
+            Status::Unknown => "unknown",
+            Status::Solved => "solved",
+            Status::Consistent => "consistent",
+            Status::Invalid => "invalid",
+        }
+    }
+
     /// The CLI's exit code: 0 an answer that says yes, 1 proven no (or a broken board),
     /// 4 no answer within the limits.
     pub fn exit_code(self) -> u8 {
@@ -443,6 +458,19 @@ impl Request {
             }
         }
         self.run_here(ctx)
+    }
+
+    /// Runs the request in a child `queens op` of `exe` whatever it is, killed at the
+    /// context's deadline or on cancel (then the answer says `timeout` / `cancelled`); every
+    /// board the child reports is verified here. `compare` runs each attempt this way, so
+    /// every engine's time is measured apart from the others' memory and threads.
+    pub fn run_in_child(
+        &self,
+        exe: &std::path::Path,
+        ctx: &Context,
+    ) -> Result<(Response, Artifacts), Error> {
+        self.check_sparse()?;
+        isolate::run(exe, self, ctx)
     }
 
     /// Runs the request in this process.

@@ -183,6 +183,11 @@ pub struct SolveRequest {
     /// the same solution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Engine `sat`, one solution: also count the clauses the solver learns (`learned` in
+    /// the answer), the CDCL measure of work beside the backtracker's `nodes`. It costs a
+    /// few per cent of solve time, so it is off by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub learned: bool,
 }
 
 impl SolveRequest {
@@ -281,6 +286,54 @@ impl SolveRequest {
             solver: None,
             rings: false,
             seed: None,
+            learned: false,
+        }
+    }
+
+    /// A single solve of `problem` on exactly the engine `spec` names (threads, encoding,
+    /// solver, rings and seed included): what `compare` runs for each attempt.
+    pub fn on_engine(problem: Problem, spec: EngineSpec) -> SolveRequest {
+        let base = SolveRequest::new(problem);
+        let threads = |t: usize| (t > 0).then_some(t);
+        match spec {
+            EngineSpec::Backtrack { threads: t } => SolveRequest {
+                engine: EngineName::Backtrack,
+                threads: threads(t),
+                ..base
+            },
+            EngineSpec::BacktrackRings { threads: t } => SolveRequest {
+                engine: EngineName::Backtrack,
+                threads: threads(t),
+                rings: true,
+                ..base
+            },
+            EngineSpec::Sat(encoding) => SolveRequest {
+                engine: EngineName::Sat,
+                encoding,
+                ..base
+            },
+            EngineSpec::Race(encoding) => SolveRequest {
+                engine: EngineName::Race,
+                encoding,
+                ..base
+            },
+            EngineSpec::Ext(x) => SolveRequest {
+                engine: EngineName::Ext,
+                encoding: x.encoding,
+                solver: Some(x.solver),
+                rings: x.rings,
+                ..base
+            },
+            EngineSpec::Local { seed } => SolveRequest {
+                engine: EngineName::Local,
+                seed: Some(seed),
+                ..base
+            },
+            EngineSpec::Auto { seed } => SolveRequest {
+                engine: EngineName::Auto,
+                seed: Some(seed),
+                ..base
+            },
         }
     }
 }
@@ -309,6 +362,9 @@ pub struct WorkReport {
     /// SAT: solver calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solver_calls: Option<u64>,
+    /// SAT, when asked for (`learned` in the request): clauses the solver learned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learned: Option<u64>,
     /// Local search: fresh starts after the first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restarts: Option<u64>,
@@ -333,6 +389,7 @@ impl WorkReport {
             w.encode_ms = Some(st.encode_ms);
             w.solve_ms = Some(st.solve_ms);
             w.solver_calls = Some(st.solver_calls);
+            w.learned = st.learned;
         }
         if let Some(st) = work.local {
             w.restarts = Some(st.restarts);
@@ -619,10 +676,16 @@ fn find(
     problem: &Problem,
     spec: EngineSpec,
     cap: Option<u64>,
+    learned: bool,
     ctx: &Context,
 ) -> Result<Found, Error> {
     if cap == Some(1) {
-        let solved = engine::solve(problem, spec, &ctx.budget)?;
+        let solved = match spec {
+            EngineSpec::Sat(encoding) if learned => {
+                engine::solve_counting_learned(problem, encoding, &ctx.budget)?
+            }
+            _ => engine::solve(problem, spec, &ctx.budget)?,
+        };
         let (solutions, interrupted) = match solved.answer {
             Answer::Sat(q) => (vec![q], false),
             Answer::Unsat => (vec![], false),
@@ -720,11 +783,11 @@ pub(super) fn solve_on(
     } else {
         Some(1)
     };
-    let found = find(problem, spec, cap, ctx)?;
+    let found = find(problem, spec, cap, req.learned, ctx)?;
     let mut cross_checked = None;
     if req.cross_check && !found.interrupted {
         let other_spec = spec.other(req.encoding);
-        let other = find(problem, other_spec, cap, ctx)?;
+        let other = find(problem, other_spec, cap, false, ctx)?;
         if !other.interrupted {
             let same = if many {
                 other.solutions.len() == found.solutions.len()

@@ -411,18 +411,15 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// `queens attempt` children running the given engine, found through /proc.
-fn attempts_running(engine: &str) -> usize {
+/// Processes whose environment holds `tag` (children inherit it), found through /proc.
+fn processes_tagged(tag: &str) -> usize {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return 0;
     };
+    let want = format!("QUEENS_TEST_TAG={tag}");
     procs
-        .filter_map(|p| std::fs::read(p.ok()?.path().join("cmdline")).ok())
-        .filter(|cmd| {
-            let args: Vec<&[u8]> = cmd.split(|&b| b == 0).collect();
-            args.windows(3)
-                .any(|w| w[0] == b"attempt" && w[1] == b"--engine" && w[2] == engine.as_bytes())
-        })
+        .filter_map(|p| std::fs::read(p.ok()?.path().join("environ")).ok())
+        .filter(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
         .count()
 }
 
@@ -436,8 +433,9 @@ fn compare_stops_when_its_reader_goes_away() {
     // head -2`) must end it within a moment, quietly (exit 0), killing the running child:
     // compare polls stdout between rows. It used to run every attempt, and then to stop only at
     // the first row written after the close, dropping the finished rows from the CSV.
-    // No other test runs sat:bimander, so its children can be counted.
+    // The run's processes carry a tag in their environment, so its children can be counted.
     let engine = "sat:bimander";
+    let tag = format!("pipe-{}", std::process::id());
     let dir = scratch("pipe");
     let csv = dir.join("out.csv").display().to_string();
     let corpus = std::fs::read_to_string(format!(
@@ -457,6 +455,7 @@ fn compare_stops_when_its_reader_goes_away() {
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
         .args(&args)
+        .env("QUEENS_TEST_TAG", &tag)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -478,7 +477,7 @@ fn compare_stops_when_its_reader_goes_away() {
         wall < Duration::from_secs(10),
         "compare kept running after its reader left: {wall:?}"
     );
-    assert_eq!(attempts_running(engine), 0, "a child outlived compare");
+    assert_eq!(processes_tagged(&tag), 0, "a child outlived compare");
     // The finished row is kept; the killed attempt is not passed off as a result.
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv.lines().count(), 2, "{csv}");
@@ -586,8 +585,8 @@ fn script(dir: &std::path::Path, name: &str, body: &str) -> PathBuf {
     panic!("{} stayed busy for 2 s", path.display())
 }
 
-/// A stand-in for the `queens` binary: a shell script that reads the instance and prints the
-/// given report, whatever it was asked.
+/// A stand-in for the `queens` binary: a shell script that reads the request and prints the
+/// given reply, whatever it was asked.
 fn fake_child(dir: &std::path::Path, name: &str, report: &str) -> PathBuf {
     script(dir, name, &format!("cat > /dev/null\necho '{report}'\n"))
 }
@@ -598,7 +597,7 @@ fn a_child_reporting_a_broken_board_is_an_error_not_an_answer() {
     let problem = queens::Problem::new(4).unwrap();
     let report = |queens: &str| {
         format!(
-            r#"{{"satisfiable":true,"queens":{queens},"time_ms":100.0,"nodes":1,"learned":null,"vars":null,"clauses":null}}"#
+            r#"{{"ok":{{"status":"sat","n":4,"queens":{queens},"engine":"backtrack","time_ms":100.0,"nodes":1}}}}"#
         )
     };
     // Two queens in one column, and a board with too few queens: both rejected by the verifier.

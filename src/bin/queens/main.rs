@@ -215,16 +215,6 @@ enum Command {
     /// Merge batch shard files (missing and conflicting answers reported), or sum count
     /// shards (refused unless all are there).
     Merge(batch::MergeArgs),
-    /// Internal: run one engine on the JSON instance on stdin and print a JSON report (what
-    /// `compare` runs in each child process).
-    #[command(hide = true)]
-    Attempt {
-        /// backtrack, backtrack:THREADS, sat:ENCODING, race[:ENCODING] or ext:SOLVER.
-        #[arg(long)]
-        engine: EngineSpec,
-        #[command(flatten)]
-        solvers: SolverArgs,
-    },
     /// Internal: run the operations request (JSON) on stdin and print its reply (what an
     /// operation under a deadline runs in a child process, killed at the deadline).
     #[command(hide = true)]
@@ -771,6 +761,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 solver,
                 rings,
                 seed,
+                learned: false,
             });
             let bar = progress::bar("solving", "rows without a conflict");
             let ran = limits(timeout)
@@ -971,14 +962,6 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Rings { n, json } => rings(&mut out, n, json),
         Command::Batch(args) => batch::run_batch(&mut out, args),
         Command::Merge(args) => batch::run_merge(&mut out, args),
-        Command::Attempt { engine, solvers } => {
-            queens::child::die_with_parent();
-            solvers.configure()?;
-            let problem = formats::read_path(Path::new("-"))?;
-            let report = queens::batch::compare::attempt(&problem, engine)?;
-            writeln!(out, "{}", to_json(&report)?)?;
-            Ok(0)
-        }
         Command::Serve(args) => {
             let config = args.config()?;
             tracing_subscriber::fmt()
