@@ -61,47 +61,17 @@ impl Report {
     }
 }
 
-/// How an attempt ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
-    /// A solution, verified by the parent.
-    Sat,
-    /// Proven unsatisfiable.
-    Unsat,
-    /// Killed at the time limit.
-    Timeout,
-    /// The child failed (crash, bad output) or reported a board that does not verify.
-    Error(String),
-}
-
-impl Outcome {
-    /// `Some(true)` for SAT, `Some(false)` for UNSAT, `None` otherwise.
-    pub fn answer(&self) -> Option<bool> {
-        match self {
-            Outcome::Sat => Some(true),
-            Outcome::Unsat => Some(false),
-            _ => None,
-        }
-    }
-
-    /// Short name for tables: `sat`, `unsat`, `timeout`, `error`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Outcome::Sat => "sat",
-            Outcome::Unsat => "unsat",
-            Outcome::Timeout => "timeout",
-            Outcome::Error(_) => "error",
-        }
-    }
-}
-
 /// One engine's run on one instance.
 #[derive(Clone, Debug)]
 pub struct Attempt {
     /// The engine.
     pub engine: EngineSpec,
-    /// How it ended.
-    pub outcome: Outcome,
+    /// How it ended: `sat` (a solution, verified by the parent), `unsat`, `timeout` (killed
+    /// at the limit) or `error` (see `error`).
+    pub outcome: Status,
+    /// With `error`: the child failed (crash, bad output), refused the instance, or reported
+    /// a board that does not verify.
+    pub error: Option<String>,
     /// Engine milliseconds as the child reported them; the limit for timeouts; wall time for
     /// errors (0 for an input that could not be read: nothing ran).
     pub time_ms: f64,
@@ -127,7 +97,8 @@ pub fn run_child_until(
     let start = Instant::now();
     let fail = |msg: String| Attempt {
         engine: spec,
-        outcome: Outcome::Error(msg),
+        outcome: Status::Error,
+        error: Some(msg),
         time_ms: start.elapsed().as_secs_f64() * 1e3,
         report: None,
     };
@@ -143,14 +114,14 @@ pub fn run_child_until(
         Err(e) => return fail(e.to_string()),
     };
     let outcome = match resp.status {
-        Status::Sat => Outcome::Sat,
-        Status::Unsat => Outcome::Unsat,
+        Status::Sat | Status::Unsat => resp.status,
         Status::Cancelled => return fail("stopped before it finished".into()),
         // The limit passed: a timeout, whatever the engine had found.
         _ if start.elapsed() >= limit => {
             return Attempt {
                 engine: spec,
-                outcome: Outcome::Timeout,
+                outcome: Status::Timeout,
+                error: None,
                 time_ms: limit.as_secs_f64() * 1e3,
                 report: None,
             }
@@ -170,6 +141,7 @@ pub fn run_child_until(
     Attempt {
         engine: spec,
         outcome,
+        error: None,
         time_ms: report.time_ms,
         report: Some(report),
     }
@@ -312,7 +284,8 @@ fn error_row(plan: &Plan, index: usize, broken: &crate::formats::sources::Broken
             .iter()
             .map(|&engine| Attempt {
                 engine,
-                outcome: Outcome::Error(message.clone()),
+                outcome: Status::Error,
+                error: Some(message.clone()),
                 time_ms: 0.0,
                 report: None,
             })
@@ -359,8 +332,7 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
                 .map(|a| a.time_ms)
                 .collect();
             times.sort_by(f64::total_cmp);
-            let count =
-                |o: &dyn Fn(&Outcome) -> bool| mine.iter().filter(|a| o(&a.outcome)).count();
+            let count = |o: &dyn Fn(&Status) -> bool| mine.iter().filter(|a| o(&a.outcome)).count();
             let both: Vec<(f64, f64)> = rows
                 .iter()
                 .filter(|r| {
@@ -375,10 +347,10 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
             Summary {
                 engine: spec.to_string(),
                 solved: times.len(),
-                sat: count(&|o| *o == Outcome::Sat),
-                unsat: count(&|o| *o == Outcome::Unsat),
-                timeouts: count(&|o| *o == Outcome::Timeout),
-                errors: count(&|o| matches!(o, Outcome::Error(_))),
+                sat: count(&|o| *o == Status::Sat),
+                unsat: count(&|o| *o == Status::Unsat),
+                timeouts: count(&|o| *o == Status::Timeout),
+                errors: count(&|o| *o == Status::Error),
                 median_time_ms: median(&times),
                 // fold, not sum: an empty f64 sum is -0.0, which would print as "-0µs".
                 total_time_ms: times.iter().fold(0.0, |a, t| a + t),
@@ -432,8 +404,8 @@ pub fn fmt_count(k: u64) -> String {
 /// variables/clauses (SAT); `>60.0s` for a timeout.
 pub fn fmt_attempt(a: &Attempt) -> String {
     match (&a.outcome, &a.report) {
-        (Outcome::Timeout, _) => format!("timeout >{}", fmt_ms(a.time_ms)),
-        (Outcome::Error(_), _) => "ERROR".into(),
+        (Status::Timeout, _) => format!("timeout >{}", fmt_ms(a.time_ms)),
+        (Status::Error, _) => "ERROR".into(),
         (_, Some(r)) => {
             let mut s = fmt_ms(r.time_ms);
             if let Some(w) = r.answered_by {
@@ -557,7 +529,7 @@ pub fn problems(rows: &[Row]) -> Vec<String> {
             ));
         }
         for a in &row.attempts {
-            if let Outcome::Error(m) = &a.outcome {
+            if let Some(m) = &a.error {
                 out.push(format!("{} failed on {}: {m}", a.engine, row.id));
             }
         }
@@ -574,10 +546,7 @@ pub fn csv(rows: &[Row]) -> String {
     for row in rows {
         for a in &row.attempts {
             let r = a.report.as_ref();
-            let err = match &a.outcome {
-                Outcome::Error(m) => m.replace('"', "\"\""),
-                _ => String::new(),
-            };
+            let err = a.error.as_deref().unwrap_or_default().replace('"', "\"\"");
             s += &format!(
                 "\"{}\",{},{},{},{:.3},{},{},{},{},{},\"{}\"\n",
                 row.id.replace('"', "\"\""),
@@ -618,7 +587,7 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                         "vars": r.and_then(|r| r.vars),
                         "clauses": r.and_then(|r| r.clauses),
                         "answered_by": r.and_then(|r| r.answered_by).map(EngineName::name),
-                        "error": match &a.outcome { Outcome::Error(m) => Some(m), _ => None },
+                        "error": a.error,
                     })
                 })
                 .collect();
@@ -658,14 +627,14 @@ pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), crate::Error> 
             label: plan.engines[e].to_string(),
             points: rows
                 .iter()
-                .filter(|r| !matches!(r.attempts[0].outcome, Outcome::Error(_)))
-                .filter(|r| !matches!(r.attempts[e].outcome, Outcome::Error(_)))
+                .filter(|r| r.attempts[0].outcome != Status::Error)
+                .filter(|r| r.attempts[e].outcome != Status::Error)
                 .map(|r| crate::plot::Point {
                     x: r.attempts[0].time_ms / 1e3,
                     y: r.attempts[e].time_ms / 1e3,
                     satisfiable: r.status(),
-                    x_timed_out: r.attempts[0].outcome == Outcome::Timeout,
-                    y_timed_out: r.attempts[e].outcome == Outcome::Timeout,
+                    x_timed_out: r.attempts[0].outcome == Status::Timeout,
+                    y_timed_out: r.attempts[e].outcome == Status::Timeout,
                 })
                 .collect(),
         })
@@ -737,7 +706,7 @@ pub fn growth(engines: &[EngineSpec], rows: &[Row]) -> (Vec<GrowthPoint>, Vec<Gr
                 .filter(|r| r.error.is_none() && r.n == Some(n))
                 .map(|r| &r.attempts[e])
                 .map(|a| match a.outcome {
-                    Outcome::Sat | Outcome::Unsat => a.time_ms,
+                    Status::Sat | Status::Unsat => a.time_ms,
                     _ => f64::INFINITY,
                 })
                 .collect();

@@ -21,6 +21,7 @@ pub mod auto;
 pub mod certify;
 pub mod explain;
 pub mod ext;
+pub mod formula;
 pub mod local;
 pub mod race;
 

@@ -517,7 +517,9 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
     })?;
     let began = Instant::now();
     if req.method == SolveMethod::Sat {
-        let best = plan::optimum(&start, ctx.budget.deadline, ctx.isolate.as_deref())?;
+        let runner = super::formula::runner(ctx);
+        let sat = runner.as_ref().map(|r| r as crate::engine::formula::Runner);
+        let best = plan::optimum(&start, ctx.budget.deadline, sat)?;
         let end = crate::games::collection::replay(&start, &best.moves)
             .map_err(|e| Error::Internal(format!("the SAT plan does not replay: {e}")))?;
         let max_score = start.board().max_score();

@@ -11,6 +11,7 @@ pub mod batch;
 mod cnf;
 pub mod collection;
 mod diagnose;
+mod formula;
 mod generate;
 mod isolate;
 pub mod mod2;
@@ -29,11 +30,13 @@ use crate::engine::Budget;
 use crate::error::Error;
 use crate::model::Problem;
 
+pub use crate::status::Status;
 pub use cnf::{decode, encode, DecodeRequest, DecodeResponse, EncodeRequest, EncodeResponse};
 pub use diagnose::{
     check, check_columns, explain, CheckRequest, CheckResponse, CheckViolation, Completions,
     ExplainRequest, ExplainResponse, MAX_COMPLETIONS,
 };
+pub use formula::{solve_cnf, SolveCnfRequest, SolveCnfResponse};
 pub use generate::{
     generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource, MAX_GENERATE_COUNT,
 };
@@ -85,67 +88,6 @@ impl Serialize for Instance {
         let text = crate::formats::write_json(&self.0, "instance");
         let value: serde_json::Value = serde_json::from_str(&text).map_err(S::Error::custom)?;
         value.serialize(s)
-    }
-}
-
-/// Where an answer stands. Each operation uses the values its docs name; the CLI's exit
-/// code follows from it ([`Status::exit_code`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// A solution was found (solve, explain, decode), or the count is exact and positive.
-    Sat,
-    /// Proven: no solution (or an exact count of 0).
-    Unsat,
-    /// `count` stopped at its limit: the count is a lower bound.
-    Limited,
-    /// The deadline passed before an answer; what was found so far is included.
-    Timeout,
-    /// The work was cancelled before an answer.
-    Cancelled,
-    /// An external solver's output gave no answer (`s UNKNOWN`).
-    Unknown,
-    /// `check`: all n queens placed, no conflict.
-    Solved,
-    /// `check`: no conflict yet, fewer than n queens.
-    Consistent,
-    /// `check`: the queens break a rule.
-    Invalid,
-}
-
-impl Status {
-    /// The name JSON and CSV use (`sat`, `unsat`, `timeout`, …).
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Sat => "sat",
-            Status::Unsat => "unsat",
-            Status::Limited => "limited",
-            Status::Timeout => "timeout",
-            Status::Cancelled => "cancelled",
-            Status::Unknown => "unknown",
-            Status::Solved => "solved",
-            Status::Consistent => "consistent",
-            Status::Invalid => "invalid",
-        }
-    }
-
-    /// The CLI's exit code: 0 an answer that says yes, 1 proven no (or a broken board),
-    /// 4 no answer within the limits.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Status::Sat | Status::Solved | Status::Consistent => 0,
-            Status::Unsat | Status::Invalid => 1,
-            Status::Limited | Status::Timeout | Status::Cancelled | Status::Unknown => 4,
-        }
-    }
-
-    /// The status of a run the budget cut short.
-    pub fn interrupted(budget: &Budget) -> Status {
-        if budget.cancelled() {
-            Status::Cancelled
-        } else {
-            Status::Timeout
-        }
     }
 }
 
@@ -235,6 +177,16 @@ pub enum Request {
     CollectionSolve(collection::SolveRequest),
     /// [`collection::study`].
     CollectionStudy(collection::StudyRequest),
+    /// [`solve_cnf`].
+    SolveCnf(SolveCnfRequest),
+    /// [`mod2::check_instance`].
+    Mod2Check(mod2::CheckRequest),
+    /// [`mod2::replay_request`].
+    Mod2Replay(mod2::ReplayRequest),
+    /// [`mod2::solve`].
+    Mod2Solve(mod2::SolveRequest),
+    /// [`mod2::optimum`].
+    Mod2Optimum(mod2::OptimumRequest),
 }
 
 /// Any operation's response (untagged: each is the operation's own JSON).
@@ -269,6 +221,16 @@ pub enum Response {
     CollectionSolve(collection::SolveResponse),
     /// From [`collection::study`].
     CollectionStudy(collection::StudyResponse),
+    /// From [`solve_cnf`].
+    SolveCnf(SolveCnfResponse),
+    /// From [`mod2::check_instance`].
+    Mod2Check(mod2::CheckResponse),
+    /// From [`mod2::replay_request`].
+    Mod2Replay(mod2::ReplayAnswer),
+    /// From [`mod2::solve`].
+    Mod2Solve(mod2::SolveResponse),
+    /// From [`mod2::optimum`].
+    Mod2Optimum(crate::games::mod2::questions::Optimum),
 }
 
 impl Response {
@@ -294,6 +256,11 @@ impl Response {
             Response::CollectionSimulate(r) => r.exit_code(),
             Response::CollectionSolve(r) => r.exit_code(),
             Response::CollectionStudy(r) => r.exit_code(),
+            Response::SolveCnf(r) => r.status.exit_code(),
+            Response::Mod2Check(_) => 0,
+            Response::Mod2Replay(r) => r.exit_code(),
+            Response::Mod2Solve(r) => r.exit_code(),
+            Response::Mod2Optimum(r) => mod2::optimum_exit_code(r),
         }
     }
 }
@@ -315,6 +282,10 @@ impl Response {
             Response::CollectionSimulate(r) => return r.status != "ok",
             Response::CollectionSolve(r) => return r.budget != "ok",
             Response::CollectionStudy(r) => return r.status != "ok",
+            Response::SolveCnf(r) => Some(r.status),
+            Response::Mod2Check(_) | Response::Mod2Replay(_) => None,
+            Response::Mod2Solve(r) => Some(r.status),
+            Response::Mod2Optimum(r) => Some(r.status),
         };
         matches!(status, Some(Status::Timeout | Status::Cancelled))
     }
@@ -338,6 +309,11 @@ impl Request {
             Request::CollectionSimulate(_) => "collection_simulate",
             Request::CollectionSolve(_) => "collection_solve",
             Request::CollectionStudy(_) => "collection_study",
+            Request::SolveCnf(_) => "solve_cnf",
+            Request::Mod2Check(_) => "mod2_check",
+            Request::Mod2Replay(_) => "mod2_replay",
+            Request::Mod2Solve(_) => "mod2_solve",
+            Request::Mod2Optimum(_) => "mod2_optimum",
         }
     }
 
@@ -352,7 +328,12 @@ impl Request {
             Request::Explain(r) => Some(&r.instance.0),
             Request::Encode(r) => Some(&r.instance.0),
             Request::Decode(r) => Some(&r.instance.0),
-            Request::Generate(_)
+            Request::Mod2Check(r) => Some(&r.instance.0),
+            Request::SolveCnf(_)
+            | Request::Mod2Replay(_)
+            | Request::Mod2Solve(_)
+            | Request::Mod2Optimum(_)
+            | Request::Generate(_)
             | Request::CollectionDeal(_)
             | Request::CollectionPlay(_)
             | Request::CollectionSimulate(_)
@@ -365,6 +346,8 @@ impl Request {
     pub fn n(&self) -> usize {
         match self {
             Request::Generate(r) => r.n,
+            Request::Mod2Solve(r) => r.n,
+            Request::Mod2Optimum(r) => r.n,
             r => r.problem().map_or(0, Problem::n),
         }
     }
@@ -387,6 +370,11 @@ impl Request {
                 .difficulty
                 .validate()
                 .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}"))),
+            Request::SolveCnf(r) => r.validate(&Context::default()).map(|_| ()),
+            Request::Mod2Check(r) => mod2::check_instance(r, "field `instance`").map(|_| ()),
+            Request::Mod2Replay(r) => mod2::replay_request(r).map(|_| ()),
+            Request::Mod2Solve(r) => r.validate(),
+            Request::Mod2Optimum(r) => r.validate(),
             Request::Encode(_) | Request::Decode(_) | Request::Hint(_) | Request::Grade(_) => {
                 Ok(())
             }
@@ -444,6 +432,10 @@ impl Request {
                     collection::MAX_SYNC_STUDY_DEALS
                 ))
             }
+            Request::Mod2Solve(r) if r.retrograde() => Some(format!(
+                "the retrograde sweep of a {n}×{n} board takes hours (n = 6: 3.5 GB): submit \
+                 it as a job (POST /v1/jobs with \"op\": \"mod2_solve\")"
+            )),
             _ => None,
         }
     }
@@ -510,6 +502,17 @@ impl Request {
                 Response::CollectionStudy(collection::study(r, ctx)?),
                 none(),
             ),
+            Request::SolveCnf(r) => {
+                let (resp, artifacts) = solve_cnf(r, ctx)?;
+                (Response::SolveCnf(resp), artifacts)
+            }
+            Request::Mod2Check(r) => (
+                Response::Mod2Check(mod2::check_instance(r, "field `instance`")?),
+                none(),
+            ),
+            Request::Mod2Replay(r) => (Response::Mod2Replay(mod2::replay_request(r)?), none()),
+            Request::Mod2Solve(r) => (Response::Mod2Solve(mod2::solve(r, ctx)?), none()),
+            Request::Mod2Optimum(r) => (Response::Mod2Optimum(mod2::optimum(r, ctx)?), none()),
         })
     }
 
@@ -541,6 +544,15 @@ impl Request {
             // cannot be interrupted.
             Request::CollectionSolve(r) => r.method == collection::SolveMethod::Sat,
             Request::CollectionStudy(_) => false,
+            // varisat runs to the end once started.
+            Request::SolveCnf(_) => true,
+            Request::Mod2Check(_) | Request::Mod2Replay(_) => false,
+            // The memoised search looks at the deadline, not at a cancel flag; the
+            // retrograde sweep looks at both, and keeps its progress in this process.
+            Request::Mod2Solve(r) => !r.retrograde(),
+            // Its SAT calls each run in a child of their own (ops::formula::runner); the
+            // exhaustive search looks at the deadline.
+            Request::Mod2Optimum(_) => false,
         }
     }
 }

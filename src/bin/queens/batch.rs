@@ -9,10 +9,11 @@ use std::time::Duration;
 use clap::Args;
 
 use queens::batch::merge::{self, ShardFile};
-use queens::batch::{Outcome, Shard};
+use queens::batch::Shard;
 use queens::encode::amo::Encoding;
 use queens::formats::sources;
 use queens::ops::batch::{batch, BatchOptions};
+use queens::ops::Status;
 use queens::ops::{Context, EngineName};
 use queens::Error;
 
@@ -196,10 +197,10 @@ pub fn run_merge(out: &mut impl Write, args: MergeArgs) -> Result<u8, Failure> {
             m.total,
             m.shards - m.missing_shards.len(),
             m.shards,
-            n(Outcome::Sat),
-            n(Outcome::Unsat),
-            n(Outcome::Timeout),
-            n(Outcome::Error),
+            n(Status::Sat),
+            n(Status::Unsat),
+            n(Status::Timeout),
+            n(Status::Error),
             m.duplicates
         )?;
         if !m.missing_shards.is_empty() {
