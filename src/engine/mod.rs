@@ -23,7 +23,10 @@ pub mod explain;
 pub mod ext;
 pub mod formula;
 pub mod local;
+pub mod name;
 pub mod race;
+
+pub use name::EngineName;
 
 /// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
 /// or `race` / `race:ENCODING` (the backtracker on one core against the SAT engine).
@@ -66,16 +69,9 @@ pub enum EngineSpec {
 }
 
 impl EngineSpec {
-    /// The engine's family name, as JSON output reports it: `backtrack` or `sat`.
+    /// The engine's family name, as JSON output reports it ([`EngineName`]).
     pub fn name(self) -> &'static str {
-        match self {
-            EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => "backtrack",
-            EngineSpec::Sat(_) => "sat",
-            EngineSpec::Race(_) => "race",
-            EngineSpec::Ext(_) => "ext",
-            EngineSpec::Local { .. } => "local",
-            EngineSpec::Auto { .. } => "auto",
-        }
+        EngineName::of(self).name()
     }
 
     /// The other family (for cross-checks), with its defaults and this spec's encoding.

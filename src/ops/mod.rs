@@ -30,6 +30,7 @@ use crate::engine::Budget;
 use crate::error::Error;
 use crate::model::Problem;
 
+pub use crate::engine::EngineName;
 pub use crate::status::Status;
 pub use cnf::{decode, encode, DecodeRequest, DecodeResponse, EncodeRequest, EncodeResponse};
 pub use diagnose::{
@@ -43,8 +44,8 @@ pub use generate::{
 pub use isolate::child_main;
 pub use puzzle::{grade, hint, GradeRequest, GradeResponse, HintRequest, HintResponse, StepReport};
 pub use solve::{
-    check_memory, count, solve, CountRequest, CountResponse, EngineName, ProofInfo, SolveRequest,
-    SolveResponse, WorkReport, INLINE_MAX_N,
+    check_memory, count, CountRequest, CountResponse, ProofInfo, SolveRequest, SolveResponse,
+    WorkReport, INLINE_MAX_N,
 };
 
 /// An instance inside a request: the JSON instance format the CLI reads (an object with
@@ -555,6 +556,17 @@ impl Request {
             Request::Mod2Optimum(_) => false,
         }
     }
+}
+
+/// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
+/// UNSAT answer. Artifacts: `proof` and `cnf` when a proof was made. Engine `race` is the
+/// backtracker here against the SAT engine in a child process ([`race`]).
+pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
+    if req.engine == EngineName::Race {
+        req.validate()?;
+        return race::solve(req, &ctx.with_timeout_ms(req.timeout_ms));
+    }
+    solve::solve(req, ctx)
 }
 
 /// Largest board whose solutions a synchronous call may count without a limit (n = 16:

@@ -74,7 +74,7 @@ pub fn run_batch(out: &mut impl Write, args: BatchArgs) -> Result<u8, Failure> {
         shard: args.shard,
         engine: match args.engine.ext {
             Some(_) => EngineName::Ext,
-            None => EngineName::from(args.engine.engine),
+            None => args.engine.engine,
         },
         encoding: args.engine.ext.map_or(args.encoding, |x| match x.encoding {
             Encoding::Auto => args.encoding,
