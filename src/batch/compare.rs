@@ -184,14 +184,14 @@ impl Row {
     /// `error` (the input could not be run).
     pub fn status_name(&self) -> &'static str {
         if self.error.is_some() {
-            "error"
+            Status::Error.name()
         } else if self.disagreement() {
             "DISAGREE"
         } else {
             match self.status() {
-                Some(true) => "sat",
-                Some(false) => "unsat",
-                None => "unknown",
+                Some(true) => Status::Sat.name(),
+                Some(false) => Status::Unsat.name(),
+                None => Status::Unknown.name(),
             }
         }
     }

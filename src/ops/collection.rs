@@ -16,6 +16,7 @@ use crate::games::collection::policy::{self, Lookahead, PolicyName};
 use crate::games::collection::simulate::{self, policy_seed};
 use crate::games::collection::{plan, solve, study};
 use crate::games::collection::{Deal, Move, Rules, State, Status};
+use crate::status::Status as Outcome;
 
 /// Most deals one simulation request may ask for.
 pub const MAX_SIMULATE_DEALS: u64 = 10_000_000;
@@ -213,6 +214,15 @@ impl SimulateRequest {
     }
 }
 
+/// `ok` when the work ran to its end, else why it stopped (`cancelled`, `timeout`).
+fn finished(done: bool, ctx: &Context) -> Outcome {
+    if done {
+        Outcome::Ok
+    } else {
+        Outcome::interrupted(&ctx.budget)
+    }
+}
+
 /// [`simulate`]'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct SimulateResponse {
@@ -248,7 +258,7 @@ pub struct SimulateResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lookahead: Option<Lookahead>,
     /// `ok`, or `timeout` / `cancelled` when the budget ended the run early.
-    pub status: &'static str,
+    pub status: Outcome,
     /// Milliseconds.
     pub time_ms: f64,
 }
@@ -256,7 +266,7 @@ pub struct SimulateResponse {
 impl SimulateResponse {
     /// 0 when every deal was played, 4 when the budget ended the run early.
     pub fn exit_code(&self) -> u8 {
-        if self.status == "ok" {
+        if self.status == Outcome::Ok {
             0
         } else {
             4
@@ -290,13 +300,7 @@ pub fn simulate(req: &SimulateRequest, ctx: &Context) -> Result<SimulateResponse
             req.policy
         ))
     })?;
-    let status = if summary.deals == req.deals {
-        "ok"
-    } else if ctx.budget.cancelled() {
-        "cancelled"
-    } else {
-        "timeout"
-    };
+    let status = finished(summary.deals == req.deals, ctx);
     Ok(SimulateResponse {
         policy: req.policy,
         difficulty: req.difficulty.name(),
@@ -429,7 +433,7 @@ pub struct SolveResponse {
     pub formula: Option<[usize; 2]>,
     /// `ok`, or `timeout` / `cancelled` when the budget ended the search (the answer is then
     /// the best game found, not proven).
-    pub budget: &'static str,
+    pub budget: Outcome,
     /// Milliseconds.
     pub time_ms: f64,
 }
@@ -535,13 +539,7 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
             nodes: 0,
             sat_calls: Some(best.calls),
             formula: Some([best.vars, best.clauses]),
-            budget: if best.proven {
-                "ok"
-            } else if ctx.budget.cancelled() {
-                "cancelled"
-            } else {
-                "timeout"
-            },
+            budget: finished(best.proven, ctx),
             time_ms: ms(began),
         });
     }
@@ -551,13 +549,7 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
         beam: req.beam.unwrap_or(DEFAULT_BEAM),
     };
     let best = solve::optimum(&start, limits, &|| ctx.budget.cancelled())?;
-    let budget = if best.proven {
-        "ok"
-    } else if ctx.budget.cancelled() {
-        "cancelled"
-    } else {
-        "timeout"
-    };
+    let budget = finished(best.proven, ctx);
     Ok(SolveResponse {
         turns: best.moves.len(),
         moves: best.moves,
@@ -626,7 +618,7 @@ pub struct StudyResponse {
     /// Each deal, in seed order.
     pub results: Vec<study::DealResult>,
     /// `ok`, or `timeout` / `cancelled` when the budget ended the study early.
-    pub status: &'static str,
+    pub status: Outcome,
     /// Milliseconds.
     pub time_ms: f64,
 }
@@ -634,7 +626,7 @@ pub struct StudyResponse {
 impl StudyResponse {
     /// 0 when every deal was studied, 4 when the budget ended the study early.
     pub fn exit_code(&self) -> u8 {
-        if self.status == "ok" {
+        if self.status == Outcome::Ok {
             0
         } else {
             4
@@ -700,13 +692,7 @@ pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> 
         }
     };
     let results = study::study(&cfg, &progress, &|| ctx.budget.exhausted())?;
-    let status = if results.len() as u64 == req.deals {
-        "ok"
-    } else if ctx.budget.cancelled() {
-        "cancelled"
-    } else {
-        "timeout"
-    };
+    let status = finished(results.len() as u64 == req.deals, ctx);
     Ok(StudyResponse {
         difficulty: req.difficulty.name(),
         requested: req.deals,

@@ -280,9 +280,9 @@ impl Response {
             Response::Check(r) => (r.status == Status::Consistent && r.completable.is_none())
                 .then_some(Status::Timeout),
             Response::Encode(_) | Response::CollectionDeal(_) | Response::CollectionPlay(_) => None,
-            Response::CollectionSimulate(r) => return r.status != "ok",
-            Response::CollectionSolve(r) => return r.budget != "ok",
-            Response::CollectionStudy(r) => return r.status != "ok",
+            Response::CollectionSimulate(r) => Some(r.status),
+            Response::CollectionSolve(r) => Some(r.budget),
+            Response::CollectionStudy(r) => Some(r.status),
             Response::SolveCnf(r) => Some(r.status),
             Response::Mod2Check(_) | Response::Mod2Replay(_) => None,
             Response::Mod2Solve(r) => Some(r.status),
