@@ -38,6 +38,7 @@ pub mod puzzle;
 pub mod report;
 pub mod rng;
 pub mod server;
+pub mod status;
 pub mod verify;
 
 pub use error::Error;

@@ -1422,3 +1422,191 @@ fn big_boards_are_jobs_with_a_solution_download() {
     assert_eq!(code, 422, "{v}");
     assert!(v["detail"].as_str().unwrap().contains("MB"), "{v}");
 }
+
+/// `queens mod2 …` on the command line, its JSON.
+fn mod2_cli(args: &[&str]) -> Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .arg("mod2")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", String::from_utf8_lossy(&o.stderr)))
+}
+
+/// A JSON value without its timings, which differ from run to run.
+fn untimed(mut v: Value) -> Value {
+    if let Value::Object(m) = &mut v {
+        m.remove("time_ms");
+        for (_, x) in m.iter_mut() {
+            *x = untimed(x.take());
+        }
+    }
+    if let Value::Array(a) = &mut v {
+        for x in a.iter_mut() {
+            *x = untimed(x.take());
+        }
+    }
+    v
+}
+
+#[test]
+fn the_mod2_game_is_served_like_the_cli() {
+    let s = Server::start(&[]);
+    let dir = fresh_data();
+    std::fs::create_dir_all(&dir).unwrap();
+    let _cleanup = DataDir(dir.clone());
+
+    // check: the same answer as the command line's.
+    let board = json!({"n": 4, "queens": [[0, 0], [1, 2]]});
+    let file = dir.join("board.json");
+    std::fs::write(&file, board.to_string()).unwrap();
+    let (code, checked) = post(&s, "/v1/mod2/check", &json!({"instance": board}));
+    assert_eq!(code, 200, "{checked}");
+    assert_eq!(checked["state"], "unlocked");
+    assert_eq!(checked, mod2_cli(&["check", file.to_str().unwrap()]));
+    let (code, problem) = post(
+        &s,
+        "/v1/mod2/check",
+        &json!({"instance": {"n": 2, "regions": ["AB", "AB"]}}),
+    );
+    assert_eq!(code, 422, "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("plain board"),
+        "{problem}"
+    );
+
+    // solve: the winner, as the command line finds it.
+    let (code, solved) = post(&s, "/v1/mod2/solve", &json!({"n": 4}));
+    assert_eq!(code, 200, "{solved}");
+    assert_eq!(solved["status"], "ok");
+    assert_eq!(untimed(solved), untimed(mod2_cli(&["solve", "--n", "4"])));
+    // The retrograde sweep takes hours: a job, not a synchronous call; past 11, refused.
+    let (code, problem) = post(&s, "/v1/mod2/solve", &json!({"n": 6}));
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "n");
+    assert!(problem["detail"]
+        .as_str()
+        .unwrap()
+        .contains("POST /v1/jobs"));
+    let (code, problem) = post(&s, "/v1/mod2/solve", &json!({"n": 12, "method": "memo"}));
+    assert_eq!(code, 422, "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("field `n`"),
+        "{problem}"
+    );
+
+    // optimum: the most queens on a reachable 3×3 board, and its move order replays.
+    let (code, max) = post(&s, "/v1/mod2/optimum", &json!({"n": 3, "question": "max"}));
+    assert_eq!(code, 200, "{max}");
+    assert_eq!(max["optimal"], true, "{max}");
+    assert_eq!(max["status"], "ok");
+    assert_eq!(
+        untimed(max.clone()),
+        untimed(mod2_cli(&["max", "--n", "3"]))
+    );
+    let (code, replayed) = post(&s, "/v1/mod2/replay", &json!({"game": max}));
+    assert_eq!(code, 200, "{replayed}");
+    assert_eq!(replayed["status"], "legal", "{replayed}");
+    assert_eq!(replayed["queens"], max["queens"]);
+    // The same square twice is illegal, named by its index; a false claim is named too.
+    let (code, replayed) = post(
+        &s,
+        "/v1/mod2/replay",
+        &json!({"game": {"n": 3, "moves": [[0, 0], [0, 0]]}}),
+    );
+    assert_eq!(code, 200, "{replayed}");
+    assert_eq!(replayed["status"], "illegal");
+    assert_eq!(replayed["illegal"]["index"], 1);
+    let (code, replayed) = post(
+        &s,
+        "/v1/mod2/replay",
+        &json!({"game": {"n": 3, "moves": [[0, 0]], "queens": 2}}),
+    );
+    assert_eq!(code, 200, "{replayed}");
+    assert_eq!(replayed["status"], "false_claim");
+    let (code, problem) = post(&s, "/v1/mod2/replay", &json!({"game": {"moves": []}}));
+    assert_eq!(code, 422, "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("field `n`"),
+        "{problem}"
+    );
+
+    // As a job: the fewest queens on a locked 4×4 board, each bound with a checked proof.
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "mod2_optimum", "n": 4, "question": "min-lock"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let done = wait_job(&s, job["id"].as_str().unwrap(), terminal, 120);
+    assert_eq!(done["status"], "done", "{done}");
+    let result = &done["result"];
+    assert_eq!(result["optimal"], true, "{result}");
+    assert_eq!(result["state"], "locked");
+    assert!(
+        result["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["result"] == "unsat" && c["lemmas"].is_u64()),
+        "{result}"
+    );
+    // A job body is checked like a synchronous one.
+    let (code, problem) = post(&s, "/v1/jobs", &json!({"op": "mod2_solve", "n": "six"}));
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "n");
+    // The contract lists the routes.
+    let (code, doc) = get(&s, "/openapi.json");
+    assert_eq!(code, 200);
+    for path in ["check", "replay", "solve", "optimum"] {
+        assert!(
+            doc["paths"][format!("/v1/mod2/{path}")]["post"].is_object(),
+            "/v1/mod2/{path} is not documented"
+        );
+    }
+}
+
+#[test]
+fn a_cnf_job_answers_with_a_model_or_a_checked_proof() {
+    let s = Server::start(&[]);
+    // x1 and not x1: unsatisfiable; the job keeps the LRAT proof.
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve_cnf", "cnf": "p cnf 1 2\n1 0\n-1 0\n"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let done = wait_job(&s, job["id"].as_str().unwrap(), terminal, 60);
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(done["result"]["status"], "unsat", "{done}");
+    let id = job["id"].as_str().unwrap();
+    let (code, _, proof) = call("GET", &s.url(&format!("/v1/jobs/{id}/proof")), None);
+    assert_eq!(code, 200, "{proof}");
+    assert!(!proof.trim().is_empty(), "an empty proof");
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve_cnf", "cnf": "p cnf 2 2\n1 2 0\n-1 0\n"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let done = wait_job(&s, job["id"].as_str().unwrap(), terminal, 60);
+    assert_eq!(done["result"]["status"], "sat", "{done}");
+    assert_eq!(done["result"]["model"], json!([-1, 2]));
+    let (code, problem) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve_cnf", "cnf": "p cnf 1 1\nx 0\n"}),
+    );
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(
+        call(
+            "POST",
+            &s.url("/v1/jobs"),
+            Some("{\"op\":\"solve_cnf\",\"cnf\":\"p cnf 1 1\\nx 0\\n\"}")
+        )
+        .1,
+        "application/problem+json"
+    );
+}

@@ -1,304 +1,62 @@
 //! Engine comparison: every instance on every engine, each attempt in a child process.
 //!
 //! varisat cannot be interrupted, so a time limit that really stops the work (and frees the
-//! CPU) needs a process boundary: the parent writes the instance to a child `queens attempt`
-//! on stdin, waits up to the limit, and kills it when the limit passes. A killed run is a
-//! timeout, never an answer. Each child reports its own engine time (encoding included for
-//! SAT, process start and parsing excluded), and the parent verifies every board it reports
-//! with [`crate::verify()`] before counting it as solved. An input that cannot be read or
-//! parsed is a row of its own, every engine an error, so the rest still runs.
+//! CPU) needs a process boundary: each attempt is a `solve` request ([`SolveRequest::on_engine`])
+//! run in a child `queens op` ([`Request::run_in_child`]), killed when the limit passes. A
+//! killed run is a timeout, never an answer. Each attempt's time is the engine's (encoding
+//! included for SAT, process start and parsing excluded), and every board the child reports
+//! is verified with [`crate::verify()`] before it counts as solved. An input that cannot be
+//! read or parsed is a row of its own, every engine an error, so the rest still runs.
 //!
 //! Times are milliseconds (`time_ms`), as in every command's JSON; the table prints them in
 //! the unit that reads best.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::child;
-use crate::engine::backtrack;
-use crate::engine::race;
-use crate::engine::sat;
 use crate::formats::sources::{Entry, Instance};
-use crate::formats::write_json;
-use crate::model::{Pos, Problem};
-use crate::verify::verify;
+use crate::model::Problem;
+use crate::ops::{Context, EngineName, Request, Response, SolveRequest, SolveResponse, Status};
 
 pub use crate::engine::EngineSpec;
 
-/// What a child attempt prints: one JSON object on stdout.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+/// What an attempt that finished reports beside its answer.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Report {
-    /// `true` when a solution was found, `false` when the engine proved there is none.
-    pub satisfiable: bool,
-    /// The solution, when one was found.
-    pub queens: Vec<Pos>,
     /// Engine milliseconds (encoding included for SAT).
     pub time_ms: f64,
     /// Backtracker: queens placed by the search.
     pub nodes: Option<u64>,
-    /// SAT: clauses the solver learned (≈ conflicts; see [`sat::solve_counting_learned`]).
+    /// SAT: clauses the solver learned (≈ conflicts).
     pub learned: Option<u64>,
     /// SAT: variables in the CNF.
     pub vars: Option<usize>,
     /// SAT: clauses in the CNF.
     pub clauses: Option<usize>,
-    /// Race: the engine that answered first (`backtrack` or `sat`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answered_by: Option<String>,
-    /// Local search (or `auto` through it) ended without an answer: why. The parent counts
-    /// the attempt as a timeout ("no answer within the limits"), never as "no solution".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gave_up: Option<String>,
+    /// Race and auto: the engine that answered.
+    pub answered_by: Option<EngineName>,
 }
 
-/// Runs one engine on one problem in this process (what `queens attempt` does in the child).
-pub fn attempt(problem: &Problem, spec: EngineSpec) -> Result<Report, crate::Error> {
-    let start = Instant::now();
-    match spec {
-        EngineSpec::Backtrack { threads } => {
-            let config = backtrack::Config {
-                threads,
-                ..backtrack::Config::default()
-            };
-            let (found, stats) = backtrack::solve(problem, &config);
-            if stats.interrupted {
-                // No deadline is set, so this cannot happen; if it did, "no solution" would be
-                // a lie.
-                return Err(crate::Error::Unsupported(
-                    "the backtracker was interrupted".into(),
-                ));
-            }
-            Ok(Report {
-                satisfiable: found.is_some(),
-                queens: found.unwrap_or_default(),
-                time_ms: start.elapsed().as_secs_f64() * 1e3,
-                nodes: Some(stats.nodes),
-                learned: None,
-                vars: None,
-                clauses: None,
-                answered_by: None,
-                gave_up: None,
-            })
-        }
-        EngineSpec::Sat(encoding) => {
-            let (found, stats) = sat::solve_counting_learned(problem, encoding)?;
-            Ok(Report {
-                satisfiable: found.is_some(),
-                queens: found.unwrap_or_default(),
-                time_ms: stats.encode_ms + stats.solve_ms,
-                nodes: None,
-                learned: stats.learned,
-                vars: Some(stats.vars),
-                clauses: Some(stats.clauses),
-                answered_by: None,
-                gave_up: None,
-            })
-        }
-        EngineSpec::Race(encoding) => race_attempt(problem, encoding, start),
-        EngineSpec::BacktrackRings { threads } => {
-            crate::encode::rings::check_applies(problem)?;
-            let config = backtrack::Config {
-                threads,
-                rings: true,
-                ..backtrack::Config::default()
-            };
-            let (found, stats) = backtrack::solve(problem, &config);
-            Ok(Report {
-                satisfiable: found.is_some(),
-                queens: found.unwrap_or_default(),
-                time_ms: start.elapsed().as_secs_f64() * 1e3,
-                nodes: Some(stats.nodes),
-                learned: None,
-                vars: None,
-                clauses: None,
-                answered_by: None,
-                gave_up: None,
-            })
-        }
-        EngineSpec::Ext(x) => {
-            // No deadline here: the parent kills this process at the limit, and the solver
-            // with it (it dies with its parent).
-            let run = crate::engine::ext::solve(problem, x, &crate::engine::Budget::default())?;
-            let queens = match run.answer {
-                crate::engine::ext::ExtAnswer::Sat(q) => Some(q),
-                crate::engine::ext::ExtAnswer::Unsat => None,
-                other => {
-                    return Err(crate::Error::internal(format!(
-                        "solver `{}` gave no answer ({other:?})",
-                        x.solver
-                    )))
-                }
-            };
-            Ok(Report {
-                satisfiable: queens.is_some(),
-                queens: queens.unwrap_or_default(),
-                time_ms: start.elapsed().as_secs_f64() * 1e3,
-                nodes: None,
-                learned: None,
-                vars: Some(run.stats.vars),
-                clauses: Some(run.stats.clauses),
-                answered_by: None,
-                gave_up: None,
-            })
-        }
-        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => {
-            let solved = crate::engine::solve_columns(problem, spec, &Default::default())?;
-            let by = solved.work.answered_by.unwrap_or(spec);
-            let satisfiable = match solved.answer {
-                crate::engine::ColumnAnswer::Sat(cols) => Some(cols),
-                crate::engine::ColumnAnswer::Unsat(_) => None,
-                // No deadline is set here (the parent kills the child at its limit), so only
-                // a local search that spent its restarts ends without an answer: the parent
-                // reports it as a timeout; saying "no solution" would be a lie.
-                crate::engine::ColumnAnswer::GaveUp | crate::engine::ColumnAnswer::Interrupted => {
-                    let restarts = solved.work.local.map_or(0, |l| l.restarts);
-                    return Ok(Report {
-                        satisfiable: false,
-                        queens: Vec::new(),
-                        time_ms: start.elapsed().as_secs_f64() * 1e3,
-                        nodes: solved.work.nodes,
-                        learned: None,
-                        vars: None,
-                        clauses: None,
-                        answered_by: None,
-                        gave_up: Some(format!(
-                            "local search gave up after {} starts without an answer",
-                            restarts + 1
-                        )),
-                    });
-                }
-            };
-            Ok(Report {
-                satisfiable: satisfiable.is_some(),
-                queens: satisfiable
-                    .unwrap_or_default()
-                    .iter()
-                    .enumerate()
-                    .map(|(r, &c)| (r, c as usize))
-                    .collect(),
-                time_ms: start.elapsed().as_secs_f64() * 1e3,
-                nodes: solved.work.nodes,
-                learned: None,
-                vars: None,
-                clauses: None,
-                answered_by: matches!(spec, EngineSpec::Auto { .. }).then(|| by.name().to_string()),
-                gave_up: None,
-            })
-        }
-    }
-}
-
-/// A race in the attempt process: the backtracker on one thread here, the SAT engine in a
-/// child `queens attempt` (this executable), the first answer wins. The report is the
-/// winner's, timed from the start of the race.
-fn race_attempt(
-    problem: &Problem,
-    encoding: crate::encode::amo::Encoding,
-    start: Instant,
-) -> Result<Report, crate::Error> {
-    let exe = std::env::current_exe().map_err(|e| crate::Error::Io {
-        path: "queens".into(),
-        source: e,
-    })?;
-    let won = race::race(
-        |stop| {
-            let config = backtrack::Config {
-                threads: 1,
-                stop: Some(stop),
-                ..backtrack::Config::default()
-            };
-            let (found, stats) = backtrack::solve(problem, &config);
-            Ok((!stats.interrupted).then(|| Report {
-                satisfiable: found.is_some(),
-                queens: found.unwrap_or_default(),
-                time_ms: 0.0,
-                nodes: Some(stats.nodes),
-                learned: None,
-                vars: None,
-                clauses: None,
-                answered_by: Some("backtrack".into()),
-                gave_up: None,
-            }))
-        },
-        |stop| {
-            let a = run_child_until(
-                &exe,
-                problem,
-                EngineSpec::Sat(encoding),
-                Duration::MAX,
-                &stop,
-            );
-            match (a.outcome, a.report) {
-                (Outcome::Sat | Outcome::Unsat, Some(report)) => Ok(Some(Report {
-                    answered_by: Some("sat".into()),
-                    ..report
-                })),
-                _ if stop.load(Ordering::Relaxed) => Ok(None),
-                (Outcome::Error(msg), _) => Err(crate::Error::internal(format!(
-                    "the race's SAT side failed: {msg}"
-                ))),
-                _ => Ok(None),
-            }
-        },
-        None,
-        None,
-    )?;
-    let Some((_, report)) = won else {
-        return Err(crate::Error::internal("the race ended without an answer"));
-    };
-    Ok(Report {
-        time_ms: start.elapsed().as_secs_f64() * 1e3,
-        ..report
-    })
-}
-
-/// How an attempt ended.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Outcome {
-    /// A solution, verified by the parent.
-    Sat,
-    /// Proven unsatisfiable.
-    Unsat,
-    /// Killed at the time limit, or an incomplete engine (local search) gave up: no answer
-    /// within the limits.
-    Timeout,
-    /// The child failed (crash, bad output) or reported a board that does not verify.
-    Error(String),
-    /// The engine cannot run on this instance (a complete engine on a board past
-    /// [`crate::model::MAX_N`], local search on a region puzzle): nothing ran; the reason.
-    Unsupported(String),
-}
-
-impl Outcome {
-    /// `Some(true)` for SAT, `Some(false)` for UNSAT, `None` otherwise.
-    pub fn answer(&self) -> Option<bool> {
-        match self {
-            Outcome::Sat => Some(true),
-            Outcome::Unsat => Some(false),
-            _ => None,
-        }
-    }
-
-    /// Short name for tables: `sat`, `unsat`, `timeout`, `error`, `unsupported`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Outcome::Sat => "sat",
-            Outcome::Unsat => "unsat",
-            Outcome::Timeout => "timeout",
-            Outcome::Error(_) => "error",
-            Outcome::Unsupported(_) => "unsupported",
-        }
-    }
-
-    /// Why there is no answer, for an error or an engine that cannot run here.
-    pub fn message(&self) -> Option<&str> {
-        match self {
-            Outcome::Error(m) | Outcome::Unsupported(m) => Some(m),
-            _ => None,
+impl Report {
+    /// The figures of a `solve` answer.
+    fn of(resp: &SolveResponse) -> Report {
+        let w = &resp.work;
+        // The SAT engine's own time: encoding and solving, without the request's parsing.
+        let time_ms = match (resp.engine, w.encode_ms, w.solve_ms) {
+            (EngineName::Sat, Some(e), Some(s)) => e + s,
+            _ => resp.time_ms,
+        };
+        Report {
+            time_ms,
+            nodes: w.nodes,
+            learned: w.learned,
+            vars: w.vars,
+            clauses: w.clauses,
+            answered_by: resp.answered_by,
         }
     }
 }
@@ -308,8 +66,16 @@ impl Outcome {
 pub struct Attempt {
     /// The engine.
     pub engine: EngineSpec,
-    /// How it ended.
-    pub outcome: Outcome,
+    /// How it ended: `sat` (a solution, verified by the parent), `unsat`, `timeout` (killed
+    /// at the limit) or `error` (see `error`).
+    pub outcome: Status,
+    /// With `error`: the child failed (crash, bad output), refused the instance, or reported
+    /// a board that does not verify.
+    pub error: Option<String>,
+    /// Why an attempt that is not a failure has no answer: with `timeout` before the limit,
+    /// why the incomplete engine gave up (local search spent its starts); with
+    /// `unsupported`, why the engine cannot run on this instance at all.
+    pub note: Option<String>,
     /// Engine milliseconds as the child reported them; the limit for timeouts; wall time for
     /// errors (0 for an input that could not be read: nothing ran).
     pub time_ms: f64,
@@ -317,29 +83,10 @@ pub struct Attempt {
     pub report: Option<Report>,
 }
 
-/// Why `spec` cannot run on `problem` at all, if it cannot: the complete engines keep n² bits
-/// and stop at [`crate::model::MAX_N`]; local search solves classic boards only.
-pub fn unsupported(problem: &Problem, spec: EngineSpec) -> Option<String> {
-    if let Err(e) = crate::engine::complete_only(problem, spec) {
-        let n = problem.n();
-        return Some(format!(
-            "{} runs on boards up to {}×{}, not {n}×{n} ({e})",
-            spec.name(),
-            crate::model::MAX_N,
-            crate::model::MAX_N
-        ));
-    }
-    if matches!(spec, EngineSpec::Local { .. }) {
-        if let Err(e) = crate::engine::local::supports(problem) {
-            return Some(e.to_string());
-        }
-    }
-    None
-}
-
-/// Runs `exe attempt --engine SPEC` on the instance with a hard limit, and checks the answer.
+/// Runs one attempt of `spec` on the instance in a child `queens op` of `exe` with a hard
+/// limit, and checks the answer.
 pub fn run_child(exe: &Path, problem: &Problem, spec: EngineSpec, limit: Duration) -> Attempt {
-    run_child_until(exe, problem, spec, limit, &AtomicBool::new(false))
+    run_child_until(exe, problem, spec, limit, &Arc::new(AtomicBool::new(false)))
 }
 
 /// [`run_child`], also killing the child as soon as `stop` is set (the attempt is then an
@@ -349,66 +96,76 @@ pub fn run_child_until(
     problem: &Problem,
     spec: EngineSpec,
     limit: Duration,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Attempt {
     let start = Instant::now();
     let fail = |msg: String| Attempt {
         engine: spec,
-        outcome: Outcome::Error(msg),
+        outcome: Status::Error,
+        error: Some(msg),
+        note: None,
         time_ms: start.elapsed().as_secs_f64() * 1e3,
         report: None,
     };
-    let mut command = Command::new(exe);
-    command.arg("attempt").arg("--engine").arg(spec.to_string());
-    command.args(crate::engine::ext::table().child_args());
-    let input = write_json(problem, "attempt");
+    let mut req = SolveRequest::on_engine(problem.clone(), spec);
+    req.learned = matches!(spec, EngineSpec::Sat(_));
+    let mut ctx = Context::default();
+    ctx.budget.cancel = Some(Arc::clone(stop));
     // A limit too far off for the clock is no limit.
-    let deadline = start.checked_add(limit);
-    let exit = child::run(
-        command,
-        input.as_bytes(),
-        deadline,
-        &|| stop.load(Ordering::Relaxed),
-        &|_| {},
-    );
-    let (status, out, err) = match exit {
+    ctx.budget.deadline = start.checked_add(limit);
+    let resp = match Request::Solve(req).run_in_child(exe, &ctx) {
+        Ok((Response::Solve(r), _)) => r,
+        Ok(_) => return fail("the child answered another kind of request".into()),
         Err(e) => return fail(e.to_string()),
-        Ok(child::Exit::Stopped) => return fail("stopped before it finished".into()),
-        Ok(child::Exit::TimedOut) => {
+    };
+    let outcome = match resp.status {
+        Status::Sat | Status::Unsat => resp.status,
+        Status::Cancelled => return fail("stopped before it finished".into()),
+        // The limit passed: a timeout, whatever the engine had found.
+        _ if start.elapsed() >= limit => {
             return Attempt {
                 engine: spec,
-                outcome: Outcome::Timeout,
+                outcome: Status::Timeout,
+                error: None,
+                note: None,
                 time_ms: limit.as_secs_f64() * 1e3,
                 report: None,
             }
         }
-        Ok(child::Exit::Finished {
-            status,
-            stdout,
-            stderr,
-        }) => (status, stdout, stderr),
-    };
-    if !status.success() {
-        let last = child::last_message(&err);
-        return fail(format!("child exited with {status}: {last}"));
-    }
-    let report: Report = match serde_json::from_str(out.trim()) {
-        Ok(r) => r,
-        Err(e) => return fail(format!("unreadable child output ({e}): {out}")),
-    };
-    let outcome = if report.gave_up.is_some() {
-        Outcome::Timeout
-    } else if report.satisfiable {
-        match verify(problem, &report.queens) {
-            Ok(()) => Outcome::Sat,
-            Err(v) => Outcome::Error(format!("reported board breaks a rule: {v}")),
+        // Within the limit, an incomplete engine gave up (local search spent its starts): no
+        // answer within the limits, as `solve` exits 4; never "no solution", never a failure.
+        Status::Timeout => {
+            let report = Report::of(&resp);
+            return Attempt {
+                engine: spec,
+                outcome: Status::Timeout,
+                error: None,
+                note: Some(
+                    resp.reason
+                        .clone()
+                        .unwrap_or_else(|| format!("the {} engine gave up", spec.name())),
+                ),
+                time_ms: report.time_ms,
+                report: Some(report),
+            };
         }
-    } else {
-        Outcome::Unsat
+        // Within the limit but no answer: local search spent its restarts, an external
+        // solver said `s UNKNOWN`. Saying "no solution" would be a lie.
+        status => {
+            let why = resp.reason.as_deref().unwrap_or("no reason given");
+            return fail(format!(
+                "the {} engine gave no answer ({}): {why}",
+                spec.name(),
+                status.name()
+            ));
+        }
     };
+    let report = Report::of(&resp);
     Attempt {
         engine: spec,
         outcome,
+        error: None,
+        note: None,
         time_ms: report.time_ms,
         report: Some(report),
     }
@@ -451,14 +208,14 @@ impl Row {
     /// `error` (the input could not be run).
     pub fn status_name(&self) -> &'static str {
         if self.error.is_some() {
-            "error"
+            Status::Error.name()
         } else if self.disagreement() {
             "DISAGREE"
         } else {
             match self.status() {
-                Some(true) => "sat",
-                Some(false) => "unsat",
-                None => "unknown",
+                Some(true) => Status::Sat.name(),
+                Some(false) => Status::Unsat.name(),
+                None => Status::Unknown.name(),
             }
         }
     }
@@ -477,6 +234,26 @@ pub struct Plan {
     pub jobs: usize,
 }
 
+/// Why `spec` cannot run on `problem` at all, if it cannot: the complete engines keep n² bits
+/// and stop at [`crate::model::MAX_N`]; local search solves classic boards only.
+pub fn unsupported(problem: &Problem, spec: EngineSpec) -> Option<String> {
+    if let Err(e) = crate::engine::complete_only(problem, spec) {
+        let n = problem.n();
+        return Some(format!(
+            "{} runs on boards up to {}×{}, not {n}×{n} ({e})",
+            spec.name(),
+            crate::model::MAX_N,
+            crate::model::MAX_N
+        ));
+    }
+    if matches!(spec, EngineSpec::Local { .. }) {
+        if let Err(e) = crate::engine::local::supports(problem) {
+            return Some(e.to_string());
+        }
+    }
+    None
+}
+
 /// Runs every instance on every engine. `on_row` is called as each instance finishes (from
 /// worker threads, in completion order); `on_attempt` after every attempt. Rows come back in
 /// input order. An entry that could not be loaded runs nothing: its row has the error for
@@ -487,7 +264,7 @@ pub fn run(
     instances: &[Entry],
     on_attempt: &(dyn Fn(&Instance, EngineSpec) + Sync),
     on_row: &(dyn Fn(&Row) + Sync),
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Vec<Row> {
     let next = AtomicUsize::new(0);
     let rows = std::sync::Mutex::new(Vec::with_capacity(instances.len()));
@@ -513,7 +290,9 @@ pub fn run(
                     attempts.push(match unsupported(&inst.problem, spec) {
                         Some(why) => Attempt {
                             engine: spec,
-                            outcome: Outcome::Unsupported(why),
+                            outcome: Status::Unsupported,
+                            error: None,
+                            note: Some(why),
                             time_ms: 0.0,
                             report: None,
                         },
@@ -553,7 +332,9 @@ fn error_row(plan: &Plan, index: usize, broken: &crate::formats::sources::Broken
             .iter()
             .map(|&engine| Attempt {
                 engine,
-                outcome: Outcome::Error(message.clone()),
+                outcome: Status::Error,
+                error: Some(message.clone()),
+                note: None,
                 time_ms: 0.0,
                 report: None,
             })
@@ -603,8 +384,7 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
                 .map(|a| a.time_ms)
                 .collect();
             times.sort_by(f64::total_cmp);
-            let count =
-                |o: &dyn Fn(&Outcome) -> bool| mine.iter().filter(|a| o(&a.outcome)).count();
+            let count = |o: &dyn Fn(&Status) -> bool| mine.iter().filter(|a| o(&a.outcome)).count();
             let both: Vec<(f64, f64)> = rows
                 .iter()
                 .filter(|r| {
@@ -619,11 +399,11 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
             Summary {
                 engine: spec.to_string(),
                 solved: times.len(),
-                sat: count(&|o| *o == Outcome::Sat),
-                unsat: count(&|o| *o == Outcome::Unsat),
-                timeouts: count(&|o| *o == Outcome::Timeout),
-                errors: count(&|o| matches!(o, Outcome::Error(_))),
-                unsupported: count(&|o| matches!(o, Outcome::Unsupported(_))),
+                sat: count(&|o| *o == Status::Sat),
+                unsat: count(&|o| *o == Status::Unsat),
+                timeouts: count(&|o| *o == Status::Timeout),
+                errors: count(&|o| *o == Status::Error),
+                unsupported: count(&|o| *o == Status::Unsupported),
                 median_time_ms: median(&times),
                 // fold, not sum: an empty f64 sum is -0.0, which would print as "-0µs".
                 total_time_ms: times.iter().fold(0.0, |a, t| a + t),
@@ -677,16 +457,16 @@ pub fn fmt_count(k: u64) -> String {
 /// variables/clauses (SAT); `>60.0s` for a timeout.
 pub fn fmt_attempt(a: &Attempt) -> String {
     match (&a.outcome, &a.report) {
-        (Outcome::Timeout, Some(r)) if r.gave_up.is_some() => {
-            format!("timeout (gave up at {})", fmt_ms(r.time_ms))
+        (Status::Timeout, Some(_)) if a.note.is_some() => {
+            format!("timeout (gave up at {})", fmt_ms(a.time_ms))
         }
-        (Outcome::Timeout, _) => format!("timeout >{}", fmt_ms(a.time_ms)),
-        (Outcome::Error(_), _) => "ERROR".into(),
-        (Outcome::Unsupported(_), _) => "n/a (cannot run here)".into(),
+        (Status::Timeout, _) => format!("timeout >{}", fmt_ms(a.time_ms)),
+        (Status::Error, _) => "ERROR".into(),
+        (Status::Unsupported, _) => "n/a (cannot run here)".into(),
         (_, Some(r)) => {
             let mut s = fmt_ms(r.time_ms);
-            if let Some(w) = &r.answered_by {
-                s += &format!(" by {w}");
+            if let Some(w) = r.answered_by {
+                s += &format!(" by {}", w.name());
             }
             if let Some(k) = r.nodes {
                 s += &format!(" {} nodes", fmt_count(k));
@@ -809,7 +589,7 @@ pub fn problems(rows: &[Row]) -> Vec<String> {
             ));
         }
         for a in &row.attempts {
-            if let Outcome::Error(m) = &a.outcome {
+            if let Some(m) = &a.error {
                 out.push(format!("{} failed on {}: {m}", a.engine, row.id));
             }
         }
@@ -827,10 +607,15 @@ pub fn csv(rows: &[Row]) -> String {
         for a in &row.attempts {
             let r = a.report.as_ref();
             let err = a
-                .outcome
-                .message()
-                .map(|m| m.replace('"', "\"\""))
-                .unwrap_or_default();
+                .error
+                .as_deref()
+                .or(a
+                    .outcome
+                    .eq(&Status::Unsupported)
+                    .then_some(a.note.as_deref())
+                    .flatten())
+                .unwrap_or_default()
+                .replace('"', "\"\"");
             s += &format!(
                 "\"{}\",{},{},{},{:.3},{},{},{},{},{},\"{}\"\n",
                 row.id.replace('"', "\"\""),
@@ -842,7 +627,7 @@ pub fn csv(rows: &[Row]) -> String {
                 opt(r.and_then(|r| r.learned)),
                 opt(r.and_then(|r| r.vars.map(|v| v as u64))),
                 opt(r.and_then(|r| r.clauses.map(|v| v as u64))),
-                r.and_then(|r| r.answered_by.as_deref()).unwrap_or_default(),
+                r.and_then(|r| r.answered_by).map_or("", EngineName::name),
                 err
             );
         }
@@ -870,9 +655,11 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                         "learned": r.and_then(|r| r.learned),
                         "vars": r.and_then(|r| r.vars),
                         "clauses": r.and_then(|r| r.clauses),
-                        "answered_by": r.and_then(|r| r.answered_by.as_deref()),
-                        "error": a.outcome.message(),
-                        "gave_up": r.and_then(|r| r.gave_up.as_deref()),
+                        "answered_by": r.and_then(|r| r.answered_by).map(EngineName::name),
+                        "error": a.error.as_deref().or(
+                            (a.outcome == Status::Unsupported).then_some(a.note.as_deref()).flatten()
+                        ),
+                        "gave_up": (a.outcome == Status::Timeout).then_some(a.note.as_deref()).flatten(),
                     })
                 })
                 .collect();
@@ -912,14 +699,14 @@ pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), crate::Error> 
             label: plan.engines[e].to_string(),
             points: rows
                 .iter()
-                .filter(|r| r.attempts[0].outcome.message().is_none())
-                .filter(|r| r.attempts[e].outcome.message().is_none())
+                .filter(|r| !matches!(r.attempts[0].outcome, Status::Error | Status::Unsupported))
+                .filter(|r| !matches!(r.attempts[e].outcome, Status::Error | Status::Unsupported))
                 .map(|r| crate::plot::Point {
                     x: r.attempts[0].time_ms / 1e3,
                     y: r.attempts[e].time_ms / 1e3,
                     satisfiable: r.status(),
-                    x_timed_out: r.attempts[0].outcome == Outcome::Timeout,
-                    y_timed_out: r.attempts[e].outcome == Outcome::Timeout,
+                    x_timed_out: r.attempts[0].outcome == Status::Timeout,
+                    y_timed_out: r.attempts[e].outcome == Status::Timeout,
                 })
                 .collect(),
         })
@@ -991,9 +778,9 @@ pub fn growth(engines: &[EngineSpec], rows: &[Row]) -> (Vec<GrowthPoint>, Vec<Gr
                 .filter(|r| r.error.is_none() && r.n == Some(n))
                 .map(|r| &r.attempts[e])
                 // An engine that cannot run at this size has no point here.
-                .filter(|a| !matches!(a.outcome, Outcome::Unsupported(_)))
+                .filter(|a| a.outcome != Status::Unsupported)
                 .map(|a| match a.outcome {
-                    Outcome::Sat | Outcome::Unsat => a.time_ms,
+                    Status::Sat | Status::Unsat => a.time_ms,
                     _ => f64::INFINITY,
                 })
                 .collect();
@@ -1062,7 +849,7 @@ fn fit(engine: &str, points: &[GrowthPoint]) -> GrowthFit {
 /// The growth table (one line per n, one column per engine: median and solved/instances)
 /// and the fitted rates.
 pub fn growth_text(engines: &[EngineSpec], points: &[GrowthPoint], fits: &[GrowthFit]) -> String {
-    let mut s = format!("{:>7}", "n");
+    let mut s = format!("{:>4}", "n");
     for e in engines {
         s += &format!("  {:>24}", e.to_string());
     }
@@ -1071,20 +858,21 @@ pub fn growth_text(engines: &[EngineSpec], points: &[GrowthPoint], fits: &[Growt
     sizes.sort_unstable();
     sizes.dedup();
     for n in sizes {
-        s += &format!("{n:>7}");
+        s += &format!("{n:>4}");
         for e in engines {
             let name = e.to_string();
-            let cell = points.iter().find(|p| p.n == n && p.engine == name).map_or(
-                "n/a".to_string(),
-                |p| {
-                    format!(
-                        "{} {}/{}",
-                        p.median_time_ms.map_or(">limit".into(), fmt_ms),
-                        p.solved,
-                        p.instances
-                    )
-                },
-            );
+            let cell =
+                points
+                    .iter()
+                    .find(|p| p.n == n && p.engine == name)
+                    .map_or("-".to_string(), |p| {
+                        format!(
+                            "{} {}/{}",
+                            p.median_time_ms.map_or(">limit".into(), fmt_ms),
+                            p.solved,
+                            p.instances
+                        )
+                    });
             s += &format!("  {cell:>24}");
         }
         s += "\n";

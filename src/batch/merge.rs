@@ -15,8 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::shard::ShardInfo;
-use super::{BatchHeader, BatchLine, Member, Outcome, BATCH_FORMAT};
+use super::{BatchHeader, BatchLine, Member, BATCH_FORMAT};
 use crate::error::Error;
+use crate::status::Status;
 
 /// One file given to `queens merge`, read.
 #[derive(Clone, Debug)]
@@ -44,7 +45,7 @@ pub enum ShardFile {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CountShard {
     /// `sat` or `unsat` for a finished shard.
-    pub status: String,
+    pub status: Status,
     /// This shard's count.
     pub count: u64,
     /// This shard's count up to symmetry, when it was asked for and is defined.
@@ -163,7 +164,7 @@ pub struct BatchMerge {
     #[serde(skip)]
     pub lines: Vec<BatchLine>,
     /// How many merged results ended each way.
-    pub outcomes: BTreeMap<Outcome, usize>,
+    pub outcomes: BTreeMap<Status, usize>,
     /// Instances of the shards given that have no result line.
     pub missing: Vec<Member>,
     /// Instances in shards with no file (their ids are only in those shards' headers).
@@ -187,7 +188,7 @@ pub struct Conflict {
     /// The content hash.
     pub hash: String,
     /// The ids and answers that disagree.
-    pub answers: Vec<(String, Outcome)>,
+    pub answers: Vec<(String, Status)>,
 }
 
 /// Merges batch shard files of one instance set.
@@ -245,15 +246,15 @@ pub fn merge_batch(files: &[ShardFile]) -> Result<BatchMerge, Error> {
 
     // Best line per content hash: an answer beats a timeout beats an error; among answers,
     // the first by position. Contradicting answers are conflicts.
-    let rank = |o: Outcome| match o {
-        Outcome::Sat | Outcome::Unsat => 0,
-        Outcome::Timeout => 1,
-        Outcome::Error => 2,
+    let rank = |o: Status| match o {
+        Status::Sat | Status::Unsat => 0,
+        Status::Timeout => 1,
+        _ => 2,
     };
     let mut best: HashMap<&str, &BatchLine> = HashMap::new();
-    let mut answers: HashMap<&str, BTreeSet<(String, Outcome)>> = HashMap::new();
+    let mut answers: HashMap<&str, BTreeSet<(String, Status)>> = HashMap::new();
     for line in &all {
-        if line.status.answered() {
+        if line.status.answer().is_some() {
             answers
                 .entry(&line.hash)
                 .or_default()
@@ -270,7 +271,7 @@ pub fn merge_batch(files: &[ShardFile]) -> Result<BatchMerge, Error> {
     let mut conflicts: Vec<Conflict> = answers
         .into_iter()
         .filter(|(_, a)| {
-            a.iter().any(|x| x.1 == Outcome::Sat) && a.iter().any(|x| x.1 == Outcome::Unsat)
+            a.iter().any(|x| x.1 == Status::Sat) && a.iter().any(|x| x.1 == Status::Unsat)
         })
         .map(|(hash, a)| Conflict {
             hash: hash.to_string(),
@@ -308,7 +309,7 @@ pub fn merge_batch(files: &[ShardFile]) -> Result<BatchMerge, Error> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CountMerge {
     /// `sat` (a positive count) or `unsat` (none).
-    pub status: String,
+    pub status: Status,
     /// The whole count.
     pub count: u64,
     /// The whole count up to symmetry, when every shard has it.
@@ -379,7 +380,7 @@ pub fn merge_counts(files: &[ShardFile]) -> Result<CountMerge, Error> {
                     ),
                 ));
             }
-            if !matches!(s.status.as_str(), "sat" | "unsat") {
+            if s.status.answer().is_none() {
                 return Err(Error::input(
                     origin,
                     format!(
@@ -431,7 +432,11 @@ pub fn merge_counts(files: &[ShardFile]) -> Result<CountMerge, Error> {
         .map(|(_, s)| s.unique)
         .sum::<Option<u64>>();
     Ok(CountMerge {
-        status: if count > 0 { "sat" } else { "unsat" }.to_string(),
+        status: if count > 0 {
+            Status::Sat
+        } else {
+            Status::Unsat
+        },
         count,
         unique,
         n: f.n,

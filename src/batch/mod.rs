@@ -21,6 +21,7 @@ pub mod shard;
 use serde::{Deserialize, Serialize};
 
 use crate::model::Pos;
+use crate::status::Status;
 pub use shard::Shard;
 
 /// The `format` of a batch shard file's header line.
@@ -58,37 +59,6 @@ pub struct Member {
     pub hash: String,
 }
 
-/// How one instance of a batch ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// A solution, verified.
-    Sat,
-    /// Proven: no solution.
-    Unsat,
-    /// No answer within the limit per instance.
-    Timeout,
-    /// The input could not be read, or the engine refused it (too large).
-    Error,
-}
-
-impl Outcome {
-    /// The name JSON uses: `sat`, `unsat`, `timeout`, `error`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Sat => "sat",
-            Outcome::Unsat => "unsat",
-            Outcome::Timeout => "timeout",
-            Outcome::Error => "error",
-        }
-    }
-
-    /// True for an answer (`sat` or `unsat`).
-    pub fn answered(self) -> bool {
-        matches!(self, Outcome::Sat | Outcome::Unsat)
-    }
-}
-
 /// One instance's result line in a batch shard file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BatchLine {
@@ -98,8 +68,8 @@ pub struct BatchLine {
     pub id: String,
     /// Its content hash.
     pub hash: String,
-    /// How it ended.
-    pub status: Outcome,
+    /// How it ended: `sat`, `unsat`, `timeout` or `error`.
+    pub status: Status,
     /// With `sat`: the solution, `[row, col]` sorted by row, checked by the verifier.
     pub queens: Option<Vec<Pos>>,
     /// Wall time of the solve, milliseconds.

@@ -21,9 +21,13 @@ pub mod backtrack;
 pub mod certify;
 pub mod explain;
 pub mod ext;
+pub mod formula;
 pub mod local;
+pub mod name;
 pub mod race;
 pub mod sat;
+
+pub use name::EngineName;
 
 /// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
 /// or `race` / `race:ENCODING` (the backtracker on one core against the SAT engine).
@@ -66,16 +70,9 @@ pub enum EngineSpec {
 }
 
 impl EngineSpec {
-    /// The engine's family name, as JSON output reports it: `backtrack` or `sat`.
+    /// The engine's family name, as JSON output reports it ([`EngineName`]).
     pub fn name(self) -> &'static str {
-        match self {
-            EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => "backtrack",
-            EngineSpec::Sat(_) => "sat",
-            EngineSpec::Race(_) => "race",
-            EngineSpec::Ext(_) => "ext",
-            EngineSpec::Local { .. } => "local",
-            EngineSpec::Auto { .. } => "auto",
-        }
+        EngineName::of(self).name()
     }
 
     /// The other family (for cross-checks), with its defaults and this spec's encoding.
@@ -547,6 +544,39 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
         }
         None if interrupted => Answer::Interrupted,
         None => Answer::Unsat,
+    };
+    Ok(Solved { answer, work })
+}
+
+/// [`solve`] on the SAT engine, also counting the clauses the solver learns
+/// (`work.sat.learned`, see [`sat::solve_counting_learned`]): what `compare` reports beside
+/// the backtracker's nodes.
+pub fn solve_counting_learned(
+    problem: &Problem,
+    encoding: Encoding,
+    budget: &Budget,
+) -> Result<Solved, Error> {
+    let start = Instant::now();
+    if budget.exhausted() {
+        return Ok(Solved {
+            answer: Answer::Interrupted,
+            work: Work::default(),
+        });
+    }
+    complete_only(problem, EngineSpec::Sat(encoding))?;
+    check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
+    let (found, stats) = sat::solve_counting_learned(problem, encoding)?;
+    let answer = match found {
+        Some(q) => {
+            checked(problem, &q, "sat")?;
+            Answer::Sat(q)
+        }
+        None => Answer::Unsat,
+    };
+    let work = Work {
+        sat: Some(stats),
+        time_ms: ms(start),
+        ..Work::default()
     };
     Ok(Solved { answer, work })
 }

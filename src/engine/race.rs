@@ -4,7 +4,8 @@
 //! The backtracker stops on a flag; varisat cannot be interrupted, so the SAT side must run
 //! where it can be killed (a child process). The caller supplies both sides as closures that
 //! take their stop flag, so this module knows nothing of processes or protocols: the
-//! operations layer runs the SAT side as a `queens op` child, `compare` as a `queens attempt`.
+//! operations layer runs the SAT side as a `queens op` child (`compare` runs a race as one
+//! `solve` request in a child, whose race then starts its own SAT child).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

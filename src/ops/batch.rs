@@ -25,7 +25,7 @@ use serde::Serialize;
 use super::{ms, Context, Request, Response, SolveRequest, Status};
 use crate::batch::merge::{self, ShardFile};
 use crate::batch::shard::{content_hash, hash_text, Shard};
-use crate::batch::{BatchHeader, BatchLine, Member, Outcome, BATCH_FORMAT};
+use crate::batch::{BatchHeader, BatchLine, Member, BATCH_FORMAT};
 use crate::encode::amo::Encoding;
 use crate::error::Error;
 use crate::formats::sources::Entry;
@@ -218,16 +218,16 @@ pub fn batch(
     }
     std::fs::rename(&tmp, out).map_err(io(out))?;
     let _ = std::fs::remove_file(&partial);
-    let count = |o: Outcome| lines.iter().filter(|l| l.status == o).count();
+    let count = |o: Status| lines.iter().filter(|l| l.status == o).count();
     Ok(BatchSummary {
         shard: opts.shard.to_string(),
         total: header.total,
         instances: lines.len(),
         reused,
-        sat: count(Outcome::Sat),
-        unsat: count(Outcome::Unsat),
-        timeout: count(Outcome::Timeout),
-        error: count(Outcome::Error),
+        sat: count(Status::Sat),
+        unsat: count(Status::Unsat),
+        timeout: count(Status::Timeout),
+        error: count(Status::Error),
         time_ms: ms(start),
         output: out.display().to_string(),
     })
@@ -241,7 +241,7 @@ fn solve_one(entry: &Entry, m: &Member, opts: &BatchOptions, ctx: &Context) -> B
         index: m.index,
         id: m.id.clone(),
         hash: m.hash.clone(),
-        status: Outcome::Error,
+        status: Status::Error,
         queens: None,
         time_ms: 0.0,
         engine: opts.engine.name().to_string(),
@@ -269,9 +269,8 @@ fn solve_one(entry: &Entry, m: &Member, opts: &BatchOptions, ctx: &Context) -> B
     match req.run(&ctx) {
         Ok((Response::Solve(r), _)) => {
             line.status = match r.status {
-                Status::Sat => Outcome::Sat,
-                Status::Unsat => Outcome::Unsat,
-                _ => Outcome::Timeout,
+                Status::Sat | Status::Unsat => r.status,
+                _ => Status::Timeout,
             };
             line.queens = r.queens;
             line.time_ms = r.time_ms;
@@ -318,7 +317,7 @@ fn earlier_answers(path: &Path, header: &BatchHeader) -> Vec<BatchLine> {
     let mine: HashMap<usize, &Member> = header.members.iter().map(|m| (m.index, m)).collect();
     lines
         .into_iter()
-        .filter(|l| l.status != Outcome::Timeout)
+        .filter(|l| l.status != Status::Timeout)
         .filter(|l| mine.get(&l.index).is_some_and(|m| m.hash == l.hash))
         .collect()
 }

@@ -16,6 +16,7 @@ use crate::games::collection::policy::{self, Lookahead, PolicyName};
 use crate::games::collection::simulate::{self, policy_seed};
 use crate::games::collection::{plan, solve, study};
 use crate::games::collection::{Deal, Move, Rules, State, Status};
+use crate::status::Status as Outcome;
 
 /// Most deals one simulation request may ask for.
 pub const MAX_SIMULATE_DEALS: u64 = 10_000_000;
@@ -211,6 +212,15 @@ impl SimulateRequest {
     }
 }
 
+/// `ok` when the work ran to its end, else why it stopped (`cancelled`, `timeout`).
+fn finished(done: bool, ctx: &Context) -> Outcome {
+    if done {
+        Outcome::Ok
+    } else {
+        Outcome::interrupted(&ctx.budget)
+    }
+}
+
 /// [`simulate`]'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct SimulateResponse {
@@ -246,7 +256,7 @@ pub struct SimulateResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lookahead: Option<Lookahead>,
     /// `ok`, or `timeout` / `cancelled` when the budget ended the run early.
-    pub status: &'static str,
+    pub status: Outcome,
     /// Milliseconds.
     pub time_ms: f64,
 }
@@ -254,7 +264,7 @@ pub struct SimulateResponse {
 impl SimulateResponse {
     /// 0 when every deal was played, 4 when the budget ended the run early.
     pub fn exit_code(&self) -> u8 {
-        if self.status == "ok" {
+        if self.status == Outcome::Ok {
             0
         } else {
             4
@@ -288,13 +298,7 @@ pub fn simulate(req: &SimulateRequest, ctx: &Context) -> Result<SimulateResponse
             req.policy
         ))
     })?;
-    let status = if summary.deals == req.deals {
-        "ok"
-    } else if ctx.budget.cancelled() {
-        "cancelled"
-    } else {
-        "timeout"
-    };
+    let status = finished(summary.deals == req.deals, ctx);
     Ok(SimulateResponse {
         policy: req.policy,
         difficulty: req.difficulty.name(),
@@ -430,7 +434,7 @@ pub struct SolveResponse {
     pub formula: Option<[usize; 2]>,
     /// `ok`, or `timeout` / `cancelled` when the budget ended the search (the answer is then
     /// the best game found, not proven).
-    pub budget: &'static str,
+    pub budget: Outcome,
     /// Milliseconds.
     pub time_ms: f64,
 }
@@ -518,7 +522,9 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
         .map_err(|e| Error::input_at_field("request", format!("deal.{}", e.field), e.message))?;
     let began = Instant::now();
     if req.method == SolveMethod::Sat {
-        let best = plan::optimum(&start, ctx.budget.deadline, ctx.isolate.as_deref())?;
+        let runner = super::formula::runner(ctx);
+        let sat = runner.as_ref().map(|r| r as crate::engine::formula::Runner);
+        let best = plan::optimum(&start, ctx.budget.deadline, sat)?;
         let end = crate::games::collection::replay(&start, &best.moves)
             .map_err(|e| Error::internal_from("the SAT plan does not replay", e))?;
         let max_score = start.board().max_score();
@@ -534,13 +540,7 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
             nodes: 0,
             sat_calls: Some(best.calls),
             formula: Some([best.vars, best.clauses]),
-            budget: if best.proven {
-                "ok"
-            } else if ctx.budget.cancelled() {
-                "cancelled"
-            } else {
-                "timeout"
-            },
+            budget: finished(best.proven, ctx),
             time_ms: ms(began),
         });
     }
@@ -550,13 +550,7 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
         beam: req.beam.unwrap_or(DEFAULT_BEAM),
     };
     let best = solve::optimum(&start, limits, &|| ctx.budget.cancelled())?;
-    let budget = if best.proven {
-        "ok"
-    } else if ctx.budget.cancelled() {
-        "cancelled"
-    } else {
-        "timeout"
-    };
+    let budget = finished(best.proven, ctx);
     Ok(SolveResponse {
         turns: best.moves.len(),
         moves: best.moves,
@@ -625,7 +619,7 @@ pub struct StudyResponse {
     /// Each deal, in seed order.
     pub results: Vec<study::DealResult>,
     /// `ok`, or `timeout` / `cancelled` when the budget ended the study early.
-    pub status: &'static str,
+    pub status: Outcome,
     /// Milliseconds.
     pub time_ms: f64,
 }
@@ -633,7 +627,7 @@ pub struct StudyResponse {
 impl StudyResponse {
     /// 0 when every deal was studied, 4 when the budget ended the study early.
     pub fn exit_code(&self) -> u8 {
-        if self.status == "ok" {
+        if self.status == Outcome::Ok {
             0
         } else {
             4
@@ -699,13 +693,7 @@ pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> 
         }
     };
     let results = study::study(&cfg, &progress, &|| ctx.budget.exhausted())?;
-    let status = if results.len() as u64 == req.deals {
-        "ok"
-    } else if ctx.budget.cancelled() {
-        "cancelled"
-    } else {
-        "timeout"
-    };
+    let status = finished(results.len() as u64 == req.deals, ctx);
     Ok(StudyResponse {
         difficulty: req.difficulty.name(),
         requested: req.deals,

@@ -6,13 +6,14 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::solve::{certificate, EngineName, ProofInfo};
+use super::solve::{certificate, ProofInfo};
 use super::{ms, Artifacts, Context, Instance, Status};
 use crate::encode::amo::Encoding;
 use crate::encode::cnf::FixedMode;
 use crate::engine::backtrack;
 use crate::engine::certify::{self, CertifiedAnswer};
 use crate::engine::sat::{self, Explanation};
+use crate::engine::EngineName;
 use crate::engine::{self, Answer, EngineSpec};
 use crate::error::Error;
 use crate::formats::csplib::to_csplib;

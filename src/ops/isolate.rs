@@ -5,6 +5,8 @@
 //! Protocol: the request as JSON on the child's stdin; on stdout one JSON object,
 //! `{"ok": <response>}` or `{"error": {"kind", "origin", "message"}}`; on stderr, lines
 //! `progress DONE TOTAL`; artifacts (proofs) as files in the folder named by `--artifacts`.
+//! It is the only child protocol: `compare`'s attempts, the race's SAT side and the games'
+//! SAT calls (`solve_cnf`) all run this way.
 //! The parent verifies every board the child reports before passing it on.
 
 use std::io::{Read, Write};
@@ -16,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     ms, Artifacts, Context, CountResponse, ExplainResponse, GenerateResponse, GradeResponse,
-    HintResponse, Request, Response, SolveResponse, Status, WorkReport,
+    HintResponse, Request, Response, SolveCnfResponse, SolveResponse, Status, WorkReport,
 };
 use crate::child::{self, Exit};
 use crate::engine::checked;
@@ -218,6 +220,12 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         }
         Request::Hint(_) => Response::Hint(reply::<HintResponse>(&stdout).map_err(bad)??),
         Request::Grade(_) => Response::Grade(reply::<GradeResponse>(&stdout).map_err(bad)??),
+        Request::SolveCnf(_) => {
+            Response::SolveCnf(reply::<SolveCnfResponse>(&stdout).map_err(bad)??)
+        }
+        Request::Mod2Solve(_) => {
+            Response::Mod2Solve(reply::<super::mod2::SolveResponse>(&stdout).map_err(bad)??)
+        }
         _ => {
             return Err(Error::internal(format!(
                 "{} is not run in a worker",
@@ -245,6 +253,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
     let certified = match &response {
         Response::Solve(r) => r.proof.is_some(),
         Response::Explain(r) => r.proof.is_some(),
+        Response::SolveCnf(r) => r.status == Status::Unsat,
         _ => false,
     };
     for name in ["proof", "cnf"].into_iter().filter(|_| certified) {
@@ -308,6 +317,14 @@ fn interrupted(
         Request::Hint(_) => Response::Hint(HintResponse {
             time_ms,
             ..HintResponse::nothing(status, n)
+        }),
+        Request::SolveCnf(_) => Response::SolveCnf(SolveCnfResponse {
+            time_ms,
+            ..SolveCnfResponse::nothing(status)
+        }),
+        Request::Mod2Solve(r) => Response::Mod2Solve(super::mod2::SolveResponse {
+            time_ms,
+            ..super::mod2::SolveResponse::stopped(r, status)
         }),
         _ => {
             return Err(Error::TooLarge(format!(

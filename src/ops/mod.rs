@@ -11,6 +11,7 @@ pub mod batch;
 mod cnf;
 pub mod collection;
 mod diagnose;
+mod formula;
 mod generate;
 mod isolate;
 pub mod mod2;
@@ -29,19 +30,22 @@ use crate::engine::Budget;
 use crate::error::Error;
 use crate::model::Problem;
 
+pub use crate::engine::EngineName;
+pub use crate::status::Status;
 pub use cnf::{decode, encode, DecodeRequest, DecodeResponse, EncodeRequest, EncodeResponse};
 pub use diagnose::{
     check, check_columns, explain, CheckRequest, CheckResponse, CheckViolation, Completions,
     ExplainRequest, ExplainResponse, MAX_COMPLETIONS,
 };
+pub use formula::{solve_cnf, SolveCnfRequest, SolveCnfResponse};
 pub use generate::{
     generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource, MAX_GENERATE_COUNT,
 };
 pub use isolate::child_main;
 pub use puzzle::{grade, hint, GradeRequest, GradeResponse, HintRequest, HintResponse, StepReport};
 pub use solve::{
-    check_memory, count, solve, CountRequest, CountResponse, EngineName, ProofInfo, SolveRequest,
-    SolveResponse, WorkReport, INLINE_MAX_N,
+    check_memory, count, CountRequest, CountResponse, ProofInfo, SolveRequest, SolveResponse,
+    WorkReport, INLINE_MAX_N,
 };
 
 /// An instance inside a request: the JSON instance format the CLI reads (an object with
@@ -85,52 +89,6 @@ impl Serialize for Instance {
         let text = crate::formats::write_json(&self.0, "instance");
         let value: serde_json::Value = serde_json::from_str(&text).map_err(S::Error::custom)?;
         value.serialize(s)
-    }
-}
-
-/// Where an answer stands. Each operation uses the values its docs name; the CLI's exit
-/// code follows from it ([`Status::exit_code`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// A solution was found (solve, explain, decode), or the count is exact and positive.
-    Sat,
-    /// Proven: no solution (or an exact count of 0).
-    Unsat,
-    /// `count` stopped at its limit: the count is a lower bound.
-    Limited,
-    /// The deadline passed before an answer; what was found so far is included.
-    Timeout,
-    /// The work was cancelled before an answer.
-    Cancelled,
-    /// An external solver's output gave no answer (`s UNKNOWN`).
-    Unknown,
-    /// `check`: all n queens placed, no conflict.
-    Solved,
-    /// `check`: no conflict yet, fewer than n queens.
-    Consistent,
-    /// `check`: the queens break a rule.
-    Invalid,
-}
-
-impl Status {
-    /// The CLI's exit code: 0 an answer that says yes, 1 proven no (or a broken board),
-    /// 4 no answer within the limits.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Status::Sat | Status::Solved | Status::Consistent => 0,
-            Status::Unsat | Status::Invalid => 1,
-            Status::Limited | Status::Timeout | Status::Cancelled | Status::Unknown => 4,
-        }
-    }
-
-    /// The status of a run the budget cut short.
-    pub fn interrupted(budget: &Budget) -> Status {
-        if budget.cancelled() {
-            Status::Cancelled
-        } else {
-            Status::Timeout
-        }
     }
 }
 
@@ -220,6 +178,16 @@ pub enum Request {
     CollectionSolve(collection::SolveRequest),
     /// [`collection::study`].
     CollectionStudy(collection::StudyRequest),
+    /// [`solve_cnf`].
+    SolveCnf(SolveCnfRequest),
+    /// [`mod2::check_instance`].
+    Mod2Check(mod2::CheckRequest),
+    /// [`mod2::replay_request`].
+    Mod2Replay(mod2::ReplayRequest),
+    /// [`mod2::solve`].
+    Mod2Solve(mod2::SolveRequest),
+    /// [`mod2::optimum`].
+    Mod2Optimum(mod2::OptimumRequest),
 }
 
 /// Any operation's response (untagged: each is the operation's own JSON).
@@ -254,6 +222,16 @@ pub enum Response {
     CollectionSolve(collection::SolveResponse),
     /// From [`collection::study`].
     CollectionStudy(collection::StudyResponse),
+    /// From [`solve_cnf`].
+    SolveCnf(SolveCnfResponse),
+    /// From [`mod2::check_instance`].
+    Mod2Check(mod2::CheckResponse),
+    /// From [`mod2::replay_request`].
+    Mod2Replay(mod2::ReplayAnswer),
+    /// From [`mod2::solve`].
+    Mod2Solve(mod2::SolveResponse),
+    /// From [`mod2::optimum`].
+    Mod2Optimum(crate::games::mod2::questions::Optimum),
 }
 
 impl Response {
@@ -279,6 +257,11 @@ impl Response {
             Response::CollectionSimulate(r) => r.exit_code(),
             Response::CollectionSolve(r) => r.exit_code(),
             Response::CollectionStudy(r) => r.exit_code(),
+            Response::SolveCnf(r) => r.status.exit_code(),
+            Response::Mod2Check(_) => 0,
+            Response::Mod2Replay(r) => r.exit_code(),
+            Response::Mod2Solve(r) => r.exit_code(),
+            Response::Mod2Optimum(r) => mod2::optimum_exit_code(r),
         }
     }
 }
@@ -297,9 +280,13 @@ impl Response {
             Response::Check(r) => (r.status == Status::Consistent && r.completable.is_none())
                 .then_some(Status::Timeout),
             Response::Encode(_) | Response::CollectionDeal(_) | Response::CollectionPlay(_) => None,
-            Response::CollectionSimulate(r) => return r.status != "ok",
-            Response::CollectionSolve(r) => return r.budget != "ok",
-            Response::CollectionStudy(r) => return r.status != "ok",
+            Response::CollectionSimulate(r) => Some(r.status),
+            Response::CollectionSolve(r) => Some(r.budget),
+            Response::CollectionStudy(r) => Some(r.status),
+            Response::SolveCnf(r) => Some(r.status),
+            Response::Mod2Check(_) | Response::Mod2Replay(_) => None,
+            Response::Mod2Solve(r) => Some(r.status),
+            Response::Mod2Optimum(r) => Some(r.status),
         };
         matches!(status, Some(Status::Timeout | Status::Cancelled))
     }
@@ -323,6 +310,11 @@ impl Request {
             Request::CollectionSimulate(_) => "collection_simulate",
             Request::CollectionSolve(_) => "collection_solve",
             Request::CollectionStudy(_) => "collection_study",
+            Request::SolveCnf(_) => "solve_cnf",
+            Request::Mod2Check(_) => "mod2_check",
+            Request::Mod2Replay(_) => "mod2_replay",
+            Request::Mod2Solve(_) => "mod2_solve",
+            Request::Mod2Optimum(_) => "mod2_optimum",
         }
     }
 
@@ -337,7 +329,12 @@ impl Request {
             Request::Explain(r) => Some(&r.instance.0),
             Request::Encode(r) => Some(&r.instance.0),
             Request::Decode(r) => Some(&r.instance.0),
-            Request::Generate(_)
+            Request::Mod2Check(r) => Some(&r.instance.0),
+            Request::SolveCnf(_)
+            | Request::Mod2Replay(_)
+            | Request::Mod2Solve(_)
+            | Request::Mod2Optimum(_)
+            | Request::Generate(_)
             | Request::CollectionDeal(_)
             | Request::CollectionPlay(_)
             | Request::CollectionSimulate(_)
@@ -350,6 +347,8 @@ impl Request {
     pub fn n(&self) -> usize {
         match self {
             Request::Generate(r) => r.n,
+            Request::Mod2Solve(r) => r.n,
+            Request::Mod2Optimum(r) => r.n,
             r => r.problem().map_or(0, Problem::n),
         }
     }
@@ -372,6 +371,11 @@ impl Request {
                 .difficulty
                 .validate()
                 .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}"))),
+            Request::SolveCnf(r) => r.validate(&Context::default()).map(|_| ()),
+            Request::Mod2Check(r) => mod2::check_instance(r, "field `instance`").map(|_| ()),
+            Request::Mod2Replay(r) => mod2::replay_request(r).map(|_| ()),
+            Request::Mod2Solve(r) => r.validate(),
+            Request::Mod2Optimum(r) => r.validate(),
             Request::Encode(_) | Request::Decode(_) | Request::Hint(_) | Request::Grade(_) => {
                 Ok(())
             }
@@ -429,6 +433,10 @@ impl Request {
                     collection::MAX_SYNC_STUDY_DEALS
                 ))
             }
+            Request::Mod2Solve(r) if r.retrograde() => Some(format!(
+                "the retrograde sweep of a {n}×{n} board takes hours (n = 6: 3.5 GB): submit \
+                 it as a job (POST /v1/jobs with \"op\": \"mod2_solve\")"
+            )),
             _ => None,
         }
     }
@@ -443,6 +451,19 @@ impl Request {
             }
         }
         self.run_here(ctx)
+    }
+
+    /// Runs the request in a child `queens op` of `exe` whatever it is, killed at the
+    /// context's deadline or on cancel (then the answer says `timeout` / `cancelled`); every
+    /// board the child reports is verified here. `compare` runs each attempt this way, so
+    /// every engine's time is measured apart from the others' memory and threads.
+    pub fn run_in_child(
+        &self,
+        exe: &std::path::Path,
+        ctx: &Context,
+    ) -> Result<(Response, Artifacts), Error> {
+        self.check_sparse()?;
+        isolate::run(exe, self, ctx)
     }
 
     /// Runs the request in this process.
@@ -482,6 +503,17 @@ impl Request {
                 Response::CollectionStudy(collection::study(r, ctx)?),
                 none(),
             ),
+            Request::SolveCnf(r) => {
+                let (resp, artifacts) = solve_cnf(r, ctx)?;
+                (Response::SolveCnf(resp), artifacts)
+            }
+            Request::Mod2Check(r) => (
+                Response::Mod2Check(mod2::check_instance(r, "field `instance`")?),
+                none(),
+            ),
+            Request::Mod2Replay(r) => (Response::Mod2Replay(mod2::replay_request(r)?), none()),
+            Request::Mod2Solve(r) => (Response::Mod2Solve(mod2::solve(r, ctx)?), none()),
+            Request::Mod2Optimum(r) => (Response::Mod2Optimum(mod2::optimum(r, ctx)?), none()),
         })
     }
 
@@ -513,8 +545,28 @@ impl Request {
             // runs each solver call in a child of the context's executable itself.
             Request::CollectionSolve(_) => false,
             Request::CollectionStudy(_) => false,
+            // varisat runs to the end once started.
+            Request::SolveCnf(_) => true,
+            Request::Mod2Check(_) | Request::Mod2Replay(_) => false,
+            // The memoised search looks at the deadline, not at a cancel flag; the
+            // retrograde sweep looks at both, and keeps its progress in this process.
+            Request::Mod2Solve(r) => !r.retrograde(),
+            // Its SAT calls each run in a child of their own (ops::formula::runner); the
+            // exhaustive search looks at the deadline.
+            Request::Mod2Optimum(_) => false,
         }
     }
+}
+
+/// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
+/// UNSAT answer. Artifacts: `proof` and `cnf` when a proof was made. Engine `race` is the
+/// backtracker here against the SAT engine in a child process ([`race`]).
+pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
+    if req.engine == EngineName::Race {
+        req.validate()?;
+        return race::solve(req, &ctx.with_timeout_ms(req.timeout_ms));
+    }
+    solve::solve(req, ctx)
 }
 
 /// Largest board whose solutions a synchronous call may count without a limit (n = 16:

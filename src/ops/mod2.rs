@@ -1,14 +1,18 @@
 //! The mod-2 game's operations ([`crate::games::mod2`]): check a board, replay a move list,
 //! solve the game, and the two optimisation questions. The CLI prints these responses; the
-//! service could serve them as they are.
+//! service serves them as they are (`/v1/mod2/...` and jobs `mod2_*`).
 
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
-use super::{ms, Context};
+use super::{ms, Context, Instance, Status};
 use crate::error::Error;
-use crate::games::mod2::format::{MoveList, StrategyFile, StrategyNode};
+use crate::games::mod2::encode::Encoding;
+use crate::games::mod2::format::{
+    parse_moves, parse_strategy, MoveList, StrategyFile, StrategyNode,
+};
 use crate::games::mod2::questions::{self, Method, Optimum, Question};
 use crate::games::mod2::retro;
 use crate::games::mod2::rules::{self, Board, State, Variant};
@@ -24,9 +28,10 @@ fn max_positions(ctx: &Context) -> Option<u64> {
 }
 
 /// An empty square's value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct SquareValue {
     /// The square.
+    #[schema(value_type = Vec<usize>)]
     pub square: Pos,
     /// The queens attacking it.
     pub value: usize,
@@ -35,11 +40,12 @@ pub struct SquareValue {
 }
 
 /// [`check`]'s answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct CheckResponse {
     /// Complete, locked or unlocked.
     pub state: State,
     /// The open squares.
+    #[schema(value_type = Vec<Vec<usize>>)]
     pub open: Vec<Pos>,
     /// Board side.
     pub n: usize,
@@ -71,23 +77,24 @@ pub fn check(n: usize, queens: &[Pos]) -> CheckResponse {
 }
 
 /// The first illegal move, in a replay's answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Illegal {
     /// Its index in the list (0-based).
     pub index: usize,
     /// The square.
     #[serde(rename = "move")]
+    #[schema(value_type = Vec<usize>)]
     pub square: Pos,
     /// The rule it breaks.
     pub reason: String,
 }
 
 /// [`replay`]'s answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ReplayResponse {
     /// `legal` (every move legal, every claim true), `illegal` (see `illegal`) or
     /// `false_claim` (the moves are legal but the file's `queens` or `state` is wrong).
-    pub status: &'static str,
+    pub status: Status,
     /// Board side.
     pub n: usize,
     /// The game.
@@ -99,6 +106,7 @@ pub struct ReplayResponse {
     /// The final board's state.
     pub state: State,
     /// Its open squares.
+    #[schema(value_type = Vec<Vec<usize>>)]
     pub open: Vec<Pos>,
     /// The first illegal move.
     pub illegal: Option<Illegal>,
@@ -109,7 +117,7 @@ pub struct ReplayResponse {
 impl ReplayResponse {
     /// 0 when every move is legal and every claim true, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
-        u8::from(self.status != "legal")
+        u8::from(self.status != Status::Legal)
     }
 }
 
@@ -140,9 +148,9 @@ pub fn replay(list: &MoveList) -> ReplayResponse {
     }
     ReplayResponse {
         status: match (&illegal, &false_claim) {
-            (Some(_), _) => "illegal",
-            (None, Some(_)) => "false_claim",
-            (None, None) => "legal",
+            (Some(_), _) => Status::Illegal,
+            (None, Some(_)) => Status::FalseClaim,
+            (None, None) => Status::Legal,
         },
         n: list.n,
         variant: list.variant,
@@ -160,7 +168,8 @@ pub fn replay(list: &MoveList) -> ReplayResponse {
 }
 
 /// How [`solve`] finds the winner.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum SolveMethod {
     /// The memoised search up to n = 5 and past 6, the retrograde sweep for n = 6.
     #[default]
@@ -171,26 +180,12 @@ pub enum SolveMethod {
     Retrograde,
 }
 
-/// The retrograde sweep's settings.
-#[derive(Clone, Debug, Default)]
-pub struct RetroSettings {
-    /// Checkpoint folder: each finished level is written there.
-    pub checkpoint: Option<std::path::PathBuf>,
-    /// Continue the run whose checkpoints the folder holds.
-    pub resume: bool,
-    /// Worker threads (0: one per core).
-    pub threads: usize,
-    /// Plies of the winner's strategy to report (0: none; at most 5; rounded to end with
-    /// the winner's move).
-    pub strategy_plies: usize,
-}
-
 /// [`replay_strategy`]'s answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct StrategyReplay {
     /// `legal` (every move legal, every legal reply answered) or `illegal` / `incomplete`
     /// (see `problem`).
-    pub status: &'static str,
+    pub status: Status,
     /// Board side.
     pub n: usize,
     /// The game.
@@ -208,7 +203,7 @@ pub struct StrategyReplay {
 impl StrategyReplay {
     /// 0 when every line replays and every reply is answered, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
-        u8::from(self.status != "legal")
+        u8::from(self.status != Status::Legal)
     }
 }
 
@@ -218,7 +213,7 @@ impl StrategyReplay {
 /// opponent has none).
 pub fn replay_strategy(file: &StrategyFile) -> StrategyReplay {
     let mut out = StrategyReplay {
-        status: "legal",
+        status: Status::Legal,
         n: file.n,
         variant: file.variant,
         lines: 0,
@@ -239,7 +234,7 @@ fn walk_strategy(
     node: &StrategyNode,
     moves: &mut Vec<Pos>,
     out: &mut StrategyReplay,
-) -> Result<(), (&'static str, String)> {
+) -> Result<(), (Status, String)> {
     let line = |moves: &[Pos]| {
         let v: Vec<String> = moves.iter().map(|(r, c)| format!("({r},{c})")).collect();
         v.join(" ")
@@ -247,8 +242,12 @@ fn walk_strategy(
     if let Some(mv) = node.mv {
         moves.push(mv);
     }
-    let board = rules::replay(file.n, file.variant, moves)
-        .map_err(|e| ("illegal", format!("after {}: {e}", line(&moves[..e.index]))))?;
+    let board = rules::replay(file.n, file.variant, moves).map_err(|e| {
+        (
+            Status::Illegal,
+            format!("after {}: {e}", line(&moves[..e.index])),
+        )
+    })?;
     let legal = rules::legal_moves(&board, file.variant, moves.len());
     if node.replies.is_empty() {
         out.lines += 1;
@@ -259,7 +258,10 @@ fn walk_strategy(
             if !legal.contains(reply) {
                 moves.push(*reply);
                 let e = rules::replay(file.n, file.variant, moves).expect_err("not legal");
-                return Err(("illegal", format!("after {}: {e}", line(&moves[..e.index]))));
+                return Err((
+                    Status::Illegal,
+                    format!("after {}: {e}", line(&moves[..e.index])),
+                ));
             }
         }
         if let Some(m) = legal
@@ -267,7 +269,7 @@ fn walk_strategy(
             .find(|m| !node.replies.iter().any(|r| r.0 == **m))
         {
             return Err((
-                "incomplete",
+                Status::Incomplete,
                 format!(
                     "after {}: the reply ({},{}) is not answered",
                     line(moves),
@@ -294,26 +296,104 @@ fn walk_strategy(
     Ok(())
 }
 
-/// [`solve`]'s request.
-#[derive(Clone, Debug)]
+/// [`solve`]'s request (`mod2_solve`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SolveRequest {
-    /// Board side (1..=11).
+    /// Board side (1..=11; the memoised search answers n ≤ 5 in seconds, the retrograde
+    /// sweep n = 6 in hours and 3.5 GB).
     pub n: usize,
-    /// The game.
+    /// The game (default `standard`).
+    #[serde(default)]
     pub variant: Variant,
     /// Also count the reachable positions and the game tree (Q11).
+    #[serde(default)]
     pub reachable: bool,
-    /// Which solver.
+    /// `auto` (default: the memoised search, the retrograde sweep for n = 6), `memo` or
+    /// `retrograde` (n ≤ 6).
+    #[serde(default)]
     pub method: SolveMethod,
-    /// Settings of the retrograde sweep.
-    pub retro: RetroSettings,
+    /// Retrograde sweep: worker threads, 0 to 256 (0, the default: one per core).
+    #[serde(default)]
+    pub threads: usize,
+    /// Retrograde sweep: plies of the winner's strategy to report (0..=5, default 3),
+    /// rounded to end with the winner's move.
+    #[serde(default = "default_strategy_plies")]
+    pub strategy_plies: usize,
+    /// Retrograde sweep (command line only): checkpoint folder, each finished level is
+    /// written there.
+    #[serde(skip)]
+    pub checkpoint: Option<std::path::PathBuf>,
+    /// Retrograde sweep (command line only): continue the run whose checkpoints the folder
+    /// holds.
+    #[serde(skip)]
+    pub resume: bool,
+}
+
+fn default_strategy_plies() -> usize {
+    3
+}
+
+impl SolveRequest {
+    /// A solve of the `variant` game on an n×n board, with the defaults.
+    pub fn new(n: usize, variant: Variant) -> SolveRequest {
+        SolveRequest {
+            n,
+            variant,
+            reachable: false,
+            method: SolveMethod::Auto,
+            threads: 0,
+            strategy_plies: default_strategy_plies(),
+            checkpoint: None,
+            resume: false,
+        }
+    }
+
+    /// True when the request runs the retrograde sweep.
+    pub fn retrograde(&self) -> bool {
+        match self.method {
+            SolveMethod::Auto => self.n == retro::MAX_N,
+            SolveMethod::Memo => false,
+            SolveMethod::Retrograde => true,
+        }
+    }
+
+    /// Checks the options before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        let n = self.n;
+        if self.retrograde() && !(1..=retro::MAX_N).contains(&n) {
+            return Err(Error::Unsupported(format!(
+                "field `n`: the retrograde sweep holds boards of 1..={} squares a side (2^(n²) \
+                 sets), not {n}",
+                retro::MAX_N
+            )));
+        }
+        if !self.retrograde() && !(1..=search::MAX_N).contains(&n) {
+            return Err(Error::Unsupported(format!(
+                "field `n`: the game search holds boards of 1..={} squares a side, not {n}",
+                search::MAX_N
+            )));
+        }
+        if self.strategy_plies > STRATEGY_MAX_PLIES {
+            return Err(Error::Unsupported(format!(
+                "field `strategy_plies`: at most {STRATEGY_MAX_PLIES}, not {}",
+                self.strategy_plies
+            )));
+        }
+        if self.threads > 256 {
+            return Err(Error::Unsupported(
+                "field `threads`: between 0 (one per core) and 256".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Levels kept for the strategy (positions of at most this many queens can be looked up).
 pub const STRATEGY_MAX_PLIES: usize = 5;
 
 /// What the retrograde sweep reports beside the winner.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RetroReport {
     /// Levels (of the high squares' queen count) computed by this run, per sweep.
     pub levels_computed: [usize; 2],
@@ -334,10 +414,10 @@ pub struct RetroReport {
 }
 
 /// The reachable positions of a game (Q11).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ReachableReport {
     /// `ok`, `timeout` or `memory` (then the counts below are absent).
-    pub status: &'static str,
+    pub status: Status,
     /// Positions up to symmetry.
     pub classes: Option<u64>,
     /// Positions.
@@ -353,14 +433,16 @@ pub struct ReachableReport {
 }
 
 /// [`solve`]'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct SolveResponse {
     /// `first` or `second` (None when the search stopped early).
-    pub winner: Option<&'static str>,
+    pub winner: Option<Player>,
     /// A winning first move (the first player wins).
     #[serde(rename = "move")]
+    #[schema(value_type = Option<Vec<usize>>)]
     pub first_move: Option<Pos>,
     /// Every winning first move.
+    #[schema(value_type = Vec<Vec<usize>>)]
     pub winning_moves: Vec<Pos>,
     /// Board side.
     pub n: usize,
@@ -369,22 +451,53 @@ pub struct SolveResponse {
     /// Positions (up to symmetry) the search stored.
     pub positions: Option<u64>,
     /// `ok`, `timeout` or `memory`.
-    pub status: &'static str,
+    pub status: Status,
     /// Milliseconds for the winner.
     pub time_ms: f64,
     /// Q11, when asked for.
     pub reachable: Option<ReachableReport>,
     /// `memo` or `retrograde`.
-    pub method: &'static str,
+    pub method: SolveMethod,
     /// The retrograde sweep's figures.
     pub retrograde: Option<RetroReport>,
-    /// The winner's strategy for the first plies (retrograde sweep).
+    /// The winner's strategy for the first plies (retrograde sweep): `{"move": [r,c],
+    /// "replies": [{"reply": [r,c], "move": [r,c], "replies": […]}, …]}`.
+    #[schema(value_type = Option<Object>)]
     pub strategy: Option<retro::Strategy>,
+}
+
+/// A player of the mod-2 game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Player {
+    /// The player who moves first.
+    First,
+    /// The other.
+    Second,
+}
+
+impl Player {
+    /// The winner, by whether the first player wins.
+    fn winner(first_wins: bool) -> Player {
+        if first_wins {
+            Player::First
+        } else {
+            Player::Second
+        }
+    }
+
+    /// `first` or `second`, as JSON writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Player::First => "first",
+            Player::Second => "second",
+        }
+    }
 }
 
 impl SolveResponse {
     /// The answer to `req` before `method` has found anything: no winner yet, status "ok".
-    fn unanswered(req: &SolveRequest, method: &'static str) -> SolveResponse {
+    fn unanswered(req: &SolveRequest, method: SolveMethod) -> SolveResponse {
         SolveResponse {
             winner: None,
             first_move: None,
@@ -392,7 +505,7 @@ impl SolveResponse {
             n: req.n,
             variant: req.variant,
             positions: None,
-            status: "ok",
+            status: Status::Ok,
             time_ms: 0.0,
             reachable: None,
             method,
@@ -401,9 +514,27 @@ impl SolveResponse {
         }
     }
 
+    /// The answer of a search stopped (`status`) before it found anything.
+    pub fn stopped(req: &SolveRequest, status: Status) -> SolveResponse {
+        let method = if req.retrograde() {
+            SolveMethod::Retrograde
+        } else {
+            SolveMethod::Memo
+        };
+        SolveResponse {
+            status,
+            ..SolveResponse::unanswered(req, method)
+        }
+    }
+
     /// 0 with a winner, 4 when the search stopped early.
     pub fn exit_code(&self) -> u8 {
-        if self.status == "ok" && self.reachable.as_ref().is_none_or(|r| r.status == "ok") {
+        if self.status == Status::Ok
+            && self
+                .reachable
+                .as_ref()
+                .is_none_or(|r| r.status == Status::Ok)
+        {
             0
         } else {
             4
@@ -411,10 +542,10 @@ impl SolveResponse {
     }
 }
 
-fn stop_name(s: Stop) -> &'static str {
+fn stop_name(s: Stop) -> Status {
     match s {
-        Stop::Timeout => "timeout",
-        Stop::Memory => "memory",
+        Stop::Timeout => Status::Timeout,
+        Stop::Memory => Status::Memory,
     }
 }
 
@@ -429,20 +560,9 @@ pub fn solve_with_progress(
     ctx: &Context,
     progress: Option<&(dyn Fn(&retro::Progress) + Sync)>,
 ) -> Result<SolveResponse, Error> {
-    let retrograde = match req.method {
-        SolveMethod::Auto => req.n == retro::MAX_N,
-        SolveMethod::Memo => false,
-        SolveMethod::Retrograde => true,
-    };
-    if retrograde {
+    req.validate()?;
+    if req.retrograde() {
         return solve_retro(req, ctx, progress);
-    }
-    if !(1..=search::MAX_N).contains(&req.n) {
-        return Err(Error::Unsupported(format!(
-            "field `n`: the game search holds boards of 1..={} squares a side, not {}",
-            search::MAX_N,
-            req.n
-        )));
     }
     let geo = Geometry::new(req.n);
     let limits = Limits {
@@ -450,10 +570,10 @@ pub fn solve_with_progress(
         max_positions: max_positions(ctx),
     };
     let start = Instant::now();
-    let mut resp = SolveResponse::unanswered(req, "memo");
+    let mut resp = SolveResponse::unanswered(req, SolveMethod::Memo);
     match search::solve(&geo, req.variant, &limits) {
         Ok(s) => {
-            resp.winner = Some(if s.first_wins { "first" } else { "second" });
+            resp.winner = Some(Player::winner(s.first_wins));
             resp.first_move = s.winning_move;
             resp.winning_moves = s.winning_moves;
             resp.positions = Some(s.positions);
@@ -465,7 +585,7 @@ pub fn solve_with_progress(
         let start = Instant::now();
         resp.reachable = Some(match search::reachable(&geo, req.variant, &limits) {
             Ok(r) => ReachableReport {
-                status: "ok",
+                status: Status::Ok,
                 classes: Some(r.classes()),
                 positions: Some(r.positions()),
                 game_tree_nodes: r.game_tree_nodes(),
@@ -492,28 +612,15 @@ fn solve_retro(
     ctx: &Context,
     progress: Option<&(dyn Fn(&retro::Progress) + Sync)>,
 ) -> Result<SolveResponse, Error> {
-    if !(1..=retro::MAX_N).contains(&req.n) {
-        return Err(Error::Unsupported(format!(
-            "field `n`: the retrograde sweep holds boards of 1..={} squares a side (2^(n²) \
-             sets), not {}",
-            retro::MAX_N,
-            req.n
-        )));
-    }
-    let plies = req.retro.strategy_plies;
-    if plies > STRATEGY_MAX_PLIES {
-        return Err(Error::Unsupported(format!(
-            "field `strategy_plies`: at most {STRATEGY_MAX_PLIES}, not {plies}"
-        )));
-    }
-    let threads = match req.retro.threads {
+    let plies = req.strategy_plies;
+    let threads = match req.threads {
         0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
         t => t,
     };
     let opts = retro::Options {
         threads,
-        checkpoint: req.retro.checkpoint.clone(),
-        resume: req.retro.resume,
+        checkpoint: req.checkpoint.clone(),
+        resume: req.resume,
         reachable: req.reachable,
         keep: STRATEGY_MAX_PLIES,
         max_memory: ctx.budget.max_memory,
@@ -524,10 +631,10 @@ fn solve_retro(
     let estimate =
         retro::memory_estimate(&retro::Layout::new(req.n, req.variant), 5, req.reachable);
     let start = Instant::now();
-    let mut resp = SolveResponse::unanswered(req, "retrograde");
+    let mut resp = SolveResponse::unanswered(req, SolveMethod::Retrograde);
     match retro::solve(req.n, req.variant, &opts) {
         Ok(sol) => {
-            resp.winner = Some(if sol.first_wins { "first" } else { "second" });
+            resp.winner = Some(Player::winner(sol.first_wins));
             resp.first_move = sol.winning_moves.first().copied();
             resp.winning_moves = sol.winning_moves.clone();
             resp.positions = Some(1u64 << (req.n * req.n));
@@ -545,7 +652,7 @@ fn solve_retro(
                     })
                     .collect();
                 ReachableReport {
-                    status: "ok",
+                    status: Status::Ok,
                     classes: Some(layers.iter().map(|l| l.classes).sum()),
                     positions: Some(layers.iter().map(|l| l.positions).sum()),
                     game_tree_nodes: None,
@@ -559,17 +666,13 @@ fn solve_retro(
                 levels: sol.layout.hi_cells() + 1,
                 sets: 1u64 << (req.n * req.n),
                 losing: sol.losing.clone(),
-                checkpoint: req
-                    .retro
-                    .checkpoint
-                    .as_ref()
-                    .map(|p| p.display().to_string()),
+                checkpoint: req.checkpoint.as_ref().map(|p| p.display().to_string()),
                 threads,
                 memory_estimate: estimate,
                 peak_memory: retro::peak_memory(),
             });
         }
-        Err(retro::RetroError::Stopped) => resp.status = "timeout",
+        Err(retro::RetroError::Stopped) => resp.status = Status::Timeout,
         Err(retro::RetroError::Error(e)) => return Err(e),
     }
     resp.time_ms = ms(start);
@@ -579,17 +682,69 @@ fn solve_retro(
     Ok(resp)
 }
 
-/// [`optimum`]'s request.
-#[derive(Clone, Debug)]
+/// [`optimum`]'s request (`mod2_optimum`).
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct OptimumRequest {
-    /// Board side.
+    /// Board side (1..=32 with `sat`; the exhaustive search holds up to 11, small n in
+    /// practice).
     pub n: usize,
-    /// Which question.
+    /// `max` (the most queens on a reachable board) or `min-lock` (the fewest queens on a
+    /// reachable locked board).
     pub question: Question,
-    /// SAT (with an encoding) or exhaustive search.
-    pub method: Method,
-    /// Write each UNSAT call's CNF and proof here.
+    /// `sat` (default: SAT calls, every UNSAT with a checked LRAT proof) or `exhaustive`
+    /// (every reachable position).
+    #[serde(default)]
+    pub method: OptimumMethod,
+    /// With `sat`: the encoding of reachability, `rank` (default) or `plan`.
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// With `sat`: add the lex-leader constraints of the board's 8 symmetries (default
+    /// true).
+    #[serde(default = "yes")]
+    pub symmetry: bool,
+    /// Command line only: write each UNSAT call's CNF and proof into this folder.
+    #[serde(skip)]
     pub proof_dir: Option<std::path::PathBuf>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How [`optimum`] answers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimumMethod {
+    /// SAT calls, every UNSAT with a checked LRAT proof.
+    #[default]
+    Sat,
+    /// Breadth first over every reachable position, up to symmetry.
+    Exhaustive,
+}
+
+impl OptimumRequest {
+    /// The question's method as the games module takes it.
+    pub fn method(&self) -> Method {
+        match self.method {
+            OptimumMethod::Sat => Method::Sat(crate::games::mod2::encode::Options {
+                encoding: self.encoding,
+                symmetry: self.symmetry,
+            }),
+            OptimumMethod::Exhaustive => Method::Exhaustive,
+        }
+    }
+
+    /// Checks the board size before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(1..=MAX_OPTIMUM_N).contains(&self.n) {
+            return Err(Error::Unsupported(format!(
+                "field `n`: boards of 1..={MAX_OPTIMUM_N} squares a side, not {}",
+                self.n
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Largest board the SAT questions take (the encodings grow as n⁴ and beyond).
@@ -597,19 +752,85 @@ pub const MAX_OPTIMUM_N: usize = 32;
 
 /// The most queens on a reachable board, or the fewest on a reachable locked one.
 pub fn optimum(req: &OptimumRequest, ctx: &Context) -> Result<Optimum, Error> {
-    if !(1..=MAX_OPTIMUM_N).contains(&req.n) {
-        return Err(Error::Unsupported(format!(
-            "field `n`: boards of 1..={MAX_OPTIMUM_N} squares a side, not {}",
-            req.n
-        )));
-    }
+    req.validate()?;
+    let runner = super::formula::runner(ctx);
     let budget = questions::Budget {
         deadline: ctx.budget.deadline,
-        exe: ctx.isolate.clone(),
+        sat: runner.as_ref().map(|r| r as crate::engine::formula::Runner),
         max_positions: max_positions(ctx),
         proof_dir: req.proof_dir.clone(),
     };
-    questions::answer(req.n, req.question, req.method, &budget)
+    questions::answer(req.n, req.question, req.method(), &budget)
+}
+
+/// `mod2_check`'s request.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRequest {
+    /// The board: an instance (`n` and `queens`) or `{"text": "<grid>"}`; no regions,
+    /// blocked cells or excluded diagonals.
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+}
+
+/// [`check`] on an instance, refusing what the game does not have (regions, blocked cells,
+/// excluded diagonals).
+pub fn check_instance(req: &CheckRequest, origin: &str) -> Result<CheckResponse, Error> {
+    let p = &req.instance.0;
+    if p.regions().is_some() || !p.blocked().is_empty() || !p.excluded().is_empty() {
+        return Err(Error::Unsupported(format!(
+            "{origin}: the mod-2 game is played on a plain board: no regions, blocked cells \
+             or excluded diagonals"
+        )));
+    }
+    Ok(check(p.n(), p.fixed()))
+}
+
+/// `mod2_replay`'s request.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayRequest {
+    /// What `queens mod2 replay` reads from a file: a move list `{"n": N, "moves": [[r,c],
+    /// …], "variant"?, "queens"?, "state"?}` (the JSON of `max`/`min-lock` too), or a
+    /// strategy `{"n": N, "variant"?, "strategy": {…}}`.
+    #[schema(value_type = Object)]
+    pub game: serde_json::Value,
+}
+
+/// [`replay`] or [`replay_strategy`]'s answer, whichever the file was.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum ReplayAnswer {
+    /// A strategy's replay.
+    Strategy(StrategyReplay),
+    /// A move list's replay.
+    Moves(ReplayResponse),
+}
+
+impl ReplayAnswer {
+    /// 0 when every move is legal and every claim true (every reply answered), 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            ReplayAnswer::Strategy(r) => r.exit_code(),
+            ReplayAnswer::Moves(r) => r.exit_code(),
+        }
+    }
+}
+
+/// Replays a move list or a strategy given as text (a file's contents; errors name
+/// `origin`).
+pub fn replay_text(origin: &str, text: &str) -> Result<ReplayAnswer, Error> {
+    if let Some(strategy) = parse_strategy(origin, text)? {
+        return Ok(ReplayAnswer::Strategy(replay_strategy(&strategy)));
+    }
+    Ok(ReplayAnswer::Moves(replay(&parse_moves(origin, text)?)))
+}
+
+/// [`replay_text`] on a request.
+pub fn replay_request(req: &ReplayRequest) -> Result<ReplayAnswer, Error> {
+    let text =
+        serde_json::to_string(&req.game).map_err(|e| Error::internal_from("the move list", e))?;
+    replay_text("field `game`", &text)
 }
 
 /// The exit code of an optimum: 0 when proven, 4 when the limits stopped the search.

@@ -7,9 +7,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::solve::{solve_on, EngineName, SolveRequest, SolveResponse};
+use super::solve::{solve_on, SolveRequest, SolveResponse};
 use super::{isolate, ms, Artifacts, Context, Request, Response, Status};
 use crate::engine::race::{race, Side};
+use crate::engine::EngineName;
 use crate::engine::EngineSpec;
 use crate::error::Error;
 

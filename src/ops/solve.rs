@@ -11,124 +11,13 @@ use crate::batch::shard::{content_hash, Shard, ShardInfo};
 use crate::encode::amo::Encoding;
 use crate::encode::cnf;
 use crate::engine::certify::{self, CertifiedAnswer};
-use crate::engine::ext::{ExtName, ExtSpec};
-use crate::engine::{self, Answer, EngineSpec, Work};
+use crate::engine::ext::ExtName;
+use crate::engine::{self, Answer, EngineName, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
 use crate::proof::ProofFormat;
 use crate::report;
 use crate::verify::first_conflict;
-
-/// Which engine answers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineName {
-    /// Native bitset backtracking on all cores.
-    #[default]
-    Backtrack,
-    /// The CNF encoding solved by varisat.
-    Sat,
-    /// Both at once, one core each (the SAT engine in a child process); the first answer
-    /// wins (`answered_by` says which). One solution or "no solution" only.
-    Race,
-    /// An external SAT solver named by `solver` (from the list `GET /v1/engines` gives), on
-    /// the CNF `encode` writes; killed at the deadline, its answer verified.
-    Ext,
-    /// Local search (iterative repair): classic boards of any size up to 2³¹ − 1, one
-    /// solution; it proves nothing beyond cheap checks, and gives up as `timeout`.
-    Local,
-    /// The engine for the board: backtrack on small boards and for all/limit/proof, local
-    /// search past 4096, a race of the two in between (`answered_by` says which answered).
-    Auto,
-}
-
-impl EngineName {
-    /// The engine's name as the CLI and JSON write it.
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineName::Backtrack => "backtrack",
-            EngineName::Sat => "sat",
-            EngineName::Race => "race",
-            EngineName::Ext => "ext",
-            EngineName::Local => "local",
-            EngineName::Auto => "auto",
-        }
-    }
-
-    /// The engine that cross-checks this one.
-    pub fn other(self) -> EngineName {
-        match self {
-            EngineName::Backtrack | EngineName::Race => EngineName::Sat,
-            EngineName::Sat | EngineName::Ext | EngineName::Local | EngineName::Auto => {
-                EngineName::Backtrack
-            }
-        }
-    }
-
-    /// The engine spec of a request: `solver` names the external solver of `ext` (and is
-    /// refused with any other engine), `rings` adds the ring constraints to its CNF.
-    pub(super) fn spec(
-        self,
-        encoding: Encoding,
-        solver: Option<ExtName>,
-        rings: bool,
-    ) -> Result<EngineSpec, Error> {
-        if rings
-            && !matches!(
-                self,
-                EngineName::Ext | EngineName::Backtrack | EngineName::Auto
-            )
-        {
-            return Err(Error::Unsupported(
-                "field `rings`: the ring bounds prune the backtracker and go into the CNF of an \
-                 external solver (engine backtrack or ext; `queens encode --rings` writes them \
-                 for any solver)"
-                    .into(),
-            ));
-        }
-        Ok(match (self, solver) {
-            (EngineName::Ext, Some(solver)) => EngineSpec::Ext(ExtSpec {
-                solver,
-                encoding,
-                rings,
-            }),
-            (EngineName::Ext, None) => {
-                return Err(Error::Unsupported(
-                    "field `solver`: engine ext needs the name of a solver (GET /v1/engines \
-                     lists them; on the command line --engine ext:NAME)"
-                        .into(),
-                ))
-            }
-            (_, Some(_)) => {
-                return Err(Error::Unsupported(
-                    "field `solver`: names the solver of engine ext only".into(),
-                ))
-            }
-            (EngineName::Backtrack, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
-            (EngineName::Backtrack, None) => EngineSpec::Backtrack { threads: 0 },
-            (EngineName::Sat, None) => EngineSpec::Sat(encoding),
-            (EngineName::Race, None) => EngineSpec::Race(encoding),
-            (EngineName::Local, None) => EngineSpec::Local { seed: 1 },
-            // The ring prune is the backtracker's: `auto` with rings is the backtracker.
-            (EngineName::Auto, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
-            (EngineName::Auto, None) => EngineSpec::Auto { seed: 1 },
-        })
-    }
-
-    /// The name of the family a spec belongs to.
-    pub(super) fn of(spec: EngineSpec) -> EngineName {
-        match spec {
-            EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => {
-                EngineName::Backtrack
-            }
-            EngineSpec::Sat(_) => EngineName::Sat,
-            EngineSpec::Race(_) => EngineName::Race,
-            EngineSpec::Ext(_) => EngineName::Ext,
-            EngineSpec::Local { .. } => EngineName::Local,
-            EngineSpec::Auto { .. } => EngineName::Auto,
-        }
-    }
-}
 
 /// The default engine of `solve` requests: `auto`.
 fn auto_engine() -> EngineName {
@@ -184,6 +73,11 @@ pub struct SolveRequest {
     /// the same solution.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Engine `sat`, one solution: also count the clauses the solver learns (`learned` in
+    /// the answer), the CDCL measure of work beside the backtracker's `nodes`. It costs a
+    /// few per cent of solve time, so it is off by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub learned: bool,
 }
 
 impl SolveRequest {
@@ -282,6 +176,54 @@ impl SolveRequest {
             solver: None,
             rings: false,
             seed: None,
+            learned: false,
+        }
+    }
+
+    /// A single solve of `problem` on exactly the engine `spec` names (threads, encoding,
+    /// solver, rings and seed included): what `compare` runs for each attempt.
+    pub fn on_engine(problem: Problem, spec: EngineSpec) -> SolveRequest {
+        let base = SolveRequest::new(problem);
+        let threads = |t: usize| (t > 0).then_some(t);
+        match spec {
+            EngineSpec::Backtrack { threads: t } => SolveRequest {
+                engine: EngineName::Backtrack,
+                threads: threads(t),
+                ..base
+            },
+            EngineSpec::BacktrackRings { threads: t } => SolveRequest {
+                engine: EngineName::Backtrack,
+                threads: threads(t),
+                rings: true,
+                ..base
+            },
+            EngineSpec::Sat(encoding) => SolveRequest {
+                engine: EngineName::Sat,
+                encoding,
+                ..base
+            },
+            EngineSpec::Race(encoding) => SolveRequest {
+                engine: EngineName::Race,
+                encoding,
+                ..base
+            },
+            EngineSpec::Ext(x) => SolveRequest {
+                engine: EngineName::Ext,
+                encoding: x.encoding,
+                solver: Some(x.solver),
+                rings: x.rings,
+                ..base
+            },
+            EngineSpec::Local { seed } => SolveRequest {
+                engine: EngineName::Local,
+                seed: Some(seed),
+                ..base
+            },
+            EngineSpec::Auto { seed } => SolveRequest {
+                engine: EngineName::Auto,
+                seed: Some(seed),
+                ..base
+            },
         }
     }
 }
@@ -310,6 +252,9 @@ pub struct WorkReport {
     /// SAT: solver calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solver_calls: Option<u64>,
+    /// SAT, when asked for (`learned` in the request): clauses the solver learned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learned: Option<u64>,
     /// Local search: fresh starts after the first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restarts: Option<u64>,
@@ -334,6 +279,7 @@ impl WorkReport {
             w.encode_ms = Some(st.encode_ms);
             w.solve_ms = Some(st.solve_ms);
             w.solver_calls = Some(st.solver_calls);
+            w.learned = st.learned;
         }
         if let Some(st) = work.local {
             w.restarts = Some(st.restarts);
@@ -620,10 +566,16 @@ fn find(
     problem: &Problem,
     spec: EngineSpec,
     cap: Option<u64>,
+    learned: bool,
     ctx: &Context,
 ) -> Result<Found, Error> {
     if cap == Some(1) {
-        let solved = engine::solve(problem, spec, &ctx.budget)?;
+        let solved = match spec {
+            EngineSpec::Sat(encoding) if learned => {
+                engine::solve_counting_learned(problem, encoding, &ctx.budget)?
+            }
+            _ => engine::solve(problem, spec, &ctx.budget)?,
+        };
         let (solutions, interrupted) = match solved.answer {
             Answer::Sat(q) => (vec![q], false),
             Answer::Unsat => (vec![], false),
@@ -658,9 +610,12 @@ fn disagree(what: &str, a: String, b: String) -> Error {
     Error::internal(format!("the engines disagree on the {what}:\n  {a}\n  {b}"))
 }
 
-/// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
-/// UNSAT answer. Artifacts: `proof` and `cnf` when a proof was made.
-pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
+/// [`super::solve`] on every engine but the race (which [`super::race`] composes from
+/// [`solve_on`] and a child process).
+pub(super) fn solve(
+    req: &SolveRequest,
+    ctx: &Context,
+) -> Result<(SolveResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let seed = req.seed.unwrap_or(1);
@@ -688,7 +643,9 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
         _ => {}
     }
     match req.engine.spec(req.encoding, req.solver, req.rings)? {
-        EngineSpec::Race(_) => super::race::solve(req, ctx),
+        EngineSpec::Race(_) => Err(Error::internal(
+            "a race is composed by ops::solve, not by one engine",
+        )),
         EngineSpec::Backtrack { .. } if req.threads.is_some() => {
             let threads = req.threads.unwrap_or(0);
             solve_on(req, EngineSpec::Backtrack { threads }, ctx)
@@ -721,11 +678,11 @@ pub(super) fn solve_on(
     } else {
         Some(1)
     };
-    let found = find(problem, spec, cap, ctx)?;
+    let found = find(problem, spec, cap, req.learned, ctx)?;
     let mut cross_checked = None;
     if req.cross_check && !found.interrupted {
         let other_spec = spec.other(req.encoding);
-        let other = find(problem, other_spec, cap, ctx)?;
+        let other = find(problem, other_spec, cap, false, ctx)?;
         if !other.interrupted {
             let same = if many {
                 other.solutions.len() == found.solutions.len()

@@ -404,13 +404,10 @@ impl AppState {
         }
         if synchronous {
             if let Some(why) = req.unbounded() {
-                let field = if matches!(
-                    req,
-                    Request::CollectionSimulate(_) | Request::CollectionStudy(_)
-                ) {
-                    "deals"
-                } else {
-                    "limit"
+                let field = match req {
+                    Request::CollectionSimulate(_) | Request::CollectionStudy(_) => "deals",
+                    Request::Mod2Solve(_) => "n",
+                    _ => "limit",
                 };
                 return Err(
                     ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unbounded work", why)
@@ -644,6 +641,11 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
         "collection_simulate" => Request::CollectionSimulate(typed(rest)?),
         "collection_solve" => Request::CollectionSolve(typed(rest)?),
         "collection_study" => Request::CollectionStudy(typed(rest)?),
+        "solve_cnf" => Request::SolveCnf(typed(rest)?),
+        "mod2_check" => Request::Mod2Check(typed(rest)?),
+        "mod2_replay" => Request::Mod2Replay(typed(rest)?),
+        "mod2_solve" => Request::Mod2Solve(typed(rest)?),
+        "mod2_optimum" => Request::Mod2Optimum(typed(rest)?),
         other => {
             return Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
@@ -651,7 +653,8 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
                 format!(
                     "unknown op `{other}` (use solve, count, check, explain, encode, decode, \
                      generate, hint, grade, collection_deal, collection_play, \
-                     collection_simulate, collection_solve or collection_study)"
+                     collection_simulate, collection_solve, collection_study, solve_cnf, \
+                     mod2_check, mod2_replay, mod2_solve or mod2_optimum)"
                 ),
             )
             .field("op"))

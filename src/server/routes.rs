@@ -24,10 +24,16 @@ use super::error::{ApiError, Problem};
 use super::metrics::Gauges;
 use super::{jobs, AppState, JsonBody};
 use crate::games::collection::Deal;
+use crate::games::mod2::questions::Optimum as Mod2Optimum;
 use crate::ops::collection::{
     DealRequest, PlayRequest, PlayResponse, SimulateRequest, SimulateResponse,
     SolveRequest as CollectionSolveRequest, SolveResponse as CollectionSolveResponse, StudyRequest,
     StudyResponse,
+};
+use crate::ops::mod2::{
+    CheckRequest as Mod2CheckRequest, CheckResponse as Mod2CheckResponse, OptimumRequest,
+    ReplayAnswer, ReplayRequest, SolveRequest as Mod2SolveRequest,
+    SolveResponse as Mod2SolveResponse,
 };
 use crate::ops::{
     CheckRequest, CheckResponse, CountRequest, CountResponse, DecodeRequest, DecodeResponse,
@@ -54,6 +60,10 @@ pub fn router(state: AppState) -> axum::Router {
         .routes(routes!(collection_simulate))
         .routes(routes!(collection_solve))
         .routes(routes!(collection_study))
+        .routes(routes!(mod2_check))
+        .routes(routes!(mod2_replay))
+        .routes(routes!(mod2_solve))
+        .routes(routes!(mod2_optimum))
         .routes(routes!(healthz))
         .routes(routes!(engines))
         .routes(routes!(readyz))
@@ -404,6 +414,73 @@ async fn collection_study(
     }
 }
 
+/// The mod-2 game: a board's state (complete, locked, unlocked) and every empty square's
+/// value (the queens attacking it; a square is open when the value is even).
+#[utoipa::path(post, path = "/v1/mod2/check", request_body = Mod2CheckRequest,
+    responses((status = 200, body = Mod2CheckResponse), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn mod2_check(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<Mod2CheckRequest>,
+) -> Result<Json<Mod2CheckResponse>, ApiError> {
+    match s.run_sync(Request::Mod2Check(req)).await? {
+        (Response::Mod2Check(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("mod2_check")),
+    }
+}
+
+/// The mod-2 game: replay a move list (naming its first illegal move, re-checking its claims)
+/// or a strategy against every reply; `status` is `legal`, `illegal`, `false_claim` or
+/// `incomplete`.
+#[utoipa::path(post, path = "/v1/mod2/replay", request_body = ReplayRequest,
+    responses((status = 200, body = ReplayAnswer), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn mod2_replay(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<ReplayRequest>,
+) -> Result<Json<ReplayAnswer>, ApiError> {
+    match s.run_sync(Request::Mod2Replay(req)).await? {
+        (Response::Mod2Replay(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("mod2_replay")),
+    }
+}
+
+/// The mod-2 game: who wins with perfect play, with the winning first moves; `reachable`
+/// also counts the reachable positions. The retrograde sweep (n = 6) runs as a job only;
+/// `status` is `ok`, `timeout` or `memory`.
+#[utoipa::path(post, path = "/v1/mod2/solve", request_body = Mod2SolveRequest,
+    responses((status = 200, body = Mod2SolveResponse), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn mod2_solve(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<Mod2SolveRequest>,
+) -> Result<Json<Mod2SolveResponse>, ApiError> {
+    match s.run_sync(Request::Mod2Solve(req)).await? {
+        (Response::Mod2Solve(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("mod2_solve")),
+    }
+}
+
+/// The mod-2 game: the most queens on a reachable board (`max`) or the fewest on a reachable
+/// locked one (`min-lock`), with a move order and, by SAT, checked LRAT proofs of the bound;
+/// `optimal` is false when the server's time limit came first.
+#[utoipa::path(post, path = "/v1/mod2/optimum", request_body = OptimumRequest,
+    responses((status = 200, body = Mod2Optimum), (status = 400, body = Problem),
+              (status = 413, body = Problem), (status = 422, body = Problem),
+              (status = 500, body = Problem), (status = 503, body = Problem)))]
+async fn mod2_optimum(
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<OptimumRequest>,
+) -> Result<Json<Mod2Optimum>, ApiError> {
+    match s.run_sync(Request::Mod2Optimum(req)).await? {
+        (Response::Mod2Optimum(r), _) => Ok(Json(r)),
+        _ => Err(mismatch("mod2_optimum")),
+    }
+}
+
 /// `GET /healthz`.
 #[derive(Serialize, ToSchema)]
 struct Health {
@@ -549,6 +626,10 @@ answered synchronously within the server's time limit.</li>
 <code>/v1/collection/study</code>: The Queen's Collection card game, solo (seeded deals,
 play a deal with moves or a policy, simulate a policy over many deals, the clairvoyant
 optimum of a deal, optima against the policies over many deals).</li>
+<li><code>POST /v1/mod2/check</code>, <code>/v1/mod2/replay</code>,
+<code>/v1/mod2/solve</code>, <code>/v1/mod2/optimum</code>: the mod-2 n-queens game (a
+board's state, a move list or strategy replayed, the winner, the most queens and the fewest
+locked queens with checked proofs).</li>
 <li><code>POST /v1/jobs</code> <code>{"op": "solve", ...}</code>: long work, stored before it
 is accepted; <code>GET /v1/jobs/{id}</code>, <code>/v1/jobs/{id}/events</code> (server-sent
 events), <code>/v1/jobs/{id}/proof</code>, <code>DELETE /v1/jobs/{id}</code>.</li>

@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use queens::batch::compare::{self, Attempt, EngineSpec, Outcome, Row};
+use queens::batch::compare::{self, Attempt, EngineSpec, Row};
 use queens::encode::amo::Encoding;
 use queens::formats::sources::{self, Selection};
+use queens::ops::Status;
 
 use super::cli::{instance, json, queens, stdout};
 
@@ -411,18 +412,15 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// `queens attempt` children running the given engine, found through /proc.
-fn attempts_running(engine: &str) -> usize {
+/// Processes whose environment holds `tag` (children inherit it), found through /proc.
+fn processes_tagged(tag: &str) -> usize {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return 0;
     };
+    let want = format!("QUEENS_TEST_TAG={tag}");
     procs
-        .filter_map(|p| std::fs::read(p.ok()?.path().join("cmdline")).ok())
-        .filter(|cmd| {
-            let args: Vec<&[u8]> = cmd.split(|&b| b == 0).collect();
-            args.windows(3)
-                .any(|w| w[0] == b"attempt" && w[1] == b"--engine" && w[2] == engine.as_bytes())
-        })
+        .filter_map(|p| std::fs::read(p.ok()?.path().join("environ")).ok())
+        .filter(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
         .count()
 }
 
@@ -436,8 +434,9 @@ fn compare_stops_when_its_reader_goes_away() {
     // head -2`) must end it within a moment, quietly (exit 0), killing the running child:
     // compare polls stdout between rows. It used to run every attempt, and then to stop only at
     // the first row written after the close, dropping the finished rows from the CSV.
-    // No other test runs sat:bimander, so its children can be counted.
+    // The run's processes carry a tag in their environment, so its children can be counted.
     let engine = "sat:bimander";
+    let tag = format!("pipe-{}", std::process::id());
     let dir = scratch("pipe");
     let csv = dir.join("out.csv").display().to_string();
     let corpus = std::fs::read_to_string(format!(
@@ -457,6 +456,7 @@ fn compare_stops_when_its_reader_goes_away() {
     let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
         .args(&args)
+        .env("QUEENS_TEST_TAG", &tag)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -478,7 +478,7 @@ fn compare_stops_when_its_reader_goes_away() {
         wall < Duration::from_secs(10),
         "compare kept running after its reader left: {wall:?}"
     );
-    assert_eq!(attempts_running(engine), 0, "a child outlived compare");
+    assert_eq!(processes_tagged(&tag), 0, "a child outlived compare");
     // The finished row is kept; the killed attempt is not passed off as a result.
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv.lines().count(), 2, "{csv}");
@@ -512,10 +512,12 @@ fn compare_prints_a_table_and_summary() {
     );
 }
 
-fn attempt(engine: EngineSpec, outcome: Outcome) -> Attempt {
+fn attempt(engine: EngineSpec, outcome: Status) -> Attempt {
     Attempt {
         engine,
         outcome,
+        error: None,
+        note: None,
         time_ms: 1000.0,
         report: None,
     }
@@ -529,8 +531,8 @@ fn disagreements_and_failed_children_are_caught() {
         n: Some(8),
         error: None,
         attempts: vec![
-            attempt(EngineSpec::Backtrack { threads: 1 }, Outcome::Sat),
-            attempt(EngineSpec::Sat(Encoding::Seq), Outcome::Unsat),
+            attempt(EngineSpec::Backtrack { threads: 1 }, Status::Sat),
+            attempt(EngineSpec::Sat(Encoding::Seq), Status::Unsat),
         ],
     };
     assert!(row.disagreement());
@@ -541,8 +543,8 @@ fn disagreements_and_failed_children_are_caught() {
     );
     let timeout = Row {
         attempts: vec![
-            attempt(EngineSpec::Backtrack { threads: 1 }, Outcome::Unsat),
-            attempt(EngineSpec::Sat(Encoding::Seq), Outcome::Timeout),
+            attempt(EngineSpec::Backtrack { threads: 1 }, Status::Unsat),
+            attempt(EngineSpec::Sat(Encoding::Seq), Status::Timeout),
         ],
         ..row
     };
@@ -556,7 +558,8 @@ fn disagreements_and_failed_children_are_caught() {
         EngineSpec::Backtrack { threads: 1 },
         Duration::from_secs(1),
     );
-    assert!(matches!(a.outcome, Outcome::Error(_)), "{:?}", a.outcome);
+    assert_eq!(a.outcome, Status::Error);
+    assert!(a.error.is_some());
 }
 
 /// Writes an executable shell script. Another test thread may fork while our write descriptor
@@ -586,8 +589,8 @@ fn script(dir: &std::path::Path, name: &str, body: &str) -> PathBuf {
     panic!("{} stayed busy for 2 s", path.display())
 }
 
-/// A stand-in for the `queens` binary: a shell script that reads the instance and prints the
-/// given report, whatever it was asked.
+/// A stand-in for the `queens` binary: a shell script that reads the request and prints the
+/// given reply, whatever it was asked.
 fn fake_child(dir: &std::path::Path, name: &str, report: &str) -> PathBuf {
     script(dir, name, &format!("cat > /dev/null\necho '{report}'\n"))
 }
@@ -598,7 +601,7 @@ fn a_child_reporting_a_broken_board_is_an_error_not_an_answer() {
     let problem = queens::Problem::new(4).unwrap();
     let report = |queens: &str| {
         format!(
-            r#"{{"satisfiable":true,"queens":{queens},"time_ms":100.0,"nodes":1,"learned":null,"vars":null,"clauses":null}}"#
+            r#"{{"ok":{{"status":"sat","n":4,"queens":{queens},"engine":"backtrack","time_ms":100.0,"nodes":1}}}}"#
         )
     };
     // Two queens in one column, and a board with too few queens: both rejected by the verifier.
@@ -613,10 +616,13 @@ fn a_child_reporting_a_broken_board_is_an_error_not_an_answer() {
             EngineSpec::Backtrack { threads: 1 },
             Duration::from_secs(10),
         );
-        match &a.outcome {
-            Outcome::Error(m) => assert!(m.contains("breaks a rule"), "{name}: {m}"),
-            o => panic!("{name}: a broken board was taken as {o:?}"),
-        }
+        assert_eq!(
+            a.outcome,
+            Status::Error,
+            "{name}: a broken board was taken as an answer"
+        );
+        let m = a.error.unwrap();
+        assert!(m.contains("breaks a rule"), "{name}: {m}");
     }
     // The real board passes.
     let exe = fake_child(&dir, "good", &report("[[0,1],[1,3],[2,0],[3,2]]"));
@@ -626,7 +632,7 @@ fn a_child_reporting_a_broken_board_is_an_error_not_an_answer() {
         EngineSpec::Backtrack { threads: 1 },
         Duration::from_secs(10),
     );
-    assert_eq!(a.outcome, Outcome::Sat);
+    assert_eq!(a.outcome, Status::Sat);
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -647,10 +653,9 @@ fn a_crashed_child_is_named_by_its_panic_message() {
         EngineSpec::Sat(Encoding::Auto),
         Duration::from_secs(10),
     );
-    match &a.outcome {
-        Outcome::Error(m) => assert!(m.ends_with("the real reason"), "{m}"),
-        o => panic!("{o:?}"),
-    }
+    assert_eq!(a.outcome, Status::Error);
+    let m = a.error.unwrap();
+    assert!(m.ends_with("the real reason"), "{m}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -316,8 +316,10 @@ fn sat_answers_agree_with_exhaustive_search_for_small_n() {
                 // Every bound is an UNSAT call with a checked proof.
                 if got.queens != Some(n * n) {
                     assert!(
-                        got.calls.iter().any(|c| c.result == "unsat"
-                            && (c.lemmas.is_some() || c.by == "pair-parity")),
+                        got.calls
+                            .iter()
+                            .any(|c| c.result == queens::ops::Status::Unsat
+                                && (c.lemmas.is_some() || c.by == "pair-parity")),
                         "n = {n}, {question:?}: {:?}",
                         got.calls
                     );

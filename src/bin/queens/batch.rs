@@ -9,10 +9,11 @@ use std::time::Duration;
 use clap::Args;
 
 use queens::batch::merge::{self, ShardFile};
-use queens::batch::{Outcome, Shard};
+use queens::batch::Shard;
 use queens::encode::amo::Encoding;
 use queens::formats::sources;
 use queens::ops::batch::{batch, BatchOptions};
+use queens::ops::Status;
 use queens::ops::{Context, EngineName};
 use queens::Error;
 
@@ -73,7 +74,7 @@ pub fn run_batch(out: &mut impl Write, args: BatchArgs) -> Result<u8, Failure> {
         shard: args.shard,
         engine: match args.engine.ext {
             Some(_) => EngineName::Ext,
-            None => EngineName::from(args.engine.engine),
+            None => args.engine.engine,
         },
         encoding: args.engine.ext.map_or(args.encoding, |x| match x.encoding {
             Encoding::Auto => args.encoding,
@@ -196,10 +197,10 @@ pub fn run_merge(out: &mut impl Write, args: MergeArgs) -> Result<u8, Failure> {
             m.total,
             m.shards - m.missing_shards.len(),
             m.shards,
-            n(Outcome::Sat),
-            n(Outcome::Unsat),
-            n(Outcome::Timeout),
-            n(Outcome::Error),
+            n(Status::Sat),
+            n(Status::Unsat),
+            n(Status::Timeout),
+            n(Status::Error),
             m.duplicates
         )?;
         if !m.missing_shards.is_empty() {

@@ -476,7 +476,7 @@ fn print_study(out: &mut impl Write, r: &StudyResponse) -> std::io::Result<()> {
         "{}: {} deals{}, optimum proven on {} within {:.1} s each (median {} ms, slowest {} ms)",
         r.difficulty,
         s.deals,
-        if r.status == "ok" {
+        if r.status == queens::ops::Status::Ok {
             String::new()
         } else {
             format!(" of {} ({})", r.requested, r.status)
@@ -593,7 +593,7 @@ fn print_simulate(out: &mut impl Write, r: &SimulateResponse) -> std::io::Result
         r.policy,
         r.difficulty,
         r.deals,
-        if r.status == "ok" {
+        if r.status == queens::ops::Status::Ok {
             String::new()
         } else {
             format!(" of {} ({})", r.requested, r.status)

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use queens::batch::compare::{self as cmp, EngineSpec};
@@ -67,7 +67,7 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     // reader of `compare … | head` has gone), `stop` kills the running children and no more
     // attempts start: nobody is left to read them.
     let (tx, rx) = mpsc::channel::<String>();
-    let stop = AtomicBool::new(false);
+    let stop = Arc::new(AtomicBool::new(false));
     let (plan_ref, instances_ref, on_attempt_ref, stop_ref) =
         (&plan, &instances, &on_attempt, &stop);
     let (rows, cut_short) = std::thread::scope(|s| {

@@ -197,8 +197,8 @@ enum Command {
         selection: SelectionArgs,
         /// backtrack (drop one preset at a time and search again; minimises every kind of
         /// preset) or sat (failed assumptions; fixed queens and blocked cells only).
-        #[arg(long, value_enum, default_value_t = Engine::Backtrack)]
-        engine: Engine,
+        #[arg(long, value_enum, default_value_t = EngineName::Backtrack)]
+        engine: EngineName,
         /// At-most-one encoding (SAT engine, and the proof's CNF): pairwise, seq,
         /// commander, product, bimander, auto.
         #[arg(long, default_value = "auto")]
@@ -226,16 +226,6 @@ enum Command {
     /// Merge batch shard files (missing and conflicting answers reported), or sum count
     /// shards (refused unless all are there).
     Merge(batch::MergeArgs),
-    /// Internal: run one engine on the JSON instance on stdin and print a JSON report (what
-    /// `compare` runs in each child process).
-    #[command(hide = true)]
-    Attempt {
-        /// backtrack, backtrack:THREADS, sat:ENCODING, race[:ENCODING] or ext:SOLVER.
-        #[arg(long)]
-        engine: EngineSpec,
-        #[command(flatten)]
-        solvers: SolverArgs,
-    },
     /// Internal: run the operations request (JSON) on stdin and print its reply (what an
     /// operation under a deadline runs in a child process, killed at the deadline).
     #[command(hide = true)]
@@ -606,42 +596,10 @@ struct EngineArgs {
     cross_check: bool,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Engine {
-    /// Native bitset backtracking.
-    Backtrack,
-    /// CNF encoding solved with varisat.
-    Sat,
-    /// Both at once, one core each; the first answer wins (solve only).
-    Race,
-    /// An external SAT solver (written ext:SOLVER).
-    #[value(skip)]
-    Ext,
-    /// Local search (iterative repair): classic boards up to 2^31 - 1, one solution (solve
-    /// only); it gives up with exit 4, never "no solution" unless a cheap check proves it.
-    Local,
-    /// The engine for the board: backtrack on small boards, local search past 4096, a race
-    /// of the two in between (solve; count runs backtrack).
-    Auto,
-}
-
-impl From<Engine> for EngineName {
-    fn from(e: Engine) -> EngineName {
-        match e {
-            Engine::Backtrack => EngineName::Backtrack,
-            Engine::Sat => EngineName::Sat,
-            Engine::Race => EngineName::Race,
-            Engine::Local => EngineName::Local,
-            Engine::Auto => EngineName::Auto,
-            Engine::Ext => EngineName::Ext,
-        }
-    }
-}
-
-/// `--engine`: one of [`Engine`]'s names, or `ext:SOLVER[:ENCODING][+rings]`.
+/// `--engine`: one of [`EngineName`]'s names, or `ext:SOLVER[:ENCODING][+rings]`.
 #[derive(Clone, Copy)]
 struct EngineChoice {
-    engine: Engine,
+    engine: EngineName,
     ext: Option<queens::engine::ext::ExtSpec>,
 }
 
@@ -649,11 +607,11 @@ fn engine_choice(s: &str) -> Result<EngineChoice, String> {
     if let Some(rest) = s.strip_prefix("ext:") {
         let ext = queens::engine::ext::ExtSpec::parse(rest)?;
         return Ok(EngineChoice {
-            engine: Engine::Ext,
+            engine: EngineName::Ext,
             ext: Some(ext),
         });
     }
-    Engine::from_str(s, true)
+    EngineName::from_str(s, true)
         .map(|engine| EngineChoice { engine, ext: None })
         .map_err(|_| {
             format!("`{s}`: use auto, backtrack, sat, race, local or ext:SOLVER (e.g. ext:cadical)")
@@ -665,7 +623,7 @@ impl EngineArgs {
     /// encoding or `+rings` written into `ext:…` counts as given).
     fn request(
         &self,
-        default: Engine,
+        default: EngineName,
     ) -> (
         EngineName,
         Encoding,
@@ -684,7 +642,7 @@ impl EngineArgs {
                 x.rings || self.rings,
             ),
             None => (
-                self.engine.map_or(default, |c| c.engine).into(),
+                self.engine.map_or(default, |c| c.engine),
                 self.encoding,
                 None,
                 self.rings,
@@ -770,7 +728,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             ..
         } => {
             solvers.configure()?;
-            let (engine_name, encoding, solver, rings) = engine.request(Engine::Auto);
+            let (engine_name, encoding, solver, rings) = engine.request(EngineName::Auto);
             let req = Request::Solve(SolveRequest {
                 instance: input.load()?,
                 engine: engine_name,
@@ -784,6 +742,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 solver,
                 rings,
                 seed,
+                learned: false,
             });
             let bar = progress::bar("solving", "rows without a conflict");
             let ran = limits(timeout)
@@ -811,7 +770,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             output,
         } => {
             solvers.configure()?;
-            let (engine_name, encoding, solver, rings) = engine.request(Engine::Backtrack);
+            let (engine_name, encoding, solver, rings) = engine.request(EngineName::Backtrack);
             let req = Request::Count(CountRequest {
                 instance: input.load()?,
                 engine: engine_name,
@@ -940,7 +899,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         } => {
             let req = Request::Explain(ExplainRequest {
                 instance: load_one(&file, &selection)?,
-                engine: engine.into(),
+                engine,
                 encoding,
                 proof: proof.proof.is_some().then_some(proof.proof_format),
                 timeout_ms: None,
@@ -997,14 +956,6 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Rings { n, json } => rings(&mut out, n, json),
         Command::Batch(args) => batch::run_batch(&mut out, args),
         Command::Merge(args) => batch::run_merge(&mut out, args),
-        Command::Attempt { engine, solvers } => {
-            queens::child::die_with_parent();
-            solvers.configure()?;
-            let problem = formats::read_path(Path::new("-"))?;
-            let report = queens::batch::compare::attempt(&problem, engine)?;
-            writeln!(out, "{}", to_json(&report)?)?;
-            Ok(0)
-        }
         Command::Serve(args) => {
             let config = args.config()?;
             tracing_subscriber::fmt()

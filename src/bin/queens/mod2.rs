@@ -7,9 +7,8 @@ use std::time::Instant;
 use clap::{Subcommand, ValueEnum};
 
 use queens::formats::sources::{self, Selection};
-use queens::games::mod2::encode::{self, Encoding};
-use queens::games::mod2::format::{parse_moves, parse_strategy};
-use queens::games::mod2::questions::{Method, Optimum, Question};
+use queens::games::mod2::encode::Encoding;
+use queens::games::mod2::questions::{Optimum, Question};
 use queens::games::mod2::rules::Variant;
 use queens::ops::mod2::{self as op, CheckResponse, ReplayResponse, SolveResponse};
 use queens::ops::Context;
@@ -81,14 +80,6 @@ pub(crate) enum Mod2Command {
     /// The fewest queens on a reachable locked board, with its move order and a proof that
     /// none has fewer.
     MinLock(OptimumArgs),
-    /// Internal: solve the DIMACS CNF on stdin, print `SAT lits…` or `UNSAT` and write the
-    /// LRAT proof (what a SAT call under a deadline runs in a child process).
-    #[command(hide = true)]
-    SatChild {
-        /// Where the proof goes.
-        #[arg(long)]
-        proof: PathBuf,
-    },
 }
 
 #[derive(clap::Args)]
@@ -149,18 +140,10 @@ pub(crate) fn run(
     match command {
         Mod2Command::Check { file, json } => {
             let problem = sources::load_one(&file, &Selection::default())?.problem;
-            if problem.regions().is_some()
-                || !problem.blocked().is_empty()
-                || !problem.excluded().is_empty()
-            {
-                return Err(Error::Unsupported(format!(
-                    "{}: the mod-2 game is played on a plain board: no regions, blocked cells \
-                     or excluded diagonals",
-                    file.display()
-                ))
-                .into());
-            }
-            let resp = op::check(problem.n(), problem.fixed());
+            let req = op::CheckRequest {
+                instance: queens::ops::Instance(problem),
+            };
+            let resp = op::check_instance(&req, &file.display().to_string())?;
             if json {
                 writeln!(out, "{}", to_json(&resp)?)?;
             } else {
@@ -170,31 +153,23 @@ pub(crate) fn run(
         }
         Mod2Command::Replay { file, json } => {
             let (origin, text) = formats::read_text(&file)?;
-            if let Some(strategy) = parse_strategy(&origin, &text)? {
-                let resp = op::replay_strategy(&strategy);
-                if json {
-                    writeln!(out, "{}", to_json(&resp)?)?;
-                } else {
-                    match &resp.problem {
-                        Some(p) => writeln!(out, "{}: {p}", resp.status)?,
-                        None => writeln!(
-                            out,
-                            "legal: the strategy answers every reply ({} game, n = {}): {} \
-                             lines of up to {} moves, {} of them won within the strategy \
-                             (that its positions are won is the solver's claim, not checked \
-                             here)",
-                            resp.variant, resp.n, resp.lines, resp.plies, resp.won
-                        )?,
-                    }
-                }
-                return Ok(resp.exit_code());
-            }
-            let list = parse_moves(&origin, &text)?;
-            let resp = op::replay(&list);
+            let resp = op::replay_text(&origin, &text)?;
             if json {
                 writeln!(out, "{}", to_json(&resp)?)?;
-            } else {
-                print_replay(out, &resp)?;
+                return Ok(resp.exit_code());
+            }
+            match &resp {
+                op::ReplayAnswer::Strategy(r) => match &r.problem {
+                    Some(p) => writeln!(out, "{}: {p}", r.status)?,
+                    None => writeln!(
+                        out,
+                        "legal: the strategy answers every reply ({} game, n = {}): {} lines \
+                         of up to {} moves, {} of them won within the strategy (that its \
+                         positions are won is the solver's claim, not checked here)",
+                        r.variant, r.n, r.lines, r.plies, r.won
+                    )?,
+                },
+                op::ReplayAnswer::Moves(r) => print_replay(out, r)?,
             }
             Ok(resp.exit_code())
         }
@@ -221,12 +196,10 @@ pub(crate) fn run(
                     SolveMethodArg::Memo => op::SolveMethod::Memo,
                     SolveMethodArg::Retrograde => op::SolveMethod::Retrograde,
                 },
-                retro: op::RetroSettings {
-                    checkpoint,
-                    resume,
-                    threads,
-                    strategy_plies,
-                },
+                threads,
+                strategy_plies,
+                checkpoint,
+                resume,
             };
             let resp = op::solve_with_progress(&req, &ctx, Some(&print_progress))?;
             if let Some(path) = &strategy {
@@ -257,11 +230,6 @@ pub(crate) fn run(
         }
         Mod2Command::Max(args) => optimum(out, Question::Max, args, started),
         Mod2Command::MinLock(args) => optimum(out, Question::MinLock, args, started),
-        Mod2Command::SatChild { proof } => Ok(queens::games::mod2::solver::child_main(
-            std::io::stdin().lock(),
-            out,
-            &proof,
-        )),
     }
 }
 
@@ -289,17 +257,16 @@ fn optimum(
 ) -> Result<u8, Failure> {
     let ctx = context(started, args.timeout, args.method == MethodArg::Sat)?;
     let method = match args.method {
-        MethodArg::Sat => Method::Sat(encode::Options {
-            encoding: args.encoding,
-            symmetry: !args.no_symmetry,
-        }),
-        MethodArg::Exhaustive => Method::Exhaustive,
+        MethodArg::Sat => op::OptimumMethod::Sat,
+        MethodArg::Exhaustive => op::OptimumMethod::Exhaustive,
     };
     let resp = op::optimum(
         &op::OptimumRequest {
             n: args.n,
             question,
             method,
+            encoding: args.encoding,
+            symmetry: !args.no_symmetry,
             proof_dir: args.proof_dir,
         },
         &ctx,
@@ -406,7 +373,13 @@ fn duration(secs: f64) -> String {
 fn print_solve(out: &mut impl Write, r: &SolveResponse) -> std::io::Result<()> {
     match r.winner {
         Some(w) => {
-            write!(out, "winner: {w} player ({} game, n = {})", r.variant, r.n)?;
+            write!(
+                out,
+                "winner: {} player ({} game, n = {})",
+                w.name(),
+                r.variant,
+                r.n
+            )?;
             if let Some((row, col)) = r.first_move {
                 write!(
                     out,
@@ -462,7 +435,7 @@ fn print_solve(out: &mut impl Write, r: &SolveResponse) -> std::io::Result<()> {
                 "unknown: the search stopped ({}) after {:.3} ms",
                 r.status, r.time_ms
             )?;
-            if r.method == "retrograde" {
+            if r.method == op::SolveMethod::Retrograde {
                 writeln!(
                     out,
                     "the finished levels are in the checkpoint folder, if one was given: run \
@@ -560,7 +533,7 @@ fn print_optimum(out: &mut impl Write, r: &Optimum) -> std::io::Result<()> {
                 .map_or(String::new(), |l| format!(", proof {l} lemmas checked")),
         )?;
     }
-    if r.status != "ok" {
+    if r.status != queens::ops::Status::Ok {
         writeln!(out, "stopped: {}", r.status)?;
     }
     writeln!(out, "time: {:.3} ms ({})", r.time_ms, r.method)

@@ -53,20 +53,9 @@ fn interrupted(status: Status) -> bool {
     matches!(status, Status::Timeout | Status::Cancelled)
 }
 
-fn engine_name(e: EngineName) -> &'static str {
-    match e {
-        EngineName::Backtrack => "backtrack",
-        EngineName::Sat => "sat",
-        EngineName::Race => "race",
-        EngineName::Ext => "ext",
-        EngineName::Local => "local",
-        EngineName::Auto => "auto",
-    }
-}
-
 fn cross_checked(out: &mut impl Write, other: Option<EngineName>) -> io::Result<()> {
     match other {
-        Some(e) => writeln!(out, "cross-checked: the {} engine agrees", engine_name(e)),
+        Some(e) => writeln!(out, "cross-checked: the {} engine agrees", e.name()),
         None => Ok(()),
     }
 }
@@ -140,8 +129,8 @@ fn solve(
         match r.engine {
             // The backtracker answering a small board is what it always did: said in JSON only.
             EngineName::Auto if e == EngineName::Backtrack => {}
-            EngineName::Auto => writeln!(out, "auto: the {} engine answered", engine_name(e))?,
-            _ => writeln!(out, "race: the {} engine answered first", engine_name(e))?,
+            EngineName::Auto => writeln!(out, "auto: the {} engine answered", e.name())?,
+            _ => writeln!(out, "race: the {} engine answered first", e.name())?,
         }
     }
     cross_checked(out, r.cross_checked)

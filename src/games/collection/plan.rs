@@ -35,12 +35,11 @@
 //!   boxes. (Counting the misplaced pawns over every foreign cell instead was about ten
 //!   times slower to refute.)
 //!
-//! Each call goes to [`crate::games::mod2::solver::solve`]: under a deadline in a child
+//! Each call goes to [`crate::engine::formula::solve`]: under a deadline in a child
 //! process that is killed when it passes, and every UNSAT answer with an LRAT proof checked
 //! before it is believed. A model is decoded to moves (cards by their place in the hand as
 //! [`super::rules`] keeps it) and replayed by [`super::rules::replay`] before its score counts.
 
-use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -48,8 +47,8 @@ use varisat::{CnfFormula, ExtendFormula, Lit};
 
 use super::policy::{self, Greedy};
 use super::rules::{replay, Card, Colour, DrawRule, Move, Pawn, State, COLOURS};
+use crate::engine::formula::{self, Outcome, Runner};
 use crate::error::Error;
-use crate::games::mod2::solver::{self, Outcome};
 
 /// What the SAT method found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -72,12 +71,12 @@ pub struct PlanOptimum {
 }
 
 /// The best final score from `start` by SAT (see the module doc), starting from the greedy
-/// policy's game and raising the bound after every answer. `exe` runs each call in a child
-/// process under `deadline`; without a deadline calls run here.
+/// policy's game and raising the bound after every answer. `sat` runs each call where it can
+/// be killed at `deadline` (a child process); without it calls run here.
 pub fn optimum(
     start: &State,
     deadline: Option<Instant>,
-    exe: Option<&Path>,
+    sat: Option<Runner>,
 ) -> Result<PlanOptimum, Error> {
     let first = policy::play(start, &mut Greedy::new(0))
         .map_err(|e| Error::internal_from("the greedy game is illegal", e))?;
@@ -96,7 +95,7 @@ pub fn optimum(
         best.vars = plan.vars;
         best.clauses = plan.formula.len();
         best.calls += 1;
-        match solver::solve(&plan.formula, deadline, exe)? {
+        match formula::solve(&plan.formula, deadline, sat)? {
             Outcome::Sat(model) => {
                 let moves = plan.decode(start, &model)?;
                 let end = replay(start, &moves)

@@ -31,7 +31,17 @@ use crate::encode::ClauseSink;
 use crate::model::Pos;
 
 /// How reachability is encoded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Encoding {
     /// Board after every step, one placement per step.

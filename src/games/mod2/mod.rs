@@ -6,7 +6,8 @@
 //! - [`format`]: move lists as JSON files;
 //! - [`search`]: bitboards, the 8 symmetries, the winner by memoised search, the reachable
 //!   positions layer by layer;
-//! - [`encode`] and [`solver`]: SAT encodings of reachability and one certified SAT call;
+//! - [`encode`]: SAT encodings of reachability (each call certified by
+//!   [`crate::engine::formula`]);
 //! - [`questions`]: the most queens (Q4) and the fewest locked queens (Q7), proven.
 
 pub mod encode;
@@ -15,6 +16,5 @@ pub mod questions;
 pub mod retro;
 pub mod rules;
 pub mod search;
-pub mod solver;
 
 pub use rules::{replay, Board, IllegalMove, State, Variant};

@@ -12,12 +12,13 @@ use varisat::CnfFormula;
 use super::encode::{self, Encoding, Goal};
 use super::rules::{self, State, Variant};
 use super::search::{self, Geometry, Limits, Stop};
-use super::solver::{self, Outcome};
+use crate::engine::formula::{self, Outcome};
 use crate::error::Error;
 use crate::model::Pos;
+use crate::status::Status;
 
 /// Which question.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Question {
     /// The most queens on a reachable board.
@@ -46,12 +47,12 @@ pub enum Method {
 }
 
 /// What a question may spend.
-#[derive(Clone, Debug, Default)]
-pub struct Budget {
+#[derive(Clone, Default)]
+pub struct Budget<'a> {
     /// Stop (with the best answer so far, `optimal: false`) once this passes.
     pub deadline: Option<Instant>,
-    /// The `queens` executable SAT calls run in under a deadline (killed at it).
-    pub exe: Option<PathBuf>,
+    /// Where SAT calls run under a deadline (killed at it); here when `None`.
+    pub sat: Option<formula::Runner<'a>>,
     /// The exhaustive search stops once it stores this many positions.
     pub max_positions: Option<u64>,
     /// Write each UNSAT call's CNF and LRAT proof into this folder.
@@ -59,7 +60,7 @@ pub struct Budget {
 }
 
 /// One SAT call of the search for the optimum.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Call {
     /// `queens` (a reachable board with exactly K queens) or `locked_at_most` (a reachable
     /// locked board with at most K).
@@ -67,7 +68,7 @@ pub struct Call {
     /// K.
     pub k: usize,
     /// `sat`, `unsat` (proof checked) or `timeout`.
-    pub result: &'static str,
+    pub result: Status,
     /// How the result was reached: `sat` (a SAT call), or `pair-parity` (every board with K
     /// queens has an odd number of attacking pairs, checked board by board, while a
     /// reachable board has an even number: see [`rules::Board::attacking_pairs`]).
@@ -85,11 +86,12 @@ pub struct Call {
     /// Milliseconds the built-in checker took (UNSAT).
     pub check_ms: Option<f64>,
     /// Where the CNF and its proof were written (`--proof-dir`).
+    #[schema(value_type = Option<Vec<String>>)]
     pub files: Option<[String; 2]>,
 }
 
 /// What an exhaustive search went through.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Covered {
     /// Reachable positions up to symmetry (all of them: the search ran to the end).
     pub classes: u64,
@@ -98,7 +100,7 @@ pub struct Covered {
 }
 
 /// The answer to [`Question::Max`] or [`Question::MinLock`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Optimum {
     /// Board side.
     pub n: usize,
@@ -107,6 +109,7 @@ pub struct Optimum {
     /// The best board found: its queens (None: none found, or none exists).
     pub queens: Option<usize>,
     /// The legal placement order that builds it, replayed before it was returned.
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
     pub moves: Option<Vec<Pos>>,
     /// True when the bound is proven: no reachable board has more (max) or fewer (min-lock)
     /// queens; with `queens: null`, that no reachable locked board exists at all.
@@ -124,7 +127,7 @@ pub struct Optimum {
     /// What the exhaustive search covered.
     pub covered: Option<Covered>,
     /// `ok`, or why the search stopped early (`timeout`, `memory`).
-    pub status: &'static str,
+    pub status: Status,
     /// Milliseconds in all.
     pub time_ms: f64,
 }
@@ -204,7 +207,7 @@ fn exhaustive(n: usize, question: Question, budget: &Budget) -> Result<Optimum, 
         encoding: None,
         calls: Vec::new(),
         covered: None,
-        status: "ok",
+        status: Status::Ok,
         time_ms: 0.0,
     };
     let reach = match search::reachable(&geo, Variant::Standard, &limits) {
@@ -236,10 +239,10 @@ fn exhaustive(n: usize, question: Question, budget: &Budget) -> Result<Optimum, 
     Ok(out)
 }
 
-fn stop_name(stop: Stop) -> &'static str {
+fn stop_name(stop: Stop) -> Status {
     match stop {
-        Stop::Timeout => "timeout",
-        Stop::Memory => "memory",
+        Stop::Timeout => Status::Timeout,
+        Stop::Memory => Status::Memory,
     }
 }
 
@@ -262,7 +265,7 @@ fn call(
     let mut record = Call {
         goal: name,
         k,
-        result: "timeout",
+        result: Status::Timeout,
         by: "sat",
         found: None,
         vars: formula.var_count(),
@@ -272,7 +275,7 @@ fn call(
         check_ms: None,
         files: None,
     };
-    let outcome = solver::solve(&formula, budget.deadline, budget.exe.as_deref())?;
+    let outcome = formula::solve(&formula, budget.deadline, budget.sat)?;
     let result = match outcome {
         Outcome::Timeout => Err(()),
         Outcome::Sat(model) => {
@@ -283,12 +286,12 @@ fn call(
                 }
             }
             let moves = decoder.moves(n, |l| value[l.index()] == l.is_positive());
-            record.result = "sat";
+            record.result = Status::Sat;
             record.found = Some(moves.len());
             Ok(Some(moves))
         }
         Outcome::Unsat(proof) => {
-            record.result = "unsat";
+            record.result = Status::Unsat;
             record.lemmas = Some(proof.lemmas);
             record.check_ms = Some(proof.check_ms);
             if let Some(dir) = &budget.proof_dir {
@@ -347,7 +350,7 @@ fn pair_parity_cut(n: usize) -> Option<Call> {
     odd.then(|| Call {
         goal: "queens",
         k: cells - 1,
-        result: "unsat",
+        result: Status::Unsat,
         by: "pair-parity",
         found: None,
         vars: 0,
@@ -382,7 +385,7 @@ fn by_sat(
     let cells = n * n;
     let mut calls = Vec::new();
     let mut best: Option<Vec<Pos>> = None;
-    let mut status = "ok";
+    let mut status = Status::Ok;
     let optimal;
     let bound;
     match question {
@@ -407,7 +410,7 @@ fn by_sat(
                 };
                 match call(n, Goal::Queens(k), opts, budget, &mut calls)? {
                     Err(()) => {
-                        status = "timeout";
+                        status = Status::Timeout;
                         break;
                     }
                     Ok(Some(moves)) => best = Some(moves),
@@ -415,13 +418,13 @@ fn by_sat(
                 }
             }
             let b = best.as_ref().map_or(0, Vec::len);
-            optimal = status == "ok";
+            optimal = status == Status::Ok;
             bound = if b == cells {
                 "the board is complete: no board holds more".to_string()
             } else if none_with <= cells {
                 let how = match calls
                     .iter()
-                    .find(|c| c.k == none_with && c.result == "unsat")
+                    .find(|c| c.k == none_with && c.result == Status::Unsat)
                 {
                     Some(c) if c.by == "pair-parity" => {
                         "each of the boards with that many queens has an odd number of \
@@ -448,7 +451,7 @@ fn by_sat(
             while let Some(k) = next {
                 match call(n, Goal::LockedAtMost(k), opts, budget, &mut calls)? {
                     Err(()) => {
-                        status = "timeout";
+                        status = Status::Timeout;
                         break;
                     }
                     Ok(Some(moves)) => {
@@ -466,7 +469,7 @@ fn by_sat(
                     None => None,
                 };
             }
-            optimal = status == "ok";
+            optimal = status == Status::Ok;
             bound = match (best.as_ref().map(Vec::len), none_at_most) {
                 (None, Some(p)) if optimal => format!(
                     "no reachable board with at most {p} queens is locked (UNSAT, proof \

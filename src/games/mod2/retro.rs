@@ -1170,19 +1170,19 @@ fn reach(
 /// The winner's strategy for the first plies: a winning move, and for every reply the next
 /// winning move, and so on. The second player's strategy starts without a move: its
 /// replies are the first player's moves.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Strategy {
     /// The winning move here (None at the root of the second player's strategy).
-    #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "move", default, skip_serializing_if = "Option::is_none")]
     pub mv: Option<Pos>,
     /// Every legal reply with the answer to it (empty at the last ply, or when the move
     /// leaves no reply: the game is won).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replies: Vec<Reply>,
 }
 
 /// One reply of the loser and the strategy after it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Reply {
     /// The reply.
     pub reply: Pos,

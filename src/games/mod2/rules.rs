@@ -12,7 +12,18 @@ use serde::Serialize;
 use crate::model::Pos;
 
 /// Which game: how the board starts and which moves are legal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Variant {
     /// Start empty; place a queen on an empty square whose value is even (open).
@@ -65,7 +76,7 @@ impl std::str::FromStr for Variant {
 }
 
 /// A board's state in the standard game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum State {
     /// Every square holds a queen.

@@ -328,7 +328,7 @@ fn wins(
 }
 
 /// One layer of reachable positions: those after `moves` moves.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct Layer {
     /// Moves made.
     pub moves: usize,
