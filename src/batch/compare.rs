@@ -597,42 +597,57 @@ pub fn problems(rows: &[Row]) -> Vec<String> {
     out
 }
 
-/// CSV, one line per attempt, with a header; the columns are named as in [`to_json`].
+/// CSV, one line per attempt, with a header; the columns are named as in [`to_json`]. Fields
+/// are quoted where they need it (an id or an error message with a comma, a quote or a line
+/// break), as RFC 4180 says.
 pub fn csv(rows: &[Row]) -> String {
-    let mut s = String::from(
-        "instance,n,engine,status,time_ms,nodes,learned,vars,clauses,answered_by,error\n",
-    );
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let header = [
+        "instance",
+        "n",
+        "engine",
+        "status",
+        "time_ms",
+        "nodes",
+        "learned",
+        "vars",
+        "clauses",
+        "answered_by",
+        "error",
+    ];
     let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+    // Writing into memory cannot fail: csv's only errors here would be the Vec's.
+    out.write_record(header).expect("writing CSV into memory");
     for row in rows {
         for a in &row.attempts {
             let r = a.report.as_ref();
             let err = a
                 .error
                 .as_deref()
-                .or(a
-                    .outcome
-                    .eq(&Status::Unsupported)
+                .or((a.outcome == Status::Unsupported)
                     .then_some(a.note.as_deref())
                     .flatten())
-                .unwrap_or_default()
-                .replace('"', "\"\"");
-            s += &format!(
-                "\"{}\",{},{},{},{:.3},{},{},{},{},{},\"{}\"\n",
-                row.id.replace('"', "\"\""),
+                .unwrap_or_default();
+            out.write_record([
+                row.id.clone(),
                 row.n.map(|n| n.to_string()).unwrap_or_default(),
-                a.engine,
-                a.outcome.name(),
-                a.time_ms,
+                a.engine.to_string(),
+                a.outcome.name().to_string(),
+                format!("{:.3}", a.time_ms),
                 opt(r.and_then(|r| r.nodes)),
                 opt(r.and_then(|r| r.learned)),
                 opt(r.and_then(|r| r.vars.map(|v| v as u64))),
                 opt(r.and_then(|r| r.clauses.map(|v| v as u64))),
-                r.and_then(|r| r.answered_by).map_or("", EngineName::name),
-                err
-            );
+                r.and_then(|r| r.answered_by)
+                    .map_or("", EngineName::name)
+                    .to_string(),
+                err.to_string(),
+            ])
+            .expect("writing CSV into memory");
         }
     }
-    s
+    let bytes = out.into_inner().expect("flushing CSV into memory");
+    String::from_utf8(bytes).expect("CSV of UTF-8 strings is UTF-8")
 }
 
 /// The whole comparison as one JSON value. Fields are named as in the other commands' JSON:
