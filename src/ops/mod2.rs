@@ -29,6 +29,7 @@ fn max_positions(ctx: &Context) -> Option<u64> {
 
 /// An empty square's value.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Mod2SquareValue)]
 pub struct SquareValue {
     /// The square.
     #[schema(value_type = Vec<usize>)]
@@ -41,6 +42,7 @@ pub struct SquareValue {
 
 /// [`check`]'s answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Mod2CheckResponse)]
 pub struct CheckResponse {
     /// Complete, locked or unlocked.
     pub state: State,
@@ -78,6 +80,7 @@ pub fn check(n: usize, queens: &[Pos]) -> CheckResponse {
 
 /// The first illegal move, in a replay's answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Mod2Illegal)]
 pub struct Illegal {
     /// Its index in the list (0-based).
     pub index: usize,
@@ -91,6 +94,7 @@ pub struct Illegal {
 
 /// [`replay`]'s answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Mod2ReplayResponse)]
 pub struct ReplayResponse {
     /// `legal` (every move legal, every claim true), `illegal` (see `illegal`) or
     /// `false_claim` (the moves are legal but the file's `queens` or `state` is wrong).
@@ -170,6 +174,7 @@ pub fn replay(list: &MoveList) -> ReplayResponse {
 /// How [`solve`] finds the winner.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
+#[schema(as = Mod2SolveMethod)]
 pub enum SolveMethod {
     /// The memoised search up to n = 5 and past 6, the retrograde sweep for n = 6.
     #[default]
@@ -182,6 +187,7 @@ pub enum SolveMethod {
 
 /// [`replay_strategy`]'s answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Mod2StrategyReplay)]
 pub struct StrategyReplay {
     /// `legal` (every move legal, every legal reply answered) or `illegal` / `incomplete`
     /// (see `problem`).
@@ -299,6 +305,7 @@ fn walk_strategy(
 /// [`solve`]'s request (`mod2_solve`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Mod2SolveRequest)]
 pub struct SolveRequest {
     /// Board side (1..=11; the memoised search answers n ≤ 5 in seconds, the retrograde
     /// sweep n = 6 in hours and 3.5 GB).
@@ -394,6 +401,7 @@ pub const STRATEGY_MAX_PLIES: usize = 5;
 
 /// What the retrograde sweep reports beside the winner.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Mod2RetroReport)]
 pub struct RetroReport {
     /// Levels (of the high squares' queen count) computed by this run, per sweep.
     pub levels_computed: [usize; 2],
@@ -415,6 +423,7 @@ pub struct RetroReport {
 
 /// The reachable positions of a game (Q11).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Mod2ReachableReport)]
 pub struct ReachableReport {
     /// `ok`, `timeout` or `memory` (then the counts below are absent).
     pub status: Status,
@@ -434,6 +443,7 @@ pub struct ReachableReport {
 
 /// [`solve`]'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[schema(as = Mod2SolveResponse)]
 pub struct SolveResponse {
     /// `first` or `second` (None when the search stopped early).
     pub winner: Option<Player>,
@@ -469,6 +479,7 @@ pub struct SolveResponse {
 /// A player of the mod-2 game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
+#[schema(as = Mod2Player)]
 pub enum Player {
     /// The player who moves first.
     First,
@@ -685,6 +696,7 @@ fn solve_retro(
 /// [`optimum`]'s request (`mod2_optimum`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Mod2OptimumRequest)]
 pub struct OptimumRequest {
     /// Board side (1..=32 with `sat`; the exhaustive search holds up to 11, small n in
     /// practice).
@@ -715,6 +727,7 @@ fn yes() -> bool {
 /// How [`optimum`] answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
+#[schema(as = Mod2OptimumMethod)]
 pub enum OptimumMethod {
     /// SAT calls, every UNSAT with a checked LRAT proof.
     #[default]
@@ -766,6 +779,7 @@ pub fn optimum(req: &OptimumRequest, ctx: &Context) -> Result<Optimum, Error> {
 /// `mod2_check`'s request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Mod2CheckRequest)]
 pub struct CheckRequest {
     /// The board: an instance (`n` and `queens`) or `{"text": "<grid>"}`; no regions,
     /// blocked cells or excluded diagonals.
@@ -789,6 +803,7 @@ pub fn check_instance(req: &CheckRequest, origin: &str) -> Result<CheckResponse,
 /// `mod2_replay`'s request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = Mod2ReplayRequest)]
 pub struct ReplayRequest {
     /// What `queens mod2 replay` reads from a file: a move list `{"n": N, "moves": [[r,c],
     /// …], "variant"?, "queens"?, "state"?}` (the JSON of `max`/`min-lock` too), or a
@@ -800,6 +815,7 @@ pub struct ReplayRequest {
 /// [`replay`] or [`replay_strategy`]'s answer, whichever the file was.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
+#[schema(as = Mod2ReplayAnswer)]
 pub enum ReplayAnswer {
     /// A strategy's replay.
     Strategy(StrategyReplay),

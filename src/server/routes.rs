@@ -69,6 +69,20 @@ pub fn router(state: AppState) -> axum::Router {
         .routes(routes!(readyz))
         .merge(jobs::router())
         .split_for_parts();
+    // A job op with no synchronous route answers with a type no handler names: its schema
+    // goes into the document by hand, so a job's `result` is documented too.
+    {
+        use utoipa::{PartialSchema, ToSchema};
+        type JobOnly = crate::ops::SolveCnfResponse;
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let mut nested = Vec::new();
+        <JobOnly as ToSchema>::schemas(&mut nested);
+        components.schemas.extend(nested);
+        components.schemas.insert(
+            <JobOnly as ToSchema>::name().into_owned(),
+            <JobOnly as PartialSchema>::schema(),
+        );
+    }
     openapi.info.title = "queens".into();
     openapi.info.description = Some(
         "Solve, count, check, explain and generate n-queens, completion and region Queens \
