@@ -11,7 +11,13 @@ version=4.32.5
 work=$(mktemp -d)
 pid=
 cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+    if [ -n "$pid" ]; then
+        # A graceful stop, then a hard one: a server stuck in a request must not hang CI.
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -42,5 +48,5 @@ done
 # Run from the temporary folder: schemathesis keeps its example database in the working one.
 config=$PWD/.ci/schemathesis.toml
 cd "$work"
-timeout 180 "$work/venv/bin/st" --config-file "$config" run "$base/openapi.json" \
-    --checks all --max-examples 20 --seed 1 --request-timeout 20
+timeout -k 10 180 "$work/venv/bin/st" --config-file "$config" run "$base/openapi.json" \
+    --checks all --exclude-checks use_after_free --max-examples 20 --seed 1 --request-timeout 20

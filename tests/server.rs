@@ -1464,6 +1464,18 @@ fn the_mod2_game_is_served_like_the_cli() {
     std::fs::write(&file, board.to_string()).unwrap();
     let (code, checked) = post(&s, "/v1/mod2/check", &json!({"instance": board}));
     assert_eq!(code, 200, "{checked}");
+    // A board the instance format allows but the game does not (it keeps every square) is
+    // refused before any work, not checked square by square.
+    let (code, problem) = post(
+        &s,
+        "/v1/mod2/check",
+        &json!({"instance": {"n": 2000, "queens": [[0, 0]]}}),
+    );
+    assert_eq!(code, 422, "{problem}");
+    assert!(
+        problem["field"].as_str().unwrap().starts_with("instance"),
+        "{problem}"
+    );
     assert_eq!(checked["state"], "unlocked");
     assert_eq!(checked, mod2_cli(&["check", file.to_str().unwrap()]));
     let (code, problem) = post(

@@ -349,6 +349,7 @@ impl Request {
             Request::Generate(r) => r.n,
             Request::Mod2Solve(r) => r.n,
             Request::Mod2Optimum(r) => r.n,
+            Request::Mod2Check(r) => r.instance.0.n(),
             r => r.problem().map_or(0, Problem::n),
         }
     }
@@ -372,7 +373,7 @@ impl Request {
                 .validate()
                 .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}"))),
             Request::SolveCnf(r) => r.validate(&Context::default()).map(|_| ()),
-            Request::Mod2Check(r) => mod2::check_instance(r, "field `instance`").map(|_| ()),
+            Request::Mod2Check(r) => mod2::validate_check(r, "field `instance`"),
             Request::Mod2Replay(r) => mod2::replay_request(r).map(|_| ()),
             Request::Mod2Solve(r) => r.validate(),
             Request::Mod2Optimum(r) => r.validate(),

@@ -790,6 +790,15 @@ pub struct CheckRequest {
 /// [`check`] on an instance, refusing what the game does not have (regions, blocked cells,
 /// excluded diagonals).
 pub fn check_instance(req: &CheckRequest, origin: &str) -> Result<CheckResponse, Error> {
+    validate_check(req, origin)?;
+    let p = &req.instance.0;
+    Ok(check(p.n(), p.fixed()))
+}
+
+/// Whether [`check_instance`] can answer `req`, before any work: a plain board of at most
+/// [`crate::games::mod2::format::MAX_N`] rows (the game keeps the whole board; the instance
+/// format itself reaches big boards).
+pub fn validate_check(req: &CheckRequest, origin: &str) -> Result<(), Error> {
     let p = &req.instance.0;
     if p.regions().is_some() || !p.blocked().is_empty() || !p.excluded().is_empty() {
         return Err(Error::Unsupported(format!(
@@ -797,7 +806,14 @@ pub fn check_instance(req: &CheckRequest, origin: &str) -> Result<CheckResponse,
              or excluded diagonals"
         )));
     }
-    Ok(check(p.n(), p.fixed()))
+    let max = crate::games::mod2::format::MAX_N;
+    if p.n() > max {
+        return Err(Error::Unsupported(format!(
+            "{origin}: the mod-2 game is played on boards up to {max}×{max}, not {n}×{n}",
+            n = p.n()
+        )));
+    }
+    Ok(())
 }
 
 /// `mod2_replay`'s request.
