@@ -83,6 +83,24 @@ pub struct Attempt {
     pub report: Option<Report>,
 }
 
+impl Attempt {
+    /// What the `error` column and field say: the failure, or why the engine cannot run here.
+    pub fn error_text(&self) -> Option<&str> {
+        self.error.as_deref().or(match self.outcome {
+            Status::Unsupported => self.note.as_deref(),
+            _ => None,
+        })
+    }
+
+    /// Why an incomplete engine gave up before the limit, for a timeout that was not one.
+    pub fn gave_up(&self) -> Option<&str> {
+        match self.outcome {
+            Status::Timeout => self.note.as_deref(),
+            _ => None,
+        }
+    }
+}
+
 /// Runs one attempt of `spec` on the instance in a child `queens op` of `exe` with a hard
 /// limit, and checks the answer.
 pub fn run_child(exe: &Path, problem: &Problem, spec: EngineSpec, limit: Duration) -> Attempt {
@@ -457,7 +475,7 @@ pub fn fmt_count(k: u64) -> String {
 /// variables/clauses (SAT); `>60.0s` for a timeout.
 pub fn fmt_attempt(a: &Attempt) -> String {
     match (&a.outcome, &a.report) {
-        (Status::Timeout, Some(_)) if a.note.is_some() => {
+        (Status::Timeout, Some(_)) if a.gave_up().is_some() => {
             format!("timeout (gave up at {})", fmt_ms(a.time_ms))
         }
         (Status::Timeout, _) => format!("timeout >{}", fmt_ms(a.time_ms)),
@@ -621,13 +639,7 @@ pub fn csv(rows: &[Row]) -> String {
     for row in rows {
         for a in &row.attempts {
             let r = a.report.as_ref();
-            let err = a
-                .error
-                .as_deref()
-                .or((a.outcome == Status::Unsupported)
-                    .then_some(a.note.as_deref())
-                    .flatten())
-                .unwrap_or_default();
+            let err = a.error_text().unwrap_or_default();
             out.write_record([
                 row.id.clone(),
                 row.n.map(|n| n.to_string()).unwrap_or_default(),
@@ -671,10 +683,8 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                         "vars": r.and_then(|r| r.vars),
                         "clauses": r.and_then(|r| r.clauses),
                         "answered_by": r.and_then(|r| r.answered_by).map(EngineName::name),
-                        "error": a.error.as_deref().or(
-                            (a.outcome == Status::Unsupported).then_some(a.note.as_deref()).flatten()
-                        ),
-                        "gave_up": (a.outcome == Status::Timeout).then_some(a.note.as_deref()).flatten(),
+                        "error": a.error_text(),
+                        "gave_up": a.gave_up(),
                     })
                 })
                 .collect();
