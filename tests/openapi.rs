@@ -6,12 +6,14 @@
 //! by the error cases at once, and fails here until it has a success case below.
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+#[path = "support/serve.rs"]
+mod serve;
 
 /// A running server with its own data folder; killed when dropped.
 struct Server {
@@ -25,27 +27,9 @@ impl Server {
         let data =
             std::env::temp_dir().join(format!("queens-openapi-test-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&data);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--workers", "2", "--data"])
-            .arg(&data)
-            .args(args)
-            .env("RUST_LOG", "error")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start queens serve");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let base = loop {
-            let line = lines
-                .next()
-                .expect("the server printed its address")
-                .expect("stderr is text");
-            if let Some(rest) = line.strip_prefix("queens: listening on ") {
-                break rest.split_whitespace().next().unwrap().to_string();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
+        let mut all = vec!["--workers", "2"];
+        all.extend_from_slice(args);
+        let (child, base) = serve::spawn(&data, &all, "error");
         Server { child, base, data }
     }
 }

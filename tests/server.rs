@@ -1,13 +1,16 @@
 //! The service as a client meets it: the real `queens serve` binary on 127.0.0.1:0, real
 //! HTTP, every board checked by the verifier.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+#[path = "support/serve.rs"]
+mod serve;
 
 use queens::{formats, verify};
 
@@ -39,28 +42,7 @@ impl Server {
     }
 
     fn start_in(data: PathBuf, args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--data"])
-            .arg(&data)
-            .args(args)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start queens serve");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let base = loop {
-            let line = lines
-                .next()
-                .expect("the server printed its address")
-                .expect("stderr is text");
-            if let Some(rest) = line.strip_prefix("queens: listening on ") {
-                break rest.split_whitespace().next().unwrap().to_string();
-            }
-        };
-        // Keep draining stderr so the server never blocks on it.
-        std::thread::spawn(move || for _ in lines {});
+        let (child, base) = serve::spawn(&data, args, "warn");
         Server {
             child,
             base,
