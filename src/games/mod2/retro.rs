@@ -814,16 +814,48 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), crate::error::Error> {
 
 // ---- the sweeps ----
 
+/// Where a sweep stands, for its progress reports: the sets finished before this process
+/// started (a resumed run) and since, and when this process started the sweep.
+struct Sweep {
+    pass: Pass,
+    levels: usize,
+    total: u64,
+    done_before: u64,
+    done_here: u64,
+    started: Instant,
+}
+
+impl Sweep {
+    /// Reports `sets` sets of `level` done, once the sweep has run for a second (short runs
+    /// stay quiet).
+    fn report(&self, opts: &Options, level: usize, sets: u64) {
+        let secs = self.started.elapsed().as_secs_f64();
+        if let Some(p) = opts.progress.filter(|_| secs >= 1.0) {
+            p(&Progress {
+                pass: self.pass,
+                level,
+                levels: self.levels,
+                done: self.done_before + self.done_here + sets,
+                total: self.total,
+                done_here: self.done_here + sets,
+                secs,
+            });
+        }
+    }
+}
+
 /// Runs the blocks of one level on `threads` threads: `work(rank, hi, out)` fills a block.
+/// Reports progress through `sweep` every ten seconds and when the level is done.
 fn run_level(
     layout: &Layout,
     j: usize,
     opts: &Options,
-    progress: &mut dyn FnMut(u64),
+    sweep: &Sweep,
     work: &(dyn Fn(u64, &mut [u64], &mut Counts) + Sync),
 ) -> Result<(Words, Counts), RetroError> {
     let blocks = layout.level_blocks(j) as usize;
     let bw = layout.block_words;
+    let per_block = 1u64 << (layout.word_cells + layout.mid_cells);
     let mut data = Words::zeroed(blocks * bw);
     const CHUNK: usize = 16;
     let queue = Mutex::new(data.chunks_mut(bw * CHUNK).enumerate());
@@ -865,7 +897,7 @@ fn run_level(
                 break;
             }
             if last.elapsed().as_secs_f64() >= 10.0 {
-                progress(d);
+                sweep.report(opts, j, d * per_block);
                 last = Instant::now();
             }
             // Short levels (small boards) should not wait for the watcher.
@@ -880,6 +912,7 @@ fn run_level(
     if stop.load(Ordering::Relaxed) {
         return Err(RetroError::Stopped);
     }
+    sweep.report(opts, j, blocks as u64 * per_block);
     let counts = total.into_inner().expect("no panics hold the lock");
     Ok((data, counts))
 }
@@ -949,8 +982,14 @@ pub fn solve(n: usize, variant: Variant, opts: &Options) -> Result<Solution, Ret
             }
         }
     }
-    let started = Instant::now();
-    let mut done_here = 0u64;
+    let mut sweep = Sweep {
+        pass: Pass::Solve,
+        levels: h + 1,
+        total,
+        done_before,
+        done_here: 0,
+        started: Instant::now(),
+    };
     for &j in &order[skip..] {
         let t0 = Instant::now();
         let next_ref = &next;
@@ -977,25 +1016,7 @@ pub fn solve(n: usize, variant: Variant, opts: &Options) -> Result<Solution, Ret
                 }
             }
         };
-        let per_block = 1u64 << (layout.word_cells + layout.mid_cells);
-        let mut report = |blocks_done: u64| {
-            if let Some(p) = opts
-                .progress
-                .filter(|_| started.elapsed().as_secs_f64() >= 1.0)
-            {
-                p(&Progress {
-                    pass: Pass::Solve,
-                    level: j,
-                    levels: h + 1,
-                    done: done_before + done_here + blocks_done * per_block,
-                    total,
-                    done_here: done_here + blocks_done * per_block,
-                    secs: started.elapsed().as_secs_f64(),
-                });
-            }
-        };
-        let (data, counts) = run_level(&layout, j, opts, &mut report, &work)?;
-        report(layout.level_blocks(j));
+        let (data, counts) = run_level(&layout, j, opts, &sweep, &work)?;
         losing
             .iter_mut()
             .zip(&counts.reachable)
@@ -1015,7 +1036,7 @@ pub fn solve(n: usize, variant: Variant, opts: &Options) -> Result<Solution, Ret
                 f.remove_bits(Pass::Solve, j + 1);
             }
         }
-        done_here += layout.level_sets(j);
+        sweep.done_here += layout.level_sets(j);
         computed.0 += 1;
         if j <= keep {
             kept[j] = data.clone();
@@ -1082,8 +1103,14 @@ fn reach(
         fixed[j].push(s);
     }
     let total: u64 = 1u64 << layout.cells;
-    let started = Instant::now();
-    let mut done_here = 0u64;
+    let mut sweep = Sweep {
+        pass: Pass::Reach,
+        levels: h + 1,
+        total,
+        done_before,
+        done_here: 0,
+        started: Instant::now(),
+    };
     for &j in &order[skip..] {
         let t0 = Instant::now();
         let prev_ref = &prev;
@@ -1102,25 +1129,7 @@ fn reach(
             }
             layout.reach_block(hi, out, &parents[..k], counts);
         };
-        let per_block = 1u64 << (layout.word_cells + layout.mid_cells);
-        let mut report = |blocks_done: u64| {
-            if let Some(p) = opts
-                .progress
-                .filter(|_| started.elapsed().as_secs_f64() >= 1.0)
-            {
-                p(&Progress {
-                    pass: Pass::Reach,
-                    level: j,
-                    levels: h + 1,
-                    done: done_before + done_here + blocks_done * per_block,
-                    total,
-                    done_here: done_here + blocks_done * per_block,
-                    secs: started.elapsed().as_secs_f64(),
-                });
-            }
-        };
-        let (data, mut level_counts) = run_level(layout, j, opts, &mut report, &work)?;
-        report(layout.level_blocks(j));
+        let (data, mut level_counts) = run_level(layout, j, opts, &sweep, &work)?;
         for &s in &fixed[j] {
             let (_, rank, mid, a) = layout.locate(s);
             if data[rank * bw + mid] >> a & 1 == 1 {
@@ -1143,7 +1152,7 @@ fn reach(
                 f.remove_bits(Pass::Reach, j - 1);
             }
         }
-        done_here += layout.level_sets(j);
+        sweep.done_here += layout.level_sets(j);
         computed.1 += 1;
         prev = data;
     }
