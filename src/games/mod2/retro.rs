@@ -826,6 +826,19 @@ struct Sweep {
 }
 
 impl Sweep {
+    /// A sweep over every set of `layout`'s board, starting now; `done_before` of its sets
+    /// were finished by an earlier run.
+    fn start(pass: Pass, layout: &Layout, done_before: u64) -> Sweep {
+        Sweep {
+            pass,
+            levels: layout.hi_cells + 1,
+            total: 1u64 << layout.cells,
+            done_before,
+            done_here: 0,
+            started: Instant::now(),
+        }
+    }
+
     /// Reports `sets` sets of `level` done, once the sweep has run for a second (short runs
     /// stay quiet).
     fn report(&self, opts: &Options, level: usize, sets: u64) {
@@ -957,7 +970,6 @@ pub fn solve(n: usize, variant: Variant, opts: &Options) -> Result<Solution, Ret
     // The solve sweep, fullest level first.
     let order: Vec<usize> = (0..=h).rev().collect();
     let skip = finished(folder.as_ref(), Pass::Solve, &order)?;
-    let total: u64 = 1u64 << layout.cells;
     let mut losing = vec![0u64; layout.cells + 1];
     let mut kept: Vec<Words> = (0..=keep).map(|_| Words::zeroed(0)).collect();
     let mut next = Words::zeroed(0);
@@ -982,14 +994,7 @@ pub fn solve(n: usize, variant: Variant, opts: &Options) -> Result<Solution, Ret
             }
         }
     }
-    let mut sweep = Sweep {
-        pass: Pass::Solve,
-        levels: h + 1,
-        total,
-        done_before,
-        done_here: 0,
-        started: Instant::now(),
-    };
+    let mut sweep = Sweep::start(Pass::Solve, &layout, done_before);
     for &j in &order[skip..] {
         let t0 = Instant::now();
         let next_ref = &next;
@@ -1102,15 +1107,7 @@ fn reach(
         let (j, ..) = layout.locate(s);
         fixed[j].push(s);
     }
-    let total: u64 = 1u64 << layout.cells;
-    let mut sweep = Sweep {
-        pass: Pass::Reach,
-        levels: h + 1,
-        total,
-        done_before,
-        done_here: 0,
-        started: Instant::now(),
-    };
+    let mut sweep = Sweep::start(Pass::Reach, layout, done_before);
     for &j in &order[skip..] {
         let t0 = Instant::now();
         let prev_ref = &prev;
