@@ -2,75 +2,54 @@
 //! over real HTTP. No `/v1/` answer without a key, no job seen or cancelled across keys, and
 //! one key's flood answered 429 while another key is still served.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
 
+#[path = "support/serve.rs"]
+mod serve;
+
 const ALICE: &str = "alice-key-0123456789abcdef";
 const BOB: &str = "bob-key-fedcba9876543210";
 
-struct Server {
-    child: Child,
-    base: String,
-    dir: std::path::PathBuf,
+/// A server whose log is searched for the keys when the test is over: a key must never
+/// reach the log.
+struct Server(Option<serve::Server>);
+
+impl std::ops::Deref for Server {
+    type Target = serve::Server;
+
+    fn deref(&self) -> &serve::Server {
+        self.0.as_ref().unwrap()
+    }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
+        let log = self.0.take().unwrap().stop();
+        // A test already failing says why; a second panic would abort the run.
+        if !std::thread::panicking() {
+            for line in log {
+                assert!(
+                    !line.contains(ALICE) && !line.contains(BOB),
+                    "a key reached the log: {line}"
+                );
+            }
+        }
     }
 }
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
 /// `queens serve` with a key file for alice and bob (when `keys`) and `args`.
 fn start(keys: bool, args: &[&str]) -> Server {
-    let dir = std::env::temp_dir().join(format!(
-        "queens-access-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("keys");
-    std::fs::write(&file, format!("# test keys\nalice:{ALICE}\nbob:{BOB}\n")).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_queens"));
-    command
-        .args(["serve", "--addr", "127.0.0.1:0", "--data"])
-        .arg(dir.join("data"));
+    let mut serve = serve::Serve::new();
     if keys {
-        command.arg("--api-keys").arg(&file);
+        serve = serve.file(
+            "--api-keys",
+            "keys",
+            &format!("# test keys\nalice:{ALICE}\nbob:{BOB}\n"),
+        );
     }
-    let mut child = command
-        .args(args)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let base = loop {
-        let line = lines
-            .next()
-            .expect("the server printed its address")
-            .unwrap();
-        if let Some(rest) = line.strip_prefix("queens: listening on ") {
-            break rest.split_whitespace().next().unwrap().to_string();
-        }
-    };
-    std::thread::spawn(move || {
-        for line in lines.map_while(Result::ok) {
-            // A key must never reach the log.
-            assert!(!line.contains(ALICE) && !line.contains(BOB), "{line}");
-        }
-    });
-    Server { child, base, dir }
+    Server(Some(serve.args(args).start()))
 }
 
 struct Answer {
@@ -92,7 +71,7 @@ fn call(s: &Server, method: &str, path: &str, key: Option<&str>, body: Option<&s
         .timeout_global(Some(Duration::from_secs(30)))
         .build()
         .new_agent();
-    let url = format!("{}{path}", s.base);
+    let url = s.url(path);
     let auth = key.map(|k| format!("Bearer {k}"));
     let resp = match method {
         "GET" => {
@@ -344,18 +323,9 @@ fn without_keys_the_rate_limit_is_per_client_address() {
 
 #[test]
 fn a_bad_key_file_is_refused_at_start_naming_the_line() {
-    let dir = std::env::temp_dir().join(format!("queens-access-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("keys");
-    std::fs::write(&file, format!("alice:{ALICE}\nbob short\n")).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_queens"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--api-keys"])
-        .arg(&file)
-        .arg("--data")
-        .arg(dir.join("data"))
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
+    let o = serve::Serve::new()
+        .file("--api-keys", "keys", &format!("alice:{ALICE}\nbob short\n"))
+        .output();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("line 2: expected `name:key`"), "{err}");

@@ -9,12 +9,18 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
+
+#[path = "support/serve.rs"]
+mod serve;
+#[path = "support/temp.rs"]
+mod temp;
+
+use serve::Server;
 
 /// The puzzle the test plays: fixed, so the run and the screenshot are the same every time.
 const SIZE: usize = 8;
@@ -93,73 +99,17 @@ impl Drop for Spawned {
     }
 }
 
-/// A folder removed when dropped.
-struct TempDir(PathBuf);
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-impl TempDir {
-    fn new(what: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!(
-            "queens-browser-{what}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// `queens serve` on a free port with its own data folder (as in tests/server.rs).
-struct Server {
-    _process: Spawned,
-    base: String,
-    _data: TempDir,
-}
-
-impl Server {
-    fn start() -> Server {
-        let data = TempDir::new("data");
-        let mut process = Spawned::start(
-            "queens serve",
-            Command::new(env!("CARGO_BIN_EXE_queens"))
-                .args(["serve", "--addr", "127.0.0.1:0", "--data"])
-                .arg(&data.0)
-                .env("RUST_LOG", "warn")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped()),
-        );
-        let stderr = process.child.stderr.take().unwrap();
-        let base = process.read_until(stderr, |line| {
-            let rest = line.strip_prefix("queens: listening on ")?;
-            Some(rest.split_whitespace().next()?.to_string())
-        });
-        Server {
-            _process: process,
-            base,
-            _data: data,
-        }
-    }
-
-    fn post(&self, path: &str, body: &Value) -> Value {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(WAIT))
-            .build()
-            .into();
-        let mut resp = agent
-            .post(format!("{}{path}", self.base))
-            .send_json(body)
-            .unwrap_or_else(|e| panic!("POST {path}: {e}"));
-        resp.body_mut().read_json().unwrap()
-    }
+/// A POST to the server under test, and its JSON answer.
+fn post(server: &Server, path: &str, body: &Value) -> Value {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(WAIT))
+        .build()
+        .into();
+    let mut resp = agent
+        .post(server.url(path))
+        .send_json(body)
+        .unwrap_or_else(|e| panic!("POST {path}: {e}"));
+    resp.body_mut().read_json().unwrap()
 }
 
 /// chromedriver on a free port (`--port=0`: it prints the one it took).
@@ -221,15 +171,15 @@ fn the_play_page_plays_a_puzzle_in_a_real_browser() {
     };
     // Dropped in reverse: chromedriver (with Chromium) first, then the server, then the
     // browser's profile folder.
-    let profile = TempDir::new("profile");
-    let server = Server::start();
+    let profile = temp::dir("browser-profile");
+    let server = Server::start(&[]);
     let driver = Driver::start(&driver);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
-        tokio::time::timeout(WHOLE, play(&server, &driver, &chrome, &profile.0))
+        tokio::time::timeout(WHOLE, play(&server, &driver, &chrome, &profile))
             .await
             .unwrap_or_else(|_| panic!("the browser session did not finish within {WHOLE:?}"))
     });
@@ -238,7 +188,8 @@ fn the_play_page_plays_a_puzzle_in_a_real_browser() {
 async fn play(server: &Server, driver: &Driver, chrome: &Path, profile: &Path) {
     // What the page should show, asked of the API directly: the same seed gives the same
     // puzzle, and its one solution.
-    let puzzle = server.post(
+    let puzzle = post(
+        server,
         "/v1/generate",
         &json!({"kind": "regions", "n": SIZE, "seed": SEED}),
     )["instances"][0]
@@ -249,7 +200,7 @@ async fn play(server: &Server, driver: &Driver, chrome: &Path, profile: &Path) {
         .iter()
         .map(|r| r.as_str().unwrap())
         .collect();
-    let solved = server.post("/v1/solve", &json!({"instance": puzzle}));
+    let solved = post(server, "/v1/solve", &json!({"instance": puzzle}));
     let solution: Vec<(usize, usize)> = serde_json::from_value(solved["queens"].clone()).unwrap();
     assert_eq!(solution.len(), SIZE, "{solved}");
 
@@ -285,7 +236,7 @@ struct Page<'a> {
 
 impl Page<'_> {
     async fn run(&self, server: &Server, regions: &str, solution: &[(usize, usize)]) {
-        self.c.goto(&format!("{}/play", server.base)).await.unwrap();
+        self.c.goto(&server.url("/play")).await.unwrap();
         // The page generates a first puzzle of a random seed by itself.
         self.settled().await;
 

@@ -617,23 +617,19 @@ fn install_panic_hook() {
 
 /// A scratch folder per thread, so loaders read real files; in memory where there is a
 /// tmpfs (`/dev/shm`), since a million writes to a disk-backed temp folder take most of the run.
+/// Removed when the thread ends (each test runs on a thread of its own), also after a failure.
 fn scratch() -> PathBuf {
     thread_local! {
-        static DIR: PathBuf = {
+        static DIR: tempfile::TempDir = {
             let shm = Path::new("/dev/shm");
             let base = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
-            let dir = base.join(format!(
-                "queens-fuzz-{}-{:?}",
-                std::process::id(),
-                std::thread::current().id()
-            ));
-            dir
+            tempfile::Builder::new()
+                .prefix("queens-fuzz-")
+                .tempdir_in(base)
+                .expect("a scratch folder")
         };
     }
-    let dir = DIR.with(Clone::clone);
-    // Made again after a test removes it; one cheap system call per input.
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    DIR.with(|d| d.path().to_path_buf())
 }
 
 /// An error must start with the name of what was read.
@@ -850,7 +846,6 @@ fn run_cases(cases: u32) -> (u32, Vec<(String, Case)>) {
             Ok(())
         })
         .expect("the closure never fails");
-    let _ = std::fs::remove_dir_all(scratch());
     (ran.get(), failures.into_inner())
 }
 
@@ -918,7 +913,6 @@ fn replay(name: &'static str, bytes: &[u8]) {
         first: None,
         num_vars: 8,
     });
-    let _ = std::fs::remove_dir_all(scratch());
 }
 
 /// sources.rs:93 sliced `first[1..]` by bytes: a BOM before a JSON object (with duplicate

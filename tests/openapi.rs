@@ -6,8 +6,6 @@
 //! by the error cases at once, and fails here until it has a success case below.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
-use std::process::Child;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -15,31 +13,13 @@ use serde_json::{json, Value};
 #[path = "support/serve.rs"]
 mod serve;
 
-/// A running server with its own data folder; killed when dropped.
-struct Server {
-    child: Child,
-    base: String,
-    data: PathBuf,
-}
+use serve::{Serve, Server};
 
-impl Server {
-    fn start(name: &str, args: &[&str]) -> Server {
-        let data =
-            std::env::temp_dir().join(format!("queens-openapi-test-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&data);
-        let mut all = vec!["--workers", "2"];
-        all.extend_from_slice(args);
-        let (child, base) = serve::spawn(&data, &all, "error");
-        Server { child, base, data }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.data);
-    }
+/// The server under test: two workers, logging only errors.
+fn serve() -> Serve {
+    Serve::new()
+        .env("RUST_LOG", "error")
+        .args(["--workers", "2"])
 }
 
 /// One answer: status, content type, body.
@@ -119,7 +99,7 @@ struct Contract {
 
 impl Contract {
     fn new(server: Server) -> Contract {
-        let a = send("get", &format!("{}/openapi.json", server.base), None, None);
+        let a = send("get", &server.url("/openapi.json"), None, None);
         assert_eq!(a.status, 200);
         let doc = a.json();
         assert!(
@@ -151,7 +131,7 @@ impl Contract {
     /// Calls `route` (a document path) at `url_path` and checks the answer against the
     /// document.
     fn call(&self, method: &str, route: &str, url_path: &str, body: Option<&[u8]>) -> Answer {
-        let url = format!("{}{url_path}", self.server.base);
+        let url = self.server.url(url_path);
         let a = send(method, &url, body, self.key.as_deref());
         self.check(method, route, &a);
         a
@@ -393,7 +373,7 @@ fn submit(c: &Contract, body: &Value) -> String {
 
 #[test]
 fn every_route_answers_as_its_document_says() {
-    let c = Contract::new(Server::start("main", &["--max-body", "4096"]));
+    let c = Contract::new(serve().args(["--max-body", "4096"]).start());
     let ops = c.operations();
     let examples = examples(&c);
 
@@ -593,19 +573,20 @@ fn every_route_answers_as_its_document_says() {
 
 #[test]
 fn keys_and_rate_limits_answer_as_documented() {
-    let dir = std::env::temp_dir().join(format!("queens-openapi-keys-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let keys = dir.join("keys");
-    std::fs::write(&keys, "tester:0123456789abcdef0123456789abcdef\n").unwrap();
-    let mut c = Contract::new(Server::start(
-        "keys",
-        &["--api-keys", keys.to_str().unwrap(), "--rate-limit", "1"],
-    ));
+    let mut c = Contract::new(
+        serve()
+            .file(
+                "--api-keys",
+                "keys",
+                "tester:0123456789abcdef0123456789abcdef\n",
+            )
+            .args(["--rate-limit", "1"])
+            .start(),
+    );
     let body = json!({"instance": {"n": 5}});
     let a = c.post("/v1/solve", &body);
     assert_eq!(a.status, 401);
     c.key = Some("0123456789abcdef0123456789abcdef".into());
     let statuses: Vec<u16> = (0..5).map(|_| c.post("/v1/solve", &body).status).collect();
     assert!(statuses.contains(&429), "{statuses:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

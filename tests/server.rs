@@ -2,78 +2,20 @@
 //! HTTP, every board checked by the verifier.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 #[path = "support/serve.rs"]
 mod serve;
+#[path = "support/temp.rs"]
+mod temp;
+
+use serve::{Serve, Server};
 
 use queens::{formats, verify};
-
-/// A running server with its own data folder; killed when dropped.
-struct Server {
-    child: Child,
-    base: String,
-    _data: Option<DataDir>,
-}
-
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-fn fresh_data() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "queens-server-test-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-impl Server {
-    fn start(args: &[&str]) -> Server {
-        let data = fresh_data();
-        let mut s = Server::start_in(data.clone(), args);
-        s._data = Some(DataDir(data));
-        s
-    }
-
-    fn start_in(data: PathBuf, args: &[&str]) -> Server {
-        let (child, base) = serve::spawn(&data, args, "warn");
-        Server {
-            child,
-            base,
-            _data: None,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Removes a test's data folder at the end (restart tests share one between servers).
-struct DataDir(PathBuf);
-
-impl Drop for DataDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
@@ -611,9 +553,7 @@ fn a_job_with_a_proof_serves_the_proof_and_events() {
 /// Runs an outside proof checker (drat-trim or lrat-check, built from marijnheule/drat-trim)
 /// on a served proof; skipped when the checker is not installed.
 fn assert_outside_checker_accepts(checker: &str, cnf: &str, proof: &[u8]) {
-    let dir = fresh_data();
-    std::fs::create_dir_all(&dir).unwrap();
-    let _cleanup = DataDir(dir.clone());
+    let dir = temp::dir("server");
     let (cnf_path, proof_path) = (dir.join("f.cnf"), dir.join("f.proof"));
     std::fs::write(&cnf_path, cnf).unwrap();
     std::fs::write(&proof_path, proof).unwrap();
@@ -702,9 +642,8 @@ fn overload_gets_only_200s_and_503s_and_no_job_is_lost_or_run_twice() {
 
 #[test]
 fn a_killed_server_loses_no_job_and_keeps_finished_results() {
-    let data = fresh_data();
-    let _cleanup = DataDir(data.clone());
-    let s = Server::start_in(data.clone(), &["--workers", "2"]);
+    let data = temp::dir("server-restart");
+    let s = Serve::new().data(&data).args(["--workers", "2"]).start();
     let (_, small) = post(&s, "/v1/jobs", &json!({"op": "solve", "instance": nauck()}));
     let small_id = small["id"].as_str().unwrap().to_string();
     let finished = wait_job(&s, &small_id, terminal, 10);
@@ -719,7 +658,7 @@ fn a_killed_server_loses_no_job_and_keeps_finished_results() {
     wait_job(&s, &big_id, |j| j["status"] == "running", 10);
     // SIGKILL: no chance to clean up.
     drop(s);
-    let s = Server::start_in(data, &["--workers", "2"]);
+    let s = Serve::new().data(&data).args(["--workers", "2"]).start();
     let job = wait_job(&s, &big_id, terminal, 60);
     assert_eq!(job["status"], "done", "{job}");
     assert_eq!(job["result"]["count"], 95_815_104);
@@ -731,9 +670,8 @@ fn a_killed_server_loses_no_job_and_keeps_finished_results() {
 
 #[test]
 fn sigterm_hands_running_jobs_back_and_they_run_after_restart() {
-    let data = fresh_data();
-    let _cleanup = DataDir(data.clone());
-    let mut s = Server::start_in(data.clone(), &["--workers", "2"]);
+    let data = temp::dir("server-restart");
+    let mut s = Serve::new().data(&data).args(["--workers", "2"]).start();
     let (_, big) = post(
         &s,
         "/v1/jobs",
@@ -743,7 +681,7 @@ fn sigterm_hands_running_jobs_back_and_they_run_after_restart() {
     wait_job(&s, &id, |j| j["status"] == "running", 10);
     let t = Instant::now();
     unsafe_kill(s.pid(), "TERM");
-    let status = s.child.wait().unwrap();
+    let status = s.wait();
     assert!(status.success(), "{status:?}");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     // Handed back by the shutdown itself, not left `running` for crash recovery to find.
@@ -755,7 +693,7 @@ fn sigterm_hands_running_jobs_back_and_they_run_after_restart() {
     );
     drop(store);
     // Back in the queue: the next server picks it up (and is told to stop it at once).
-    let s = Server::start_in(data, &["--workers", "2"]);
+    let s = Serve::new().data(&data).args(["--workers", "2"]).start();
     let job = wait_job(&s, &id, |j| j["attempts"] == 2, 10);
     assert_ne!(job["status"], "failed", "{job}");
     let (code, _, _) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
@@ -1436,9 +1374,7 @@ fn untimed(mut v: Value) -> Value {
 #[test]
 fn the_mod2_game_is_served_like_the_cli() {
     let s = Server::start(&[]);
-    let dir = fresh_data();
-    std::fs::create_dir_all(&dir).unwrap();
-    let _cleanup = DataDir(dir.clone());
+    let dir = temp::dir("server");
 
     // check: the same answer as the command line's.
     let board = json!({"n": 4, "queens": [[0, 0], [1, 2]]});

@@ -11,13 +11,7 @@ use queens::engine::{Budget, EngineSpec};
 
 use super::cli::{json, queens, stdout};
 use super::gen;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("queens-batch-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use crate::temp;
 
 fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_queens"))
@@ -123,7 +117,7 @@ fn sat_engine_shards_add_up_too() {
 
 #[test]
 fn count_shards_from_local_processes_merge_to_the_count() {
-    let dir = scratch("count");
+    let dir = temp::dir("batch-count");
     let of = 4;
     let files: Vec<PathBuf> = (0..of).map(|i| dir.join(format!("c{i}.json"))).collect();
     let commands: Vec<Vec<String>> = (0..of)
@@ -202,12 +196,11 @@ fn count_shards_from_local_processes_merge_to_the_count() {
     std::fs::write(&lines, all).unwrap();
     let o = queens(&["merge", &s(&lines), "--json"], None);
     assert_eq!(json(&o)["count"], 2);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn batch_shards_from_local_processes_merge_to_a_single_run() {
-    let dir = scratch("corpus");
+    let dir = temp::dir("batch-corpus");
     let corpus = dir.join("corpus.jsonl");
     // 30 Excluded Diagonals instances (some solvable, some not) and a completion.
     let o = queens(
@@ -331,7 +324,6 @@ fn batch_shards_from_local_processes_merge_to_a_single_run() {
             .collect()
     };
     assert_eq!(strip(&again).len(), strip(&text).len());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -357,7 +349,7 @@ fn bad_shards_are_usage_errors() {
 fn deploy_recipes_run_on_local_processes() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bin = env!("CARGO_BIN_EXE_queens");
-    let dir = scratch("deploy");
+    let dir = temp::dir("batch-deploy");
     let run = |script: &str, args: &[&str], env: &[(&str, String)]| {
         let o = Command::new("bash")
             .arg(repo.join(script))
@@ -477,5 +469,4 @@ fn deploy_recipes_run_on_local_processes() {
             .count(),
         3
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,6 @@
 //! The real binary on real files: output and exit codes as a user sees them.
 
+use crate::temp;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -230,8 +231,7 @@ fn sat_engine_with_cross_check_reports_its_encoding() {
 
 #[test]
 fn encode_to_file_and_decode_an_external_model() {
-    let dir = std::env::temp_dir().join(format!("queens-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("cli");
     let cnf = dir.join("nauck.cnf");
     let o = queens(
         &[
@@ -304,13 +304,11 @@ fn encode_to_file_and_decode_an_external_model() {
     );
     assert_eq!(o.status.code(), Some(4));
     assert_eq!(json(&o)["status"], "unknown");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn decode_refuses_a_literal_beyond_the_cnfs_variables() {
-    let dir = std::env::temp_dir().join(format!("queens-cli-vars-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("cli-vars");
     let cnf = dir.join("nauck.cnf");
     let o = queens(
         &[
@@ -383,7 +381,6 @@ fn decode_refuses_a_literal_beyond_the_cnfs_variables() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("p cnf VARS CLAUSES"));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -432,8 +429,7 @@ fn explain_prints_a_minimal_core() {
 
 #[test]
 fn unsat_with_proof_writes_a_checked_proof_and_its_cnf() {
-    let dir = std::env::temp_dir().join(format!("queens-proof-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("proof");
     let (proof, cnf) = (dir.join("u.lrat"), dir.join("u.cnf"));
     let o = queens(
         &[
@@ -508,7 +504,6 @@ fn unsat_with_proof_writes_a_checked_proof_and_its_cnf() {
         Some(2),
         "--proof with --all is a usage error: a proof is of \"no solution\""
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The JSON text with every timing figure (`"time_ms":1.234`, `encode_ms`, `solve_ms`,
@@ -772,8 +767,8 @@ fn op_children_of(pid: u32) -> usize {
 }
 
 /// A prob079 instance varisat needs minutes for (unsatisfiable; the backtracker settles it
-/// at once), as a file of its own.
-fn hard_for_sat(name: &str) -> String {
+/// at once), as a file of its own in `dir`.
+fn hard_for_sat(dir: &std::path::Path) -> String {
     let corpus = std::fs::read_to_string(format!(
         "{}/instances/excluded-diagonals/diag-22-d20.jsonl",
         env!("CARGO_MANIFEST_DIR")
@@ -783,7 +778,7 @@ fn hard_for_sat(name: &str) -> String {
         .lines()
         .find(|l| l.contains("\"diag-22-4-5\""))
         .unwrap();
-    let path = std::env::temp_dir().join(format!("queens-hard-{}-{name}.json", std::process::id()));
+    let path = dir.join("diag-22-4-5.json");
     std::fs::write(&path, line).unwrap();
     path.display().to_string()
 }
@@ -791,7 +786,8 @@ fn hard_for_sat(name: &str) -> String {
 #[test]
 fn a_sat_solve_past_its_timeout_is_killed_child_and_all() {
     use std::time::{Duration, Instant};
-    let hard = hard_for_sat("solve");
+    let dir = temp::dir("hard");
+    let hard = hard_for_sat(&dir);
     // varisat cannot be interrupted: under --timeout it runs in a child `queens op`, killed
     // at the deadline. Watch the child appear, then make sure it is gone with its parent.
     let start = Instant::now();
@@ -860,7 +856,6 @@ fn a_sat_solve_past_its_timeout_is_killed_child_and_all() {
         0,
         "a `queens op` child outlived its parent"
     );
-    std::fs::remove_file(&hard).ok();
 }
 
 #[test]

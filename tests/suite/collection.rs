@@ -632,29 +632,7 @@ fn replay_names_the_first_illegal_move() {
 
 mod cli {
     use super::super::cli::{json, queens, stdout};
-
-    /// A file in the temporary folder, removed when dropped.
-    struct Temp(std::path::PathBuf);
-
-    impl std::ops::Deref for Temp {
-        type Target = std::path::Path;
-        fn deref(&self) -> &std::path::Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Temp {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(&self.0);
-        }
-    }
-
-    fn temp(name: &str, text: &str) -> Temp {
-        let path =
-            std::env::temp_dir().join(format!("queens-collection-{}-{name}", std::process::id()));
-        std::fs::write(&path, text).unwrap();
-        Temp(path)
-    }
+    use crate::temp;
 
     #[test]
     fn deal_play_and_replay_agree() {
@@ -668,7 +646,7 @@ mod cli {
             args.extend(flags.iter().copied());
             let o = queens(&args, None);
             assert_eq!(o.status.code(), Some(0));
-            let deal = temp(&format!("deal-{seed}.json"), &stdout(&o));
+            let deal = temp::file(&format!("deal-{seed}.json"), stdout(&o));
             let deal = deal.to_str().unwrap();
             for policy in ["random", "greedy", "lookahead"] {
                 let o = queens(
@@ -698,7 +676,7 @@ mod cli {
                     played["moves"].as_array().unwrap().len()
                 );
                 // The printed moves, read back as they are, replay to the same end.
-                let moves = temp(&format!("moves-{seed}-{policy}.json"), &stdout(&o));
+                let moves = temp::file(&format!("moves-{seed}-{policy}.json"), stdout(&o));
                 let r = queens(
                     &[
                         "collection",
@@ -735,7 +713,7 @@ mod cli {
     fn an_illegal_move_exits_2_naming_its_index_and_rule() {
         let o = queens(&["collection", "deal", "--seed", "5", "--json"], None);
         let deal: serde_json::Value = json(&o);
-        let path = temp("deal-5.json", &stdout(&o));
+        let path = temp::file("deal-5.json", stdout(&o));
         // Move 1 swaps two pawns on one box: the first box's first two pawns (of different
         // colours, so the rule broken is the box one).
         let b = &deal["boxes"][0]["pawns"];
@@ -744,7 +722,7 @@ mod cli {
             {"discard": [0]},
             {"swap": {"cards": [0, 1], "pawns": [{"color": b[0], "box": 0}, {"color": b[1], "box": 0}]}}
         ]);
-        let m = temp("bad-moves.json", &moves.to_string());
+        let m = temp::file("bad-moves.json", moves.to_string());
         let o = queens(
             &[
                 "collection",
@@ -760,7 +738,7 @@ mod cli {
         assert!(err.contains("field `moves[1]`: move 1"), "{err}");
         assert!(err.contains("(same-box)"), "{err}");
         // A card number out of the hand.
-        let m = temp("bad-card.json", r#"[{"discard": [3]}]"#);
+        let m = temp::file("bad-card.json", r#"[{"discard": [3]}]"#);
         let o = queens(
             &[
                 "collection",
@@ -781,7 +759,7 @@ mod cli {
 
     #[test]
     fn bad_input_exits_2_naming_the_field() {
-        let deal = temp(
+        let deal = temp::file(
             "bad-deal.json",
             r#"{"boxes": [], "hand": ["red"], "pile": []}"#,
         );
@@ -871,8 +849,8 @@ mod cli {
 
     #[test]
     fn simulate_writes_a_histogram_plot() {
-        let svg =
-            std::env::temp_dir().join(format!("queens-collection-{}.svg", std::process::id()));
+        let dir = temp::dir("collection-plot");
+        let svg = dir.join("plot.svg");
         let o = queens(
             &[
                 "collection",
@@ -893,6 +871,5 @@ mod cli {
         assert!(out.starts_with("random, beginner: 50 deals"), "{out}");
         let text = std::fs::read_to_string(&svg).unwrap();
         assert!(text.starts_with("<svg") && text.contains("random, beginner"));
-        std::fs::remove_file(&svg).unwrap();
     }
 }

@@ -211,6 +211,7 @@ fn a_stopped_search_answers_with_its_best_game_unproven() {
 
 mod cli {
     use super::super::cli::{json, queens, stdout};
+    use crate::temp;
 
     #[test]
     fn solve_reads_a_deal_from_stdin_and_proves_its_optimum() {
@@ -233,11 +234,7 @@ mod cli {
             best["moves"].as_array().unwrap().len()
         );
         // `play --moves` reads the printed answer back and agrees on the score.
-        let path = std::env::temp_dir().join(format!(
-            "queens-collection-solve-{}.json",
-            std::process::id()
-        ));
-        std::fs::write(&path, stdout(&o)).unwrap();
+        let path = temp::file("moves.json", stdout(&o));
         let played = queens(
             &[
                 "collection",
@@ -249,7 +246,6 @@ mod cli {
             ],
             Some(&deal),
         );
-        let _ = std::fs::remove_file(&path);
         assert_eq!(played.status.code(), Some(0));
         assert_eq!(json(&played)["score"], best["score"]);
         // The text form ends with the verdict.

@@ -9,15 +9,10 @@ use queens::formats::sources::{self, Selection};
 use queens::ops::Status;
 
 use super::cli::{instance, json, queens, stdout};
+use crate::temp;
 
 fn data(name: &str) -> String {
     format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("queens-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -41,7 +36,7 @@ fn generate_is_deterministic_per_seed() {
 
 #[test]
 fn generated_files_are_valid_instances() {
-    let dir = scratch("gen");
+    let dir = temp::dir("compare-gen");
     let file = |n: &str| dir.join(n).display().to_string();
     // A region puzzle has exactly one solution.
     let o = queens(
@@ -105,7 +100,6 @@ fn generated_files_are_valid_instances() {
     let a = queens(&["count", &file("d.json"), "--first", "6", "--json"], None);
     let b = queens(&["count", "-", "--json"], Some(&stdout(&d6)));
     assert_eq!(json(&a)["count"], json(&b)["count"]);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -198,7 +192,7 @@ fn corpus_lines_are_selected_by_field_and_prefix() {
 
 #[test]
 fn a_folder_of_mixed_files_is_selected_on_id_n_and_json_fields() {
-    let dir = scratch("mixed");
+    let dir = temp::dir("compare-mixed");
     let grid = std::fs::read_to_string(instance("nauck-1850.txt")).unwrap();
     std::fs::write(dir.join("nauck.txt"), grid).unwrap();
     std::fs::copy(data("diag-8.param"), dir.join("diag-8.param")).unwrap();
@@ -217,7 +211,7 @@ fn a_folder_of_mixed_files_is_selected_on_id_n_and_json_fields() {
             first,
             take: None,
         };
-        let found = sources::load(std::slice::from_ref(&dir), &sel).unwrap();
+        let found = sources::load(&[dir.to_path_buf()], &sel).unwrap();
         found.into_iter().map(|i| i.id).collect::<Vec<_>>()
     };
     // Name order: corpus.jsonl (three records), diag-8.param, nauck.txt, one.json. The
@@ -285,12 +279,11 @@ fn a_folder_of_mixed_files_is_selected_on_id_n_and_json_fields() {
     let o = queens(&["solve", "--n", "8", "--first", "3"], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--first"));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn corpus_errors_name_file_line_and_position_once() {
-    let dir = scratch("badjson");
+    let dir = temp::dir("compare-badjson");
     let bad = dir.join("bad.jsonl");
     let error = |text: &str| {
         std::fs::write(&bad, text).unwrap();
@@ -316,7 +309,6 @@ fn corpus_errors_name_file_line_and_position_once() {
         e.contains("single.json: line 3 column 0: invalid JSON"),
         "{e}"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -341,7 +333,7 @@ fn engine_specs_parse_and_print() {
 
 #[test]
 fn compare_runs_both_engines_and_a_timeout_fires() {
-    let dir = scratch("compare");
+    let dir = temp::dir("compare-compare");
     // The empty 1000×1000 board: the backtracker needs a fraction of a second, varisat on the
     // sequential-counter encoding about 100 s, so a 3 s limit must kill it.
     let big = dir.join("big.json");
@@ -406,7 +398,6 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv.lines().count(), 1 + 3 * 2);
     assert!(csv.contains("\nbig,1000,sat:seq,timeout,3000.000"), "{csv}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Processes whose environment holds `tag` (children inherit it), found through /proc.
@@ -434,7 +425,7 @@ fn compare_stops_when_its_reader_goes_away() {
     // The run's processes carry a tag in their environment, so its children can be counted.
     let engine = "sat:bimander";
     let tag = format!("pipe-{}", std::process::id());
-    let dir = scratch("pipe");
+    let dir = temp::dir("compare-pipe");
     let csv = dir.join("out.csv").display().to_string();
     let corpus = std::fs::read_to_string(format!(
         "{}/instances/excluded-diagonals/diag-22-d20.jsonl",
@@ -480,7 +471,6 @@ fn compare_stops_when_its_reader_goes_away() {
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv.lines().count(), 2, "{csv}");
     assert!(csv.contains("\nnauck-1850,8,sat:bimander,sat"), "{csv}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -594,7 +584,7 @@ fn fake_child(dir: &std::path::Path, name: &str, report: &str) -> PathBuf {
 
 #[test]
 fn a_child_reporting_a_broken_board_is_an_error_not_an_answer() {
-    let dir = scratch("fake");
+    let dir = temp::dir("compare-fake");
     let problem = queens::Problem::new(4).unwrap();
     let report = |queens: &str| {
         format!(
@@ -630,12 +620,11 @@ fn a_child_reporting_a_broken_board_is_an_error_not_an_answer() {
         Duration::from_secs(10),
     );
     assert_eq!(a.outcome, Status::Sat);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_crashed_child_is_named_by_its_panic_message() {
-    let dir = scratch("crash");
+    let dir = temp::dir("compare-crash");
     let exe = script(
         &dir,
         "crash",
@@ -653,14 +642,13 @@ fn a_crashed_child_is_named_by_its_panic_message() {
     assert_eq!(a.outcome, Status::Error);
     let m = a.error.unwrap();
     assert!(m.ends_with("the real reason"), "{m}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn compare_rejects_bad_limits_and_outputs_before_running() {
     let corpus = data("corpus.jsonl");
     // A rejected run leaves an existing --csv file as it was (it used to empty it first).
-    let dir = scratch("reject");
+    let dir = temp::dir("compare-reject");
     let old = dir.join("old.csv");
     std::fs::write(&old, "kept\n").unwrap();
     let old = old.display().to_string();
@@ -693,12 +681,11 @@ fn compare_rejects_bad_limits_and_outputs_before_running() {
         assert!(start.elapsed() < Duration::from_secs(10));
     }
     assert_eq!(std::fs::read_to_string(&old).unwrap(), "kept\n");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn a_single_generated_jsonl_file_is_readable() {
-    let dir = scratch("one-jsonl");
+    let dir = temp::dir("compare-one-jsonl");
     let file = dir.join("one.jsonl").display().to_string();
     let o = queens(
         &[
@@ -723,7 +710,6 @@ fn a_single_generated_jsonl_file_is_readable() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -774,7 +760,7 @@ fn table_row<'a>(out: &'a str, id: &str) -> &'a str {
 #[test]
 fn compare_lists_a_broken_file_as_an_error_row_and_runs_the_rest() {
     // One bad file used to abort the whole run (exit 2, nothing run).
-    let dir = scratch("broken");
+    let dir = temp::dir("compare-broken");
     std::fs::copy(instance("nauck-1850.txt"), dir.join("good.txt")).unwrap();
     std::fs::write(dir.join("broken.txt"), "....\n").unwrap();
     let o = compare_backtrack(&[&dir], &[]);
@@ -792,13 +778,12 @@ fn compare_lists_a_broken_file_as_an_error_row_and_runs_the_rest() {
     assert!(said[0].contains("broken.txt: line 1:"), "{err}");
     // The summary counts the error once per engine, and the good instance as solved.
     assert!(out.contains("\nbacktrack:1         1"), "{out}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn compare_lists_unreadable_entries_and_bad_corpus_lines_and_goes_on() {
     use std::os::unix::fs::{symlink, PermissionsExt};
-    let dir = scratch("unreadable");
+    let dir = temp::dir("compare-unreadable");
     std::fs::copy(instance("nauck-1850.txt"), dir.join("a-good.txt")).unwrap();
     // A dangling symbolic link (it used to be skipped without a word).
     symlink(dir.join("gone.txt"), dir.join("link.txt")).unwrap();
@@ -879,13 +864,12 @@ fn compare_lists_unreadable_entries_and_bad_corpus_lines_and_goes_on() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stdout(&o).is_empty());
     assert!(String::from_utf8_lossy(&o.stderr).contains("typo.txt"));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn compare_ids_are_unique() {
     // `x.txt` and `x.json` in one folder both used to be `x`.
-    let dir = scratch("ids");
+    let dir = temp::dir("compare-ids");
     std::fs::copy(instance("nauck-1850.txt"), dir.join("x.txt")).unwrap();
     std::fs::write(dir.join("x.json"), "{\"n\": 5}").unwrap();
     std::fs::write(dir.join("y.json"), "{\"n\": 6}").unwrap();
@@ -918,14 +902,13 @@ fn compare_ids_are_unique() {
     let out = stdout(&o);
     assert!(table_row(&out, "x.json").contains(" 5 "), "{out}");
     assert!(table_row(&out, "x.txt").contains(" 8 "), "{out}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn compare_json_and_csv_use_the_shared_field_names() {
     // compare said `seconds` (and `outcome`) where every other command says `time_ms` (and
     // `status`).
-    let dir = scratch("fields");
+    let dir = temp::dir("compare-fields");
     let csv = dir.join("out.csv");
     let o = compare_backtrack(
         &[std::path::Path::new(&data("corpus.jsonl"))],
@@ -973,13 +956,12 @@ fn compare_json_and_csv_use_the_shared_field_names() {
     let o = compare_backtrack(&[std::path::Path::new(&data("corpus.jsonl"))], &[]);
     let out = stdout(&o);
     assert!(out.contains("limit 60.00s per attempt"), "{out}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn an_empty_folder_is_named_as_such_not_as_a_selection() {
     // The empty-folder message talked about --select when none was given.
-    let dir = scratch("empty");
+    let dir = temp::dir("compare-empty");
     let empty = dir.join("empty");
     std::fs::create_dir_all(empty.join("sub")).unwrap();
     std::fs::write(empty.join(".hidden"), "{\"n\": 8}").unwrap();
@@ -1008,7 +990,6 @@ fn an_empty_folder_is_named_as_such_not_as_a_selection() {
             "{cmd}: {err}"
         );
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Local search that spends its restarts without an answer is a timeout row ("no answer
@@ -1016,7 +997,7 @@ fn an_empty_folder_is_named_as_such_not_as_a_selection() {
 /// cannot run at a board's size is `unsupported`, not an error, and the run exits 0.
 #[test]
 fn compare_reports_a_local_give_up_as_a_timeout_and_big_boards_as_unsupported() {
-    let dir = scratch("giveup");
+    let dir = temp::dir("compare-giveup");
     // n = 3 has no solution: the backtracker proves it; local search can only give up.
     let three = dir.join("three.json");
     std::fs::write(&three, "{\"id\": \"three\", \"n\": 3}").unwrap();
@@ -1084,7 +1065,6 @@ fn compare_reports_a_local_give_up_as_a_timeout_and_big_boards_as_unsupported() 
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
     assert!(out.contains("timeout (gave up at"), "{out}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// The local engine on a region puzzle cannot run: `unsupported`, not an error.

@@ -11,6 +11,7 @@ use queens::engine::ext::{self, ExtName, ExtSpec};
 use queens::{formats, Problem};
 
 use super::cli::{instance, json, queens, stdout};
+use crate::temp;
 
 fn fake(script: &str) -> String {
     format!(
@@ -254,8 +255,7 @@ fn cadical_proves_unsat_with_a_drat_proof_that_checks() {
     if !installed("cadical") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("queens-ext-proof-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("ext-proof");
     let proof = dir.join("p.drat");
     for format in ["drat", "lrat"] {
         let o = queens(
@@ -294,7 +294,6 @@ fn cadical_proves_unsat_with_a_drat_proof_that_checks() {
         );
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -504,8 +503,7 @@ fn the_backtrackers_ring_prune_keeps_every_solution() {
 
 #[test]
 fn compare_fits_growth_per_board_size() {
-    let dir = std::env::temp_dir().join(format!("queens-growth-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("growth");
     let file = |n: &str| dir.join(n).display().to_string();
     for n in ["10", "12", "14"] {
         let out = file(&format!("d{n}.jsonl"));
@@ -572,5 +570,4 @@ fn compare_fits_growth_per_board_size() {
         None,
     );
     assert!(stdout(&o).contains("growth time ≈ a·bⁿ"), "{}", stdout(&o));
-    let _ = std::fs::remove_dir_all(&dir);
 }

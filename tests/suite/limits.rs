@@ -5,6 +5,9 @@
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output, Stdio};
 
+use crate::serve::Serve;
+use crate::temp;
+
 /// Runs `queens ARGS` with `RLIMIT_AS` set to `bytes` in the child before it starts.
 fn queens_under(bytes: u64, args: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_queens"));
@@ -84,8 +87,7 @@ fn no_input_aborts_under_an_address_space_limit_from_1_gb_up() {
 fn the_card_games_table_is_refused_under_an_address_space_limit() {
     let deal = queens_under(1 << 30, &["collection", "deal", "--seed", "1", "--json"]);
     assert_eq!(deal.status.code(), Some(0));
-    let dir = std::env::temp_dir().join(format!("queens-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("limits");
     let path = dir.join("deal.json");
     std::fs::write(&path, &deal.stdout).unwrap();
     let o = queens_under(
@@ -100,7 +102,6 @@ fn the_card_games_table_is_refused_under_an_address_space_limit() {
             "2",
         ],
     );
-    std::fs::remove_dir_all(&dir).unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     let mb = default_limit_under(1 << 30) / 1_000_000;
@@ -110,19 +111,14 @@ fn the_card_games_table_is_refused_under_an_address_space_limit() {
     );
 }
 
-/// A cgroup (v1) made for a test, with a memory limit and a CPU quota; removed when dropped,
-/// after the processes in it.
+/// A cgroup (v1) made for a test, with a memory limit and a CPU quota; removed when dropped
+/// (once the processes in it have ended).
 struct TestCgroup {
     dirs: Vec<std::path::PathBuf>,
-    child: Option<std::process::Child>,
 }
 
 impl Drop for TestCgroup {
     fn drop(&mut self) {
-        if let Some(c) = &mut self.child {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
         for dir in &self.dirs {
             for _ in 0..50 {
                 if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
@@ -149,10 +145,7 @@ fn v1_cgroup(bytes: u64) -> Result<TestCgroup, String> {
         })
     };
     let name = format!("queens-test-{}", std::process::id());
-    let mut group = TestCgroup {
-        dirs: Vec::new(),
-        child: None,
-    };
+    let mut group = TestCgroup { dirs: Vec::new() };
     for (controller, settings) in [
         ("memory", vec![("memory.limit_in_bytes", bytes.to_string())]),
         (
@@ -182,47 +175,26 @@ fn v1_cgroup(bytes: u64) -> Result<TestCgroup, String> {
 #[test]
 fn a_cgroups_memory_limit_and_cpu_quota_size_the_service() {
     let limit = 1u64 << 30;
-    let mut group = match v1_cgroup(limit) {
+    let group = match v1_cgroup(limit) {
         Ok(g) => g,
         Err(why) => {
             eprintln!("skipped: cannot make a cgroup here ({why})");
             return;
         }
     };
-    let data = std::env::temp_dir().join(format!("queens-cgroup-{}", std::process::id()));
     let mut script = String::new();
     for dir in &group.dirs {
         script += &format!("echo $$ > '{}/cgroup.procs' && ", dir.display());
     }
-    script += "exec \"$0\" serve --addr 127.0.0.1:0 --data \"$1\"";
-    let mut child = Command::new("sh")
-        .args(["-c", &script, env!("CARGO_BIN_EXE_queens")])
-        .arg(&data)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    group.child = Some(child);
-    use std::io::BufRead;
-    let mut lines = std::io::BufReader::new(stderr).lines();
-    let base = loop {
-        let line = lines
-            .next()
-            .expect("the server printed its address")
-            .unwrap();
-        if let Some(rest) = line.strip_prefix("queens: listening on ") {
-            break rest.split_whitespace().next().unwrap().to_string();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
+    script += "exec \"$0\" \"$@\"";
+    // Declared after the group, so dropped (killed) before the group is removed.
+    let server = Serve::new().via(&["sh", "-c", &script]).start();
     let agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
         .new_agent();
     let health: serde_json::Value = agent
-        .get(format!("{base}/healthz"))
+        .get(server.url("/healthz"))
         .call()
         .unwrap()
         .body_mut()
@@ -233,7 +205,7 @@ fn a_cgroups_memory_limit_and_cpu_quota_size_the_service() {
         "one CPU's quota, one worker: {health}"
     );
     let mut resp = agent
-        .post(format!("{base}/v1/solve"))
+        .post(server.url("/v1/solve"))
         .header("content-type", "application/json")
         .send(r#"{"instance": {"n": 1000}, "engine": "sat"}"#.as_bytes())
         .unwrap();
@@ -241,6 +213,4 @@ fn a_cgroups_memory_limit_and_cpu_quota_size_the_service() {
     let body = resp.body_mut().read_to_string().unwrap();
     let mb = default_limit_under(limit) >> 20;
     assert!(body.contains(&format!("memory limit of {mb} MB")), "{body}");
-    drop(group);
-    let _ = std::fs::remove_dir_all(&data);
 }

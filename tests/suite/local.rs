@@ -9,6 +9,7 @@ use queens::{Pos, Problem};
 
 use super::cli::{json, queens, stdout};
 use super::gen::{brute_force, problem_with_diagonals};
+use crate::temp;
 
 fn cells(cols: &[u32]) -> Vec<Pos> {
     cols.iter()
@@ -100,8 +101,7 @@ fn column_verifier_names_each_broken_rule() {
 /// the file is named.
 #[test]
 fn million_row_completion_round_trip() {
-    let dir = std::env::temp_dir().join(format!("queens-big-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("big");
     let inst = dir.join("c.json");
     let sol = dir.join("c.sol");
     let (inst_s, sol_s) = (inst.to_str().unwrap(), sol.to_str().unwrap());
@@ -164,14 +164,12 @@ fn million_row_completion_round_trip() {
     let o = queens(&["check", inst_s, "--board", sol_s], None);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("line 2"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Small boards: `-o` writes the same column-per-row text, and auto still draws the board.
 #[test]
 fn small_board_output_file_and_default_engine() {
-    let dir = std::env::temp_dir().join(format!("queens-small-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("small");
     let sol = dir.join("8.sol");
     let o = queens(
         &["solve", "--n", "8", "-o", sol.to_str().unwrap(), "--json"],
@@ -198,7 +196,6 @@ fn small_board_output_file_and_default_engine() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Bad big input is exit 2 naming the field; the complete engines refuse a big board; a
@@ -252,8 +249,7 @@ fn bad_big_input_and_refusals() {
 /// lines are exit 2 naming the line.
 #[test]
 fn text_instances_past_4096_rows() {
-    let dir = std::env::temp_dir().join(format!("queens-bigtext-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("bigtext");
     let n = 100_000;
     // Queens on (i, 2i + 1): a knight's-move chain, no two on a line.
     let queens_text: Vec<String> = (0..1000).map(|i| format!("{},{}", i, 2 * i + 1)).collect();
@@ -343,7 +339,6 @@ fn text_instances_past_4096_rows() {
     let small = queens::formats::parse("s", "n: 4\nqueens: 0,1\n").unwrap();
     let grid4 = queens::formats::parse("g", ".Q..\n....\n....\n....\n").unwrap();
     assert_eq!(small, grid4);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Excluded Diagonals past 4096 rows: the prefix up to n − K is the shuffled order itself,

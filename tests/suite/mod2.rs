@@ -9,6 +9,7 @@ use queens::games::mod2::search::{self, Geometry, Limits};
 use queens::Pos;
 
 use super::cli::{json, queens, stdout};
+use crate::temp;
 
 fn no_limits() -> Limits {
     Limits::default()
@@ -439,14 +440,6 @@ fn reachable_counts_agree_with_enumerating_move_sequences() {
 
 // ---- the CLI ----
 
-fn write(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("queens-mod2-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
 #[test]
 fn cli_check_reports_state_open_squares_and_values() {
     let o = queens(&["mod2", "check", "-", "--json"], Some("Q..\n...\n...\n"));
@@ -464,11 +457,11 @@ fn cli_check_reports_state_open_squares_and_values() {
 
 #[test]
 fn cli_replay_accepts_legal_moves_and_names_the_first_illegal_one() {
-    let ok = write("ok.json", r#"{"n": 3, "moves": [[0,0],[1,2]]}"#);
+    let ok = temp::file("ok.json", r#"{"n": 3, "moves": [[0,0],[1,2]]}"#);
     let o = queens(&["mod2", "replay", ok.to_str().unwrap(), "--json"], None);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(json(&o)["status"], "legal");
-    let bad = write("bad.json", r#"{"n": 3, "moves": [[0,0],[2,1],[0,2]]}"#);
+    let bad = temp::file("bad.json", r#"{"n": 3, "moves": [[0,0],[2,1],[0,2]]}"#);
     let o = queens(&["mod2", "replay", bad.to_str().unwrap()], None);
     assert_eq!(o.status.code(), Some(1));
     assert!(
@@ -481,7 +474,7 @@ fn cli_replay_accepts_legal_moves_and_names_the_first_illegal_one() {
     assert_eq!(v["illegal"]["index"], 2);
     assert_eq!(v["illegal"]["move"], serde_json::json!([0, 2]));
     // A false claim about the final board is caught too.
-    let claim = write("claim.json", r#"{"n": 3, "moves": [[0,0]], "queens": 2}"#);
+    let claim = temp::file("claim.json", r#"{"n": 3, "moves": [[0,0]], "queens": 2}"#);
     let o = queens(&["mod2", "replay", claim.to_str().unwrap(), "--json"], None);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(json(&o)["status"], "false_claim");
@@ -489,7 +482,7 @@ fn cli_replay_accepts_legal_moves_and_names_the_first_illegal_one() {
 
 #[test]
 fn cli_bad_input_exits_2_naming_the_file_and_field() {
-    let off = write("off.json", r#"{"n": 3, "moves": [[0,0],[3,1]]}"#);
+    let off = temp::file("off.json", r#"{"n": 3, "moves": [[0,0],[3,1]]}"#);
     let o = queens(&["mod2", "replay", off.to_str().unwrap()], None);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
@@ -497,7 +490,7 @@ fn cli_bad_input_exits_2_naming_the_file_and_field() {
         err.contains("off.json") && err.contains("field `moves[1]`"),
         "{err}"
     );
-    let broken = write("broken.json", "{\"n\": 3,\n \"moves\": [[0,0],]}");
+    let broken = temp::file("broken.json", "{\"n\": 3,\n \"moves\": [[0,0],]}");
     let o = queens(&["mod2", "replay", broken.to_str().unwrap()], None);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
@@ -524,7 +517,7 @@ fn cli_solve_gives_the_winner_and_a_winning_move() {
     if winner == "first" {
         let m = &v["move"];
         // The winning move is legal: replay it.
-        let f = write("first.json", &format!(r#"{{"n": 3, "moves": [{m}]}}"#));
+        let f = temp::file("first.json", format!(r#"{{"n": 3, "moves": [{m}]}}"#));
         assert_eq!(
             queens(&["mod2", "replay", f.to_str().unwrap()], None)
                 .status
@@ -549,7 +542,7 @@ fn cli_max_and_min_lock_print_a_board_that_replays() {
         let k = v["queens"].as_u64().unwrap();
         assert_eq!(v["moves"].as_array().unwrap().len() as u64, k);
         // The answer, read back as it is, replays.
-        let f = write(&format!("{question}.json"), &stdout(&o));
+        let f = temp::file(&format!("{question}.json"), stdout(&o));
         let r = queens(&["mod2", "replay", f.to_str().unwrap(), "--json"], None);
         assert_eq!(r.status.code(), Some(0), "{}", stdout(&r));
         assert_eq!(json(&r)["queens"], k);
@@ -663,8 +656,9 @@ fn retrograde_solver_agrees_with_the_memoised_search_for_n_up_to_5() {
 
 #[test]
 fn cli_retrograde_checkpoints_resume_after_a_lost_level_and_give_the_same_answer() {
-    let dir = std::env::temp_dir().join(format!("queens-mod2-retro-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    // The checkpoint folder is made by the run itself.
+    let folder = temp::dir("mod2-retro");
+    let dir = folder.join("checkpoints");
     let d = dir.to_str().unwrap();
     let run = |extra: &[&str]| {
         let mut args = vec![
@@ -746,7 +740,6 @@ fn cli_retrograde_checkpoints_resume_after_a_lost_level_and_give_the_same_answer
         None,
     );
     assert_eq!(other.status.code(), Some(2));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -762,7 +755,7 @@ fn cli_retrograde_refuses_a_run_over_the_memory_limit_up_front() {
 
 #[test]
 fn cli_strategy_file_replays_against_every_reply() {
-    let f = write("s4.json", "");
+    let f = temp::file("s4.json", "");
     let o = queens(
         &[
             "mod2",
@@ -789,7 +782,7 @@ fn cli_strategy_file_replays_against_every_reply() {
     let mut s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
     let dropped = s["strategy"]["replies"].as_array_mut().unwrap().remove(0);
-    let g = write("s4-missing.json", &s.to_string());
+    let g = temp::file("s4-missing.json", s.to_string());
     let bad = queens(&["mod2", "replay", g.to_str().unwrap()], None);
     assert_eq!(bad.status.code(), Some(1), "{bad:?}");
     let r = &dropped["reply"];

@@ -1,5 +1,6 @@
 //! Parser behaviour: formats, and error messages that name the place and the expectation.
 
+use crate::temp;
 use queens::{formats, DiagonalRule};
 
 fn err(text: &str) -> String {
@@ -144,8 +145,7 @@ fn contradictory_input_parses_as_a_problem() {
 /// CSPLib file (`n = …` / `n be …`).
 #[test]
 fn region_map_starting_with_n_b_is_not_csplib() {
-    let dir = std::env::temp_dir().join(format!("queens-nb-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("nb");
     let path = dir.join("r.txt");
     std::fs::write(&path, "n b b\nn n b\nc c c\n").unwrap();
     let inst =
@@ -153,44 +153,24 @@ fn region_map_starting_with_n_b_is_not_csplib() {
             .unwrap();
     assert_eq!(inst.problem.n(), 3);
     assert!(inst.problem.regions().is_some());
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 // Hostile input: each test is a reproducer, named after what broke.
 
-/// A file in a fresh temp folder, for the loaders that read paths.
-fn temp_file(name: &str, bytes: &[u8]) -> (std::path::PathBuf, std::path::PathBuf) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "queens-hostile-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    (dir, path)
-}
-
 fn load_err(name: &str, bytes: &[u8]) -> String {
-    let (dir, path) = temp_file(name, bytes);
+    let path = temp::file(name, bytes);
     let e =
         queens::formats::sources::load_one(&path, &queens::formats::sources::Selection::default())
             .unwrap_err()
             .to_string();
-    std::fs::remove_dir_all(dir).unwrap();
     e.replacen(&path.display().to_string(), name, 1)
 }
 
 fn load_ok(name: &str, bytes: &[u8]) -> queens::Problem {
-    let (dir, path) = temp_file(name, bytes);
-    let p =
-        queens::formats::sources::load_one(&path, &queens::formats::sources::Selection::default())
-            .unwrap()
-            .problem;
-    std::fs::remove_dir_all(dir).unwrap();
-    p
+    let path = temp::file(name, bytes);
+    queens::formats::sources::load_one(&path, &queens::formats::sources::Selection::default())
+        .unwrap()
+        .problem
 }
 
 /// `printf '' | queens solve -` panicked: format detection sliced `first[1..]` of "".

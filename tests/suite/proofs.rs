@@ -15,6 +15,7 @@ use queens::Problem;
 use varisat::CnfFormula;
 
 use super::gen;
+use crate::temp;
 
 const ENCODINGS: [Encoding; 6] = [
     Encoding::Pairwise,
@@ -197,8 +198,7 @@ fn outside_check(checker: &str, dir: &Path, cnf: &[u8], proof: &[u8]) -> Option<
 
 #[test]
 fn outside_checkers_accept_the_backtrackers_proofs() {
-    let dir = std::env::temp_dir().join(format!("queens-proofs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("proofs");
     let mut checked = 0;
     for (name, p) in unsat_instances() {
         for enc in [Encoding::Pairwise, Encoding::Auto, Encoding::Seq] {
@@ -229,7 +229,6 @@ fn outside_checkers_accept_the_backtrackers_proofs() {
             }
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
     eprintln!("{checked} proofs checked outside");
 }
 
@@ -259,21 +258,18 @@ fn a_hard_csplib_instance_is_certified_by_the_backtracker() {
         panic!("diag-21-4-102 (first 19 diagonals) is unsatisfiable");
     };
     assert!(cert.lemmas > 1000, "a real search: {} lemmas", cert.lemmas);
-    let dir = std::env::temp_dir().join(format!("queens-hard-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("hard");
     let mut cnf = Vec::new();
     cert.cnf.write_dimacs(&mut cnf, &[]).unwrap();
     match outside_check("drat-trim", &dir, &cnf, &cert.proof) {
         Some(ok) => assert!(ok, "drat-trim rejects the proof of diag-21-4-102"),
         None => eprintln!("drat-trim is not installed: outside check skipped"),
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn cli_backtrack_proof_round_trip_and_certified_explanation() {
-    let dir = std::env::temp_dir().join(format!("queens-cli-proof-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("cli-proof");
     let file = super::cli::instance("unsolvable-completion.txt");
     for format in ProofFormat::ALL {
         let (proof, cnf) = (
@@ -356,7 +352,6 @@ fn cli_backtrack_proof_round_trip_and_certified_explanation() {
     let formula = varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
     check_proof(&formula, ProofFormat::Lrat, &std::fs::read(&proof).unwrap())
         .expect("the core's proof from the child checks");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -603,8 +598,7 @@ proptest! {
 #[test]
 fn lrat_streamed_to_a_file_checks_inside_and_outside() {
     use queens::engine::certify::{solve_certified_to, ProofTarget};
-    let dir = std::env::temp_dir().join(format!("queens-lrat-file-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp::dir("lrat-file");
     for (name, p) in unsat_instances() {
         for (threads, format) in [
             (1, ProofFormat::Lrat),
@@ -661,7 +655,6 @@ fn lrat_streamed_to_a_file_checks_inside_and_outside() {
             assert!(left.is_empty(), "part files left: {left:?}");
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A binary LRAT proof with a hint dropped or a lemma removed is rejected, the error naming

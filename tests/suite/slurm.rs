@@ -9,22 +9,30 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::temp;
+
 /// Stops the daemons however the test ends.
 struct Cluster {
     script: PathBuf,
-    dir: PathBuf,
+    /// The daemons' state and logs; `None` once dropped.
+    dir: Option<temp::Dir>,
     conf: PathBuf,
 }
 
 impl Drop for Cluster {
     fn drop(&mut self) {
+        let dir = self.dir.take().expect("dropped once");
         let _ = Command::new("bash")
             .arg(&self.script)
             .arg("down")
-            .arg(&self.dir)
+            .arg(&dir)
             .status();
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.dir);
+        // After a failure the folder stays: the daemons' logs in it say what went wrong.
+        if std::thread::panicking() {
+            eprintln!(
+                "the cluster's folder, with its logs: {}",
+                dir.keep().display()
+            );
         }
     }
 }
@@ -95,8 +103,8 @@ fn count_and_batch_recipes_run_on_a_one_node_slurm() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bin = env!("CARGO_BIN_EXE_queens");
     let script = repo.join("deploy/slurm/one-node.sh");
-    let dir = std::env::temp_dir().join(format!("queens-slurm-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let work = temp::dir("slurm");
+    let dir = work.to_path_buf();
     let (ctld, slurmd) = (free_port(), free_port());
     let up = Command::new("bash")
         .arg(&script)
@@ -106,10 +114,11 @@ fn count_and_batch_recipes_run_on_a_one_node_slurm() {
         .env("SLURMD_PORT", slurmd.to_string())
         .output()
         .unwrap();
+    let conf = dir.join("slurm.conf");
     let cluster = Cluster {
         script,
-        dir: dir.clone(),
-        conf: dir.join("slurm.conf"),
+        dir: Some(work),
+        conf,
     };
     match up.status.code() {
         Some(0) => {}

@@ -9,49 +9,24 @@ use std::time::Duration;
 use queens::server::store::{Counts, JobStatus, Options, Store, StoreError};
 
 use crate::pg;
+use crate::temp;
 
 /// Where a test's stores live; every `open` is another replica on the same database.
 enum Db {
-    Sqlite(tempdir::Dir),
+    Sqlite(temp::Dir),
     Postgres(String),
 }
 
 impl Db {
     fn open(&self, options: Options) -> Store {
         match self {
-            Db::Sqlite(dir) => Store::open_with(&dir.0, options).unwrap(),
+            Db::Sqlite(dir) => Store::open_with(dir, options).unwrap(),
             Db::Postgres(url) => Store::connect(url, options).unwrap(),
         }
     }
 
     fn store(&self) -> Store {
         self.open(Options::default())
-    }
-}
-
-mod tempdir {
-    use std::path::PathBuf;
-
-    /// A folder under the system's temp dir, removed when dropped.
-    pub struct Dir(pub PathBuf);
-
-    impl Dir {
-        pub fn new(name: &str) -> Dir {
-            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-            let dir = std::env::temp_dir().join(format!(
-                "queens-store-suite-{}-{}-{name}",
-                std::process::id(),
-                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            ));
-            let _ = std::fs::remove_dir_all(&dir);
-            Dir(dir)
-        }
-    }
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
     }
 }
 
@@ -66,7 +41,7 @@ macro_rules! on_both_backends {
             use super::*;
             $(#[test]
             fn $name() {
-                bodies::$name(&Db::Sqlite(tempdir::Dir::new(stringify!($name))));
+                bodies::$name(&Db::Sqlite(temp::dir(stringify!($name))));
             })*
         }
         mod on_postgres {

@@ -116,11 +116,12 @@ fn free_port() -> Result<u16, String> {
 fn start() -> Result<Cluster, String> {
     let bin = bin_dir()?;
     let root = is_root();
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let dir = std::env::temp_dir().join(format!("queens-pg-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    // Removed on the way out of a failed start; once the watchdog runs, it removes it.
+    let folder = tempfile::Builder::new()
+        .prefix("queens-pg-")
+        .tempdir()
+        .map_err(|e| format!("making a temporary folder: {e}"))?;
+    let dir = folder.path().to_path_buf();
     if root {
         let chown = Command::new("chown")
             .arg("postgres:")
@@ -128,7 +129,6 @@ fn start() -> Result<Cluster, String> {
             .output()
             .map_err(|e| format!("chown: {e}"))?;
         if !chown.status.success() {
-            let _ = std::fs::remove_dir_all(&dir);
             return Err(format!(
                 "running as root, and the folder cannot be given to the postgres user: {}",
                 String::from_utf8_lossy(&chown.stderr).trim()
@@ -146,14 +146,12 @@ fn start() -> Result<Cluster, String> {
     let initdb = match initdb {
         Ok(out) if out.status.success() => out,
         Ok(out) => {
-            let _ = std::fs::remove_dir_all(&dir);
             return Err(format!(
                 "initdb failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
         }
         Err(e) => {
-            let _ = std::fs::remove_dir_all(&dir);
             return Err(e);
         }
     };
@@ -187,6 +185,9 @@ fn start() -> Result<Cluster, String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("starting the server: {e}"))?;
+    // The server lives as long as the test process, whose statics are never dropped: the
+    // watchdog, not a drop, removes the folder.
+    let _ = folder.keep();
     let cluster = Cluster {
         port,
         next: AtomicUsize::new(0),
