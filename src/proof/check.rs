@@ -422,6 +422,8 @@ struct Db {
     dense: Vec<(usize, usize)>,
     lemmas: HashMap<u64, (usize, usize), BuildHasherDefault<IdHasher>>,
     arena: Vec<u32>,
+    /// The arena [`Db::compact`] copies into next.
+    spare: Vec<u32>,
     garbage: usize,
 }
 
@@ -438,6 +440,7 @@ impl Db {
             dense: Vec::new(),
             lemmas: HashMap::default(),
             arena: Vec::new(),
+            spare: Vec::new(),
             garbage: 0,
         };
         let mut lits: Vec<u32> = Vec::new();
@@ -523,8 +526,11 @@ impl Db {
         }
     }
 
+    /// Copies the live lemmas into the spare arena and swaps the two: both keep their
+    /// capacity, so a long proof compacts without allocating (or faulting in) new memory.
     fn compact(&mut self) {
-        let mut arena = Vec::with_capacity(2 * (self.arena.len() - self.garbage));
+        let mut arena = std::mem::take(&mut self.spare);
+        arena.clear();
         for span in self
             .dense
             .iter_mut()
@@ -535,7 +541,7 @@ impl Db {
             arena.extend_from_slice(&self.arena[span.0..span.1]);
             *span = (start, arena.len());
         }
-        self.arena = arena;
+        self.spare = std::mem::replace(&mut self.arena, arena);
         self.garbage = 0;
     }
 }
@@ -708,6 +714,25 @@ impl<R: Read> Input<R> {
     /// A LEB128 number of binary LRAT.
     #[inline]
     fn varint(&mut self) -> Result<u64, ProofError> {
+        // Most numbers are whole inside the buffer and one to three bytes long.
+        if let Some(&[b0, b1, b2]) = self.buf[..self.end].get(self.pos..self.pos + 3) {
+            if b0 & 0x80 == 0 {
+                self.pos += 1;
+                return Ok(u64::from(b0));
+            }
+            if b1 & 0x80 == 0 {
+                self.pos += 2;
+                return Ok(u64::from(b0 & 0x7f) | u64::from(b1) << 7);
+            }
+            if b2 & 0x80 == 0 {
+                self.pos += 3;
+                return Ok(u64::from(b0 & 0x7f) | u64::from(b1 & 0x7f) << 7 | u64::from(b2) << 14);
+            }
+        }
+        self.varint_slow()
+    }
+
+    fn varint_slow(&mut self) -> Result<u64, ProofError> {
         let mut value: u64 = 0;
         let mut shift = 0;
         loop {
