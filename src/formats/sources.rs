@@ -211,7 +211,7 @@ fn nothing(paths: &[PathBuf], seen: usize) -> Error {
     };
     match paths {
         [one] => Error::input(&one.display().to_string(), msg),
-        _ => Error::Unsupported(msg.to_string()),
+        _ => Error::unsupported(msg.to_string()),
     }
 }
 
