@@ -1364,6 +1364,30 @@ fn a_result_over_the_artifact_limit_fails_the_job_with_422() {
     assert!(job["result"].is_null());
 }
 
+/// A job refused by its worker process (`queens op`, where a formula runs) fails with the
+/// same problem body a synchronous call would get, the refused field included: the field
+/// crosses the process boundary as data.
+#[test]
+fn a_job_refused_in_its_worker_process_names_the_field() {
+    let s = Server::start(&["--max-memory", "20"]);
+    // 20,000 variables: about 20.6 MB by the solver's estimate, over the 20 MB limit.
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve_cnf", "cnf": "p cnf 20000 1\n20000 0\n"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let job = wait_job(&s, job["id"].as_str().unwrap(), terminal, 30);
+    assert_eq!(job["status"], "failed", "{job}");
+    assert_eq!(job["error"]["status"], 422, "{job}");
+    assert_eq!(job["error"]["field"], "cnf", "{job}");
+    let detail = job["error"]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("field `cnf`: ") && detail.contains("memory limit of 20 MB"),
+        "{detail}"
+    );
+}
+
 /// A board past the complete engines is a solve job: done with `answered_by: local`, no
 /// inline queens, the solution as column-per-row text at its link, which verifies; the same
 /// board synchronously is refused (422 naming `instance.n`), and one over the memory limit
