@@ -164,7 +164,7 @@ fn child(n: &str, enc: &str, path: &str) {
     };
     let engine_ms = start.elapsed().as_secs_f64() * 1e3;
     let line = match result {
-        Err(queens::Error::TooLarge(why)) => {
+        Err(queens::Error::TooLarge { message: why, .. }) => {
             // "… (over V variables and C clauses) …": keep the figures.
             let size = why
                 .split_once("(over ")

@@ -29,16 +29,35 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A problem built through the API is inconsistent (a coordinate off the board, a region
-    /// map with the wrong number of regions, an out-of-range size).
-    #[error("{0}")]
-    Model(String),
+    /// map with the wrong number of regions, an out-of-range size). Made with
+    /// [`Error::model`] or [`Error::model_at_field`].
+    #[error("{message}")]
+    Model {
+        /// The request field the error is about, as a path (`instance.n`), when it is about
+        /// one.
+        field: Option<String>,
+        /// What is wrong, with the field first when there is one (``field `n`: …``).
+        message: String,
+    },
     /// A request the engines cannot serve (an option that does not apply, a size too large).
-    #[error("{0}")]
-    Unsupported(String),
+    /// Made with [`Error::unsupported`] or [`Error::unsupported_at_field`].
+    #[error("{message}")]
+    Unsupported {
+        /// The request field the error is about, as a path (`limit`), when it is about one.
+        field: Option<String>,
+        /// Why not, with the field first when there is one (``field `limit`: …``).
+        message: String,
+    },
     /// A request over a resource limit (board size, memory estimate, unbounded work on a
-    /// synchronous call); the message says what to do instead.
-    #[error("{0}")]
-    TooLarge(String),
+    /// synchronous call); the message says what to do instead. Made with
+    /// [`Error::too_large`] or [`Error::too_large_at_field`].
+    #[error("{message}")]
+    TooLarge {
+        /// The request field the error is about, as a path (`deals`), when it is about one.
+        field: Option<String>,
+        /// What is over which limit, with the field first when there is one.
+        message: String,
+    },
     /// An internal check failed: an engine's board broke a rule, two engines disagreed, a
     /// proof did not check, a worker process died. A bug, never the user's fault. Made with
     /// [`Error::internal`], or [`Error::internal_from`] to keep the error that caused it.
@@ -65,9 +84,10 @@ impl Error {
     /// serve, 500 for its own failures.
     pub fn http_status(&self) -> u16 {
         match self {
-            Error::Input { .. } | Error::Model(_) | Error::Unsupported(_) | Error::TooLarge(_) => {
-                422
-            }
+            Error::Input { .. }
+            | Error::Model { .. }
+            | Error::Unsupported { .. }
+            | Error::TooLarge { .. } => 422,
             Error::Io { .. } | Error::Internal { .. } => 500,
         }
     }
@@ -76,24 +96,24 @@ impl Error {
     pub fn title(&self) -> &'static str {
         match self {
             Error::Input { .. } => "invalid instance",
-            Error::Model(_) => "invalid problem",
-            Error::Unsupported(_) => "unsupported request",
-            Error::TooLarge(_) => "over a limit",
+            Error::Model { .. } => "invalid problem",
+            Error::Unsupported { .. } => "unsupported request",
+            Error::TooLarge { .. } => "over a limit",
             Error::Io { .. } => "I/O error",
             Error::Internal { .. } => "internal check failed",
         }
     }
 
-    /// The input field the error is about: an input error's own; for a request an operation
-    /// refuses, the field its message begins with (``field `deals`: …``).
+    /// The input or request field the error is about, as it was given when the error was
+    /// made (never read back out of the message).
     pub fn field(&self) -> Option<String> {
-        let text = match self {
-            Error::Input { field, .. } => return field.clone(),
-            Error::Model(m) | Error::Unsupported(m) | Error::TooLarge(m) => m.as_str(),
-            _ => return None,
-        };
-        let rest = text.strip_prefix("field `")?;
-        Some(rest[..rest.find('`')?].to_string())
+        match self {
+            Error::Input { field, .. }
+            | Error::Model { field, .. }
+            | Error::Unsupported { field, .. }
+            | Error::TooLarge { field, .. } => field.clone(),
+            Error::Io { .. } | Error::Internal { .. } => None,
+        }
     }
 
     /// An internal check that failed, said in `message`.
@@ -117,8 +137,46 @@ impl Error {
         }
     }
 
-    pub(crate) fn model(msg: impl Into<String>) -> Error {
-        Error::Model(msg.into())
+    /// An inconsistent problem, not about one request field.
+    pub fn model(message: String) -> Error {
+        Error::Model {
+            field: None,
+            message,
+        }
+    }
+
+    /// An inconsistent value in the request field `field` (``field `instance.n`: …``).
+    pub fn model_at_field(field: impl Into<String>, msg: impl std::fmt::Display) -> Error {
+        let (field, message) = at_field(field.into(), msg);
+        Error::Model { field, message }
+    }
+
+    /// A request the engines cannot serve, not about one request field.
+    pub fn unsupported(message: String) -> Error {
+        Error::Unsupported {
+            field: None,
+            message,
+        }
+    }
+
+    /// A value of the request field `field` the engines cannot serve (``field `limit`: …``).
+    pub fn unsupported_at_field(field: impl Into<String>, msg: impl std::fmt::Display) -> Error {
+        let (field, message) = at_field(field.into(), msg);
+        Error::Unsupported { field, message }
+    }
+
+    /// A request over a resource limit, not about one request field.
+    pub fn too_large(message: String) -> Error {
+        Error::TooLarge {
+            field: None,
+            message,
+        }
+    }
+
+    /// A value of the request field `field` over a resource limit (``field `deals`: …``).
+    pub fn too_large_at_field(field: impl Into<String>, msg: impl std::fmt::Display) -> Error {
+        let (field, message) = at_field(field.into(), msg);
+        Error::TooLarge { field, message }
     }
 
     /// Bad input from `origin`, not about one line or field.
@@ -147,12 +205,72 @@ impl Error {
         field: impl Into<String>,
         msg: impl std::fmt::Display,
     ) -> Error {
-        let field = field.into();
+        let (field, message) = at_field(field.into(), msg);
         Error::Input {
             origin: origin.to_string(),
             line: None,
-            message: format!("field `{field}`: {msg}"),
-            field: Some(field),
+            field,
+            message,
         }
+    }
+
+    /// Bad input in the field `field` of the JSON on line `line` of `origin` (``line 3:
+    /// field `shard.index`: …``).
+    pub fn input_at_line_and_field(
+        origin: &str,
+        line: usize,
+        field: impl Into<String>,
+        msg: impl std::fmt::Display,
+    ) -> Error {
+        let (field, message) = at_field(field.into(), msg);
+        Error::Input {
+            origin: origin.to_string(),
+            line: Some(line),
+            field,
+            message: format!("line {line}: {message}"),
+        }
+    }
+}
+
+/// The field as data, and the message that names it first: the one place the words
+/// ``field `…`: `` are written.
+fn at_field(field: String, msg: impl std::fmt::Display) -> (Option<String>, String) {
+    let message = format!("field `{field}`: {msg}");
+    (Some(field), message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    #[test]
+    fn the_field_is_the_one_given_not_one_read_from_the_words() {
+        let e = Error::unsupported_at_field("limit", "must be at least 1");
+        assert_eq!(e.field().as_deref(), Some("limit"));
+        assert_eq!(e.to_string(), "field `limit`: must be at least 1");
+        // Words that look like a field name are only words.
+        for e in [
+            Error::model("field `n`: 0 is not a board size".to_string()),
+            Error::unsupported("field `engine`: not this one".to_string()),
+            Error::too_large("field `deals`: too many".to_string()),
+            Error::input("game.json", "field `moves[3]`: off the board"),
+            Error::internal("field `x`: a bug"),
+        ] {
+            assert_eq!(e.field(), None, "{e}");
+        }
+        let e = Error::too_large_at_field("instance.n", "n = 5000 is over 4096");
+        assert_eq!(
+            (e.field().as_deref(), e.title(), e.http_status()),
+            (Some("instance.n"), "over a limit", 422)
+        );
+        let e = Error::model_at_field("queens[1]", "(9, 0) is off the board");
+        assert_eq!(e.field().as_deref(), Some("queens[1]"));
+        assert_eq!(e.to_string(), "field `queens[1]`: (9, 0) is off the board");
+        let e = Error::input_at_field("board.json", "queens[1]", "off the board");
+        assert_eq!(e.field().as_deref(), Some("queens[1]"));
+        assert_eq!(
+            e.to_string(),
+            "board.json: field `queens[1]`: off the board"
+        );
     }
 }

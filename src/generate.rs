@@ -62,14 +62,16 @@ pub fn completion(n: usize, queens: usize, seed: u64) -> Result<Problem, Error> 
 pub fn completion_from_solution(n: usize, queens: usize, seed: u64) -> Result<Problem, Error> {
     let problem = Problem::sized(n)?;
     if queens > n {
-        return Err(Error::Unsupported(format!(
-            "field `queens`: {queens} fixed queens do not fit on a {n}×{n} board"
-        )));
+        return Err(Error::unsupported_at_field(
+            "queens",
+            format!("{queens} fixed queens do not fit on a {n}×{n} board"),
+        ));
     }
     if (2..=3).contains(&n) && queens > 0 {
-        return Err(Error::Unsupported(format!(
-            "field `n`: the {n}×{n} board has no solution to take presets from"
-        )));
+        return Err(Error::unsupported_at_field(
+            "n",
+            format!("the {n}×{n} board has no solution to take presets from"),
+        ));
     }
     if queens == 0 {
         return Ok(problem);
@@ -165,28 +167,37 @@ pub fn diagonals_prefix(
         Some(d) if d <= quick => return Ok(shuffled_prefix(n, d, seed)),
         _ if n <= MAX_N => {}
         Some(d) => {
-            return Err(Error::Unsupported(format!(
-                "field `first`: {d}: past {MAX_N} rows the list is made only up to its first \
-                 n − K = {quick} diagonals (n = {n}, K = {min_free}); a longer list needs the \
-                 n² greedy pass"
-            )))
+            return Err(Error::unsupported_at_field(
+                "first",
+                format!(
+                    "{d}: past {MAX_N} rows the list is made only up to its first \
+                     n − K = {quick} diagonals (n = {n}, K = {min_free}); a longer list needs the \
+                     n² greedy pass"
+                ),
+            ))
         }
         None => {
-            return Err(Error::Unsupported(format!(
-                "field `first`: past {MAX_N} rows give the prefix length (up to n − K = {quick} \
-                 for n = {n}, K = {min_free}; prob079's hard ratio is about 0.9 n): the whole \
-                 maximal list needs the n² greedy pass"
-            )))
+            return Err(Error::unsupported_at_field(
+                "first",
+                format!(
+                    "past {MAX_N} rows give the prefix length (up to n − K = {quick} \
+                     for n = {n}, K = {min_free}; prob079's hard ratio is about 0.9 n): the whole \
+                     maximal list needs the n² greedy pass"
+                ),
+            ))
         }
     }
     let list = diagonals(n, min_free, seed);
     let d = first.unwrap_or(list.len());
     if d > list.len() {
-        return Err(Error::Unsupported(format!(
-            "field `first`: {d}: seed {seed} gives a maximal list of only {} diagonals for n = \
-             {n}, K = {min_free}",
-            list.len()
-        )));
+        return Err(Error::unsupported_at_field(
+            "first",
+            format!(
+                "{d}: seed {seed} gives a maximal list of only {} diagonals for n = \
+                 {n}, K = {min_free}",
+                list.len()
+            ),
+        ));
     }
     let mut list = list;
     list.truncate(d);
@@ -226,7 +237,7 @@ pub fn diagonals_problem(
 ) -> Result<Problem, Error> {
     let d = first.unwrap_or(list.len());
     if d > list.len() {
-        return Err(Error::Model(format!(
+        return Err(Error::model(format!(
             "asked for the first {d} diagonals but the list has only {}",
             list.len()
         )));

@@ -1302,6 +1302,30 @@ fn a_result_over_the_artifact_limit_fails_the_job_with_422() {
     assert!(job["result"].is_null());
 }
 
+/// A job refused by its worker process (`queens op`, where a formula runs) fails with the
+/// same problem body a synchronous call would get, the refused field included: the field
+/// crosses the process boundary as data.
+#[test]
+fn a_job_refused_in_its_worker_process_names_the_field() {
+    let s = Server::start(&["--max-memory", "20"]);
+    // 20,000 variables: about 20.6 MB by the solver's estimate, over the 20 MB limit.
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve_cnf", "cnf": "p cnf 20000 1\n20000 0\n"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let job = wait_job(&s, job["id"].as_str().unwrap(), terminal, 30);
+    assert_eq!(job["status"], "failed", "{job}");
+    assert_eq!(job["error"]["status"], 422, "{job}");
+    assert_eq!(job["error"]["field"], "cnf", "{job}");
+    let detail = job["error"]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("field `cnf`: ") && detail.contains("memory limit of 20 MB"),
+        "{detail}"
+    );
+}
+
 /// A board past the complete engines is a solve job: done with `answered_by: local`, no
 /// inline queens, the solution as column-per-row text at its link, which verifies; the same
 /// board synchronously is refused (422 naming `instance.n`), and one over the memory limit
@@ -1390,10 +1414,7 @@ fn the_mod2_game_is_served_like_the_cli() {
         &json!({"instance": {"n": 2000, "queens": [[0, 0]]}}),
     );
     assert_eq!(code, 422, "{problem}");
-    assert!(
-        problem["field"].as_str().unwrap().starts_with("instance"),
-        "{problem}"
-    );
+    assert_eq!(problem["field"], "instance", "{problem}");
     assert_eq!(checked["state"], "unlocked");
     assert_eq!(checked, mod2_cli(&["check", file.to_str().unwrap()]));
     let (code, problem) = post(
@@ -1406,6 +1427,7 @@ fn the_mod2_game_is_served_like_the_cli() {
         problem["detail"].as_str().unwrap().contains("plain board"),
         "{problem}"
     );
+    assert_eq!(problem["field"], "instance", "{problem}");
 
     // solve: the winner, as the command line finds it.
     let (code, solved) = post(&s, "/v1/mod2/solve", &json!({"n": 4}));
@@ -1422,6 +1444,7 @@ fn the_mod2_game_is_served_like_the_cli() {
         .contains("POST /v1/jobs"));
     let (code, problem) = post(&s, "/v1/mod2/solve", &json!({"n": 12, "method": "memo"}));
     assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "n", "{problem}");
     assert!(
         problem["detail"].as_str().unwrap().contains("field `n`"),
         "{problem}"
@@ -1456,12 +1479,27 @@ fn the_mod2_game_is_served_like_the_cli() {
     );
     assert_eq!(code, 200, "{replayed}");
     assert_eq!(replayed["status"], "false_claim");
+    // A bad move list names the field inside `game`, in the detail and as data.
     let (code, problem) = post(&s, "/v1/mod2/replay", &json!({"game": {"moves": []}}));
     assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "game.n", "{problem}");
     assert!(
-        problem["detail"].as_str().unwrap().contains("field `n`"),
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("field `game.n`"),
         "{problem}"
     );
+    let (code, problem) = post(
+        &s,
+        "/v1/mod2/replay",
+        &json!({"game": {"n": 3, "moves": [[0, 0], [0, 5]]}}),
+    );
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "game.moves[1]", "{problem}");
+    let (code, problem) = post(&s, "/v1/mod2/replay", &json!({"game": [1, 2]}));
+    assert_eq!(code, 422, "{problem}");
+    assert_eq!(problem["field"], "game", "{problem}");
 
     // As a job: the fewest queens on a locked 4×4 board, each bound with a checked proof.
     let (code, job) = post(

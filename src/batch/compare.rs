@@ -709,7 +709,7 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
 /// Whether [`plot`] can draw these engines: it needs a reference (x axis) and one more.
 pub fn check_plot(engines: &[EngineSpec]) -> Result<(), crate::Error> {
     if engines.len() < 2 {
-        return Err(crate::Error::Unsupported(
+        return Err(crate::Error::unsupported(
             "--plot needs at least two engines (the first is the x axis)".into(),
         ));
     }

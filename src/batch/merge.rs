@@ -94,12 +94,11 @@ pub fn parse(origin: &str, text: &str) -> Result<ShardFile, Error> {
         let (line, head) = it.next().expect("not empty");
         let header: BatchHeader = from_value(origin, line, head)?;
         if header.format != BATCH_FORMAT {
-            return Err(Error::input(
+            return Err(Error::input_at_line_and_field(
                 origin,
-                format!(
-                    "line {line}: field `format`: `{}` is not `{BATCH_FORMAT}`",
-                    header.format
-                ),
+                line,
+                "format",
+                format!("`{}` is not `{BATCH_FORMAT}`", header.format),
             ));
         }
         let lines = it
@@ -141,12 +140,11 @@ fn from_value<T: for<'de> Deserialize<'de>>(
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let field = if path == "." {
-            String::new()
+        if path == "." {
+            Error::input_at_line(origin, line, inner)
         } else {
-            format!("field `{path}`: ")
-        };
-        Error::input_at_line(origin, line, format!("{field}{inner}"))
+            Error::input_at_line_and_field(origin, line, path, inner)
+        }
     })
 }
 
@@ -204,7 +202,7 @@ pub fn merge_batch(files: &[ShardFile]) -> Result<BatchMerge, Error> {
             lines,
         } = file
         else {
-            return Err(Error::Unsupported(
+            return Err(Error::unsupported(
                 "batch shard files and count shards cannot be merged together".into(),
             ));
         };
@@ -239,7 +237,7 @@ pub fn merge_batch(files: &[ShardFile]) -> Result<BatchMerge, Error> {
         }
         all.extend(lines);
     }
-    let (_, header) = set.ok_or_else(|| Error::Unsupported("no file to merge".into()))?;
+    let (_, header) = set.ok_or_else(|| Error::unsupported("no file to merge".into()))?;
     let missing_shards: Vec<usize> = (0..header.shard.of)
         .filter(|i| !present.contains(i))
         .collect();
@@ -335,7 +333,7 @@ pub fn merge_counts(files: &[ShardFile]) -> Result<CountMerge, Error> {
     let mut by_index: BTreeMap<usize, (&str, &CountShard)> = BTreeMap::new();
     for file in files {
         let ShardFile::Count { origin, shards } = file else {
-            return Err(Error::Unsupported(
+            return Err(Error::unsupported(
                 "batch shard files and count shards cannot be merged together".into(),
             ));
         };
@@ -372,12 +370,10 @@ pub fn merge_counts(files: &[ShardFile]) -> Result<CountMerge, Error> {
                 first = Some((origin, s));
             }
             if s.shard.index >= s.shard.of {
-                return Err(Error::input(
+                return Err(Error::input_at_field(
                     origin,
-                    format!(
-                        "field `shard.index`: {} is not below `shard.of` = {}",
-                        s.shard.index, s.shard.of
-                    ),
+                    "shard.index",
+                    format!("{} is not below `shard.of` = {}", s.shard.index, s.shard.of),
                 ));
             }
             if s.status.answer().is_none() {
@@ -401,7 +397,7 @@ pub fn merge_counts(files: &[ShardFile]) -> Result<CountMerge, Error> {
             by_index.insert(s.shard.index, (origin, s));
         }
     }
-    let (_, f) = first.ok_or_else(|| Error::Unsupported("no count shard to merge".into()))?;
+    let (_, f) = first.ok_or_else(|| Error::unsupported("no count shard to merge".into()))?;
     let missing: Vec<String> = (0..f.shard.of)
         .filter(|i| !by_index.contains_key(i))
         .map(|i| i.to_string())
@@ -412,7 +408,7 @@ pub fn merge_counts(files: &[ShardFile]) -> Result<CountMerge, Error> {
         } else {
             missing.join(", ")
         };
-        return Err(Error::Unsupported(format!(
+        return Err(Error::unsupported(format!(
             "incomplete: {} of {} shards are missing (shard {shown}); a partial sum is not a \
              count, so nothing is printed",
             missing.len(),

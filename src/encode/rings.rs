@@ -144,7 +144,7 @@ pub const PAPER_N8: [(usize, usize, usize); 4] = [(28, 3, 4), (20, 0, 4), (12, 0
 /// the full one (region puzzles), where queens on a diagonal do not attack.
 pub fn check_applies(problem: &Problem) -> Result<(), Error> {
     if problem.rule() != DiagonalRule::Full {
-        return Err(Error::Unsupported(
+        return Err(Error::unsupported(
             "ring bounds hold for the n-queens rule (full diagonals), not for puzzles where \
              only touching queens attack: drop --rings"
                 .into(),

@@ -145,10 +145,10 @@ pub fn solve_certified_to(
     let spec = match spec {
         EngineSpec::Auto { .. } => EngineSpec::Backtrack { threads: 0 },
         EngineSpec::Local { .. } => {
-            return Err(Error::Unsupported(
-                "field `proof`: the local engine proves nothing; ask backtrack, sat or auto \
-                 for a proof"
-                    .into(),
+            return Err(Error::unsupported_at_field(
+                "proof",
+                "the local engine proves nothing; ask backtrack, sat or auto \
+                 for a proof",
             ))
         }
         spec => spec,
@@ -169,9 +169,9 @@ pub fn solve_certified_to(
         (_, Ok(())) => {}
         // The SAT engine's refusal advises the backtracker; here the backtracker needs the
         // CNF too, to refute it.
-        (EngineSpec::Backtrack { .. }, Err(Error::TooLarge(_))) => {
+        (EngineSpec::Backtrack { .. }, Err(Error::TooLarge { .. })) => {
             let limit = budget.max_memory.unwrap_or(0);
-            return Err(Error::TooLarge(format!(
+            return Err(Error::too_large(format!(
                 "the CNF a proof would refute ({encoding} encoding) needs more than the memory \
                  limit of {} MB: raise the limit (--max-memory), or solve without a proof",
                 limit >> 20
@@ -231,7 +231,7 @@ pub fn solve_certified_to(
                 }
                 Refutation::Failed(message) => return Err(Error::internal(message)),
                 Refutation::TooLarge(bytes) => {
-                    return Err(Error::TooLarge(format!(
+                    return Err(Error::too_large(format!(
                         "the proof outgrew its share of the memory limit ({} MB written, \
                          limit {} MB): raise the limit (--max-memory), or solve without a \
                          proof",
@@ -243,13 +243,13 @@ pub fn solve_certified_to(
         }
         EngineSpec::Race(_) => return Err(super::race_needs_a_caller()),
         EngineSpec::BacktrackRings { .. } => {
-            return Err(Error::Unsupported(
+            return Err(Error::unsupported(
                 "a proof comes from the backtracker without the ring prune: drop --rings".into(),
             ))
         }
         EngineSpec::Ext(x) => {
             if format == ProofFormat::BinaryDrat {
-                return Err(Error::Unsupported(
+                return Err(Error::unsupported(
                     "an external solver's proof is checked as text DRAT: ask for drat (or \
                      lrat, converted from it)"
                         .into(),
@@ -483,7 +483,7 @@ fn certify_lrat(
         }
         Refutation::Failed(message) => return Err(Error::internal(message)),
         Refutation::TooLarge(bytes) => {
-            return Err(Error::TooLarge(format!(
+            return Err(Error::too_large(format!(
                 "the proof outgrew its share of the memory limit ({} MB written, limit {} MB): \
                  raise the limit (--max-memory), write the proof to a file, or solve without \
                  a proof",

@@ -281,11 +281,11 @@ impl SolverTable {
                 Some((n, c)) => (n.trim(), Some(c)),
                 None => (arg.trim(), None),
             };
-            ExtName::new(name).map_err(|e| Error::Unsupported(format!("--solver: {e}")))?;
+            ExtName::new(name).map_err(|e| Error::unsupported(format!("--solver: {e}")))?;
             let command = match cmd {
-                Some(c) => SolverCommand::custom(name, c).map_err(Error::Unsupported)?,
+                Some(c) => SolverCommand::custom(name, c).map_err(Error::unsupported)?,
                 None => SolverCommand::known(name).ok_or_else(|| {
-                    Error::Unsupported(format!(
+                    Error::unsupported(format!(
                         "--solver {name}: no known command line for `{name}`; give one as \
                          --solver {name}=CMD (known: {})",
                         known_names().join(", ")
@@ -293,7 +293,7 @@ impl SolverTable {
                 })?,
             };
             if listed.iter().any(|c| c.name == name) {
-                return Err(Error::Unsupported(format!(
+                return Err(Error::unsupported(format!(
                     "--solver {name} is given twice"
                 )));
             }
@@ -312,7 +312,7 @@ impl SolverTable {
             Some(c) => c.clone(),
             None if self.listed_only => {
                 let names: Vec<&str> = self.listed.iter().map(|c| c.name.as_str()).collect();
-                return Err(Error::Unsupported(format!(
+                return Err(Error::unsupported(format!(
                     "solver `{name}` is not on this server's list of solvers ({}); see GET \
                      /v1/engines",
                     if names.is_empty() {
@@ -323,7 +323,7 @@ impl SolverTable {
                 )));
             }
             None => SolverCommand::known(name).ok_or_else(|| {
-                Error::Unsupported(format!(
+                Error::unsupported(format!(
                     "unknown solver `{name}`: give its command with --solver {name}=CMD \
                      ({{cnf}}, {{proof}} and {{model}} are replaced by file paths), or use \
                      one of the known solvers: {}",
@@ -332,7 +332,7 @@ impl SolverTable {
             })?,
         };
         if command.program().is_none() {
-            return Err(Error::Unsupported(format!(
+            return Err(Error::unsupported(format!(
                 "solver `{name}` is not installed: `{}` is not {} (install it, e.g. \
                  `apt-get install {name}`, or give its command with --solver {name}=CMD)",
                 command.argv[0],
@@ -476,7 +476,7 @@ pub fn solve_proving(
 ) -> Result<ExtRun, Error> {
     let command = table().resolve(spec.solver)?;
     if command.proof_argv.is_none() {
-        return Err(Error::Unsupported(format!(
+        return Err(Error::unsupported(format!(
             "solver `{}` writes no DRAT proof this program can check: prove with cadical or \
              kissat, or give a command with {{proof}} (--solver NAME=CMD)",
             spec.solver
@@ -573,7 +573,7 @@ fn run_on(
             .replace("{model}", &model_path.to_string_lossy())
     };
     let program = command.program().ok_or_else(|| {
-        Error::Unsupported(format!(
+        Error::unsupported(format!(
             "solver `{name}` is not installed: `{}` not found",
             command.argv[0]
         ))

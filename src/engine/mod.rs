@@ -422,7 +422,7 @@ pub fn check_sat_memory(
             _ => String::new(),
         },
     };
-    Err(Error::TooLarge(format!(
+    Err(Error::too_large(format!(
         "the SAT encoding of this {n}×{n} problem ({encoding}) would need more than the \
          memory limit of {} MB (over {} variables and {} clauses): use the backtrack \
          engine{lighter}, or raise the limit (--max-memory)",
@@ -444,7 +444,7 @@ pub fn default_max_memory() -> u64 {
 /// The error for a race asked of an entry point that cannot start its SAT child, or for
 /// more than one solution.
 pub(crate) fn race_needs_a_caller() -> Error {
-    Error::Unsupported(
+    Error::unsupported(
         "engine race answers whether there is a solution (solve, one solution); use \
          backtrack or sat for counting and listing"
             .into(),
@@ -729,7 +729,7 @@ pub fn count(
 fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
     match spec {
         EngineSpec::Auto { .. } => Ok(EngineSpec::Backtrack { threads: 0 }),
-        EngineSpec::Local { .. } => Err(Error::Unsupported(
+        EngineSpec::Local { .. } => Err(Error::unsupported(
             "the local engine finds one solution; count or list solutions with backtrack or \
              sat"
             .into(),
@@ -742,13 +742,16 @@ fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
 pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
     if problem.is_sparse() && !matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
         let n = problem.n();
-        return Err(Error::TooLarge(format!(
-            "field `n`: the {} engine works on boards up to {}×{} (it keeps n² bits); a \
-             {n}×{n} board is solved by local search: use engine local or auto",
-            spec.name(),
-            crate::model::MAX_N,
-            crate::model::MAX_N
-        )));
+        return Err(Error::too_large_at_field(
+            "n",
+            format!(
+                "the {} engine works on boards up to {}×{} (it keeps n² bits); a \
+                 {n}×{n} board is solved by local search: use engine local or auto",
+                spec.name(),
+                crate::model::MAX_N,
+                crate::model::MAX_N
+            ),
+        ));
     }
     Ok(())
 }
@@ -865,11 +868,14 @@ pub fn check_local_memory(problem: &Problem, budget: &Budget) -> Result<(), Erro
         return Ok(());
     }
     let n = problem.n();
-    Err(Error::TooLarge(format!(
-        "field `n`: local search on this {n}×{n} board needs about {} MB (12 bytes a row, \
-         32 a preset, 8 MB more), over the memory limit of {} MB: raise the limit \
-         (--max-memory)",
-        need.div_ceil(1 << 20),
-        limit >> 20
-    )))
+    Err(Error::too_large_at_field(
+        "n",
+        format!(
+            "local search on this {n}×{n} board needs about {} MB (12 bytes a row, \
+             32 a preset, 8 MB more), over the memory limit of {} MB: raise the limit \
+             (--max-memory)",
+            need.div_ceil(1 << 20),
+            limit >> 20
+        ),
+    ))
 }

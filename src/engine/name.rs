@@ -75,11 +75,11 @@ impl EngineName {
                 EngineName::Ext | EngineName::Backtrack | EngineName::Auto
             )
         {
-            return Err(Error::Unsupported(
-                "field `rings`: the ring bounds prune the backtracker and go into the CNF of an \
+            return Err(Error::unsupported_at_field(
+                "rings",
+                "the ring bounds prune the backtracker and go into the CNF of an \
                  external solver (engine backtrack or ext; `queens encode --rings` writes them \
-                 for any solver)"
-                    .into(),
+                 for any solver)",
             ));
         }
         Ok(match (self, solver) {
@@ -89,15 +89,16 @@ impl EngineName {
                 rings,
             }),
             (EngineName::Ext, None) => {
-                return Err(Error::Unsupported(
-                    "field `solver`: engine ext needs the name of a solver (GET /v1/engines \
-                     lists them; on the command line --engine ext:NAME)"
-                        .into(),
+                return Err(Error::unsupported_at_field(
+                    "solver",
+                    "engine ext needs the name of a solver (GET /v1/engines \
+                     lists them; on the command line --engine ext:NAME)",
                 ))
             }
             (_, Some(_)) => {
-                return Err(Error::Unsupported(
-                    "field `solver`: names the solver of engine ext only".into(),
+                return Err(Error::unsupported_at_field(
+                    "solver",
+                    "names the solver of engine ext only",
                 ))
             }
             (EngineName::Backtrack, None) if rings => EngineSpec::BacktrackRings { threads: 0 },

@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn an_error_on_one_side_leaves_the_race_to_the_other() {
         let got = race(
-            |_| Err(Error::TooLarge("no".into())),
+            |_| Err(Error::too_large("no".into())),
             |_| {
                 std::thread::sleep(Duration::from_millis(20));
                 Ok(Some(2))
@@ -141,12 +141,12 @@ mod tests {
         .unwrap();
         assert_eq!(got, Some((Side::Sat, 2)));
         let err = race::<u32>(
-            |_| Err(Error::TooLarge("no".into())),
+            |_| Err(Error::too_large("no".into())),
             |_| Ok(None),
             None,
             None,
         );
-        assert!(matches!(err, Err(Error::TooLarge(_))));
+        assert!(matches!(err, Err(Error::TooLarge { .. })));
     }
 
     #[test]

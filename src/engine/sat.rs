@@ -221,7 +221,7 @@ impl encode::ClauseSink for Negated<'_, '_> {
 }
 
 fn solver_error(e: varisat::solver::SolverError) -> Error {
-    Error::Unsupported(format!("the SAT solver failed: {e}"))
+    Error::unsupported(format!("the SAT solver failed: {e}"))
 }
 
 /// Finds one solution with the SAT engine (not yet verified: callers verify).

@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::formats::csplib::parse_csplib;
 use crate::formats::{
     json_value, looks_like_json, not_an_object, parse, problem_from_json, read_text, strip_bom,
-    EMPTY_INPUT,
+    JsonError, EMPTY_INPUT,
 };
 use crate::model::Problem;
 
@@ -211,7 +211,7 @@ fn nothing(paths: &[PathBuf], seen: usize) -> Error {
     };
     match paths {
         [one] => Error::input(&one.display().to_string(), msg),
-        _ => Error::Unsupported(msg.to_string()),
+        _ => Error::unsupported(msg.to_string()),
     }
 }
 
@@ -440,8 +440,13 @@ impl<'a> Gather<'a> {
                     match from_record(record, selection, &id.base) {
                         Ok(Some(problem)) => self.keep(id, problem)?,
                         Ok(None) => {}
-                        Err(m) => {
-                            let e = Error::input_at_line(&origin, line_no, m);
+                        Err(JsonError { field, message }) => {
+                            let e = match field {
+                                Some(f) => {
+                                    Error::input_at_line_and_field(&origin, line_no, f, message)
+                                }
+                                None => Error::input_at_line(&origin, line_no, message),
+                            };
                             self.broken(id, e)?
                         }
                     }
@@ -475,7 +480,7 @@ impl<'a> Gather<'a> {
                 match from_record(record, selection, &id.base) {
                     Ok(Some(problem)) => self.keep(id, problem),
                     Ok(None) => Ok(()),
-                    Err(m) => self.broken(id, Error::input(&origin, m)),
+                    Err(e) => self.broken(id, e.in_input(&origin)),
                 }
             }
             Format::Single => {
@@ -536,9 +541,9 @@ fn from_record(
     mut record: Value,
     selection: &Selection,
     listed_id: &str,
-) -> Result<Option<Problem>, String> {
+) -> Result<Option<Problem>, JsonError> {
     if !record.is_object() {
-        return Err(not_an_object(&record));
+        return Err(not_an_object(&record).into());
     }
     let lookup = |field: &str| match (field, record.get(field)) {
         (_, Some(v)) => Some(v.clone()),
@@ -552,15 +557,13 @@ fn from_record(
     if let Some(d) = selection.first {
         truncate(&mut record, d)?;
     }
-    problem_from_json(&record)
-        .map(Some)
-        .map_err(|e| e.to_string())
+    problem_from_json(&record).map(Some)
 }
 
 /// Keeps the first `d` entries of a record's diagonal list and fixed queens. An empty list is
 /// left alone (prob079's excluded-diagonal records carry `"queens": []`); a list that is not
 /// empty must have at least `d` entries, so a prefix never silently means the whole list.
-fn truncate(record: &mut Value, d: usize) -> Result<(), String> {
+fn truncate(record: &mut Value, d: usize) -> Result<(), JsonError> {
     let mut any = false;
     for field in ["diags", "queens"] {
         if let Some(Value::Array(list)) = record.get_mut(field) {
@@ -568,10 +571,10 @@ fn truncate(record: &mut Value, d: usize) -> Result<(), String> {
                 list.truncate(d);
                 any = true;
             } else if !list.is_empty() {
-                return Err(format!(
-                    "field `{field}`: --first {d} asks for more than its {} entries",
-                    list.len()
-                ));
+                return Err(JsonError {
+                    field: Some(field.into()),
+                    message: format!("--first {d} asks for more than its {} entries", list.len()),
+                });
             }
         }
     }
@@ -580,7 +583,8 @@ fn truncate(record: &mut Value, d: usize) -> Result<(), String> {
     } else {
         Err(format!(
             "--first {d}: the record has no `diags` or `queens` entries to take a prefix of"
-        ))
+        )
+        .into())
     }
 }
 

@@ -194,7 +194,7 @@ pub fn batch(
         return Err(e);
     }
     if ctx.budget.cancelled() {
-        return Err(Error::Unsupported(format!(
+        return Err(Error::unsupported(format!(
             "cancelled: the answers so far are kept in {} for the next run",
             partial.display()
         )));

@@ -51,7 +51,7 @@ pub struct DealRequest {
 pub fn deal(req: &DealRequest, _ctx: &Context) -> Result<Deal, Error> {
     req.difficulty
         .validate()
-        .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}")))?;
+        .map_err(|e| Error::unsupported_at_field("difficulty.remove_wilds", e))?;
     Ok(deal_of(req.seed, &req.difficulty))
 }
 
@@ -98,16 +98,22 @@ pub struct PlayResponse {
 
 fn validate_lookahead(l: &Lookahead) -> Result<(), Error> {
     if l.candidates == 0 || l.candidates > MAX_LOOKAHEAD.candidates {
-        return Err(Error::Unsupported(format!(
-            "field `lookahead.candidates`: 1 to {} moves, not {}",
-            MAX_LOOKAHEAD.candidates, l.candidates
-        )));
+        return Err(Error::unsupported_at_field(
+            "lookahead.candidates",
+            format!(
+                "1 to {} moves, not {}",
+                MAX_LOOKAHEAD.candidates, l.candidates
+            ),
+        ));
     }
     if l.samples > MAX_LOOKAHEAD.samples {
-        return Err(Error::Unsupported(format!(
-            "field `lookahead.samples`: 0 to {} determinisations, not {}",
-            MAX_LOOKAHEAD.samples, l.samples
-        )));
+        return Err(Error::unsupported_at_field(
+            "lookahead.samples",
+            format!(
+                "0 to {} determinisations, not {}",
+                MAX_LOOKAHEAD.samples, l.samples
+            ),
+        ));
     }
     Ok(())
 }
@@ -116,11 +122,13 @@ impl PlayRequest {
     /// Checks the options against each other before any work.
     pub fn validate(&self) -> Result<(), Error> {
         match (&self.moves, &self.policy) {
-            (Some(_), Some(_)) => Err(Error::Unsupported(
-                "field `policy`: give moves or a policy, not both".into(),
+            (Some(_), Some(_)) => Err(Error::unsupported_at_field(
+                "policy",
+                "give moves or a policy, not both",
             )),
-            (None, None) => Err(Error::Unsupported(
-                "field `moves`: give the moves to replay, or a policy to play".into(),
+            (None, None) => Err(Error::unsupported_at_field(
+                "moves",
+                "give the moves to replay, or a policy to play",
             )),
             _ => validate_lookahead(&self.lookahead),
         }
@@ -195,19 +203,20 @@ impl SimulateRequest {
     /// Checks the request against the limits before any work.
     pub fn validate(&self) -> Result<(), Error> {
         if !(1..=MAX_SIMULATE_DEALS).contains(&self.deals) {
-            return Err(Error::TooLarge(format!(
-                "field `deals`: 1 to {MAX_SIMULATE_DEALS} deals, not {}",
-                self.deals
-            )));
+            return Err(Error::too_large_at_field(
+                "deals",
+                format!("1 to {MAX_SIMULATE_DEALS} deals, not {}", self.deals),
+            ));
         }
         if let Some(j) = self.jobs.filter(|j| !(1..=MAX_JOBS).contains(j)) {
-            return Err(Error::Unsupported(format!(
-                "field `jobs`: 1 to {MAX_JOBS} threads, not {j}"
-            )));
+            return Err(Error::unsupported_at_field(
+                "jobs",
+                format!("1 to {MAX_JOBS} threads, not {j}"),
+            ));
         }
         self.difficulty
             .validate()
-            .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}")))?;
+            .map_err(|e| Error::unsupported_at_field("difficulty.remove_wilds", e))?;
         validate_lookahead(&self.lookahead)
     }
 }
@@ -453,14 +462,16 @@ impl SolveResponse {
 fn validate_entries(field: &str, n: Option<usize>) -> Result<usize, Error> {
     let n = n.unwrap_or(DEFAULT_TABLE_ENTRIES);
     if n == 0 {
-        return Err(Error::Unsupported(format!(
-            "field `{field}`: the search remembers at least 1 position"
-        )));
+        return Err(Error::unsupported_at_field(
+            field,
+            "the search remembers at least 1 position",
+        ));
     }
     if n > MAX_TABLE_ENTRIES {
-        return Err(Error::TooLarge(format!(
-            "field `{field}`: 1 to {MAX_TABLE_ENTRIES} positions, not {n}"
-        )));
+        return Err(Error::too_large_at_field(
+            field,
+            format!("1 to {MAX_TABLE_ENTRIES} positions, not {n}"),
+        ));
     }
     Ok(n)
 }
@@ -475,22 +486,26 @@ fn check_memory(
 ) -> Result<(), Error> {
     let need = (entries as u64 * TABLE_ENTRY_BYTES + beam as u64 * BEAM_BYTES) * searches as u64;
     match ctx.budget.max_memory {
-        Some(max) if need > max => Err(Error::TooLarge(format!(
-            "field `{field}`: {entries} positions and a beam of {beam} need about {} MB \
-             ({searches} search{} at once), over the memory limit of {} MB",
-            need / 1_000_000,
-            if searches == 1 { "" } else { "es" },
-            max / 1_000_000
-        ))),
+        Some(max) if need > max => Err(Error::too_large_at_field(
+            field,
+            format!(
+                "{entries} positions and a beam of {beam} need about {} MB ({searches} \
+                 search{} at once), over the memory limit of {} MB",
+                need / 1_000_000,
+                if searches == 1 { "" } else { "es" },
+                max / 1_000_000
+            ),
+        )),
         _ => Ok(()),
     }
 }
 
 fn validate_beam(beam: Option<usize>) -> Result<(), Error> {
     match beam {
-        Some(b) if b > MAX_BEAM => Err(Error::TooLarge(format!(
-            "field `beam`: at most {MAX_BEAM} positions a turn, not {b}"
-        ))),
+        Some(b) if b > MAX_BEAM => Err(Error::too_large_at_field(
+            "beam",
+            format!("at most {MAX_BEAM} positions a turn, not {b}"),
+        )),
         _ => Ok(()),
     }
 }
@@ -645,27 +660,28 @@ impl StudyRequest {
     fn checked(&self) -> Result<(usize, usize), Error> {
         let req = self;
         if !(1..=MAX_STUDY_DEALS).contains(&req.deals) {
-            return Err(Error::TooLarge(format!(
-                "field `deals`: 1 to {MAX_STUDY_DEALS} deals, not {}",
-                req.deals
-            )));
+            return Err(Error::too_large_at_field(
+                "deals",
+                format!("1 to {MAX_STUDY_DEALS} deals, not {}", req.deals),
+            ));
         }
         if !(1..=3_600_000).contains(&req.timeout_each_ms) {
-            return Err(Error::Unsupported(format!(
-                "field `timeout_each_ms`: 1 to 3600000 milliseconds, not {}",
-                req.timeout_each_ms
-            )));
+            return Err(Error::unsupported_at_field(
+                "timeout_each_ms",
+                format!("1 to 3600000 milliseconds, not {}", req.timeout_each_ms),
+            ));
         }
         let jobs = req.jobs.unwrap_or(1);
         if !(1..=MAX_JOBS).contains(&jobs) {
-            return Err(Error::Unsupported(format!(
-                "field `jobs`: 1 to {MAX_JOBS} threads, not {jobs}"
-            )));
+            return Err(Error::unsupported_at_field(
+                "jobs",
+                format!("1 to {MAX_JOBS} threads, not {jobs}"),
+            ));
         }
         let max_entries = validate_entries("max_entries", req.max_entries)?;
         req.difficulty
             .validate()
-            .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}")))?;
+            .map_err(|e| Error::unsupported_at_field("difficulty.remove_wilds", e))?;
         validate_lookahead(&req.lookahead)?;
         Ok((jobs, max_entries))
     }

@@ -53,9 +53,10 @@ impl CheckRequest {
     /// Checks the options before any work.
     pub fn validate(&self) -> Result<(), Error> {
         match self.completions {
-            Some(k) if k == 0 || k > MAX_COMPLETIONS => Err(Error::Unsupported(format!(
-                "field `completions`: must be from 1 to {MAX_COMPLETIONS}"
-            ))),
+            Some(k) if k == 0 || k > MAX_COMPLETIONS => Err(Error::unsupported_at_field(
+                "completions",
+                format!("must be from 1 to {MAX_COMPLETIONS}"),
+            )),
             _ => Ok(()),
         }
     }
@@ -123,13 +124,15 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let base = &req.instance.0;
     if base.is_sparse() && (req.hints || req.completions.is_some()) {
-        return Err(Error::TooLarge(format!(
-            "field `{}`: a {n}×{n} board is past {}, where hints and completion counts are \
-             not offered; check a full board with --board (column per row)",
+        return Err(Error::too_large_at_field(
             if req.hints { "hints" } else { "completions" },
-            crate::model::MAX_N,
-            n = base.n()
-        )));
+            format!(
+                "a {n}×{n} board is past {}, where hints and completion counts are not \
+                 offered; check a full board with --board (column per row)",
+                crate::model::MAX_N,
+                n = base.n()
+            ),
+        ));
     }
     // The board as placed: a queen given twice or off the board is a violation to name, so
     // the list is checked as it is, not merged into the problem first.
@@ -236,8 +239,9 @@ impl ExplainRequest {
     /// Checks the options before any work.
     pub fn validate(&self) -> Result<(), Error> {
         if matches!(self.engine, EngineName::Race | EngineName::Ext) {
-            return Err(Error::Unsupported(
-                "field `engine`: explain runs backtrack or sat, not race or ext".into(),
+            return Err(Error::unsupported_at_field(
+                "engine",
+                "explain runs backtrack or sat, not race or ext",
             ));
         }
         Ok(())

@@ -34,12 +34,8 @@ impl SolveCnfRequest {
 
     /// The formula, or an input error naming the line.
     pub fn formula(&self) -> Result<CnfFormula, Error> {
-        varisat::dimacs::DimacsParser::parse(self.cnf.as_bytes()).map_err(|e| Error::Input {
-            origin: "request".into(),
-            line: None,
-            field: Some("cnf".into()),
-            message: format!("field `cnf`: {e}"),
-        })
+        varisat::dimacs::DimacsParser::parse(self.cnf.as_bytes())
+            .map_err(|e| Error::input_at_field("request", "cnf", e))
     }
 
     /// Checks that the formula parses and fits the memory limit, before any work.
@@ -50,14 +46,17 @@ impl SolveCnfRequest {
             .saturating_add(35u64.saturating_mul(f.len() as u64))
             .saturating_add(240u64.saturating_mul(f.var_count() as u64));
         if let Some(limit) = ctx.budget.max_memory.filter(|&m| bytes > m) {
-            return Err(Error::TooLarge(format!(
-                "field `cnf`: {} variables and {} clauses need about {} MB, over the memory \
-                 limit of {} MB",
-                f.var_count(),
-                f.len(),
-                bytes >> 20,
-                limit >> 20
-            )));
+            return Err(Error::too_large_at_field(
+                "cnf",
+                format!(
+                    "{} variables and {} clauses need about {} MB, over the memory \
+                     limit of {} MB",
+                    f.var_count(),
+                    f.len(),
+                    bytes >> 20,
+                    limit >> 20
+                ),
+            ));
         }
         Ok(f)
     }

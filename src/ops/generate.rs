@@ -112,7 +112,7 @@ pub fn generate_one(
     match req.kind {
         GenerateKind::Completion => {
             let m = req.queens.ok_or_else(|| {
-                Error::Unsupported("field `queens`: completion needs the number of queens".into())
+                Error::unsupported_at_field("queens", "completion needs the number of queens")
             })?;
             let problem = match req.presets.unwrap_or_default() {
                 PresetSource::Random => gen::completion(n, m, seed)?,
@@ -153,18 +153,21 @@ impl GenerateRequest {
     /// Checks the options before any work.
     pub fn validate(&self) -> Result<(), Error> {
         if self.count == 0 || self.count > MAX_GENERATE_COUNT {
-            return Err(Error::Unsupported(format!(
-                "field `count`: must be from 1 to {MAX_GENERATE_COUNT}"
-            )));
+            return Err(Error::unsupported_at_field(
+                "count",
+                format!("must be from 1 to {MAX_GENERATE_COUNT}"),
+            ));
         }
         if self.difficulty.is_some() && self.kind != GenerateKind::Regions {
-            return Err(Error::Unsupported(
-                "field `difficulty`: only region puzzles have a grade".into(),
+            return Err(Error::unsupported_at_field(
+                "difficulty",
+                "only region puzzles have a grade",
             ));
         }
         if self.kind == GenerateKind::Completion && self.queens.is_none() {
-            return Err(Error::Unsupported(
-                "field `queens`: completion needs the number of queens".into(),
+            return Err(Error::unsupported_at_field(
+                "queens",
+                "completion needs the number of queens",
             ));
         }
         Ok(())
@@ -192,7 +195,7 @@ pub fn generate(req: &GenerateRequest, ctx: &Context) -> Result<GenerateResponse
         let seed = req
             .seed
             .checked_add(i)
-            .ok_or_else(|| Error::Unsupported("field `seed`: seed + count overflows".into()))?;
+            .ok_or_else(|| Error::unsupported_at_field("seed", "seed + count overflows"))?;
         let Some(made) = generate_one(req, seed, &ctx.budget)? else {
             return stopped(instances, grades);
         };

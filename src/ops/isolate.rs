@@ -3,7 +3,9 @@
 //! milliseconds.
 //!
 //! Protocol: the request as JSON on the child's stdin; on stdout one JSON object,
-//! `{"ok": <response>}` or `{"error": {"kind", "origin", "message"}}`; on stderr, lines
+//! `{"ok": <response>}` or `{"error": {"kind", "origin", "line", "field", "message"}}` (the
+//! field, when the error is about one, as data: the parent's error names it as the child's
+//! did); on stderr, lines
 //! `progress DONE TOTAL`; artifacts (proofs) as files in the folder named by `--artifacts`.
 //! It is the only child protocol: `compare`'s attempts, the race's SAT side and the games'
 //! SAT calls (`solve_cnf`) all run this way.
@@ -38,24 +40,23 @@ struct ErrorBody {
 
 impl From<&Error> for ErrorBody {
     fn from(e: &Error) -> ErrorBody {
-        let (kind, origin, message) = match e {
+        let (kind, origin, line, message) = match e {
             Error::Input {
-                origin, message, ..
-            } => ("input", Some(origin.clone()), message.clone()),
-            Error::Model(m) => ("model", None, m.clone()),
-            Error::Unsupported(m) => ("unsupported", None, m.clone()),
-            Error::TooLarge(m) => ("too_large", None, m.clone()),
-            other => ("internal", None, other.to_string()),
-        };
-        let (line, field) = match e {
-            Error::Input { line, field, .. } => (*line, field.clone()),
-            _ => (None, None),
+                origin,
+                line,
+                message,
+                ..
+            } => ("input", Some(origin.clone()), *line, message.clone()),
+            Error::Model { message, .. } => ("model", None, None, message.clone()),
+            Error::Unsupported { message, .. } => ("unsupported", None, None, message.clone()),
+            Error::TooLarge { message, .. } => ("too_large", None, None, message.clone()),
+            other => ("internal", None, None, other.to_string()),
         };
         ErrorBody {
             kind: kind.into(),
             origin,
             line,
-            field,
+            field: e.field(),
             message,
         }
     }
@@ -63,17 +64,24 @@ impl From<&Error> for ErrorBody {
 
 impl From<ErrorBody> for Error {
     fn from(b: ErrorBody) -> Error {
-        match b.kind.as_str() {
+        let ErrorBody {
+            kind,
+            origin,
+            line,
+            field,
+            message,
+        } = b;
+        match kind.as_str() {
             "input" => Error::Input {
-                origin: b.origin.unwrap_or_default(),
-                line: b.line,
-                field: b.field,
-                message: b.message,
+                origin: origin.unwrap_or_default(),
+                line,
+                field,
+                message,
             },
-            "model" => Error::Model(b.message),
-            "unsupported" => Error::Unsupported(b.message),
-            "too_large" => Error::TooLarge(b.message),
-            _ => Error::internal(b.message),
+            "model" => Error::Model { field, message },
+            "unsupported" => Error::Unsupported { field, message },
+            "too_large" => Error::TooLarge { field, message },
+            _ => Error::internal(message),
         }
     }
 }
@@ -327,7 +335,7 @@ fn interrupted(
             ..super::mod2::SolveResponse::stopped(r, status)
         }),
         _ => {
-            return Err(Error::TooLarge(format!(
+            return Err(Error::too_large(format!(
                 "{} did not finish within the time limit ({status:?})",
                 req.op()
             )))

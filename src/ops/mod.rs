@@ -371,9 +371,9 @@ impl Request {
             Request::CollectionDeal(r) => r
                 .difficulty
                 .validate()
-                .map_err(|e| Error::Unsupported(format!("field `difficulty.remove_wilds`: {e}"))),
+                .map_err(|e| Error::unsupported_at_field("difficulty.remove_wilds", e)),
             Request::SolveCnf(r) => r.validate(&Context::default()).map(|_| ()),
-            Request::Mod2Check(r) => mod2::validate_check(r, "field `instance`"),
+            Request::Mod2Check(r) => mod2::validate_check(r, None),
             Request::Mod2Replay(r) => mod2::replay_request(r).map(|_| ()),
             Request::Mod2Solve(r) => r.validate(),
             Request::Mod2Optimum(r) => r.validate(),
@@ -392,13 +392,16 @@ impl Request {
         };
         match self {
             Request::Solve(_) | Request::Check(_) | Request::Count(_) => Ok(()),
-            other => Err(Error::TooLarge(format!(
-                "field `n`: {} works on boards up to {max}×{max}, not {n}×{n}; past {max} only \
-                 solve (local search) and check take a board",
-                other.op(),
-                max = crate::model::MAX_N,
-                n = p.n()
-            ))),
+            other => Err(Error::too_large_at_field(
+                "n",
+                format!(
+                    "{} works on boards up to {max}×{max}, not {n}×{n}; past {max} only \
+                     solve (local search) and check take a board",
+                    other.op(),
+                    max = crate::model::MAX_N,
+                    n = p.n()
+                ),
+            )),
         }
     }
 
@@ -508,10 +511,7 @@ impl Request {
                 let (resp, artifacts) = solve_cnf(r, ctx)?;
                 (Response::SolveCnf(resp), artifacts)
             }
-            Request::Mod2Check(r) => (
-                Response::Mod2Check(mod2::check_instance(r, "field `instance`")?),
-                none(),
-            ),
+            Request::Mod2Check(r) => (Response::Mod2Check(mod2::check_instance(r, None)?), none()),
             Request::Mod2Replay(r) => (Response::Mod2Replay(mod2::replay_request(r)?), none()),
             Request::Mod2Solve(r) => (Response::Mod2Solve(mod2::solve(r, ctx)?), none()),
             Request::Mod2Optimum(r) => (Response::Mod2Optimum(mod2::optimum(r, ctx)?), none()),

@@ -369,27 +369,34 @@ impl SolveRequest {
     pub fn validate(&self) -> Result<(), Error> {
         let n = self.n;
         if self.retrograde() && !(1..=retro::MAX_N).contains(&n) {
-            return Err(Error::Unsupported(format!(
-                "field `n`: the retrograde sweep holds boards of 1..={} squares a side (2^(n²) \
-                 sets), not {n}",
-                retro::MAX_N
-            )));
+            return Err(Error::unsupported_at_field(
+                "n",
+                format!(
+                    "the retrograde sweep holds boards of 1..={} squares a side (2^(n²) \
+                     sets), not {n}",
+                    retro::MAX_N
+                ),
+            ));
         }
         if !self.retrograde() && !(1..=search::MAX_N).contains(&n) {
-            return Err(Error::Unsupported(format!(
-                "field `n`: the game search holds boards of 1..={} squares a side, not {n}",
-                search::MAX_N
-            )));
+            return Err(Error::unsupported_at_field(
+                "n",
+                format!(
+                    "the game search holds boards of 1..={} squares a side, not {n}",
+                    search::MAX_N
+                ),
+            ));
         }
         if self.strategy_plies > STRATEGY_MAX_PLIES {
-            return Err(Error::Unsupported(format!(
-                "field `strategy_plies`: at most {STRATEGY_MAX_PLIES}, not {}",
-                self.strategy_plies
-            )));
+            return Err(Error::unsupported_at_field(
+                "strategy_plies",
+                format!("at most {STRATEGY_MAX_PLIES}, not {}", self.strategy_plies),
+            ));
         }
         if self.threads > 256 {
-            return Err(Error::Unsupported(
-                "field `threads`: between 0 (one per core) and 256".into(),
+            return Err(Error::unsupported_at_field(
+                "threads",
+                "between 0 (one per core) and 256",
             ));
         }
         Ok(())
@@ -751,10 +758,13 @@ impl OptimumRequest {
     /// Checks the board size before any work.
     pub fn validate(&self) -> Result<(), Error> {
         if !(1..=MAX_OPTIMUM_N).contains(&self.n) {
-            return Err(Error::Unsupported(format!(
-                "field `n`: boards of 1..={MAX_OPTIMUM_N} squares a side, not {}",
-                self.n
-            )));
+            return Err(Error::unsupported_at_field(
+                "n",
+                format!(
+                    "boards of 1..={MAX_OPTIMUM_N} squares a side, not {}",
+                    self.n
+                ),
+            ));
         }
         Ok(())
     }
@@ -788,9 +798,10 @@ pub struct CheckRequest {
 }
 
 /// [`check`] on an instance, refusing what the game does not have (regions, blocked cells,
-/// excluded diagonals).
-pub fn check_instance(req: &CheckRequest, origin: &str) -> Result<CheckResponse, Error> {
-    validate_check(req, origin)?;
+/// excluded diagonals); errors name the `file` it was read from, or the request field
+/// `instance` when there is none.
+pub fn check_instance(req: &CheckRequest, file: Option<&str>) -> Result<CheckResponse, Error> {
+    validate_check(req, file)?;
     let p = &req.instance.0;
     Ok(check(p.n(), p.fixed()))
 }
@@ -798,18 +809,23 @@ pub fn check_instance(req: &CheckRequest, origin: &str) -> Result<CheckResponse,
 /// Whether [`check_instance`] can answer `req`, before any work: a plain board of at most
 /// [`crate::games::mod2::format::MAX_N`] rows (the game keeps the whole board; the instance
 /// format itself reaches big boards).
-pub fn validate_check(req: &CheckRequest, origin: &str) -> Result<(), Error> {
+pub fn validate_check(req: &CheckRequest, file: Option<&str>) -> Result<(), Error> {
+    let refuse = |why: String| match file {
+        Some(file) => Error::unsupported(format!("{file}: {why}")),
+        None => Error::unsupported_at_field("instance", why),
+    };
     let p = &req.instance.0;
     if p.regions().is_some() || !p.blocked().is_empty() || !p.excluded().is_empty() {
-        return Err(Error::Unsupported(format!(
-            "{origin}: the mod-2 game is played on a plain board: no regions, blocked cells \
-             or excluded diagonals"
-        )));
+        return Err(refuse(
+            "the mod-2 game is played on a plain board: no regions, blocked cells or \
+             excluded diagonals"
+                .into(),
+        ));
     }
     let max = crate::games::mod2::format::MAX_N;
     if p.n() > max {
-        return Err(Error::Unsupported(format!(
-            "{origin}: the mod-2 game is played on boards up to {max}×{max}, not {n}×{n}",
+        return Err(refuse(format!(
+            "the mod-2 game is played on boards up to {max}×{max}, not {n}×{n}",
             n = p.n()
         )));
     }
@@ -852,17 +868,24 @@ impl ReplayAnswer {
 /// Replays a move list or a strategy given as text (a file's contents; errors name
 /// `origin`).
 pub fn replay_text(origin: &str, text: &str) -> Result<ReplayAnswer, Error> {
-    if let Some(strategy) = parse_strategy(origin, text)? {
-        return Ok(ReplayAnswer::Strategy(replay_strategy(&strategy)));
-    }
-    Ok(ReplayAnswer::Moves(replay(&parse_moves(origin, text)?)))
+    replay_in(origin, None, text)
 }
 
-/// [`replay_text`] on a request.
+/// [`replay_text`] on a request: errors name the field inside `game` (`game.moves[3]`).
 pub fn replay_request(req: &ReplayRequest) -> Result<ReplayAnswer, Error> {
     let text =
         serde_json::to_string(&req.game).map_err(|e| Error::internal_from("the move list", e))?;
-    replay_text("field `game`", &text)
+    replay_in("request", Some("game"), &text)
+}
+
+/// Reads `text` (the request field `root`, if it is one) and replays it.
+fn replay_in(origin: &str, root: Option<&str>, text: &str) -> Result<ReplayAnswer, Error> {
+    if let Some(strategy) = parse_strategy(origin, root, text)? {
+        return Ok(ReplayAnswer::Strategy(replay_strategy(&strategy)));
+    }
+    Ok(ReplayAnswer::Moves(replay(&parse_moves(
+        origin, root, text,
+    )?)))
 }
 
 /// The exit code of an optimum: 0 when proven, 4 when the limits stopped the search.

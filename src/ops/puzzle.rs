@@ -76,10 +76,13 @@ pub const MAX_PUZZLE_N: usize = 32;
 /// Refuses boards over [`MAX_PUZZLE_N`].
 pub(super) fn check_size(n: usize) -> Result<(), Error> {
     if n > MAX_PUZZLE_N {
-        return Err(Error::TooLarge(format!(
-            "field `instance`: hints and grades are for puzzles up to {MAX_PUZZLE_N}×{MAX_PUZZLE_N}; \
-             this board is {n}×{n}"
-        )));
+        return Err(Error::too_large_at_field(
+            "instance",
+            format!(
+                "hints and grades are for puzzles up to {MAX_PUZZLE_N}×{MAX_PUZZLE_N}; \
+                 this board is {n}×{n}"
+            ),
+        ));
     }
     Ok(())
 }

@@ -21,7 +21,7 @@ pub(super) fn solve(
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
     let exe = ctx.isolate.clone().ok_or_else(|| {
-        Error::Unsupported(
+        Error::unsupported(
             "engine race runs its SAT side in a child process of the queens executable, and \
              this caller named none (Context::isolate)"
                 .into(),

@@ -91,71 +91,81 @@ impl SolveRequest {
         let n = self.instance.0.n();
         let most = max_listed(n);
         if self.limit.is_some_and(|k| k > most) {
-            return Err(Error::TooLarge(format!(
-                "field `limit`: at most {most} solutions of a {n}×{n} board are listed at \
-                 once; count them with `count`"
-            )));
+            return Err(Error::too_large_at_field(
+                "limit",
+                format!(
+                    "at most {most} solutions of a {n}×{n} board are listed at \
+                     once; count them with `count`"
+                ),
+            ));
         }
         if self.engine == EngineName::Race && (self.all || self.limit.is_some()) {
-            return Err(Error::Unsupported(
-                "field `engine`: race answers one solution or \"no solution\": list \
-                 solutions with backtrack or sat"
-                    .into(),
+            return Err(Error::unsupported_at_field(
+                "engine",
+                "race answers one solution or \"no solution\": list \
+                 solutions with backtrack or sat",
             ));
         }
         if self.engine == EngineName::Race && self.cross_check {
-            return Err(Error::Unsupported(
-                "field `cross_check`: race already runs both engines; cross-check with \
-                 backtrack or sat"
-                    .into(),
+            return Err(Error::unsupported_at_field(
+                "cross_check",
+                "race already runs both engines; cross-check with \
+                 backtrack or sat",
             ));
         }
+        // The listing field the caller set (`limit` when both are).
+        let listing = if self.limit.is_some() { "limit" } else { "all" };
         if self.engine == EngineName::Local {
             let what = if self.all || self.limit.is_some() {
-                Some("`all`/`limit`: local search finds one solution")
+                Some((listing, "local search finds one solution"))
             } else if self.proof.is_some() {
-                Some("`proof`: local search proves nothing")
+                Some(("proof", "local search proves nothing"))
             } else if self.cross_check {
-                Some("`cross_check`: local search cannot be cross-checked on \"no solution\"")
+                Some((
+                    "cross_check",
+                    "local search cannot be cross-checked on \"no solution\"",
+                ))
             } else {
                 None
             };
-            if let Some(what) = what {
-                return Err(Error::Unsupported(format!(
-                    "field {what}; use backtrack, sat or auto"
-                )));
+            if let Some((field, why)) = what {
+                return Err(Error::unsupported_at_field(
+                    field,
+                    format!("{why}; use backtrack, sat or auto"),
+                ));
             }
         }
         if self.instance.0.is_sparse() {
-            let what = if self.all || self.limit.is_some() {
-                Some("`all`/`limit`")
+            let field = if self.all || self.limit.is_some() {
+                Some(listing)
             } else if self.proof.is_some() {
-                Some("`proof`")
+                Some("proof")
             } else if self.cross_check {
-                Some("`cross_check`")
+                Some("cross_check")
             } else if !matches!(self.engine, EngineName::Local | EngineName::Auto) {
-                Some("`engine`")
+                Some("engine")
             } else {
                 None
             };
-            if let Some(what) = what {
-                return Err(Error::TooLarge(format!(
-                    "field {what}: a {n}×{n} board is past {max}, where only local search (one \
-                     solution, engine local or auto) works",
-                    max = crate::model::MAX_N
-                )));
+            if let Some(field) = field {
+                return Err(Error::too_large_at_field(
+                    field,
+                    format!(
+                        "a {n}×{n} board is past {max}, where only local search (one \
+                         solution, engine local or auto) works",
+                        max = crate::model::MAX_N
+                    ),
+                ));
             }
         }
         if self.threads.is_some_and(|t| !(1..=256).contains(&t)) {
-            return Err(Error::Unsupported(
-                "field `threads`: between 1 and 256".into(),
-            ));
+            return Err(Error::unsupported_at_field("threads", "between 1 and 256"));
         }
         if self.proof.is_some() && (self.all || self.limit.is_some()) {
-            return Err(Error::Unsupported(
-                "field `proof`: proves that there is no solution, so it needs a single solve \
-                 (no all/limit)"
-                    .into(),
+            return Err(Error::unsupported_at_field(
+                "proof",
+                "proves that there is no solution, so it needs a single solve \
+                 (no all/limit)",
             ));
         }
         Ok(())
@@ -461,35 +471,34 @@ impl CountRequest {
             crate::engine::ext::table().resolve(s)?;
         }
         if self.engine == EngineName::Ext && (self.limit.is_none() || self.shard.is_some()) {
-            return Err(Error::Unsupported(
-                "field `limit`: an external solver counts by solving again with each solution \
-                 blocked, so it needs a limit (and no shard)"
-                    .into(),
+            return Err(Error::unsupported_at_field(
+                "limit",
+                "an external solver counts by solving again with each solution \
+                 blocked, so it needs a limit (and no shard)",
             ));
         }
         if self.engine == EngineName::Race {
-            return Err(Error::Unsupported(
-                "field `engine`: race answers one solution or \"no solution\": count with \
-                 backtrack or sat"
-                    .into(),
+            return Err(Error::unsupported_at_field(
+                "engine",
+                "race answers one solution or \"no solution\": count with \
+                 backtrack or sat",
             ));
         }
         check_limit(self.limit)?;
         if let Some(s) = self.shard {
-            Shard::new(s.index, s.of)
-                .map_err(|e| Error::Unsupported(format!("field `shard`: {e}")))?;
+            Shard::new(s.index, s.of).map_err(|e| Error::unsupported_at_field("shard", e))?;
             if self.limit.is_some() {
-                return Err(Error::Unsupported(
-                    "field `shard`: a shard is counted in full, to be summed with the others; \
-                     `limit` cannot be combined with it"
-                        .into(),
+                return Err(Error::unsupported_at_field(
+                    "shard",
+                    "a shard is counted in full, to be summed with the others; \
+                     `limit` cannot be combined with it",
                 ));
             }
             if self.cross_check {
-                return Err(Error::Unsupported(
-                    "field `shard`: the engines cut the tree differently, so shards cannot be \
-                     cross-checked one by one; cross-check the merged count"
-                        .into(),
+                return Err(Error::unsupported_at_field(
+                    "shard",
+                    "the engines cut the tree differently, so shards cannot be \
+                     cross-checked one by one; cross-check the merged count",
                 ));
             }
         }
@@ -547,9 +556,7 @@ pub fn max_listed(n: usize) -> u64 {
 
 fn check_limit(limit: Option<u64>) -> Result<(), Error> {
     if limit == Some(0) {
-        return Err(Error::Unsupported(
-            "field `limit`: must be at least 1".into(),
-        ));
+        return Err(Error::unsupported_at_field("limit", "must be at least 1"));
     }
     Ok(())
 }
@@ -806,13 +813,16 @@ pub fn check_memory(problem: &Problem, ctx: &Context) -> Result<(), Error> {
         };
         let need = crate::engine::local::memory_estimate(problem) + text;
         if need > limit {
-            return Err(Error::TooLarge(format!(
-                "field `n`: local search on this {n}×{n} board needs about {} MB (12 bytes a \
-                 row, 10 more for the answer's text, 32 a preset), over the memory limit of \
-                 {} MB: raise the limit (--max-memory)",
-                need.div_ceil(1 << 20),
-                limit >> 20
-            )));
+            return Err(Error::too_large_at_field(
+                "n",
+                format!(
+                    "local search on this {n}×{n} board needs about {} MB (12 bytes a \
+                     row, 10 more for the answer's text, 32 a preset), over the memory limit of \
+                     {} MB: raise the limit (--max-memory)",
+                    need.div_ceil(1 << 20),
+                    limit >> 20
+                ),
+            ));
         }
     }
     Ok(())

@@ -55,12 +55,12 @@ pub fn regions(
     budget: &Budget,
 ) -> Result<Option<Generated>, Error> {
     if n == 0 || n > MAX_N {
-        return Err(Error::Unsupported(format!(
+        return Err(Error::unsupported(format!(
             "region puzzles are generated for n from 1 to {MAX_N}, not {n}"
         )));
     }
     if n == 2 || n == 3 {
-        return Err(Error::Unsupported(format!(
+        return Err(Error::unsupported(format!(
             "no region puzzle exists for n = {n}: no {n}×{n} placement keeps queens in distinct \
              rows and columns without two of them touching"
         )));
@@ -74,10 +74,13 @@ pub fn regions(
         }
         if tries == MAX_TRIES {
             let what = difficulty.map_or("", |g| g.name());
-            return Err(Error::Unsupported(format!(
-                "field `difficulty`: no {what} {n}×{n} puzzle in {MAX_TRIES} unique puzzles from \
-                 seed {seed} (small boards have few puzzles of each grade)"
-            )));
+            return Err(Error::unsupported_at_field(
+                "difficulty",
+                format!(
+                    "no {what} {n}×{n} puzzle in {MAX_TRIES} unique puzzles from \
+                     seed {seed} (small boards have few puzzles of each grade)"
+                ),
+            ));
         }
         let growth = growths[tries as usize % growths.len()];
         let problem = unique(n, growth, &mut rng)?;

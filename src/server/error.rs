@@ -81,8 +81,8 @@ impl From<crate::Error> for ApiError {
             // internal check failure is a bug report the client can pass on.
             tracing::error!(error = %e, "internal error");
         }
-        // Errors on an input text (the `model` of a decode) name the request field it came
-        // from; other errors name a request field in their message.
+        // An error carries the request field it is about, when it is about one; an input
+        // error without one is about an input text, which only a decode's `model` is.
         let field = match &e {
             crate::Error::Input { .. } => e.field().or_else(|| Some("model".into())),
             _ => e.field(),

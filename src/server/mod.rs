@@ -147,7 +147,7 @@ pub struct ServeArgs {
 impl ServeArgs {
     /// Checks the flags and makes the server's configuration.
     pub fn config(&self) -> Result<Config, crate::Error> {
-        let bad = |m: &str| Err(crate::Error::Unsupported(m.to_string()));
+        let bad = |m: &str| Err(crate::Error::unsupported(m.to_string()));
         if self.workers.is_some_and(|w| w == 0 || w > 1024) {
             return bad("--workers must be from 1 to 1024");
         }
@@ -272,7 +272,7 @@ fn lock_data(dir: &std::path::Path) -> Result<std::fs::File, crate::Error> {
     #[cfg(unix)]
     rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
         |_| {
-            crate::Error::Unsupported(format!(
+            crate::Error::unsupported(format!(
                 "{} is in use by another queens serve (--data): give each server its own folder",
                 dir.display()
             ))

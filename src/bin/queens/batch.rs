@@ -151,7 +151,7 @@ pub fn run_merge(out: &mut impl Write, args: MergeArgs) -> Result<u8, Failure> {
         .collect::<Result<Vec<_>, Error>>()?;
     if matches!(files[0], ShardFile::Count { .. }) {
         if args.output.is_some() {
-            return Err(Error::Unsupported(
+            return Err(Error::unsupported(
                 "-o writes merged batch results; a merged count is printed (use --json)".into(),
             )
             .into());

@@ -158,7 +158,7 @@ fn seconds(flag: &str, secs: f64) -> Result<Duration, Error> {
         .ok()
         .filter(|d| !d.is_zero())
         .ok_or_else(|| {
-            Error::Unsupported(format!(
+            Error::unsupported(format!(
                 "{flag}: `{secs}` is not a positive number of seconds"
             ))
         })
@@ -290,7 +290,7 @@ pub(crate) fn run(
                     .ok()
                     .filter(|d| !d.is_zero())
                     .ok_or_else(|| {
-                        Error::Unsupported(format!(
+                        Error::unsupported(format!(
                             "--timeout: `{secs}` is not a positive number of seconds"
                         ))
                     })?;

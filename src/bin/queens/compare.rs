@@ -14,7 +14,7 @@ use queens::Error;
 use super::{progress, CompareArgs, Failure};
 
 pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
-    let usage = |m: &str| Failure::Error(Error::Unsupported(m.to_string()));
+    let usage = |m: &str| Failure::Error(Error::unsupported(m.to_string()));
     if args.plot.is_some() {
         cmp::check_plot(&args.engines)?;
     }
@@ -169,7 +169,7 @@ fn load(args: &CompareArgs) -> Result<Vec<sources::Entry>, Error> {
     }
     if let Some(r) = args.first_ratio {
         if !(r > 0.0 && r.is_finite()) {
-            return Err(Error::Unsupported(
+            return Err(Error::unsupported(
                 "--first-ratio must be a positive number".into(),
             ));
         }

@@ -838,7 +838,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         } => {
             let stdin = Path::new("-");
             if file == stdin && model == stdin {
-                return Err(Error::Unsupported(
+                return Err(Error::unsupported(
                     "FILE and MODEL cannot both be - (stdin): give one of them as a file".into(),
                 )
                 .into());
@@ -990,7 +990,7 @@ fn rings(out: &mut impl Write, n: usize, json: bool) -> Result<u8, Failure> {
     use queens::encode::rings::{bounds, PAPER_N8};
     if n == 0 || n > queens::model::MAX_N {
         return Err(
-            Error::Unsupported(format!("--n must be from 1 to {}", queens::model::MAX_N)).into(),
+            Error::unsupported(format!("--n must be from 1 to {}", queens::model::MAX_N)).into(),
         );
     }
     let b = bounds(n);
@@ -1203,7 +1203,7 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
         }
     };
     if opts.count == 0 {
-        return Err(Error::Unsupported("--count must be at least 1".into()).into());
+        return Err(Error::unsupported("--count must be at least 1".into()).into());
     }
     let limits = Limits::new(started, opts.timeout);
     // One request makes at most MAX_GENERATE_COUNT instances (a limit for the service); a
@@ -1233,7 +1233,7 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
         if left > 0 {
             seed = seed
                 .checked_add(count)
-                .ok_or_else(|| Error::Unsupported("field `seed`: seed + count overflows".into()))?;
+                .ok_or_else(|| Error::unsupported_at_field("seed", "seed + count overflows"))?;
         }
     }
     // Several instances, or a `.jsonl` file (which every reader takes line by line), get one

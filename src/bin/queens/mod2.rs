@@ -143,7 +143,7 @@ pub(crate) fn run(
             let req = op::CheckRequest {
                 instance: queens::ops::Instance(problem),
             };
-            let resp = op::check_instance(&req, &file.display().to_string())?;
+            let resp = op::check_instance(&req, Some(&file.display().to_string()))?;
             if json {
                 writeln!(out, "{}", to_json(&resp)?)?;
             } else {
@@ -204,7 +204,7 @@ pub(crate) fn run(
             let resp = op::solve_with_progress(&req, &ctx, Some(&print_progress))?;
             if let Some(path) = &strategy {
                 let Some(s) = &resp.strategy else {
-                    return Err(Error::Unsupported(
+                    return Err(Error::unsupported(
                         "--strategy: no strategy to write (the run stopped, --strategy-plies \
                          is 0, or the method is not retrograde)"
                             .into(),

@@ -64,14 +64,14 @@ pub fn memory_estimate(problem: &Problem) -> u64 {
 /// Whether the engine can work on this problem at all: classic rule, no regions.
 pub fn supports(problem: &Problem) -> Result<(), Error> {
     if problem.regions().is_some() {
-        return Err(Error::Unsupported(
+        return Err(Error::unsupported(
             "the local engine solves classic boards (fixed queens, blocked cells, excluded \
              diagonals); region puzzles go to backtrack or sat"
                 .into(),
         ));
     }
     if problem.rule() != DiagonalRule::Full {
-        return Err(Error::Unsupported(
+        return Err(Error::unsupported(
             "the local engine solves the `full` diagonal rule only; use backtrack or sat".into(),
         ));
     }

@@ -196,7 +196,7 @@ fn from_json<T: serde::de::DeserializeOwned>(origin: &str, text: &str) -> Result
         } else if path == "." {
             input(origin, inner.to_string())
         } else {
-            input(origin, format!("field `{path}`: {inner}"))
+            Error::input_at_field(origin, path, inner)
         }
     })?;
     de.end()

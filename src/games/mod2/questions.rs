@@ -166,8 +166,9 @@ pub fn answer(
     budget: &Budget,
 ) -> Result<Optimum, Error> {
     if n == 0 {
-        return Err(Error::Unsupported(
-            "field `n`: the board size must be at least 1".into(),
+        return Err(Error::unsupported_at_field(
+            "n",
+            "the board size must be at least 1",
         ));
     }
     let start = Instant::now();
@@ -185,10 +186,13 @@ pub fn answer(
 
 fn exhaustive(n: usize, question: Question, budget: &Budget) -> Result<Optimum, Error> {
     if n > search::MAX_N {
-        return Err(Error::Unsupported(format!(
-            "field `n`: the exhaustive search holds boards up to {0}×{0}",
-            search::MAX_N
-        )));
+        return Err(Error::unsupported_at_field(
+            "n",
+            format!(
+                "the exhaustive search holds boards up to {0}×{0}",
+                search::MAX_N
+            ),
+        ));
     }
     let geo = Geometry::new(n);
     let limits = Limits {

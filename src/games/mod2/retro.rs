@@ -950,7 +950,7 @@ pub fn solve(n: usize, variant: Variant, opts: &Options) -> Result<Solution, Ret
     let keep = opts.keep.max(1).min(layout.hi_cells);
     let need = memory_estimate(&layout, keep, opts.reachable);
     if let Some(max) = opts.max_memory.filter(|&m| need > m) {
-        return Err(crate::error::Error::TooLarge(format!(
+        return Err(crate::error::Error::too_large(format!(
             "the retrograde run of n = {n} needs about {} MB (two levels of {} KB blocks), over \
              the limit of {} MB: raise --max-memory",
             need >> 20,
