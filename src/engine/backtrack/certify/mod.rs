@@ -26,7 +26,7 @@
 //!
 //! This file holds the entry points ([`refute`], [`refute_lrat`]) and what every thread
 //! shares; [`search`] is the refutation of one tree, [`chain`] its LRAT hints, [`parallel`]
-//! the split over the cores, [`writer`] the proof lines, [`ids`] the CNF's clause ids,
+//! the split over the cores, [`ids`] the CNF's clause ids,
 //! [`masks`] and [`depths`] the bit sets the search works on.
 
 mod chain;
@@ -35,7 +35,6 @@ mod ids;
 mod masks;
 mod parallel;
 mod search;
-mod writer;
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,38 +43,14 @@ use super::board::{place_fixed, Board, LargeBoard, Line, SmallBoard};
 use super::{threads, use_small, Config, Stats};
 use crate::model::{Pos, Problem};
 use crate::proof::lrat::{put_varint, ChunkSink};
+pub use crate::proof::write::DratStyle;
+use crate::proof::write::{empty_clause, Style};
 use depths::DepthSet;
 pub use ids::ClauseIds;
 use masks::Masks;
 use parallel::refute_parallel;
+use search::CachedLit;
 use search::Search;
-use writer::{CachedLit, Writer};
-
-/// How a refutation is written: text DRAT, or binary DRAT (`a`/`d`, LEB128 literals).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DratStyle {
-    /// `-3 -17 0` lines, `d -3 -17 0` deletions.
-    Text,
-    /// The binary DRAT format drat-trim reads.
-    Binary,
-}
-
-/// How the search writes its lemmas (the public [`DratStyle`]s, and LRAT).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Style {
-    Text,
-    Binary,
-    Lrat,
-}
-
-impl From<DratStyle> for Style {
-    fn from(style: DratStyle) -> Style {
-        match style {
-            DratStyle::Text => Style::Text,
-            DratStyle::Binary => Style::Binary,
-        }
-    }
-}
 
 /// What [`refute`] found.
 #[derive(Debug)]
@@ -121,9 +96,9 @@ pub fn refute(
     config: &Config,
 ) -> (Refutation, Stats) {
     if use_small(problem, config.board) {
-        refute_on::<SmallBoard, u64>(problem, vars, style.into(), max_bytes, config)
+        refute_on::<SmallBoard, u64>(problem, vars, style, max_bytes, config)
     } else {
-        refute_on::<LargeBoard, Vec<u64>>(problem, vars, style.into(), max_bytes, config)
+        refute_on::<LargeBoard, Vec<u64>>(problem, vars, style, max_bytes, config)
     }
 }
 
@@ -251,7 +226,7 @@ const PROBE_NODES: u64 = 16_384;
 fn refute_on<B: Board, S: DepthSet>(
     problem: &Problem,
     vars: &[u32],
-    style: Style,
+    style: DratStyle,
     max_bytes: u64,
     config: &Config,
 ) -> (Refutation, Stats) {
@@ -263,7 +238,7 @@ fn refute_on<B: Board, S: DepthSet>(
             Stats::default(),
         );
     }
-    let shared = Shared::new(problem, &board, vars, style, max_bytes);
+    let shared = Shared::new(problem, &board, vars, style.into(), max_bytes);
     let mut probe = Search::<S>::new(&shared, config, None);
     if threads(config) > 1 {
         probe.limit = PROBE_NODES;
@@ -303,12 +278,9 @@ fn proof_buffer(max_bytes: u64) -> Vec<u8> {
     buf
 }
 
-fn empty_clause_only(style: Style) -> DratProof {
-    let mut w = Writer::new(style);
-    let start = w.begin_lemma();
-    w.end_lemma(start, &[]);
+fn empty_clause_only(style: DratStyle) -> DratProof {
     DratProof {
-        bytes: w.out,
+        bytes: empty_clause(style),
         lemmas: 1,
         ..DratProof::default()
     }

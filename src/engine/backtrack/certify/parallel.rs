@@ -8,11 +8,11 @@ use std::sync::Mutex;
 use super::chain::Kind;
 use super::depths::DepthSet;
 use super::search::Search;
-use super::writer::Writer;
-use super::{proof_buffer, proof_bytes, DratProof, Outcome, Refutation, Shared, Style};
+use super::{proof_buffer, proof_bytes, DratProof, Outcome, Refutation, Shared};
 use crate::engine::backtrack::board::Board;
 use crate::engine::backtrack::{search_stack, split, threads, Config, Stats, SUBTREES_PER_THREAD};
 use crate::model::Pos;
+use crate::proof::write::{Style, Writer};
 
 /// The subtrees at depth `depth`, already refuted (or answered) by other threads, found by
 /// their queens.
@@ -85,7 +85,7 @@ pub(super) fn refute_parallel<B: Board, S: DepthSet>(
             std::thread::Builder::new()
                 .stack_size(search_stack(shared.problem.n()))
                 .spawn_scoped(s, move || {
-                    let mut w = Writer::new(shared.style).numbered(shared);
+                    let mut w = Writer::new(shared.style).numbered(&shared.next_id);
                     if shared.style == Style::Lrat {
                         w.sink = shared.sink;
                     } else {
