@@ -124,7 +124,9 @@ proptest! {
                     }
                 }
             }
-            CertifiedAnswer::Interrupted => prop_assert!(false, "no budget, no interruption"),
+            CertifiedAnswer::GaveUp | CertifiedAnswer::Interrupted => {
+                prop_assert!(false, "no budget, no interruption")
+            }
         }
     }
 
@@ -145,7 +147,9 @@ proptest! {
                 prop_assert!(!solvable);
                 prop_assert!(check_proof(&cert.cnf.formula, format, &cert.proof).is_ok());
             }
-            CertifiedAnswer::Interrupted => prop_assert!(false, "no budget, no interruption"),
+            CertifiedAnswer::GaveUp | CertifiedAnswer::Interrupted => {
+                prop_assert!(false, "no budget, no interruption")
+            }
         }
     }
 }
@@ -592,7 +596,9 @@ proptest! {
                     assert_names_lemma(f, &removed, &user, "with a lemma removed");
                 }
             }
-            CertifiedAnswer::Interrupted => prop_assert!(false, "no budget, no interruption"),
+            CertifiedAnswer::GaveUp | CertifiedAnswer::Interrupted => {
+                prop_assert!(false, "no budget, no interruption")
+            }
         }
     }
 }
