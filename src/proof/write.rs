@@ -1,10 +1,10 @@
 //! The one writer of proof lines: text and binary DRAT and binary LRAT additions and
 //! deletions, kept in memory or handed to a [`ChunkSink`] in chunks of whole steps.
 //!
-//! The backtracker writes every lemma of its refutations through [`Writer`]; the SAT
+//! The backtracker writes every lemma of its refutations through `Writer`; the SAT
 //! engine's DRAT bytes are varisat's own, and the one line the product adds to them (the
 //! empty clause varisat leaves out when loading the formula already refutes it) is
-//! [`empty_clause`]. The LRAT that [`super::drat_to_lrat`] and [`super::check_and_write`]
+//! `empty_clause`. The LRAT that [`super::drat_to_lrat`] and [`super::check_and_write`]
 //! produce is written by those two as they check.
 
 use std::io;

@@ -25,9 +25,10 @@
 //! refuted last from the subtrees' sets, so every lemma comes after those it relies on.
 //!
 //! This file holds the entry points ([`refute`], [`refute_lrat`]) and what every thread
-//! shares; [`search`] is the refutation of one tree, [`chain`] its LRAT hints, [`parallel`]
-//! the split over the cores, [`ids`] the CNF's clause ids,
-//! [`masks`] and [`depths`] the bit sets the search works on.
+//! shares; `search.rs` is the refutation of one tree, `chain.rs` its LRAT hints,
+//! `parallel.rs` the split over the cores, `ids.rs` the CNF's clause ids, `masks.rs` and
+//! `depths.rs` the bit sets the search works on; the proof lines go through
+//! [`crate::proof::write`].
 
 mod chain;
 mod depths;
