@@ -58,11 +58,10 @@ fn backtrack_columns(
 ) -> Result<SolvedColumns, Error> {
     let spec = EngineSpec::Backtrack { threads };
     let s = super::solve(problem, spec, budget)?;
-    let answer = match s.answer {
-        super::Answer::Sat(q) => ColumnAnswer::Sat(super::columns_of(problem.n(), &q)),
-        super::Answer::Unsat => ColumnAnswer::Unsat(None),
-        super::Answer::Interrupted => ColumnAnswer::Interrupted,
-    };
+    let answer = s
+        .answer
+        .map_sat(|q| super::columns_of(problem.n(), &q))
+        .map_unsat(|()| None);
     Ok(SolvedColumns {
         answer,
         work: Work {

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use varisat::ExtendFormula;
 
-use super::{checked, ms, Budget, EngineSpec, Work};
+use super::{checked, ms, Answer, Budget, EngineSpec, Work};
 use crate::encode::amo::Encoding;
 use crate::encode::cnf::FixedMode;
 use crate::engine::backtrack::certify::{
@@ -78,15 +78,9 @@ pub fn direct_lrat(
         && matches!(encoding, Encoding::Auto | Encoding::Pairwise)
 }
 
-/// A certified answer.
-pub enum CertifiedAnswer {
-    /// A solution, verified.
-    Sat(Vec<Pos>),
-    /// No solution, with a checked proof.
-    Unsat(Box<Certificate>),
-    /// The budget ran out first.
-    Interrupted,
-}
+/// A certified answer: a verified solution, or "no solution" with a checked proof (never
+/// [`Answer::GaveUp`]: the local engine proves nothing).
+pub type CertifiedAnswer = Answer<Vec<Pos>, Box<Certificate>>;
 
 /// [`solve_certified`]'s result.
 pub struct Certified {

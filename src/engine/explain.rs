@@ -59,7 +59,7 @@ pub fn explain(problem: &Problem, budget: &Budget) -> Result<Explained, Error> {
     let mut ask = |p: &Problem| -> Result<Option<Answer>, Error> {
         searches += 1;
         let answer = solve(p, spec, budget)?.answer;
-        Ok((answer != Answer::Interrupted).then_some(answer))
+        Ok(answer.is_decided().then_some(answer))
     };
     let Some(first) = ask(problem)? else {
         return Ok(Explained {
@@ -93,7 +93,7 @@ pub fn explain(problem: &Problem, budget: &Budget) -> Result<Explained, Error> {
                     searches,
                 })
             }
-            Some(Answer::Unsat) => core = trial,
+            Some(Answer::Unsat(())) => core = trial,
             Some(_) => i += 1,
         }
     }

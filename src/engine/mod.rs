@@ -215,15 +215,47 @@ impl Budget {
     }
 }
 
-/// The answer to "is there a solution?".
+/// The answer to "is there a solution?": a solution `S`, or a proven "no" carrying `U`, or no
+/// answer. One type for every engine: [`solve`]'s (cells sorted by row, nothing more),
+/// [`ColumnAnswer`] (one column per row, and the reason a cheap refutation found) and
+/// [`certify::CertifiedAnswer`] (the checked proof).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Answer {
-    /// A solution, sorted by row, checked by the verifier.
-    Sat(Vec<Pos>),
+pub enum Answer<S = Vec<Pos>, U = ()> {
+    /// A solution, checked by the verifier.
+    Sat(S),
     /// Proven: no solution.
-    Unsat,
+    Unsat(U),
+    /// The local engine spent its restarts: no answer (not "no solution").
+    GaveUp,
     /// The budget ran out (deadline or cancel) before an answer.
     Interrupted,
+}
+
+impl<S, U> Answer<S, U> {
+    /// A solution or a proven "no" (not a stop).
+    pub fn is_decided(&self) -> bool {
+        matches!(self, Answer::Sat(_) | Answer::Unsat(_))
+    }
+
+    /// The same answer with its solution given another way.
+    pub fn map_sat<T>(self, f: impl FnOnce(S) -> T) -> Answer<T, U> {
+        match self {
+            Answer::Sat(s) => Answer::Sat(f(s)),
+            Answer::Unsat(u) => Answer::Unsat(u),
+            Answer::GaveUp => Answer::GaveUp,
+            Answer::Interrupted => Answer::Interrupted,
+        }
+    }
+
+    /// The same answer with another "no".
+    pub fn map_unsat<V>(self, f: impl FnOnce(U) -> V) -> Answer<S, V> {
+        match self {
+            Answer::Sat(s) => Answer::Sat(s),
+            Answer::Unsat(u) => Answer::Unsat(f(u)),
+            Answer::GaveUp => Answer::GaveUp,
+            Answer::Interrupted => Answer::Interrupted,
+        }
+    }
 }
 
 /// The work one run did.
@@ -473,16 +505,15 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
     }
     if matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
         let solved = solve_columns(problem, spec, budget)?;
-        let answer = match solved.answer {
-            ColumnAnswer::Sat(cols) => Answer::Sat(
+        let answer = solved
+            .answer
+            .map_sat(|cols| {
                 cols.iter()
                     .enumerate()
                     .map(|(r, &c)| (r, c as usize))
-                    .collect(),
-            ),
-            ColumnAnswer::Unsat(_) => Answer::Unsat,
-            ColumnAnswer::Interrupted | ColumnAnswer::GaveUp => Answer::Interrupted,
-        };
+                    .collect()
+            })
+            .map_unsat(|_| ());
         return Ok(Solved {
             answer,
             work: solved.work,
@@ -543,7 +574,7 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             Answer::Sat(q)
         }
         None if interrupted => Answer::Interrupted,
-        None => Answer::Unsat,
+        None => Answer::Unsat(()),
     };
     Ok(Solved { answer, work })
 }
@@ -571,7 +602,7 @@ pub fn solve_counting_learned(
             checked(problem, &q, "sat")?;
             Answer::Sat(q)
         }
-        None => Answer::Unsat,
+        None => Answer::Unsat(()),
     };
     let work = Work {
         sat: Some(stats),
@@ -757,18 +788,9 @@ pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
 }
 
 /// An answer given as one column per row (what [`solve_columns`] returns: a board of 10⁸
-/// rows is 400 MB this way, 1.6 GB as cells).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ColumnAnswer {
-    /// A solution, verified: `cols[r]` is the column of row `r`'s queen.
-    Sat(Vec<u32>),
-    /// Proven: no solution; the reason when a cheap refutation found it.
-    Unsat(Option<String>),
-    /// The local engine spent its restarts: no answer (not "no solution").
-    GaveUp,
-    /// The budget ran out first.
-    Interrupted,
-}
+/// rows is 400 MB this way, 1.6 GB as cells): `cols[r]` is the column of row `r`'s queen;
+/// a "no" carries the reason when a cheap refutation found it.
+pub type ColumnAnswer = Answer<Vec<u32>, Option<String>>;
 
 /// [`solve_columns`]'s result.
 #[derive(Clone, Debug)]
@@ -796,11 +818,10 @@ pub fn solve_columns(
         EngineSpec::Auto { seed } => auto::solve(problem, seed, budget)?,
         spec => {
             let s = solve(problem, spec, budget)?;
-            let answer = match s.answer {
-                Answer::Sat(q) => ColumnAnswer::Sat(columns_of(problem.n(), &q)),
-                Answer::Unsat => ColumnAnswer::Unsat(None),
-                Answer::Interrupted => ColumnAnswer::Interrupted,
-            };
+            let answer = s
+                .answer
+                .map_sat(|q| columns_of(problem.n(), &q))
+                .map_unsat(|()| None);
             let mut work = s.work;
             work.answered_by = Some(spec);
             SolvedColumns { answer, work }

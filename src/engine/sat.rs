@@ -19,6 +19,7 @@ use crate::encode::{self, Counter};
 use crate::error::Error;
 use crate::formats::dimacs;
 use crate::model::{Diagonal, Pos, Problem};
+use crate::proof::write::{empty_clause, DratStyle};
 use crate::proof::{check_and_write, drat_to_lrat, ProofError, ProofFormat};
 
 /// Size and timings of one SAT run.
@@ -575,7 +576,12 @@ fn run_varisat(
     let model = if sat { solver.model() } else { None };
     drop(solver);
     if !sat && refuted_while_loading(formula) {
-        out.write_all(if binary { b"a\0" } else { b"0\n" })?;
+        let style = if binary {
+            DratStyle::Binary
+        } else {
+            DratStyle::Text
+        };
+        out.write_all(&empty_clause(style))?;
     }
     out.flush()?;
     Ok(model)

@@ -159,8 +159,8 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
             let solved = engine::solve(problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
             match solved.answer {
                 Answer::Sat(_) => Some(true),
-                Answer::Unsat => Some(false),
-                Answer::Interrupted => None,
+                Answer::Unsat(()) => Some(false),
+                Answer::GaveUp | Answer::Interrupted => None,
             }
         }
         (Status::Solved, _) => Some(true),
@@ -376,7 +376,7 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
                         resp.proof = Some(info);
                         artifacts = files;
                     }
-                    CertifiedAnswer::Interrupted => {
+                    CertifiedAnswer::GaveUp | CertifiedAnswer::Interrupted => {
                         resp.time_ms = ms(start);
                         return Ok((resp, artifacts));
                     }

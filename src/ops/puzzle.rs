@@ -105,7 +105,7 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     let marked = problem.clone().with_blocked(problem.marks())?;
     let spec = EngineSpec::Backtrack { threads: 0 };
     match engine::solve(&marked, spec, &ctx.budget)?.answer {
-        Answer::Unsat => {
+        Answer::Unsat(()) => {
             resp.status = Status::Unsat;
             resp.reason = Some(
                 match crate::verify::first_conflict(problem, problem.fixed()) {
@@ -116,7 +116,7 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
                 },
             );
         }
-        Answer::Interrupted => resp.status = Status::interrupted(&ctx.budget),
+        Answer::GaveUp | Answer::Interrupted => resp.status = Status::interrupted(&ctx.budget),
         Answer::Sat(_) => match next_step(&pos, Technique::Contradiction) {
             Some(step) => {
                 resp.status = Status::Sat;

@@ -585,8 +585,8 @@ fn find(
         };
         let (solutions, interrupted) = match solved.answer {
             Answer::Sat(q) => (vec![q], false),
-            Answer::Unsat => (vec![], false),
-            Answer::Interrupted => (vec![], true),
+            Answer::Unsat(()) => (vec![], false),
+            Answer::GaveUp | Answer::Interrupted => (vec![], true),
         };
         return Ok(Found {
             limited: !solutions.is_empty(),
@@ -870,7 +870,7 @@ fn solve_with_proof(
             resp.status = Status::Sat;
             resp.queens = Some(q);
         }
-        CertifiedAnswer::Interrupted => {}
+        CertifiedAnswer::GaveUp | CertifiedAnswer::Interrupted => {}
         CertifiedAnswer::Unsat(cert) => {
             resp.status = Status::Unsat;
             resp.reason = Some(unsat_reason(problem, certified.work.nodes));

@@ -1,10 +1,11 @@
 //! UNSAT proofs: varisat's DRAT output, LRAT replayed from it or written by the backtracker
 //! with its hints, and independent checkers.
 //!
-//! - [`drat`]: DRAT (text and binary): the forward RUP checker, and the writer the
-//!   backtracker's refutations go through.
-//! - [`lrat`]: LRAT writers: from a DRAT replay ([`drat_to_lrat`]), and the streaming text
-//!   writer the backtracker writes its hinted lemmas with.
+//! - [`write`]: the one writer of DRAT (text and binary) and binary LRAT lines, which the
+//!   backtracker's refutations and the SAT engine's added empty clause go through.
+//! - [`drat`]: DRAT (text and binary): the forward RUP checker.
+//! - [`lrat`]: LRAT from a DRAT replay ([`drat_to_lrat`]), and the chunk pipe the
+//!   backtracker's binary LRAT streams through to the checker.
 //! - [`check`]: the LRAT checker that only follows hints, streaming from a reader.
 
 use std::fmt;
@@ -16,6 +17,7 @@ use varisat::CnfFormula;
 pub mod check;
 pub mod drat;
 pub mod lrat;
+pub mod write;
 
 pub use check::{
     check_and_write, check_lrat, check_lrat_binary_file, check_lrat_binary_reader, check_lrat_file,

@@ -125,7 +125,9 @@ proptest! {
                     }
                 }
             }
-            CertifiedAnswer::Interrupted => prop_assert!(false, "no budget, no interruption"),
+            CertifiedAnswer::GaveUp | CertifiedAnswer::Interrupted => {
+                prop_assert!(false, "no budget, no interruption")
+            }
         }
     }
 
@@ -146,7 +148,9 @@ proptest! {
                 prop_assert!(!solvable);
                 prop_assert!(check_proof(&cert.cnf.formula, format, &cert.proof).is_ok());
             }
-            CertifiedAnswer::Interrupted => prop_assert!(false, "no budget, no interruption"),
+            CertifiedAnswer::GaveUp | CertifiedAnswer::Interrupted => {
+                prop_assert!(false, "no budget, no interruption")
+            }
         }
     }
 }
@@ -587,7 +591,9 @@ proptest! {
                     assert_names_lemma(f, &removed, &user, "with a lemma removed");
                 }
             }
-            CertifiedAnswer::Interrupted => prop_assert!(false, "no budget, no interruption"),
+            CertifiedAnswer::GaveUp | CertifiedAnswer::Interrupted => {
+                prop_assert!(false, "no budget, no interruption")
+            }
         }
     }
 }

@@ -1,0 +1,378 @@
+//! Refutations from the search tree: every failed node becomes a RUP lemma over the CNF's cell
+//! variables, so the backtracker's "no solution" can be checked like the SAT engine's.
+//!
+//! A node is the set of queens the search placed on its path (fixed queens are part of the
+//! CNF: simplified away, or unit clauses). It fails when some line (row, column, region) has
+//! no open cell: every cell of that line with a variable is attacked by a path queen. Its
+//! lemma is "not all of these queens", over only the queens needed to empty the line, as in
+//! conflict-directed backjumping (Prosser 1993): for each cell, a queen already in the set
+//! if one attacks it, else the earliest one that does.
+//!
+//! An inner node branched on line `L`; each child `c` failed with a set `S_c`. If some `S_c`
+//! does not contain `c`, it refutes the node itself: the node returns `S_c` and skips its
+//! other children (the backjump). Otherwise the node's set is the union of `S_c \ {c}` plus,
+//! for cells of `L` that were no candidates, a queen that attacks each. Why the lemma is RUP:
+//! assume the set's queens; each child lemma then propagates `¬c`, each other cell of `L` is
+//! propagated false by the at-most-one clause of a line it shares with a queen (every
+//! encoding in [`crate::encode::amo`] propagates an at-most-one fully), and `L`'s
+//! at-least-one clause is falsified. The root's set is empty: the empty clause.
+//!
+//! After a node's lemma is written its children's lemmas are deleted (DRAT `d` lines): a
+//! checker's clause database then holds one path's worth of lemmas, not the whole tree's.
+//!
+//! The tree is searched on all cores as [`super::solve`] searches it: split into subtrees at
+//! one depth, each subtree refuted into its own buffer, and the nodes above that depth
+//! refuted last from the subtrees' sets, so every lemma comes after those it relies on.
+//!
+//! This file holds the entry points ([`refute`], [`refute_lrat`]) and what every thread
+//! shares; `search.rs` is the refutation of one tree, `chain.rs` its LRAT hints,
+//! `parallel.rs` the split over the cores, `ids.rs` the CNF's clause ids, `masks.rs` and
+//! `depths.rs` the bit sets the search works on; the proof lines go through
+//! [`crate::proof::write`].
+
+mod chain;
+mod depths;
+mod ids;
+mod masks;
+mod parallel;
+mod search;
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::board::{place_fixed, Board, LargeBoard, Line, SmallBoard};
+use super::{threads, use_small, Config, Stats};
+use crate::model::{Pos, Problem};
+use crate::proof::lrat::{put_varint, ChunkSink};
+pub use crate::proof::write::DratStyle;
+use crate::proof::write::{empty_clause, Style};
+use depths::DepthSet;
+pub use ids::ClauseIds;
+use masks::Masks;
+use parallel::refute_parallel;
+use search::CachedLit;
+use search::Search;
+
+/// What [`refute`] found.
+#[derive(Debug)]
+pub enum Refutation {
+    /// A solution (sorted by row; not yet verified: callers verify).
+    Sat(Vec<Pos>),
+    /// No solution, and a DRAT proof of it for the CNF whose cell variables were given.
+    Unsat(DratProof),
+    /// The deadline or stop flag ended the search.
+    Interrupted,
+    /// The proof grew past the byte limit (so much, after this many bytes).
+    TooLarge(u64),
+    /// Writing the proof failed.
+    Failed(String),
+}
+
+/// A DRAT refutation.
+#[derive(Debug, Default)]
+pub struct DratProof {
+    /// The proof, ending with the empty clause.
+    pub bytes: Vec<u8>,
+    /// Lemmas added, the empty clause included.
+    pub lemmas: u64,
+    /// Lemmas deleted.
+    pub deletions: u64,
+    /// LRAT: the bytes written to the output (the proof is there, not in `bytes`).
+    pub written: u64,
+}
+
+/// Refutes `problem` by search, writing a DRAT proof for a CNF in which cell `(r, c)` is
+/// variable `vars[r * n + c]` (0: no variable; such a cell must be closed from the start, e.g.
+/// by a fixed queen, or false by a unit clause of the CNF). The CNF must state the rules with
+/// one at-least-one clause per open row, column and region and fully propagating at-most-one
+/// constraints, as [`crate::encode::cnf::encode`] writes it.
+///
+/// `max_bytes` bounds the proof in memory; past it the search stops with
+/// [`Refutation::TooLarge`].
+pub fn refute(
+    problem: &Problem,
+    vars: &[u32],
+    style: DratStyle,
+    max_bytes: u64,
+    config: &Config,
+) -> (Refutation, Stats) {
+    if use_small(problem, config.board) {
+        refute_on::<SmallBoard, u64>(problem, vars, style, max_bytes, config)
+    } else {
+        refute_on::<LargeBoard, Vec<u64>>(problem, vars, style, max_bytes, config)
+    }
+}
+
+/// Where [`refute_lrat`] writes: the sink every search thread hands its chunks of binary
+/// LRAT to (whole steps, each thread's in its own order).
+pub struct LratOut<'a> {
+    /// The proof's consumer (a checker, a file).
+    pub sink: &'a dyn ChunkSink,
+}
+
+/// Refutes `problem` by search like [`refute`], writing binary LRAT to `lrat.sink`: each
+/// lemma's hints are the clauses that make every cell of its failing line false (the binary
+/// clause shared with a queen of the lemma, or a child's lemma), then the line's
+/// at-least-one clause, with the lemmas of forced nodes inlined as the unit propagation
+/// through them.
+///
+/// Threads write their chunks as they fill, so the steps of different subtrees interleave;
+/// lemma ids are unique among live clauses (each thread takes fresh ids in blocks from one
+/// counter and reuses the ids of the lemmas it deleted), so no step needs renumbering and
+/// ids stay small. [`DratProof::bytes`] stays empty; [`DratProof::written`] counts the
+/// bytes handed to the sink.
+pub fn refute_lrat(
+    problem: &Problem,
+    vars: &[u32],
+    ids: &ClauseIds,
+    lrat: LratOut,
+    max_bytes: u64,
+    config: &Config,
+) -> (Refutation, Stats) {
+    if use_small(problem, config.board) {
+        refute_lrat_on::<SmallBoard, u64>(problem, vars, ids, lrat, max_bytes, config)
+    } else {
+        refute_lrat_on::<LargeBoard, Vec<u64>>(problem, vars, ids, lrat, max_bytes, config)
+    }
+}
+
+fn refute_lrat_on<B: Board, S: DepthSet>(
+    problem: &Problem,
+    vars: &[u32],
+    ids: &ClauseIds,
+    lrat: LratOut,
+    max_bytes: u64,
+    config: &Config,
+) -> (Refutation, Stats) {
+    let io_error = |e: io::Error| {
+        (
+            Refutation::Failed(format!("writing the proof: {e}")),
+            Stats::default(),
+        )
+    };
+    let mut board = B::new(problem);
+    if !place_fixed(&mut board, problem) {
+        // The CNF holds the empty clause (the fixed queens break a rule): name it.
+        let mut step = vec![b'a'];
+        put_varint(&mut step, 2 * (ids.formula_clauses + 1));
+        step.push(0);
+        put_varint(&mut step, 2 * ids.empty);
+        step.push(0);
+        let written = step.len() as u64;
+        return match lrat.sink.send(&mut step) {
+            Ok(()) => (
+                Refutation::Unsat(DratProof {
+                    lemmas: 1,
+                    written,
+                    ..DratProof::default()
+                }),
+                Stats::default(),
+            ),
+            Err(e) => io_error(e),
+        };
+    }
+    let mut shared = Shared::new(problem, &board, vars, Style::Lrat, max_bytes);
+    shared.ids = Some(ids);
+    shared.next_id = AtomicU64::new(ids.formula_clauses + 1);
+    shared.sink = Some(lrat.sink);
+    if threads(config) == 1 {
+        // One thread: the lemmas stream to the sink as they are written.
+        let mut probe = Search::<S>::new(&shared, config, None);
+        probe.w.sink = shared.sink;
+        let outcome = probe.node(&mut board, true);
+        let stats = Stats {
+            nodes: probe.nodes,
+            interrupted: matches!(outcome, Outcome::Interrupted),
+        };
+        probe.w.flush();
+        let written = probe.w.flushed;
+        if let Some(e) = probe.w.error.take() {
+            return io_error(e);
+        }
+        return (probe.finish(outcome, written), stats);
+    }
+    // Several: a probe in memory first, written out only if it answers.
+    let mut probe = Search::<S>::new(&shared, config, None);
+    probe.limit = PROBE_NODES;
+    let outcome = probe.node(&mut board, true);
+    let nodes = probe.nodes;
+    if !matches!(outcome, Outcome::Cut) {
+        let stats = Stats {
+            nodes,
+            interrupted: matches!(outcome, Outcome::Interrupted),
+        };
+        probe.w.sink = shared.sink;
+        probe.w.flush();
+        let written = probe.w.flushed;
+        if let Some(e) = probe.w.error.take() {
+            return io_error(e);
+        }
+        return (probe.finish(outcome, written), stats);
+    }
+    drop(probe);
+    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config);
+    (
+        refutation,
+        Stats {
+            nodes: stats.nodes + nodes,
+            ..stats
+        },
+    )
+}
+
+/// Nodes a refutation searches alone before it splits the tree over the cores: easy instances
+/// finish sooner than threads start (as [`super::solve`]'s probe).
+const PROBE_NODES: u64 = 16_384;
+
+fn refute_on<B: Board, S: DepthSet>(
+    problem: &Problem,
+    vars: &[u32],
+    style: DratStyle,
+    max_bytes: u64,
+    config: &Config,
+) -> (Refutation, Stats) {
+    let mut board = B::new(problem);
+    if !place_fixed(&mut board, problem) {
+        // The CNF already holds the empty clause (the fixed queens break a rule).
+        return (
+            Refutation::Unsat(empty_clause_only(style)),
+            Stats::default(),
+        );
+    }
+    let shared = Shared::new(problem, &board, vars, style.into(), max_bytes);
+    let mut probe = Search::<S>::new(&shared, config, None);
+    if threads(config) > 1 {
+        probe.limit = PROBE_NODES;
+    } else {
+        probe.w.out = proof_buffer(max_bytes);
+    }
+    let outcome = probe.node(&mut board, true);
+    let nodes = probe.nodes;
+    if !matches!(outcome, Outcome::Cut) {
+        let stats = Stats {
+            nodes,
+            interrupted: matches!(outcome, Outcome::Interrupted),
+        };
+        return (probe.finish(outcome, 0), stats);
+    }
+    drop(probe);
+    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config);
+    (
+        refutation,
+        Stats {
+            nodes: stats.nodes + nodes,
+            ..stats
+        },
+    )
+}
+
+/// An empty proof buffer with address space for up to `max_bytes`, which the kernel backs
+/// only as it is written, so the buffer never moves (a large proof was spending a third of
+/// its time copying itself as it grew). Where the system refuses that much address space,
+/// less, down to none.
+fn proof_buffer(max_bytes: u64) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let mut want = max_bytes.min(16 << 30) as usize;
+    while want >= 1 << 20 && buf.try_reserve_exact(want).is_err() {
+        want /= 2;
+    }
+    buf
+}
+
+fn empty_clause_only(style: DratStyle) -> DratProof {
+    DratProof {
+        bytes: empty_clause(style),
+        lemmas: 1,
+        ..DratProof::default()
+    }
+}
+
+/// What every search thread reads.
+struct Shared<'p> {
+    problem: &'p Problem,
+    n: usize,
+    /// Queens placed before the search (the fixed ones).
+    base: usize,
+    /// Cells open after the fixed queens: the cells whose falsity a lemma must derive.
+    root: Vec<bool>,
+    vars: &'p [u32],
+    /// Cells of each region, for region lines.
+    regions: Vec<Vec<Pos>>,
+    /// Rows and columns as words, for boards up to 64 wide.
+    masks: Option<Masks>,
+    /// Each cell's literal as proof bytes, for boards up to 256 wide (empty above).
+    lits: Vec<CachedLit>,
+    style: Style,
+    max_bytes: u64,
+    /// Proof bytes written by all threads so far.
+    bytes: AtomicU64,
+    /// LRAT: the CNF's clause ids (`None`: DRAT).
+    ids: Option<&'p ClauseIds>,
+    /// LRAT: where every thread's chunks go.
+    sink: Option<&'p dyn ChunkSink>,
+    /// LRAT: the first lemma id no thread has taken yet.
+    next_id: AtomicU64,
+}
+
+impl<'p> Shared<'p> {
+    fn new<B: Board>(
+        problem: &'p Problem,
+        board: &B,
+        vars: &'p [u32],
+        style: Style,
+        max_bytes: u64,
+    ) -> Shared<'p> {
+        let n = problem.n();
+        let root: Vec<bool> = (0..n * n)
+            .map(|i| board.available((i / n, i % n)))
+            .collect();
+        let masks = (n <= 64).then(|| Masks::new(problem, &root));
+        let lits = if n <= 256 {
+            (0..n * n)
+                .map(|i| CachedLit::new((i / n, i % n), vars[i], style != Style::Text))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Shared {
+            problem,
+            n,
+            base: board.queens().len(),
+            root,
+            vars,
+            regions: problem.regions().map(|g| g.cells()).unwrap_or_default(),
+            masks,
+            lits,
+            style,
+            max_bytes,
+            bytes: AtomicU64::new(0),
+            ids: None,
+            sink: None,
+            next_id: AtomicU64::new(0),
+        }
+    }
+
+    /// Calls `f` with each cell of `line`.
+    #[inline]
+    fn line_cells(&self, line: Line, mut f: impl FnMut(Pos)) {
+        match line {
+            Line::Row(r) => (0..self.n).for_each(|c| f((r, c))),
+            Line::Col(c) => (0..self.n).for_each(|r| f((r, c))),
+            Line::Region(g) => self.regions[g].iter().for_each(|&p| f(p)),
+        }
+    }
+}
+
+enum Outcome {
+    /// Refuted: the set is in `Search::ret`, and its lemma is in the proof.
+    Refuted,
+    Sat(Vec<Pos>),
+    Interrupted,
+    /// The node limit (the probe) or another thread's answer ended the search.
+    Cut,
+    TooLarge,
+}
+
+fn proof_bytes(shared: &Shared) -> u64 {
+    shared.bytes.load(Ordering::Relaxed)
+}
