@@ -281,7 +281,7 @@ impl Store {
                 });
             }
         }
-        each!(self, b => b.finish(id, result_json, artifacts, files))
+        each!(self, b => b.finish_with_files(id, result_json, artifacts, files))
     }
 
     /// Marks a running job of this owner failed with its error. Returns `false`, storing
@@ -321,7 +321,7 @@ impl Store {
 
     /// Artifact `name` of job `id`: its bytes, or the file of the artifacts folder it is in.
     pub fn artifact_source(&self, id: &str, name: &str) -> Result<Option<Artifact>, StoreError> {
-        each!(self, b => b.artifact(id, name))
+        each!(self, b => b.artifact_source(id, name))
     }
 
     /// How many jobs are in each status (for `/metrics`).

@@ -369,7 +369,9 @@ impl Postgres {
         .map(|n| n == 1)
     }
 
-    pub(super) fn finish(
+    /// Marks a running job done with its result and artifacts (bytes, and files: name, path
+    /// in the artifacts folder), in one transaction. (name, path in the artifacts folder).
+    pub(super) fn finish_with_files(
         &self,
         id: &str,
         result_json: &str,
@@ -471,7 +473,11 @@ impl Postgres {
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
     }
 
-    pub(super) fn artifact(&self, id: &str, name: &str) -> Result<Option<Artifact>, StoreError> {
+    pub(super) fn artifact_source(
+        &self,
+        id: &str,
+        name: &str,
+    ) -> Result<Option<Artifact>, StoreError> {
         self.with(&format!("reading artifact {name:?} of job {id}"), |c| {
             c.query_opt(
                 "SELECT bytes, path FROM queens_artifacts WHERE job_id = $1 AND name = $2",

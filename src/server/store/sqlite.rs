@@ -350,7 +350,18 @@ impl Sqlite {
     /// in one transaction. Returns `false`, storing nothing, if the job is no longer running
     /// (cancelled meanwhile). Two artifacts with the same name are an error, and then nothing
     /// is stored either.
+    #[cfg(test)]
     pub(super) fn finish(
+        &self,
+        id: &str,
+        result_json: &str,
+        artifacts: &[(&str, &[u8])],
+    ) -> Result<bool, StoreError> {
+        self.finish_with_files(id, result_json, artifacts, &[])
+    }
+
+    /// [`Self::finish`], with artifacts that are files (name, path in the artifacts folder).
+    pub(super) fn finish_with_files(
         &self,
         id: &str,
         result_json: &str,
@@ -477,7 +488,19 @@ impl Sqlite {
 
     /// Artifact `name` of job `id`: its bytes, or the file they are in; `None` if there is
     /// no such artifact.
-    pub(super) fn artifact(&self, id: &str, name: &str) -> Result<Option<Artifact>, StoreError> {
+    #[cfg(test)]
+    pub(super) fn artifact(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(match self.artifact_source(id, name)? {
+            Some(Artifact::Bytes(b)) => Some(b),
+            _ => None,
+        })
+    }
+
+    pub(super) fn artifact_source(
+        &self,
+        id: &str,
+        name: &str,
+    ) -> Result<Option<Artifact>, StoreError> {
         self.read(&format!("reading artifact {name:?} of job {id}"), |tx| {
             tx.query_row(
                 "SELECT bytes, path FROM artifacts WHERE job_id = ?1 AND name = ?2",
