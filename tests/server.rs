@@ -1578,3 +1578,100 @@ fn a_cnf_job_answers_with_a_model_or_a_checked_proof() {
         "application/problem+json"
     );
 }
+
+/// A proof job's proof streams to a file of the artifacts folder, past the store's size
+/// limit for stored bytes (`--max-artifact 1`: 1 MB; this proof is about 4 MB), and is served
+/// from there with its length; it checks, and it is still served after a restart.
+#[test]
+fn a_proof_job_streams_its_proof_to_the_artifacts_folder_and_keeps_it_across_a_restart() {
+    let data = fresh_data();
+    let _cleanup = DataDir(data.clone());
+    let artifacts = data.join("shared-artifacts");
+    let args = [
+        "--max-artifact",
+        "1",
+        "--artifacts",
+        artifacts.to_str().unwrap(),
+    ];
+    let instance = json!({"n": 16, "diags": [[15, 0], [25, 1], [8, 1], [25, 0], [17, 0],
+        [12, 0], [26, 0], [29, 1], [7, 0], [23, 0], [13, 1], [5, 0], [0, 1], [1, 1], [30, 1],
+        [0, 0]]});
+    let s = Server::start_in(data.clone(), &args);
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve", "instance": instance, "engine": "backtrack", "proof": "lrat"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let done = wait_job(&s, &id, terminal, 60);
+    assert_eq!(done["status"], "done", "{done}");
+    let info = &done["result"]["proof"];
+    assert_eq!(info["checked"], true, "{done}");
+    // The answer names no path on the server, only the downloads.
+    assert!(
+        info.get("path").is_none() && info.get("cnf").is_none(),
+        "{info}"
+    );
+    let bytes = info["bytes"].as_u64().unwrap();
+    assert!(
+        bytes > 1 << 20,
+        "a proof over the 1 MB of --max-artifact: {bytes}"
+    );
+    let on_disk = artifacts.join(&id).join("proof");
+    assert_eq!(std::fs::metadata(&on_disk).unwrap().len(), bytes);
+    // Nothing but the proof and the CNF is left in the job's folder.
+    let mut names: Vec<String> = std::fs::read_dir(artifacts.join(&id))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["cnf", "proof"]);
+    let download = |s: &Server| {
+        let mut resp = agent()
+            .get(&s.url(&format!("/v1/jobs/{id}/proof")))
+            .call()
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 200);
+        let header = |h: &str| {
+            resp.headers()
+                .get(h)
+                .map(|v| v.to_str().unwrap().to_string())
+        };
+        assert_eq!(
+            header("content-type").as_deref(),
+            Some("application/octet-stream")
+        );
+        assert_eq!(header("content-length"), Some(bytes.to_string()));
+        let proof = resp
+            .body_mut()
+            .with_config()
+            .limit(64 << 20)
+            .read_to_vec()
+            .unwrap();
+        let (code, _, cnf) = call("GET", &s.url(&format!("/v1/jobs/{id}/cnf")), None);
+        assert_eq!(code, 200);
+        (proof, cnf)
+    };
+    let (proof, cnf) = download(&s);
+    assert_eq!(proof.len() as u64, bytes);
+    let formula = varisat::dimacs::DimacsParser::parse(cnf.as_bytes()).unwrap();
+    queens::proof::check_proof(&formula, queens::proof::ProofFormat::Lrat, &proof)
+        .expect("the served proof checks");
+    assert_outside_checker_accepts("lrat-check", &cnf, &proof);
+    // A job that ends with a solution leaves no folder behind.
+    let (_, sat) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve", "instance": nauck(), "engine": "backtrack", "proof": "lrat"}),
+    );
+    let sat_id = sat["id"].as_str().unwrap().to_string();
+    let sat_done = wait_job(&s, &sat_id, terminal, 10);
+    assert_eq!(sat_done["result"]["status"], "sat", "{sat_done}");
+    assert!(!artifacts.join(&sat_id).exists());
+    drop(s);
+    // After a restart the store still names the file, and the file is served.
+    let s = Server::start_in(data.clone(), &args);
+    let (again, cnf_again) = download(&s);
+    assert!(again == proof && cnf_again == cnf);
+}

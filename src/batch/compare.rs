@@ -10,8 +10,14 @@
 //!
 //! Times are milliseconds (`time_ms`), as in every command's JSON; the table prints them in
 //! the unit that reads best.
+//!
+//! With proofs ([`Plan::proof`]), each UNSAT answer of an engine that proves (the
+//! backtracker, the SAT engine) is asked again with `proof` in its solve request, under the
+//! same limit: the proof streams to a file and is checked as it is written, and the attempt
+//! reports that run's time and the proof's size beside the plain answer's time, so the price
+//! of a certified "no" shows per engine.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,7 +26,10 @@ use serde::Serialize;
 
 use crate::formats::sources::{Entry, Instance};
 use crate::model::Problem;
-use crate::ops::{Context, EngineName, Request, Response, SolveRequest, SolveResponse, Status};
+use crate::ops::{
+    Context, EngineName, ProofInfo, Request, Response, SolveRequest, SolveResponse, Status,
+};
+use crate::proof::ProofFormat;
 
 pub use crate::engine::EngineSpec;
 
@@ -81,6 +90,92 @@ pub struct Attempt {
     pub time_ms: f64,
     /// The child's report, when it finished.
     pub report: Option<Report>,
+    /// With proofs, on an UNSAT answer of an engine that proves: the certified run.
+    pub proof: Option<ProofRun>,
+}
+
+/// The run that certified an UNSAT answer: the same solve with a proof, checked as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProofRun {
+    /// Wall milliseconds of the whole certified answer (search, proof, check), or the limit.
+    pub time_ms: f64,
+    /// The proof, its check and its files; `None` when the limit passed first.
+    pub info: Option<ProofInfo>,
+}
+
+/// True when `spec` can prove its UNSAT answers here.
+pub fn proves(spec: EngineSpec) -> bool {
+    matches!(spec, EngineSpec::Backtrack { .. } | EngineSpec::Sat(_))
+}
+
+/// Where one attempt's proof goes: `proof` in `format`, and the CNF it refutes.
+#[derive(Clone, Debug)]
+pub struct ProofTarget {
+    /// The format.
+    pub format: ProofFormat,
+    /// The proof file.
+    pub proof: PathBuf,
+    /// The CNF file.
+    pub cnf: PathBuf,
+}
+
+/// Proves an UNSAT answer of `spec` on `problem` in a child, into `to`, under `limit`.
+pub fn prove_in_child(
+    exe: &Path,
+    problem: &Problem,
+    spec: EngineSpec,
+    limit: Duration,
+    stop: &Arc<AtomicBool>,
+    to: &ProofTarget,
+) -> Result<ProofRun, String> {
+    let start = Instant::now();
+    let mut req = SolveRequest::on_engine(problem.clone(), spec);
+    req.proof = Some(to.format);
+    let mut ctx = Context::default();
+    ctx.budget.cancel = Some(Arc::clone(stop));
+    ctx.budget.deadline = start.checked_add(limit);
+    ctx.proof_file = Some(to.proof.clone());
+    let (resp, artifacts) = match Request::Solve(req).run_in_child(exe, &ctx) {
+        Ok((Response::Solve(r), a)) => (r, a),
+        Ok(_) => return Err("the child answered another kind of request".into()),
+        Err(e) => return Err(format!("proving: {e}")),
+    };
+    match resp.status {
+        Status::Unsat => {}
+        Status::Cancelled => return Err("stopped before it finished".into()),
+        Status::Timeout => {
+            let _ = std::fs::remove_file(&to.proof);
+            return Ok(ProofRun {
+                time_ms: limit.as_secs_f64() * 1e3,
+                info: None,
+            });
+        }
+        other => {
+            return Err(format!(
+                "proving: the certified run answered {} where the plain one said unsat",
+                other.name()
+            ))
+        }
+    }
+    let mut info = resp
+        .proof
+        .ok_or("proving: the answer unsat came without its proof")?;
+    let write = |path: &Path, name: &str| -> Result<(), String> {
+        let bytes = artifacts
+            .get(name)
+            .ok_or(format!("proving: the answer unsat came without its {name}"))?;
+        std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    if info.path.is_none() {
+        write(&to.proof, "proof")?;
+    }
+    write(&to.cnf, "cnf")?;
+    info.path = Some(to.proof.display().to_string());
+    info.cnf = Some(to.cnf.display().to_string());
+    Ok(ProofRun {
+        time_ms: resp.time_ms,
+        info: Some(info),
+    })
 }
 
 impl Attempt {
@@ -124,6 +219,7 @@ pub fn run_child_until(
         note: None,
         time_ms: start.elapsed().as_secs_f64() * 1e3,
         report: None,
+        proof: None,
     };
     let mut req = SolveRequest::on_engine(problem.clone(), spec);
     req.learned = matches!(spec, EngineSpec::Sat(_));
@@ -148,6 +244,7 @@ pub fn run_child_until(
                 note: None,
                 time_ms: limit.as_secs_f64() * 1e3,
                 report: None,
+                proof: None,
             }
         }
         // Within the limit, an incomplete engine gave up (local search spent its starts): no
@@ -165,6 +262,7 @@ pub fn run_child_until(
                 ),
                 time_ms: report.time_ms,
                 report: Some(report),
+                proof: None,
             };
         }
         // Within the limit but no answer: local search spent its restarts, an external
@@ -186,6 +284,7 @@ pub fn run_child_until(
         note: None,
         time_ms: report.time_ms,
         report: Some(report),
+        proof: None,
     }
 }
 
@@ -250,6 +349,33 @@ pub struct Plan {
     pub timeout: Duration,
     /// Instances run at the same time (1 gives the cleanest timings).
     pub jobs: usize,
+    /// Prove the UNSAT answers of the engines that can ([`proves`]) in this format, into
+    /// `proof_dir`.
+    pub proof: Option<ProofFormat>,
+    /// The folder of the proofs and their CNFs.
+    pub proof_dir: Option<PathBuf>,
+}
+
+impl Plan {
+    /// Where the proof of `spec`'s answer on the instance named `name` goes, if proofs are
+    /// asked for and `spec` proves.
+    fn proof_target(&self, name: &str, spec: EngineSpec) -> Option<ProofTarget> {
+        let (format, dir) = (self.proof?, self.proof_dir.as_deref()?);
+        if !proves(spec) {
+            return None;
+        }
+        let engine: String = spec
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let base = format!("{name}.{engine}");
+        Some(ProofTarget {
+            format,
+            proof: dir.join(format!("{base}.{format}")),
+            cnf: dir.join(format!("{base}.cnf")),
+        })
+    }
 }
 
 /// Why `spec` cannot run on `problem` at all, if it cannot: the complete engines keep n² bits
@@ -286,6 +412,17 @@ pub fn run(
 ) -> Vec<Row> {
     let next = AtomicUsize::new(0);
     let rows = std::sync::Mutex::new(Vec::with_capacity(instances.len()));
+    let names = super::proof_names(
+        &instances
+            .iter()
+            .enumerate()
+            .map(|(index, e)| crate::batch::Member {
+                index,
+                id: entry_id(e).to_string(),
+                hash: String::new(),
+            })
+            .collect::<Vec<_>>(),
+    );
     std::thread::scope(|s| {
         for _ in 0..plan.jobs.clamp(1, instances.len().max(1)) {
             s.spawn(|| loop {
@@ -313,8 +450,31 @@ pub fn run(
                             note: Some(why),
                             time_ms: 0.0,
                             report: None,
+                            proof: None,
                         },
-                        None => run_child_until(&plan.exe, &inst.problem, spec, plan.timeout, stop),
+                        None => {
+                            let mut a =
+                                run_child_until(&plan.exe, &inst.problem, spec, plan.timeout, stop);
+                            let target = plan.proof_target(&names[&i], spec);
+                            if let (Status::Unsat, Some(to)) = (a.outcome, target) {
+                                match prove_in_child(
+                                    &plan.exe,
+                                    &inst.problem,
+                                    spec,
+                                    plan.timeout,
+                                    stop,
+                                    &to,
+                                ) {
+                                    Ok(run) => a.proof = Some(run),
+                                    // A "no" whose proof fails is no certified answer.
+                                    Err(e) => {
+                                        a.outcome = Status::Error;
+                                        a.error = Some(e);
+                                    }
+                                }
+                            }
+                            a
+                        }
                     });
                     on_attempt(inst, spec);
                 }
@@ -355,6 +515,7 @@ fn error_row(plan: &Plan, index: usize, broken: &crate::formats::sources::Broken
                 note: None,
                 time_ms: 0.0,
                 report: None,
+                proof: None,
             })
             .collect(),
         error: Some(message),
@@ -387,6 +548,19 @@ pub struct Summary {
     pub common: usize,
     /// This engine's total time over the reference's, on the instances both solved.
     pub ratio_to_reference: Option<f64>,
+    /// With proofs: UNSAT answers proven and checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proofs: Option<usize>,
+    /// With proofs: total milliseconds of the certified runs, and of the plain runs of the
+    /// same answers (their ratio is the price of the proofs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof_time_ms: Option<f64>,
+    /// See `proof_time_ms`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proven_plain_time_ms: Option<f64>,
+    /// With proofs: their total size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proof_bytes: Option<u64>,
 }
 
 /// Summaries in engine order; ratios are against the first engine.
@@ -414,6 +588,14 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
             let (mine_t, ref_t): (f64, f64) = both
                 .iter()
                 .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+            let proven: Vec<(&Attempt, &ProofInfo, f64)> = mine
+                .iter()
+                .filter_map(|a| {
+                    let p = a.proof.as_ref()?;
+                    Some((*a, p.info.as_ref()?, p.time_ms))
+                })
+                .collect();
+            let any_proof = mine.iter().any(|a| a.proof.is_some());
             Summary {
                 engine: spec.to_string(),
                 solved: times.len(),
@@ -427,6 +609,11 @@ pub fn summarize(engines: &[EngineSpec], rows: &[Row]) -> Vec<Summary> {
                 total_time_ms: times.iter().fold(0.0, |a, t| a + t),
                 common: both.len(),
                 ratio_to_reference: (!both.is_empty() && ref_t > 0.0).then(|| mine_t / ref_t),
+                proofs: any_proof.then_some(proven.len()),
+                proof_time_ms: any_proof.then(|| proven.iter().fold(0.0, |s, p| s + p.2)),
+                proven_plain_time_ms: any_proof
+                    .then(|| proven.iter().fold(0.0, |s, p| s + p.0.time_ms)),
+                proof_bytes: any_proof.then(|| proven.iter().map(|p| p.1.bytes as u64).sum()),
             }
         })
         .collect()
@@ -471,6 +658,20 @@ pub fn fmt_count(k: u64) -> String {
     }
 }
 
+/// `812B`, `4.1kB`, `3.2MB`, `1.05GB`.
+pub fn fmt_bytes(b: u64) -> String {
+    let f = b as f64;
+    if b < 1000 {
+        format!("{b}B")
+    } else if b < 1_000_000 {
+        format!("{:.1}kB", f / 1e3)
+    } else if b < 1_000_000_000 {
+        format!("{:.1}MB", f / 1e6)
+    } else {
+        format!("{:.2}GB", f / 1e9)
+    }
+}
+
 /// One table cell for an attempt: time, then nodes (backtracker) or learned clauses and
 /// variables/clauses (SAT); `>60.0s` for a timeout.
 pub fn fmt_attempt(a: &Attempt) -> String {
@@ -494,6 +695,23 @@ pub fn fmt_attempt(a: &Attempt) -> String {
             }
             if let (Some(v), Some(c)) = (r.vars, r.clauses) {
                 s += &format!(" {}v/{}c", fmt_count(v as u64), fmt_count(c as u64));
+            }
+            match &a.proof {
+                Some(ProofRun {
+                    time_ms,
+                    info: Some(p),
+                }) => {
+                    s += &format!(
+                        " | proof {} {}",
+                        fmt_ms(*time_ms),
+                        fmt_bytes(p.bytes as u64)
+                    )
+                }
+                Some(ProofRun {
+                    time_ms,
+                    info: None,
+                }) => s += &format!(" | proof timeout >{}", fmt_ms(*time_ms)),
+                None => {}
             }
             s
         }
@@ -574,6 +792,26 @@ pub fn summary_text(plan: &Plan, summary: &[Summary]) -> String {
             ratio
         );
     }
+    for e in summary {
+        if let (Some(k), Some(t), Some(plain), Some(b)) = (
+            e.proofs,
+            e.proof_time_ms,
+            e.proven_plain_time_ms,
+            e.proof_bytes,
+        ) {
+            let price = if plain > 0.0 {
+                format!(", {:.2}× the plain answers' time", t / plain)
+            } else {
+                String::new()
+            };
+            s += &format!(
+                "{:<14} {k} unsat answers proven and checked: {} in all{price}, {}\n",
+                e.engine,
+                fmt_ms(t),
+                fmt_bytes(b)
+            );
+        }
+    }
     s += &format!(
         "limit {} per attempt, {} instance(s) at a time; times are engine time (SAT includes \
          encoding); every reported board was verified\n",
@@ -619,6 +857,16 @@ pub fn problems(rows: &[Row]) -> Vec<String> {
 /// are quoted where they need it (an id or an error message with a comma, a quote or a line
 /// break), as RFC 4180 says.
 pub fn csv(rows: &[Row]) -> String {
+    csv_columns(rows, false)
+}
+
+/// [`csv`] of a run of `plan`: with proofs, five more columns: `proof_time_ms` (the certified
+/// run), `proof_check_ms`, `proof_bytes`, `proof_lemmas` and `proof_path`.
+pub fn plan_csv(plan: &Plan, rows: &[Row]) -> String {
+    csv_columns(rows, plan.proof.is_some())
+}
+
+fn csv_columns(rows: &[Row], proofs: bool) -> String {
     let mut out = csv::Writer::from_writer(Vec::new());
     let header = [
         "instance",
@@ -632,15 +880,27 @@ pub fn csv(rows: &[Row]) -> String {
         "clauses",
         "answered_by",
         "error",
+        "proof_time_ms",
+        "proof_check_ms",
+        "proof_bytes",
+        "proof_lemmas",
+        "proof_path",
     ];
+    let width = if proofs {
+        header.len()
+    } else {
+        header.len() - 5
+    };
     let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
     // Writing into memory cannot fail: csv's only errors here would be the Vec's.
-    out.write_record(header).expect("writing CSV into memory");
+    out.write_record(&header[..width])
+        .expect("writing CSV into memory");
     for row in rows {
         for a in &row.attempts {
             let r = a.report.as_ref();
             let err = a.error_text().unwrap_or_default();
-            out.write_record([
+            let info = a.proof.as_ref().and_then(|p| p.info.as_ref());
+            let record = [
                 row.id.clone(),
                 row.n.map(|n| n.to_string()).unwrap_or_default(),
                 a.engine.to_string(),
@@ -654,8 +914,18 @@ pub fn csv(rows: &[Row]) -> String {
                     .map_or("", EngineName::name)
                     .to_string(),
                 err.to_string(),
-            ])
-            .expect("writing CSV into memory");
+                a.proof
+                    .as_ref()
+                    .map(|p| format!("{:.3}", p.time_ms))
+                    .unwrap_or_default(),
+                info.map(|p| format!("{:.3}", p.check_ms))
+                    .unwrap_or_default(),
+                opt(info.map(|p| p.bytes as u64)),
+                opt(info.map(|p| p.lemmas)),
+                info.and_then(|p| p.path.clone()).unwrap_or_default(),
+            ];
+            out.write_record(&record[..width])
+                .expect("writing CSV into memory");
         }
     }
     let bytes = out.into_inner().expect("flushing CSV into memory");
@@ -685,6 +955,8 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                         "answered_by": r.and_then(|r| r.answered_by).map(EngineName::name),
                         "error": a.error_text(),
                         "gave_up": a.gave_up(),
+                        "proof_time_ms": a.proof.as_ref().map(|p| p.time_ms),
+                        "proof": a.proof.as_ref().and_then(|p| p.info.as_ref()),
                     })
                 })
                 .collect();
@@ -699,6 +971,7 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
         .collect();
     serde_json::json!({
         "engines": plan.engines.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+        "proof_format": plan.proof,
         "timeout_ms": plan.timeout.as_secs_f64() * 1e3,
         "jobs": plan.jobs,
         "instances": rows,

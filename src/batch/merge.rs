@@ -243,7 +243,7 @@ pub fn merge_batch(files: &[ShardFile]) -> Result<BatchMerge, Error> {
         .collect();
 
     // Best line per content hash: an answer beats a timeout beats an error; among answers,
-    // the first by position. Contradicting answers are conflicts.
+    // a proven one, then the first by position. Contradicting answers are conflicts.
     let rank = |o: Status| match o {
         Status::Sat | Status::Unsat => 0,
         Status::Timeout => 1,
@@ -260,7 +260,9 @@ pub fn merge_batch(files: &[ShardFile]) -> Result<BatchMerge, Error> {
         }
         best.entry(&line.hash)
             .and_modify(|b| {
-                if (rank(line.status), line.index) < (rank(b.status), b.index) {
+                // Among answers, one that carries its proof first.
+                let key = |l: &BatchLine| (rank(l.status), l.proof.is_none(), l.index);
+                if key(line) < key(b) {
                     *b = line;
                 }
             })

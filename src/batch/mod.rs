@@ -18,6 +18,8 @@ pub mod compare;
 pub mod merge;
 pub mod shard;
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::model::Pos;
@@ -43,6 +45,9 @@ pub struct BatchHeader {
     pub engine: String,
     /// The limit per instance, milliseconds.
     pub timeout_ms: Option<u64>,
+    /// With `--proof`: the format of every UNSAT answer's proof.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<crate::proof::ProofFormat>,
     /// This shard's instances.
     pub members: Vec<Member>,
 }
@@ -82,4 +87,50 @@ pub struct BatchLine {
     /// With `error`: what went wrong, naming the file and line or the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// With `unsat` in a run with `--proof`: the proof, accepted by the built-in checker as
+    /// it was written, and the files of it and of the CNF it refutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<crate::ops::ProofInfo>,
+}
+
+/// The file name (without extension) of each member's proof and CNF, by position: its id
+/// with every character but ASCII letters, digits, `-`, `_` and `.` made `_` (no leading
+/// `.`, at most 100 characters). Ids that would share a name, letter case ignored (so that
+/// case-insensitive file systems agree), each get `~` and their position in the inputs:
+/// `~` is never in a plain name, so no two members share a file.
+pub fn proof_names(members: &[Member]) -> HashMap<usize, String> {
+    let safe = |id: &str| {
+        let s: String = id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(100)
+            .collect();
+        let s = s.trim_start_matches('.');
+        if s.is_empty() {
+            "instance".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let plain: Vec<(usize, String)> = members.iter().map(|m| (m.index, safe(&m.id))).collect();
+    let mut uses: HashMap<String, usize> = HashMap::new();
+    for (_, name) in &plain {
+        *uses.entry(name.to_lowercase()).or_default() += 1;
+    }
+    plain
+        .into_iter()
+        .map(|(index, name)| {
+            if uses[&name.to_lowercase()] > 1 {
+                (index, format!("{name}~{index}"))
+            } else {
+                (index, name)
+            }
+        })
+        .collect()
 }

@@ -11,6 +11,10 @@
 //! `.partial` (or a finished `OUT`) of the same shard, instance set and engine keeps its
 //! answers (`sat`, `unsat`, unreadable input) and solves only the rest, timeouts included;
 //! anything else is started afresh.
+//!
+//! With a proof folder, every UNSAT answer comes with its proof, checked by the built-in
+//! checker as it is written, and the CNF it refutes, named after the instance's id
+//! ([`crate::batch::proof_names`]); an answer whose proof does not check is an error line, never `unsat`.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -30,6 +34,7 @@ use crate::encode::amo::Encoding;
 use crate::error::Error;
 use crate::formats::sources::Entry;
 use crate::ops::EngineName;
+use crate::proof::ProofFormat;
 
 /// How to run a batch shard.
 #[derive(Clone)]
@@ -48,6 +53,10 @@ pub struct BatchOptions {
     pub jobs: usize,
     /// Called with (instances done, instances in the shard).
     pub progress: Option<Arc<dyn Fn(u64, u64) + Send + Sync>>,
+    /// Prove every UNSAT answer in this format, into `proof_dir`.
+    pub proof: Option<ProofFormat>,
+    /// The folder of the proofs and their CNFs (created if missing).
+    pub proof_dir: Option<PathBuf>,
 }
 
 /// What a batch shard run did.
@@ -73,6 +82,9 @@ pub struct BatchSummary {
     pub time_ms: f64,
     /// The result file.
     pub output: String,
+    /// With proofs: their folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proofs: Option<String>,
 }
 
 /// Runs shard `opts.shard` of `entries` (every input, in order: all shards must be given the
@@ -84,6 +96,24 @@ pub fn batch(
     ctx: &Context,
 ) -> Result<BatchSummary, Error> {
     let start = Instant::now();
+    let proofs = match (opts.proof, &opts.proof_dir) {
+        (Some(format), Some(dir)) => {
+            std::fs::create_dir_all(dir).map_err(io(dir))?;
+            if !dir.is_dir() {
+                return Err(Error::Io {
+                    path: dir.clone(),
+                    source: std::io::Error::other("not a folder"),
+                });
+            }
+            Some((format, dir.as_path()))
+        }
+        (None, None) => None,
+        _ => {
+            return Err(Error::internal(
+                "a batch with proofs needs both their format and their folder",
+            ))
+        }
+    };
     let all: Vec<Member> = entries
         .iter()
         .enumerate()
@@ -105,6 +135,8 @@ pub fn batch(
             .map(|m| format!("{} {} {}\n", m.index, m.id, m.hash))
             .collect::<String>(),
     );
+    // Named over the whole set, so that every shard names each proof the same way.
+    let names = crate::batch::proof_names(&all);
     let members: Vec<Member> = all
         .into_iter()
         .filter(|m| opts.shard.owns(&m.hash))
@@ -120,6 +152,7 @@ pub fn batch(
             (e, _) => format!("{}:{}", e.name(), opts.encoding),
         },
         timeout_ms: opts.timeout_ms,
+        proof: opts.proof,
         members,
     };
     let partial = with_suffix(out, ".partial");
@@ -173,7 +206,15 @@ pub fn batch(
                 let Some(m) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                     break;
                 };
-                let line = solve_one(&entries[m.index], m, opts, ctx);
+                let proof = proofs.map(|(format, dir)| {
+                    let name = &names[&m.index];
+                    (
+                        format,
+                        dir.join(format!("{name}.{format}")),
+                        dir.join(format!("{name}.cnf")),
+                    )
+                });
+                let line = solve_one(&entries[m.index], m, opts, proof, ctx);
                 let written = json(&line).and_then(|text| {
                     let mut w = writer.lock().expect("no panic");
                     writeln!(w, "{text}")
@@ -230,12 +271,22 @@ pub fn batch(
         error: count(Status::Error),
         time_ms: ms(start),
         output: out.display().to_string(),
+        proofs: proofs.map(|(_, dir)| dir.display().to_string()),
     })
 }
 
 /// Solves one instance into its result line; an error (unreadable input, a board too large
 /// for the engine) is a line of its own, so one bad instance never stops the shard.
-fn solve_one(entry: &Entry, m: &Member, opts: &BatchOptions, ctx: &Context) -> BatchLine {
+///
+/// With `proof` (format, proof file, CNF file), an UNSAT answer's proof streams to its file
+/// and is checked on the way; the line names both files.
+fn solve_one(
+    entry: &Entry,
+    m: &Member,
+    opts: &BatchOptions,
+    proof: Option<(ProofFormat, PathBuf, PathBuf)>,
+    ctx: &Context,
+) -> BatchLine {
     let start = Instant::now();
     let mut line = BatchLine {
         index: m.index,
@@ -247,6 +298,7 @@ fn solve_one(entry: &Entry, m: &Member, opts: &BatchOptions, ctx: &Context) -> B
         engine: opts.engine.name().to_string(),
         nodes: None,
         error: None,
+        proof: None,
     };
     let problem = match entry {
         Ok(inst) => inst.problem.clone(),
@@ -262,12 +314,33 @@ fn solve_one(entry: &Entry, m: &Member, opts: &BatchOptions, ctx: &Context) -> B
         // One engine thread per instance: the shard's instances share the cores.
         threads: (opts.engine == EngineName::Backtrack).then_some(1),
         solver: opts.solver,
+        proof: proof.as_ref().map(|p| p.0),
         ..SolveRequest::new(problem)
     });
     // The limit is per instance: counted from this instance's start.
-    let ctx = ctx.with_timeout_ms(opts.timeout_ms);
-    match req.run(&ctx) {
-        Ok((Response::Solve(r), _)) => {
+    let mut ctx = ctx.with_timeout_ms(opts.timeout_ms);
+    ctx.proof_file = proof.as_ref().map(|p| p.1.clone());
+    let answer = req
+        .run(&ctx)
+        .and_then(|(resp, artifacts)| match (resp, &proof) {
+            (Response::Solve(mut r), Some((_, proof_path, cnf_path))) => {
+                if r.status == Status::Unsat {
+                    r.proof = Some(write_proof(
+                        r.proof.take(),
+                        &artifacts,
+                        proof_path,
+                        cnf_path,
+                    )?);
+                } else {
+                    // A search that found a solution (or ran out of time) leaves no proof.
+                    let _ = std::fs::remove_file(proof_path);
+                }
+                Ok(Response::Solve(r))
+            }
+            (resp, _) => Ok(resp),
+        });
+    match answer {
+        Ok(Response::Solve(r)) => {
             line.status = match r.status {
                 Status::Sat | Status::Unsat => r.status,
                 _ => Status::Timeout,
@@ -275,6 +348,7 @@ fn solve_one(entry: &Entry, m: &Member, opts: &BatchOptions, ctx: &Context) -> B
             line.queens = r.queens;
             line.time_ms = r.time_ms;
             line.nodes = r.work.nodes;
+            line.proof = r.proof;
             if let Some(e) = r.answered_by {
                 line.engine = e.name().to_string();
             }
@@ -286,6 +360,31 @@ fn solve_one(entry: &Entry, m: &Member, opts: &BatchOptions, ctx: &Context) -> B
         }
     }
     line
+}
+
+/// Puts an UNSAT answer's proof and CNF in their files (the proof is there already when it
+/// streamed) and names them in the answer's proof.
+fn write_proof(
+    info: Option<crate::ops::ProofInfo>,
+    artifacts: &super::Artifacts,
+    proof_path: &Path,
+    cnf_path: &Path,
+) -> Result<crate::ops::ProofInfo, Error> {
+    let mut info =
+        info.ok_or_else(|| Error::internal("the answer unsat came without its proof"))?;
+    if info.path.is_none() {
+        let bytes = artifacts
+            .get("proof")
+            .ok_or_else(|| Error::internal("the answer unsat came without its proof"))?;
+        std::fs::write(proof_path, bytes).map_err(io(proof_path))?;
+    }
+    let cnf = artifacts
+        .get("cnf")
+        .ok_or_else(|| Error::internal("the answer unsat came without its CNF"))?;
+    std::fs::write(cnf_path, cnf).map_err(io(cnf_path))?;
+    info.path = Some(proof_path.display().to_string());
+    info.cnf = Some(cnf_path.display().to_string());
+    Ok(info)
 }
 
 /// The answers (`sat`, `unsat`, `error`) an earlier run of the same shard left in `path`,
@@ -308,16 +407,34 @@ fn earlier_answers(path: &Path, header: &BatchHeader) -> Vec<BatchLine> {
         return Vec::new();
     };
     // Answers stay answers under another limit per instance; timeouts are run again.
-    fn same(h: &BatchHeader) -> (&str, Shard, &str, &str, &[Member]) {
-        (&h.format, h.shard, &h.set, &h.engine, &h.members)
+    type Key<'a> = (
+        &'a str,
+        Shard,
+        &'a str,
+        &'a str,
+        Option<ProofFormat>,
+        &'a [Member],
+    );
+    fn same(h: &BatchHeader) -> Key<'_> {
+        (&h.format, h.shard, &h.set, &h.engine, h.proof, &h.members)
     }
     if same(&h) != same(header) {
         return Vec::new();
     }
     let mine: HashMap<usize, &Member> = header.members.iter().map(|m| (m.index, m)).collect();
+    // An unsat of a run with proofs stays only while its proof file does.
+    let proven = |l: &BatchLine| {
+        header.proof.is_none()
+            || l.status != Status::Unsat
+            || l.proof
+                .as_ref()
+                .and_then(|p| p.path.as_deref())
+                .is_some_and(|p| Path::new(p).is_file())
+    };
     lines
         .into_iter()
         .filter(|l| l.status != Status::Timeout)
+        .filter(proven)
         .filter(|l| mine.get(&l.index).is_some_and(|m| m.hash == l.hash))
         .collect()
 }

@@ -7,6 +7,9 @@
 //! field, when the error is about one, as data: the parent's error names it as the child's
 //! did); on stderr, lines
 //! `progress DONE TOTAL`; artifacts (proofs) as files in the folder named by `--artifacts`.
+//! A proof streams into that folder as it is written (the child's [`Context::proof_file`]);
+//! when the parent wants it in a file too, the folder is made beside that file and the proof
+//! is renamed there, so no process holds it in memory.
 //! It is the only child protocol: `compare`'s attempts, the race's SAT side and the games'
 //! SAT calls (`solve_cnf`) all run this way.
 //! The parent verifies every board the child reports before passing it on.
@@ -118,6 +121,8 @@ pub fn child_main(
             ctx.budget.max_memory = max_memory;
             // A race here runs its SAT side in a grandchild.
             ctx.isolate = std::env::current_exe().ok();
+            // A proof streams to its file as it is written, not through memory.
+            ctx.proof_file = artifacts_dir.map(|d| d.join("proof"));
             // The parent's deadline, so work that can look at it (listing SAT models, between
             // generated instances) stops by itself and answers with what it has; the parent
             // kills the child only a little later.
@@ -147,6 +152,10 @@ fn write_artifacts(dir: Option<&Path>, artifacts: &Artifacts) -> Result<(), Erro
     };
     for (name, bytes) in &artifacts.0 {
         let path = dir.join(name);
+        // Written there already, as the proof was made.
+        if name == "proof" && bytes.is_empty() && path.exists() {
+            continue;
+        }
         std::fs::write(&path, bytes).map_err(|e| Error::Io { path, source: e })?;
     }
     Ok(())
@@ -170,7 +179,22 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
     if ctx.budget.exhausted() {
         return interrupted(req, Status::interrupted(&ctx.budget), start);
     }
-    let dir = child::temp_dir("queens-op")?;
+    // Beside the proof's destination, so that the proof streamed there is renamed into
+    // place, not copied.
+    let dir = match ctx.proof_file.as_deref().and_then(Path::parent) {
+        Some(parent) => tempfile::Builder::new()
+            .prefix(".queens-op-")
+            .tempdir_in(if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            })
+            .map_err(|source| Error::Io {
+                path: parent.to_path_buf(),
+                source,
+            })?,
+        None => child::temp_dir("queens-op")?,
+    };
     let mut command = Command::new(exe);
     command.arg("op").arg("--artifacts").arg(dir.path());
     // The child may run exactly the external solvers this process may.
@@ -256,6 +280,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
             checked(problem, q, "worker's")?;
         }
     }
+    let mut response = response;
     let mut artifacts = Artifacts::default();
     // Only a certified UNSAT answer (a solve's, or an explanation's core) comes with files.
     let certified = match &response {
@@ -264,6 +289,23 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         Response::SolveCnf(r) => r.status == Status::Unsat,
         _ => false,
     };
+    let info = match &mut response {
+        Response::Solve(r) => r.proof.as_mut(),
+        Response::Explain(r) => r.proof.as_mut(),
+        _ => None,
+    };
+    // The child's folder goes away: the answer names where the proof is now, if anywhere.
+    if let Some(info) = info {
+        info.path = None;
+        let streamed = dir.path().join("proof");
+        if let (Some(to), true) = (&ctx.proof_file, streamed.exists()) {
+            std::fs::rename(&streamed, to).map_err(|source| Error::Io {
+                path: to.clone(),
+                source,
+            })?;
+            info.path = Some(to.display().to_string());
+        }
+    }
     for name in ["proof", "cnf"].into_iter().filter(|_| certified) {
         let path = dir.path().join(name);
         if let Ok(bytes) = std::fs::read(&path) {

@@ -52,7 +52,11 @@ pub(super) fn solve(
         },
         |stop| {
             let sat = Request::Solve(one_side(EngineName::Sat));
-            match isolate::run(&exe, &sat, &side_ctx(stop))? {
+            // Its proof comes back as an artifact: the caller's proof file is the
+            // backtracking side's, and a losing side must not replace the winner's proof.
+            let mut sat_ctx = side_ctx(stop);
+            sat_ctx.proof_file = None;
+            match isolate::run(&exe, &sat, &sat_ctx)? {
                 (Response::Solve(resp), artifacts) => {
                     Ok(definite(&resp).then_some((resp, artifacts)))
                 }

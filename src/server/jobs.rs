@@ -20,7 +20,7 @@ use utoipa_axum::routes;
 
 use super::auth::Caller;
 use super::error::{ApiError, Problem};
-use super::store::{Job, JobStatus, StoreError};
+use super::store::{Artifact, Job, JobStatus, StoreError};
 use super::{AppState, RawBody};
 use crate::engine::Budget;
 use crate::ops::{Context, Request, Response};
@@ -317,10 +317,81 @@ async fn artifact(
         )));
     }
     let state = s.clone();
-    let bytes = blocking(move || state.store.artifact(&id, name).map_err(store_error))
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("the {name} is gone")))?;
-    Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+    let wanted = id.clone();
+    let found = blocking(move || {
+        state
+            .store
+            .artifact_source(&wanted, name)
+            .map_err(store_error)
+    })
+    .await?
+    .ok_or_else(|| ApiError::not_found(format!("the {name} is gone")))?;
+    let octets = (header::CONTENT_TYPE, "application/octet-stream");
+    match found {
+        Artifact::Bytes(bytes) => Ok(([octets], bytes).into_response()),
+        // Streamed from its file in chunks: a proof of gigabytes is never in memory whole.
+        Artifact::File(rel) => {
+            let path = s.config.artifacts.join(&rel);
+            let gone = |e: std::io::Error| {
+                tracing::error!(path = %path.display(), error = %e, "a job's file is missing");
+                ApiError::not_found(format!("the {name} of job {id} is gone from the server"))
+            };
+            let file = tokio::fs::File::open(&path).await.map_err(gone)?;
+            let len = file.metadata().await.map_err(gone)?.len();
+            let body = axum::body::Body::from_stream(tokio_util::io::ReaderStream::with_capacity(
+                file,
+                1 << 16,
+            ));
+            Ok(([octets, (header::CONTENT_LENGTH, &len.to_string())], body).into_response())
+        }
+    }
+}
+
+/// The folder of job `id`'s files in the artifacts folder, if `id` is a plain name (the
+/// store makes ids; this keeps any other out of the path).
+pub(super) fn job_folder(artifacts: &std::path::Path, id: &str) -> Option<std::path::PathBuf> {
+    let plain = !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    plain.then(|| artifacts.join(id))
+}
+
+/// Moves a certified answer's proof and CNF into the job's folder (the proof is there
+/// already when it streamed) and returns them as store files (name, path relative to the
+/// artifacts folder), leaving the other artifacts as bytes. The answer keeps no server path.
+fn proof_files(
+    resp: &mut Response,
+    artifacts: &mut crate::ops::Artifacts,
+    folder: Option<&std::path::Path>,
+    id: &str,
+) -> Result<Vec<(&'static str, String)>, crate::Error> {
+    let info = match resp {
+        Response::Solve(r) => r.proof.as_mut(),
+        Response::Explain(r) => r.proof.as_mut(),
+        _ => None,
+    };
+    let (Some(info), Some(folder)) = (info, folder) else {
+        return Ok(Vec::new());
+    };
+    let streamed = info.path.take().is_some();
+    info.cnf = None;
+    let mut files = Vec::new();
+    for name in ["proof", "cnf"] {
+        let path = folder.join(name);
+        if !(name == "proof" && streamed) {
+            let Some(i) = artifacts.0.iter().position(|(n, _)| n == name) else {
+                continue;
+            };
+            let (_, bytes) = artifacts.0.remove(i);
+            std::fs::write(&path, bytes).map_err(|e| crate::Error::Io {
+                path: path.clone(),
+                source: e,
+            })?;
+        }
+        files.push((name, format!("{id}/{name}")));
+    }
+    Ok(files)
 }
 
 /// The UNSAT proof of a job that asked for one (`"proof": "lrat" | "binary-lrat" | "drat" |
@@ -542,6 +613,31 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
         let text = to_json(&JobProgress { done, total });
         let _ = progress_store.store.set_progress(&progress_id, &text);
     });
+    // A proof streams to the job's folder as it is written: neither this process nor the
+    // store holds it.
+    let proving = match &req {
+        Request::Solve(r) => r.proof.is_some(),
+        Request::Explain(r) => r.proof.is_some(),
+        _ => false,
+    };
+    let folder = job_folder(&state.config.artifacts, id).filter(|_| proving);
+    let mut ctx = ctx;
+    if let Some(folder) = &folder {
+        if let Err(e) = std::fs::create_dir_all(folder) {
+            let e = crate::Error::Io {
+                path: folder.clone(),
+                source: e,
+            };
+            state.store.fail(id, &to_json(&ApiError::from(e).problem))?;
+            return Ok(());
+        }
+        ctx.proof_file = Some(folder.join("proof"));
+    }
+    let remove_folder = || {
+        if let Some(folder) = &folder {
+            let _ = std::fs::remove_dir_all(folder);
+        }
+    };
     let start = Instant::now();
     let result = req.run(&ctx);
     state
@@ -554,11 +650,19 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
         Err(_) => true,
     };
     if cut_short && cancel.load(Ordering::SeqCst) && state.shutting_down.load(Ordering::SeqCst) {
+        remove_folder();
         state.store.requeue(id)?;
         return Ok(());
     }
+    let result = result.and_then(|(mut resp, mut artifacts)| {
+        let files = proof_files(&mut resp, &mut artifacts, folder.as_deref(), id)?;
+        Ok((resp, artifacts, files))
+    });
+    if !matches!(&result, Ok((_, _, files)) if !files.is_empty()) {
+        remove_folder();
+    }
     match result {
-        Ok((mut resp, artifacts)) => {
+        Ok((mut resp, artifacts, files)) => {
             let proof = match &mut resp {
                 Response::Solve(r) => r.proof.as_mut(),
                 Response::Explain(r) => r.proof.as_mut(),
@@ -580,10 +684,17 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
                 .collect();
             // false: cancelled meanwhile (or taken over after a lost lease); the store keeps
             // what it has.
-            match state.store.finish(id, &to_json(&resp), &parts) {
-                Ok(_) => {}
+            let files: Vec<(&str, &str)> = files.iter().map(|(n, p)| (*n, p.as_str())).collect();
+            match state
+                .store
+                .finish_with_files(id, &to_json(&resp), &parts, &files)
+            {
+                Ok(true) => {}
+                // Cancelled meanwhile: its files go.
+                Ok(false) => remove_folder(),
                 // Over the size limit: refused whole, never stored cut short.
                 Err(e @ StoreError::TooLarge { .. }) => {
+                    remove_folder();
                     let problem = ApiError::new(
                         StatusCode::UNPROCESSABLE_ENTITY,
                         "over a limit",

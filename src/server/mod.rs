@@ -75,6 +75,9 @@ pub struct Config {
     pub lease: Duration,
     /// The largest result or artifact (proof, CNF) a job may store, bytes.
     pub max_artifact: usize,
+    /// The folder of the jobs' proofs and CNFs, one subfolder per job: proofs stream there
+    /// as they are written and are served from there (replicas must share it).
+    pub artifacts: PathBuf,
 }
 
 /// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
@@ -142,6 +145,12 @@ pub struct ServeArgs {
     /// fails with 422 instead of being stored cut short.
     #[arg(long, default_value_t = 512, value_name = "MB")]
     pub max_artifact: u64,
+    /// The folder of the jobs' proofs and the CNFs they refute (created if missing; default:
+    /// `artifacts` in --data, beside the SQLite store). A proof streams to its file as it is
+    /// written and checked, so neither memory nor --max-artifact bounds it. Replicas on one
+    /// Postgres store must all be given one folder they share.
+    #[arg(long, value_name = "DIR")]
+    pub artifacts: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -222,6 +231,10 @@ impl ServeArgs {
             store,
             lease: Duration::from_millis(self.lease_ms),
             max_artifact: usize::try_from(self.max_artifact << 20).unwrap_or(usize::MAX),
+            artifacts: self
+                .artifacts
+                .clone()
+                .unwrap_or_else(|| self.data.join("artifacts")),
         })
     }
 }
@@ -295,6 +308,10 @@ impl AppState {
     /// Opens the store (re-queueing jobs a crash left running) and starts the workers and
     /// the job dispatcher.
     pub fn start(config: Config) -> Result<AppState, crate::Error> {
+        std::fs::create_dir_all(&config.artifacts).map_err(|e| crate::Error::Io {
+            path: config.artifacts.clone(),
+            source: e,
+        })?;
         let lock = match config.store {
             None => Some(lock_data(&config.data)?),
             Some(_) => None,

@@ -470,3 +470,308 @@ fn deploy_recipes_run_on_local_processes() {
         3
     );
 }
+
+/// An outside checker's verdict on a proof file: `None` when it is not installed.
+pub(super) fn outside_check(checker: &str, cnf: &Path, proof: &Path) -> Option<bool> {
+    let out = Command::new(checker).arg(cnf).arg(proof).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(
+        text.lines()
+            .any(|l| matches!(l.trim(), "s VERIFIED" | "c VERIFIED" | "s VERIFIED UNSAT")),
+    )
+}
+
+/// Checks a proof file against its CNF file with the built-in checker, read from disk
+/// (not the check the run did as it wrote it), and with `outside` where it is installed.
+pub(super) fn assert_proof_files_check(
+    format: queens::proof::ProofFormat,
+    cnf: &Path,
+    proof: &Path,
+    outside: Option<&str>,
+) {
+    let cnf_text = std::fs::read(cnf).unwrap();
+    let formula = varisat::dimacs::DimacsParser::parse(&cnf_text[..]).unwrap();
+    let bytes = std::fs::read(proof).unwrap();
+    let stats = queens::proof::check_proof(&formula, format, &bytes)
+        .unwrap_or_else(|e| panic!("the built-in checker rejects {}: {e}", proof.display()));
+    assert!(stats.lemmas > 0);
+    if let Some(checker) = outside {
+        match outside_check(checker, cnf, proof) {
+            Some(ok) => assert!(ok, "{checker} rejects {}", proof.display()),
+            None => eprintln!("{checker} is not installed: outside check skipped"),
+        }
+    }
+}
+
+fn result_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn batch_proves_every_unsat_answer_into_the_proof_folder() {
+    use queens::proof::ProofFormat;
+    let dir = scratch("proofs");
+    let corpus = dir.join("corpus.jsonl");
+    // Ten excluded-diagonals instances, some without a solution, and ids that need care:
+    // a slash, and two that differ only in case.
+    let o = queens(
+        &[
+            "generate",
+            "diagonals",
+            "--n",
+            "8",
+            "--min-free",
+            "2",
+            "--count",
+            "10",
+            "-o",
+            &s(&corpus),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let mut text = String::new();
+    for (i, line) in std::fs::read_to_string(&corpus)
+        .unwrap()
+        .lines()
+        .enumerate()
+    {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        v["id"] = match i {
+            0 => "sub/dir".into(),
+            1 => "Twin".into(),
+            2 => "twin".into(),
+            _ => format!("d{i}").into(),
+        };
+        text.push_str(&format!("{v}\n"));
+    }
+    std::fs::write(&corpus, text).unwrap();
+    for (engine, format, outside) in [
+        ("backtrack", ProofFormat::Lrat, Some("lrat-check")),
+        ("backtrack", ProofFormat::BinaryLrat, None),
+        ("sat", ProofFormat::Drat, Some("drat-trim")),
+    ] {
+        let proofs = dir.join(format!("proofs-{engine}-{format}"));
+        let out = dir.join(format!("{engine}-{format}.jsonl"));
+        let o = queens(
+            &[
+                "batch",
+                &s(&corpus),
+                "--engine",
+                engine,
+                "--proof",
+                &s(&proofs),
+                "--proof-format",
+                &format.to_string(),
+                "-o",
+                &s(&out),
+                "--json",
+            ],
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let summary = json(&o);
+        assert_eq!(summary["proofs"], s(&proofs));
+        let lines = result_lines(&out);
+        let unsat: Vec<&serde_json::Value> =
+            lines.iter().filter(|l| l["status"] == "unsat").collect();
+        assert!(
+            !unsat.is_empty(),
+            "the corpus has instances without a solution"
+        );
+        assert_eq!(summary["unsat"], unsat.len());
+        for l in &unsat {
+            let p = &l["proof"];
+            assert_eq!(p["checked"], true, "{l}");
+            assert_eq!(p["format"], format.to_string());
+            assert!(p["lemmas"].as_u64().unwrap() > 0);
+            let (proof, cnf) = (
+                PathBuf::from(p["path"].as_str().unwrap()),
+                PathBuf::from(p["cnf"].as_str().unwrap()),
+            );
+            assert_eq!(proof.parent(), Some(proofs.as_path()));
+            assert_eq!(
+                std::fs::metadata(&proof).unwrap().len(),
+                p["bytes"].as_u64().unwrap()
+            );
+            assert_proof_files_check(format, &cnf, &proof, outside);
+        }
+        // No proof beside an answer that has none; every name is a plain file name.
+        for l in lines.iter().filter(|l| l["status"] != "unsat") {
+            assert!(l.get("proof").is_none(), "{l}");
+        }
+        let names: Vec<String> = std::fs::read_dir(&proofs)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2 * unsat.len(), "{names:?}");
+        for n in &names {
+            assert!(!n.starts_with('.') && !n.contains('/'), "{n}");
+        }
+    }
+}
+
+#[test]
+fn batch_proofs_survive_shards_merge_and_reruns() {
+    let dir = scratch("proof-shards");
+    let corpus = dir.join("corpus.jsonl");
+    let o = queens(
+        &[
+            "generate",
+            "diagonals",
+            "--n",
+            "8",
+            "--min-free",
+            "2",
+            "--count",
+            "12",
+            "-o",
+            &s(&corpus),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let proofs = dir.join("proofs");
+    let shard = |i: usize| dir.join(format!("s{i}.jsonl"));
+    for i in 0..2 {
+        let o = queens(
+            &[
+                "batch",
+                &s(&corpus),
+                "--shard",
+                &format!("{i}/2"),
+                "--proof",
+                &s(&proofs),
+                "-o",
+                &s(&shard(i)),
+            ],
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let merged = dir.join("merged.jsonl");
+    let o = queens(
+        &["merge", &s(&shard(0)), &s(&shard(1)), "-o", &s(&merged)],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = std::fs::read_to_string(&merged).unwrap();
+    let unsat: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["status"] == "unsat")
+        .collect();
+    assert!(!unsat.is_empty());
+    for l in &unsat {
+        assert_eq!(l["proof"]["checked"], true, "{l}");
+        assert!(Path::new(l["proof"]["path"].as_str().unwrap()).is_file());
+    }
+    // A rerun keeps a proven answer while its proof is there, and proves it again when not.
+    let gone = PathBuf::from(unsat[0]["proof"]["path"].as_str().unwrap());
+    std::fs::remove_file(&gone).unwrap();
+    let mut reused = 0;
+    for i in 0..2 {
+        let o = queens(
+            &[
+                "batch",
+                &s(&corpus),
+                "--shard",
+                &format!("{i}/2"),
+                "--proof",
+                &s(&proofs),
+                "-o",
+                &s(&shard(i)),
+                "--json",
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(0));
+        let v = json(&o);
+        reused += v["reused"].as_u64().unwrap();
+    }
+    assert_eq!(reused, 11);
+    assert!(gone.is_file(), "the missing proof is written again");
+    // The same shard without proofs starts afresh: its unsat answers would carry none.
+    let o = queens(
+        &[
+            "batch",
+            &s(&corpus),
+            "--shard",
+            "0/2",
+            "-o",
+            &s(&shard(0)),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(json(&o)["reused"], 0);
+}
+
+#[test]
+fn a_bad_proof_folder_is_a_usage_error_naming_it() {
+    let dir = scratch("bad-proof-dir");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for bad in [file.clone(), file.join("below")] {
+        let o = queens(
+            &[
+                "batch",
+                &super::cli::instance("nauck-1850.txt"),
+                "--proof",
+                &s(&bad),
+                "-o",
+                &s(&dir.join("out.jsonl")),
+            ],
+            None,
+        );
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&s(&bad)), "{err}");
+    }
+}
+
+#[test]
+fn proof_file_names_are_safe_and_never_shared() {
+    use queens::batch::Member;
+    let ids = ["a/b", "a_b", "A_B", "..hidden", "", "plain", "ünïcode"];
+    let members: Vec<Member> = ids
+        .iter()
+        .enumerate()
+        .map(|(index, id)| Member {
+            index,
+            id: id.to_string(),
+            hash: String::new(),
+        })
+        .collect();
+    let names = queens::batch::proof_names(&members);
+    assert_eq!(names[&0], "a_b~0");
+    assert_eq!(names[&1], "a_b~1");
+    assert_eq!(names[&2], "A_B~2");
+    assert_eq!(names[&3], "hidden");
+    assert_eq!(names[&4], "instance");
+    assert_eq!(names[&5], "plain");
+    assert_eq!(names[&6], "_n_code");
+    let lower: std::collections::HashSet<String> =
+        names.values().map(|n| n.to_lowercase()).collect();
+    assert_eq!(lower.len(), ids.len());
+}

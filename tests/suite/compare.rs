@@ -507,6 +507,7 @@ fn attempt(engine: EngineSpec, outcome: Status) -> Attempt {
         note: None,
         time_ms: 1000.0,
         report: None,
+        proof: None,
     }
 }
 
@@ -1113,4 +1114,112 @@ fn csv_quotes_ids_and_messages_that_need_it_and_reads_back() {
     assert_eq!(&records[1][3], "error");
     assert_eq!(&records[1][10], "child said \"no\",\nthen died");
     assert_eq!(reader.headers().unwrap().len(), 11);
+}
+
+#[test]
+fn compare_proves_unsat_answers_and_reports_their_price() {
+    use queens::proof::ProofFormat;
+    let dir = scratch("proofs");
+    let proofs = dir.join("proofs");
+    let csv_path = dir.join("c.csv");
+    let corpus = format!("{}/tests/data/corpus.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let o = queens(
+        &[
+            "compare",
+            &corpus,
+            "--engines",
+            "backtrack,sat:auto,race",
+            "--proof",
+            "--proof-dir",
+            &proofs.display().to_string(),
+            "--csv",
+            &csv_path.display().to_string(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["proof_format"], "lrat");
+    let unsat: Vec<&serde_json::Value> = v["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "unsat")
+        .collect();
+    assert_eq!(unsat.len(), 1);
+    let attempts = unsat[0]["attempts"].as_array().unwrap();
+    for a in &attempts[..2] {
+        let p = &a["proof"];
+        assert_eq!(p["checked"], true, "{a}");
+        assert!(a["proof_time_ms"].as_f64().unwrap() > 0.0);
+        let (proof, cnf) = (
+            PathBuf::from(p["path"].as_str().unwrap()),
+            PathBuf::from(p["cnf"].as_str().unwrap()),
+        );
+        assert_eq!(
+            std::fs::metadata(&proof).unwrap().len(),
+            p["bytes"].as_u64().unwrap()
+        );
+        super::batch::assert_proof_files_check(ProofFormat::Lrat, &cnf, &proof, Some("lrat-check"));
+    }
+    // The race proves nothing here: no proof columns, and no answer without a proof is
+    // passed off as one with.
+    assert!(attempts[2]["proof"].is_null(), "{}", attempts[2]);
+    let summary = v["summary"].as_array().unwrap();
+    assert_eq!(summary[0]["proofs"], 1);
+    assert!(summary[2].get("proofs").is_none());
+    // The CSV has the same figures.
+    let text = std::fs::read_to_string(&csv_path).unwrap();
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header = r.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let proven = r
+        .records()
+        .map(|rec| rec.unwrap())
+        .filter(|rec| !rec[col("proof_bytes")].is_empty())
+        .count();
+    assert_eq!(proven, 2);
+    // Without --proof-dir the proofs go to a temporary folder, and the table says what they
+    // cost.
+    let o = queens(
+        &[
+            "compare",
+            &corpus,
+            "--proof",
+            "--proof-format",
+            "binary-lrat",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("| proof "), "{out}");
+    assert!(out.contains("unsat answers proven and checked"), "{out}");
+}
+
+#[test]
+fn compare_refuses_a_proof_folder_it_cannot_make() {
+    let dir = scratch("bad-proofs");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let bad = file.join("below");
+    let o = queens(
+        &[
+            "compare",
+            &instance("nauck-1850.txt"),
+            "--proof",
+            "--proof-dir",
+            &bad.display().to_string(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&bad.display().to_string()), "{err}");
 }

@@ -96,6 +96,18 @@ on_both_backends! {
         assert_eq!(store.artifact(&job.id, "proof").unwrap(), Some(proof));
         assert_eq!(store.artifact(&job.id, "drat").unwrap(), None);
         assert_eq!(store.artifact("nope", "proof").unwrap(), None);
+        // An artifact may be a file of the artifacts folder: the store keeps its path.
+        let filed = store.insert("solve", "{}", 10).unwrap();
+        assert_eq!(store.claim_next().unwrap().unwrap().id, filed.id);
+        let files = [("proof", "some-id/proof")];
+        assert!(store.finish_with_files(&filed.id, "{}", &[("cnf", b"c")], &files).unwrap());
+        assert_eq!(store.get(&filed.id).unwrap().unwrap().artifacts, ["cnf", "proof"]);
+        assert_eq!(
+            store.artifact_source(&filed.id, "proof").unwrap(),
+            Some(queens::server::store::Artifact::File("some-id/proof".into()))
+        );
+        assert_eq!(store.artifact(&filed.id, "proof").unwrap(), None);
+        assert_eq!(store.artifact(&filed.id, "cnf").unwrap(), Some(b"c".to_vec()));
         // A finished job no longer moves.
         assert!(!store.set_progress(&job.id, "{}").unwrap());
         assert!(!store.finish(&job.id, "{}", &[]).unwrap());
@@ -116,7 +128,7 @@ on_both_backends! {
         assert_eq!(store.get("0123456789abcdef0123456789abcdef").unwrap(), None);
         assert_eq!(
             store.counts().unwrap(),
-            Counts { done: 1, failed: 1, cancelled: 1, ..Counts::default() }
+            Counts { done: 2, failed: 1, cancelled: 1, ..Counts::default() }
         );
     }
 

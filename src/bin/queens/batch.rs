@@ -55,6 +55,15 @@ pub struct BatchArgs {
     /// Re-running the same shard into it keeps the answers it has.
     #[arg(short, long, value_name = "OUT.jsonl")]
     output: PathBuf,
+    /// Prove every UNSAT answer: its proof (checked by the built-in checker as it is
+    /// written) and the CNF it refutes go into this folder (created if missing), named by
+    /// the instance's id; each result line names them.
+    #[arg(long, value_name = "DIR")]
+    proof: Option<PathBuf>,
+    /// The proofs' format: lrat (the backtracker's own hints), binary-lrat, drat or
+    /// binary-drat.
+    #[arg(long, value_name = "F", default_value = "lrat", requires = "proof")]
+    proof_format: queens::proof::ProofFormat,
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
@@ -84,6 +93,8 @@ pub fn run_batch(out: &mut impl Write, args: BatchArgs) -> Result<u8, Failure> {
         timeout_ms: Some(args.timeout.as_millis().try_into().unwrap_or(u64::MAX)),
         jobs: args.jobs,
         progress,
+        proof: args.proof.as_ref().map(|_| args.proof_format),
+        proof_dir: args.proof.clone(),
     };
     let mut ctx = Context::default();
     ctx.budget.max_memory = Some(queens::engine::default_max_memory());
@@ -116,6 +127,13 @@ pub fn run_batch(out: &mut impl Write, args: BatchArgs) -> Result<u8, Failure> {
             s.time_ms / 1e3,
             s.output
         )?;
+        if let Some(dir) = &s.proofs {
+            writeln!(
+                out,
+                "proofs of the {} unsat answers (each checked as written) and their CNFs in {dir}",
+                s.unsat
+            )?;
+        }
     }
     // An input that could not be read is the user's to fix (2); an instance without an
     // answer is "no answer within the limits" (4).

@@ -42,11 +42,31 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
         path: "queens".into(),
         source: e,
     })?;
+    // The proofs' folder: the one asked for, or a temporary one that goes at the end.
+    let mut temporary = None;
+    let proof_dir = match (&args.proof_dir, args.proof) {
+        (Some(dir), _) => {
+            std::fs::create_dir_all(dir).map_err(|e| Error::Io {
+                path: dir.clone(),
+                source: e,
+            })?;
+            Some(dir.clone())
+        }
+        (None, true) => {
+            let dir = queens::child::temp_dir("queens-compare-proofs")?;
+            let path = dir.path().to_path_buf();
+            temporary = Some(dir);
+            Some(path)
+        }
+        (None, false) => None,
+    };
     let plan = cmp::Plan {
         exe,
         engines: args.engines.clone(),
         timeout: args.timeout,
         jobs: args.jobs,
+        proof: args.proof.then_some(args.proof_format),
+        proof_dir,
     };
     let width = cmp::id_width(&instances);
     let bar = progress::bar("", "attempts");
@@ -130,7 +150,7 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     }
     // After the results are shown, so a file that cannot be written loses nothing on screen.
     if let Some(path) = &args.csv {
-        std::fs::write(path, cmp::csv(&rows)).map_err(|e| Error::Io {
+        std::fs::write(path, cmp::plan_csv(&plan, &rows)).map_err(|e| Error::Io {
             path: path.clone(),
             source: e,
         })?;
@@ -148,6 +168,7 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
             cmp::growth_plot(path, &plan.engines, &points, plan.timeout)?;
         }
     }
+    drop(temporary);
     let problems = cmp::problems(&rows);
     for p in &problems {
         eprintln!("queens: {p}");

@@ -503,6 +503,18 @@ struct CompareArgs {
     per_n: Option<usize>,
     #[command(flatten)]
     solvers: SolverArgs,
+    /// Prove every UNSAT answer of the engines that can (backtrack, sat): the same solve is
+    /// run again with a proof, checked as it is written, and its time and size are reported
+    /// beside the plain answer's.
+    #[arg(long)]
+    proof: bool,
+    /// The proofs' format: lrat, binary-lrat, drat or binary-drat.
+    #[arg(long, value_name = "F", default_value = "lrat", requires = "proof")]
+    proof_format: ProofFormat,
+    /// Keep the proofs and their CNFs in this folder (created if missing; default: a
+    /// temporary folder, removed at the end).
+    #[arg(long, value_name = "DIR", requires = "proof")]
+    proof_dir: Option<PathBuf>,
 }
 
 /// External SAT solvers a command may run (`--engine ext:NAME`).

@@ -30,6 +30,15 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use sqlite::{FILE_NAME, SCHEMA_VERSION};
 
+/// Where an artifact's bytes are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Artifact {
+    /// In the store.
+    Bytes(Vec<u8>),
+    /// In this file, relative to the artifacts folder.
+    File(String),
+}
+
 /// How a store behaves, whichever the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -248,7 +257,31 @@ impl Store {
                 });
             }
         }
-        each!(self, b => b.finish(id, result_json, artifacts))
+        self.finish_with_files(id, result_json, artifacts, &[])
+    }
+
+    /// [`Store::finish`], some artifacts being files of the artifacts folder (name, path
+    /// relative to that folder) rather than bytes: a proof streamed there as it was written,
+    /// which no size limit of the store applies to.
+    pub fn finish_with_files(
+        &self,
+        id: &str,
+        result_json: &str,
+        artifacts: &[(&str, &[u8])],
+        files: &[(&str, &str)],
+    ) -> Result<bool, StoreError> {
+        let sizes = std::iter::once(("result", result_json.len()))
+            .chain(artifacts.iter().map(|(name, bytes)| (*name, bytes.len())));
+        for (what, bytes) in sizes {
+            if bytes > self.max_artifact {
+                return Err(StoreError::TooLarge {
+                    what: what.to_string(),
+                    bytes,
+                    limit: self.max_artifact,
+                });
+            }
+        }
+        each!(self, b => b.finish_with_files(id, result_json, artifacts, files))
     }
 
     /// Marks a running job of this owner failed with its error. Returns `false`, storing
@@ -277,9 +310,18 @@ impl Store {
         each!(self, b => b.requeue_all_running())
     }
 
-    /// The bytes of artifact `name` of job `id`, or `None` if there is no such artifact.
+    /// The bytes of artifact `name` of job `id`, or `None` if there is no such artifact or
+    /// it is a file ([`Store::artifact_source`]).
     pub fn artifact(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        each!(self, b => b.artifact(id, name))
+        Ok(match self.artifact_source(id, name)? {
+            Some(Artifact::Bytes(b)) => Some(b),
+            _ => None,
+        })
+    }
+
+    /// Artifact `name` of job `id`: its bytes, or the file of the artifacts folder it is in.
+    pub fn artifact_source(&self, id: &str, name: &str) -> Result<Option<Artifact>, StoreError> {
+        each!(self, b => b.artifact_source(id, name))
     }
 
     /// How many jobs are in each status (for `/metrics`).

@@ -20,7 +20,7 @@ use std::time::Duration;
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls, Row, Transaction};
 
-use super::{parse_status, Counts, Job, JobStatus, Options, StoreError, UnknownStatus};
+use super::{parse_status, Artifact, Counts, Job, JobStatus, Options, StoreError, UnknownStatus};
 
 /// The schema, one migration per version: `MIGRATIONS[i]` takes a database from version `i`
 /// to version `i + 1` (the version lives in `queens_schema`). Append, never edit.
@@ -57,6 +57,9 @@ const MIGRATIONS: &[&str] = &[
     // 2: the API key (its name, never the key) that submitted a job; NULL on a server
     // without keys. Another key's caller does not see the job.
     "ALTER TABLE queens_jobs ADD COLUMN api_key TEXT;",
+    // 3: an artifact may live in a file of the artifacts folder the replicas share (a proof
+    // streamed there as it was written): `path`, relative to that folder, and no bytes here.
+    "ALTER TABLE queens_artifacts ADD COLUMN path TEXT;",
 ];
 
 /// The advisory lock key ("QUEN" and one) of the schema migration.
@@ -366,18 +369,21 @@ impl Postgres {
         .map(|n| n == 1)
     }
 
-    pub(super) fn finish(
+    /// Marks a running job done with its result and artifacts (bytes, and files: name, path
+    /// in the artifacts folder), in one transaction. (name, path in the artifacts folder).
+    pub(super) fn finish_with_files(
         &self,
         id: &str,
         result_json: &str,
         artifacts: &[(&str, &[u8])],
+        files: &[(&str, &str)],
     ) -> Result<bool, StoreError> {
         let finish = format!(
             "UPDATE queens_jobs
              SET status = 'done', result = $2, finished_ms = {NOW_MS}, lease_ms = NULL
              WHERE id = $1 AND status = 'running' AND owner = $3"
         );
-        if artifacts.is_empty() {
+        if artifacts.is_empty() && files.is_empty() {
             return self
                 .with(&format!("finishing job {id}"), |c| {
                     c.execute(&finish, &[&id, &result_json, &self.owner])
@@ -394,6 +400,12 @@ impl Postgres {
             )?;
             for (name, bytes) in artifacts {
                 tx.execute(&insert, &[&id, name, bytes])?;
+            }
+            let insert = tx.prepare(
+                "INSERT INTO queens_artifacts (job_id, name, bytes, path) VALUES ($1, $2, '', $3)",
+            )?;
+            for (name, path) in files {
+                tx.execute(&insert, &[&id, name, path])?;
             }
             Ok(true)
         })
@@ -461,14 +473,23 @@ impl Postgres {
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
     }
 
-    pub(super) fn artifact(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    pub(super) fn artifact_source(
+        &self,
+        id: &str,
+        name: &str,
+    ) -> Result<Option<Artifact>, StoreError> {
         self.with(&format!("reading artifact {name:?} of job {id}"), |c| {
             c.query_opt(
-                "SELECT bytes FROM queens_artifacts WHERE job_id = $1 AND name = $2",
+                "SELECT bytes, path FROM queens_artifacts WHERE job_id = $1 AND name = $2",
                 &[&id, &name],
             )
         })
-        .map(|row| row.map(|r| r.get(0)))
+        .map(|row| {
+            row.map(|r| match r.get::<_, Option<String>>(1) {
+                Some(p) => Artifact::File(p),
+                None => Artifact::Bytes(r.get(0)),
+            })
+        })
     }
 
     pub(super) fn counts(&self) -> Result<Counts, StoreError> {

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use super::{now_ms, parse_status, Counts, Job, JobStatus, Options, StoreError, UnknownStatus};
+use super::{
+    now_ms, parse_status, Artifact, Counts, Job, JobStatus, Options, StoreError, UnknownStatus,
+};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
@@ -54,6 +56,9 @@ const MIGRATIONS: &[&str] = &[
     // 3: the API key (its name, never the key) that submitted a job; NULL on a server
     // without keys. Another key's caller does not see the job.
     "ALTER TABLE jobs ADD COLUMN api_key TEXT;",
+    // 4: an artifact may live in a file of the artifacts folder (a proof streamed there as
+    // it was written): `path`, relative to that folder, and no bytes here.
+    "ALTER TABLE artifacts ADD COLUMN path TEXT;",
 ];
 
 /// The schema version this binary writes: the number of migrations it knows.
@@ -345,11 +350,23 @@ impl Sqlite {
     /// in one transaction. Returns `false`, storing nothing, if the job is no longer running
     /// (cancelled meanwhile). Two artifacts with the same name are an error, and then nothing
     /// is stored either.
+    #[cfg(test)]
     pub(super) fn finish(
         &self,
         id: &str,
         result_json: &str,
         artifacts: &[(&str, &[u8])],
+    ) -> Result<bool, StoreError> {
+        self.finish_with_files(id, result_json, artifacts, &[])
+    }
+
+    /// [`Self::finish`], with artifacts that are files (name, path in the artifacts folder).
+    pub(super) fn finish_with_files(
+        &self,
+        id: &str,
+        result_json: &str,
+        artifacts: &[(&str, &[u8])],
+        files: &[(&str, &str)],
     ) -> Result<bool, StoreError> {
         let finished_ms = now_ms();
         self.write(&format!("finishing job {id}"), |tx| {
@@ -365,6 +382,12 @@ impl Sqlite {
                 tx.prepare("INSERT INTO artifacts (job_id, name, bytes) VALUES (?1, ?2, ?3)")?;
             for (name, bytes) in artifacts {
                 insert.execute(params![id, name, bytes])?;
+            }
+            let mut insert = tx.prepare(
+                "INSERT INTO artifacts (job_id, name, bytes, path) VALUES (?1, ?2, x'', ?3)",
+            )?;
+            for (name, path) in files {
+                insert.execute(params![id, name, path])?;
             }
             Ok(true)
         })
@@ -463,13 +486,32 @@ impl Sqlite {
         })
     }
 
-    /// The bytes of artifact `name` of job `id`, or `None` if there is no such artifact.
+    /// Artifact `name` of job `id`: its bytes, or the file they are in; `None` if there is
+    /// no such artifact.
+    #[cfg(test)]
     pub(super) fn artifact(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(match self.artifact_source(id, name)? {
+            Some(Artifact::Bytes(b)) => Some(b),
+            _ => None,
+        })
+    }
+
+    pub(super) fn artifact_source(
+        &self,
+        id: &str,
+        name: &str,
+    ) -> Result<Option<Artifact>, StoreError> {
         self.read(&format!("reading artifact {name:?} of job {id}"), |tx| {
             tx.query_row(
-                "SELECT bytes FROM artifacts WHERE job_id = ?1 AND name = ?2",
+                "SELECT bytes, path FROM artifacts WHERE job_id = ?1 AND name = ?2",
                 [id, name],
-                |row| row.get(0),
+                |row| {
+                    let path: Option<String> = row.get(1)?;
+                    Ok(match path {
+                        Some(p) => Artifact::File(p),
+                        None => Artifact::Bytes(row.get(0)?),
+                    })
+                },
             )
             .optional()
         })
