@@ -1584,8 +1584,7 @@ fn a_cnf_job_answers_with_a_model_or_a_checked_proof() {
 /// from there with its length; it checks, and it is still served after a restart.
 #[test]
 fn a_proof_job_streams_its_proof_to_the_artifacts_folder_and_keeps_it_across_a_restart() {
-    let data = fresh_data();
-    let _cleanup = DataDir(data.clone());
+    let data = temp::dir("server-artifacts");
     let artifacts = data.join("shared-artifacts");
     let args = [
         "--max-artifact",
@@ -1596,7 +1595,7 @@ fn a_proof_job_streams_its_proof_to_the_artifacts_folder_and_keeps_it_across_a_r
     let instance = json!({"n": 16, "diags": [[15, 0], [25, 1], [8, 1], [25, 0], [17, 0],
         [12, 0], [26, 0], [29, 1], [7, 0], [23, 0], [13, 1], [5, 0], [0, 1], [1, 1], [30, 1],
         [0, 0]]});
-    let s = Server::start_in(data.clone(), &args);
+    let s = Serve::new().data(&data).args(args).start();
     let (code, job) = post(
         &s,
         "/v1/jobs",
@@ -1671,7 +1670,7 @@ fn a_proof_job_streams_its_proof_to_the_artifacts_folder_and_keeps_it_across_a_r
     assert!(!artifacts.join(&sat_id).exists());
     drop(s);
     // After a restart the store still names the file, and the file is served.
-    let s = Server::start_in(data.clone(), &args);
+    let s = Serve::new().data(&data).args(args).start();
     let (again, cnf_again) = download(&s);
     assert!(again == proof && cnf_again == cnf);
 }

@@ -515,7 +515,7 @@ fn result_lines(path: &Path) -> Vec<serde_json::Value> {
 #[test]
 fn batch_proves_every_unsat_answer_into_the_proof_folder() {
     use queens::proof::ProofFormat;
-    let dir = scratch("proofs");
+    let dir = temp::dir("batch-proofs");
     let corpus = dir.join("corpus.jsonl");
     // Ten excluded-diagonals instances, some without a solution, and ids that need care:
     // a slash, and two that differ only in case.
@@ -623,7 +623,7 @@ fn batch_proves_every_unsat_answer_into_the_proof_folder() {
 
 #[test]
 fn batch_proofs_survive_shards_merge_and_reruns() {
-    let dir = scratch("proof-shards");
+    let dir = temp::dir("batch-proof-shards");
     let corpus = dir.join("corpus.jsonl");
     let o = queens(
         &[
@@ -729,7 +729,7 @@ fn batch_proofs_survive_shards_merge_and_reruns() {
 
 #[test]
 fn a_bad_proof_folder_is_a_usage_error_naming_it() {
-    let dir = scratch("bad-proof-dir");
+    let dir = temp::dir("batch-bad-proof-dir");
     let file = dir.join("a-file");
     std::fs::write(&file, "").unwrap();
     for bad in [file.clone(), file.join("below")] {

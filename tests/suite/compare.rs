@@ -1119,7 +1119,7 @@ fn csv_quotes_ids_and_messages_that_need_it_and_reads_back() {
 #[test]
 fn compare_proves_unsat_answers_and_reports_their_price() {
     use queens::proof::ProofFormat;
-    let dir = scratch("proofs");
+    let dir = temp::dir("compare-proofs");
     let proofs = dir.join("proofs");
     let csv_path = dir.join("c.csv");
     let corpus = format!("{}/tests/data/corpus.jsonl", env!("CARGO_MANIFEST_DIR"));
@@ -1205,7 +1205,7 @@ fn compare_proves_unsat_answers_and_reports_their_price() {
 
 #[test]
 fn compare_refuses_a_proof_folder_it_cannot_make() {
-    let dir = scratch("bad-proofs");
+    let dir = temp::dir("compare-bad-proofs");
     let file = dir.join("a-file");
     std::fs::write(&file, "").unwrap();
     let bad = file.join("below");
