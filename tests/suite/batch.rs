@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use queens::batch::shard::{self, Shard};
 use queens::engine::{Budget, EngineSpec};
 
-use super::cli::{json, queens, stdout};
+use super::cli::{json, queens, stdout, succeeded};
 use super::gen;
 use crate::temp;
 
@@ -512,6 +512,24 @@ fn result_lines(path: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// Writes `count` excluded-diagonals instances on 8 × 8 boards (some without a solution) to
+/// `corpus`.
+fn generate_diagonals(corpus: &Path, count: usize) {
+    let count = count.to_string();
+    let args = [
+        "generate",
+        "diagonals",
+        "--n",
+        "8",
+        "--min-free",
+        "2",
+        "--count",
+        &count,
+    ];
+    let o = queens(&[&args[..], &["-o", &s(corpus)]].concat(), None);
+    succeeded(&o);
+}
+
 #[test]
 fn batch_proves_every_unsat_answer_into_the_proof_folder() {
     use queens::proof::ProofFormat;
@@ -519,22 +537,7 @@ fn batch_proves_every_unsat_answer_into_the_proof_folder() {
     let corpus = dir.join("corpus.jsonl");
     // Ten excluded-diagonals instances, some without a solution, and ids that need care:
     // a slash, and two that differ only in case.
-    let o = queens(
-        &[
-            "generate",
-            "diagonals",
-            "--n",
-            "8",
-            "--min-free",
-            "2",
-            "--count",
-            "10",
-            "-o",
-            &s(&corpus),
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0));
+    generate_diagonals(&corpus, 10);
     let mut text = String::new();
     for (i, line) in std::fs::read_to_string(&corpus)
         .unwrap()
@@ -574,12 +577,7 @@ fn batch_proves_every_unsat_answer_into_the_proof_folder() {
             ],
             None,
         );
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        succeeded(&o);
         let summary = json(&o);
         assert_eq!(summary["proofs"], s(&proofs));
         let lines = result_lines(&out);
@@ -625,22 +623,7 @@ fn batch_proves_every_unsat_answer_into_the_proof_folder() {
 fn batch_proofs_survive_shards_merge_and_reruns() {
     let dir = temp::dir("batch-proof-shards");
     let corpus = dir.join("corpus.jsonl");
-    let o = queens(
-        &[
-            "generate",
-            "diagonals",
-            "--n",
-            "8",
-            "--min-free",
-            "2",
-            "--count",
-            "12",
-            "-o",
-            &s(&corpus),
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0));
+    generate_diagonals(&corpus, 12);
     let proofs = dir.join("proofs");
     let shard = |i: usize| dir.join(format!("s{i}.jsonl"));
     for i in 0..2 {
@@ -657,24 +640,14 @@ fn batch_proofs_survive_shards_merge_and_reruns() {
             ],
             None,
         );
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        succeeded(&o);
     }
     let merged = dir.join("merged.jsonl");
     let o = queens(
         &["merge", &s(&shard(0)), &s(&shard(1)), "-o", &s(&merged)],
         None,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    succeeded(&o);
     let text = std::fs::read_to_string(&merged).unwrap();
     let unsat: Vec<serde_json::Value> = text
         .lines()
