@@ -10,6 +10,7 @@
 pub mod batch;
 mod cnf;
 pub mod collection;
+mod count;
 mod diagnose;
 mod formula;
 mod generate;
@@ -33,6 +34,7 @@ use crate::model::Problem;
 pub use crate::engine::EngineName;
 pub use crate::status::Status;
 pub use cnf::{decode, encode, DecodeRequest, DecodeResponse, EncodeRequest, EncodeResponse};
+pub use count::{count, CountRequest, CountResponse};
 pub use diagnose::{
     check, check_columns, explain, CheckRequest, CheckResponse, CheckViolation, Completions,
     ExplainRequest, ExplainResponse, MAX_COMPLETIONS,
@@ -43,10 +45,7 @@ pub use generate::{
 };
 pub use isolate::child_main;
 pub use puzzle::{grade, hint, GradeRequest, GradeResponse, HintRequest, HintResponse, StepReport};
-pub use solve::{
-    check_memory, count, CountRequest, CountResponse, ProofInfo, SolveRequest, SolveResponse,
-    WorkReport, INLINE_MAX_N,
-};
+pub use solve::{check_memory, ProofInfo, SolveRequest, SolveResponse, WorkReport, INLINE_MAX_N};
 
 /// An instance inside a request: the JSON instance format the CLI reads (an object with
 /// `n`, `regions`, `queens`, …), or `{"text": "<the contents of a grid or JSON file>"}`.
