@@ -252,24 +252,16 @@ def main(out):
     md.append("\n### Solved within the limit, satisfiable and unsatisfiable apart\n")
     md.append("Each cell: satisfiable solved/known satisfiable, unsatisfiable solved/known "
               "unsatisfiable.\n")
-    md.append("| n | " + " | ".join(f"`{e}`" for e in engines) + " |")
-    md.append("|---|" + "---|" * len(engines))
-    for n in sizes:
-        data = runs.get(n)
-        row = []
-        for e in engines:
-            if data is None or e not in data["engines"]:
-                row.append("—")
-                continue
-            k = data["engines"].index(e)
-            c = {"sat": [0, 0], "unsat": [0, 0]}
-            for r in data["instances"]:
-                st = status.get(r["id"])
-                if st:
-                    c[st][1] += 1
-                    c[st][0] += r["attempts"][k]["status"] == st
-            row.append(f"{c['sat'][0]}/{c['sat'][1]}, {c['unsat'][0]}/{c['unsat'][1]}")
-        md.append(f"| {n} | " + " | ".join(row) + " |")
+    def split_solved(n, e, data, k):
+        c = {"sat": [0, 0], "unsat": [0, 0]}
+        for r in data["instances"]:
+            st = status.get(r["id"])
+            if st:
+                c[st][1] += 1
+                c[st][0] += r["attempts"][k]["status"] == st
+        return f"{c['sat'][0]}/{c['sat'][1]}, {c['unsat'][0]}/{c['unsat'][1]}"
+
+    engine_table(md, sizes, engines, runs, split_solved)
 
     fits = {e: fit([(n, m) for n, m in med[e].items() if m]) for e in cols}
     md.append("\n### Growth: time ≈ a·bⁿ fitted to the medians under the limit\n")
@@ -293,24 +285,15 @@ def main(out):
     for kind in ("sat", "unsat"):
         kmed = {e: {} for e in engines}
         md.append(f"\n### Median time on the {kind}isfiable instances alone\n")
-        md.append("| n | " + " | ".join(f"`{e}`" for e in engines) + " |")
-        md.append("|---|" + "---|" * len(engines))
-        for n in sizes:
-            data = runs.get(n)
-            row = []
-            for e in engines:
-                if data is None or e not in data["engines"]:
-                    row.append("—")
-                    continue
-                k = data["engines"].index(e)
-                ts = [times(r, k) for r in data["instances"] if status.get(r["id"]) == kind]
-                if not ts:
-                    row.append("—")
-                    continue
-                m = median(ts)
-                kmed[e][n] = m
-                row.append(f"{fmt_ms(m)} {sum(map(math.isfinite, ts))}/{len(ts)}")
-            md.append(f"| {n} | " + " | ".join(row) + " |")
+        def kind_median(n, e, data, k, kind=kind, kmed=kmed):
+            ts = [times(r, k) for r in data["instances"] if status.get(r["id"]) == kind]
+            if not ts:
+                return "—"
+            m = median(ts)
+            kmed[e][n] = m
+            return f"{fmt_ms(m)} {sum(map(math.isfinite, ts))}/{len(ts)}"
+
+        engine_table(md, sizes, engines, runs, kind_median)
         md.append("\n| engine | b | ±2 s.e. | sizes fitted | crossing with `"
                   + engines[0] + "`'s fit |")
         md.append("|---|---|---|---|---|")
@@ -453,6 +436,22 @@ def main(out):
     with open(f"{out}/attempts.csv", "w") as f:
         f.write("\n".join(csv) + "\n")
     print("\n".join(md))
+
+
+def engine_table(md, sizes, engines, runs, cell):
+    """A table with a row per n and a column per engine: `cell(n, engine, run, k)` gives the
+    text of an engine that ran at n (`k` its index in the run), "—" where it did not."""
+    md.append("| n | " + " | ".join(f"`{e}`" for e in engines) + " |")
+    md.append("|---|" + "---|" * len(engines))
+    for n in sizes:
+        data = runs.get(n)
+        row = []
+        for e in engines:
+            if data is None or e not in data["engines"]:
+                row.append("—")
+            else:
+                row.append(cell(n, e, data, data["engines"].index(e)))
+        md.append(f"| {n} | " + " | ".join(row) + " |")
 
 
 def _pool(out, n, p):
