@@ -626,21 +626,22 @@ fn batch_proofs_survive_shards_merge_and_reruns() {
     generate_diagonals(&corpus, 12);
     let proofs = dir.join("proofs");
     let shard = |i: usize| dir.join(format!("s{i}.jsonl"));
+    let run_shard = |i: usize, extra: &[&str]| {
+        let (part, out) = (format!("{i}/2"), s(&shard(i)));
+        let args = [
+            "batch",
+            &s(&corpus),
+            "--shard",
+            &part,
+            "--proof",
+            &s(&proofs),
+            "-o",
+            &out,
+        ];
+        queens(&[&args[..], extra].concat(), None)
+    };
     for i in 0..2 {
-        let o = queens(
-            &[
-                "batch",
-                &s(&corpus),
-                "--shard",
-                &format!("{i}/2"),
-                "--proof",
-                &s(&proofs),
-                "-o",
-                &s(&shard(i)),
-            ],
-            None,
-        );
-        succeeded(&o);
+        succeeded(&run_shard(i, &[]));
     }
     let merged = dir.join("merged.jsonl");
     let o = queens(
@@ -664,20 +665,7 @@ fn batch_proofs_survive_shards_merge_and_reruns() {
     std::fs::remove_file(&gone).unwrap();
     let mut reused = 0;
     for i in 0..2 {
-        let o = queens(
-            &[
-                "batch",
-                &s(&corpus),
-                "--shard",
-                &format!("{i}/2"),
-                "--proof",
-                &s(&proofs),
-                "-o",
-                &s(&shard(i)),
-                "--json",
-            ],
-            None,
-        );
+        let o = run_shard(i, &["--json"]);
         assert_eq!(o.status.code(), Some(0));
         let v = json(&o);
         reused += v["reused"].as_u64().unwrap();

@@ -239,9 +239,9 @@ fn sat_engine_with_cross_check_reports_its_encoding() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-#[test]
-fn encode_to_file_and_decode_an_external_model() {
-    let dir = temp::dir("cli");
+/// Encodes Nauck's instance with the commander encoding into `dir/nauck.cnf`; returns the
+/// path and the CNF's text.
+fn encode_nauck_commander(dir: &std::path::Path) -> (std::path::PathBuf, String) {
     let cnf = dir.join("nauck.cnf");
     let o = queens(
         &[
@@ -256,6 +256,13 @@ fn encode_to_file_and_decode_an_external_model() {
     );
     assert_eq!(o.status.code(), Some(0));
     let text = std::fs::read_to_string(&cnf).unwrap();
+    (cnf, text)
+}
+
+#[test]
+fn encode_to_file_and_decode_an_external_model() {
+    let dir = temp::dir("cli");
+    let (_, text) = encode_nauck_commander(&dir);
     // Solve it as an external solver would and hand its output to `decode`.
     let model = dir.join("model.out");
     std::fs::write(&model, super::gen::external_solver_output(&text)).unwrap();
@@ -319,20 +326,7 @@ fn encode_to_file_and_decode_an_external_model() {
 #[test]
 fn decode_refuses_a_literal_beyond_the_cnfs_variables() {
     let dir = temp::dir("cli-vars");
-    let cnf = dir.join("nauck.cnf");
-    let o = queens(
-        &[
-            "encode",
-            &instance("nauck-1850.txt"),
-            "--encoding",
-            "commander",
-            "-o",
-            cnf.to_str().unwrap(),
-        ],
-        None,
-    );
-    assert_eq!(o.status.code(), Some(0));
-    let text = std::fs::read_to_string(&cnf).unwrap();
+    let (cnf, text) = encode_nauck_commander(&dir);
     let vars: usize = text
         .lines()
         .find_map(|l| l.strip_prefix("p cnf "))

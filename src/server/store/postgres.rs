@@ -370,7 +370,7 @@ impl Postgres {
     }
 
     /// Marks a running job done with its result and artifacts (bytes, and files: name, path
-    /// in the artifacts folder), in one transaction. (name, path in the artifacts folder).
+    /// in the artifacts folder), in one transaction.
     pub(super) fn finish_with_files(
         &self,
         id: &str,
