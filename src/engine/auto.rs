@@ -26,11 +26,15 @@ pub enum Choice {
     Local,
     /// Both at once; the first answer wins.
     Race,
+    /// The complete search on the core of a completion ([`super::completion`]).
+    Core,
 }
 
 /// `auto`'s choice for one solution of `problem`.
 pub fn choose(problem: &Problem) -> Choice {
-    if problem.n() > MAX_N {
+    if super::completion::suits_auto(problem) {
+        Choice::Core
+    } else if problem.n() > MAX_N {
         Choice::Local
     } else if local::supports(problem).is_err() || problem.n() < RACE_FROM_N {
         Choice::Backtrack
@@ -47,6 +51,7 @@ pub(super) fn solve(problem: &Problem, seed: u64, budget: &Budget) -> Result<Sol
             local_columns(problem, seed, budget)
         }
         Choice::Backtrack => backtrack_columns(problem, budget, 0),
+        Choice::Core => super::completion::solve_columns(problem, seed, budget),
         Choice::Race => race(problem, seed, budget),
     }
 }

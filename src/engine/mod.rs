@@ -19,6 +19,7 @@ use crate::verify::verify;
 pub mod auto;
 pub mod backtrack;
 pub mod certify;
+pub mod completion;
 pub mod explain;
 pub mod ext;
 pub mod formula;
@@ -269,6 +270,8 @@ pub struct Work {
     pub local: Option<local::Stats>,
     /// With `auto`: the engine whose answer this is.
     pub answered_by: Option<EngineSpec>,
+    /// When the search ran on the core of a completion ([`completion`]): its size.
+    pub core: Option<completion::CoreSize>,
     /// Wall time of the whole run, milliseconds.
     pub time_ms: f64,
 }
@@ -503,7 +506,9 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             work: Work::default(),
         });
     }
-    if matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
+    let columns = matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. })
+        || problem.is_sparse() && matches!(spec, EngineSpec::Backtrack { .. });
+    if columns {
         let solved = solve_columns(problem, spec, budget)?;
         let answer = solved
             .answer
@@ -522,6 +527,7 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
     complete_only(problem, spec)?;
     let (found, mut work, interrupted) = match spec {
         EngineSpec::Local { .. } | EngineSpec::Auto { .. } => unreachable!("answered above"),
+        EngineSpec::Backtrack { .. } if problem.is_sparse() => unreachable!("answered above"),
         EngineSpec::Backtrack { threads } => {
             let (found, stats) = backtrack::solve(problem, &budget.backtrack_config(threads));
             let work = Work {
@@ -724,6 +730,23 @@ pub fn count(
     budget: &Budget,
 ) -> Result<Counted, Error> {
     let start = Instant::now();
+    let by_core = matches!(spec, EngineSpec::Auto { .. }) && completion::suits_auto(problem)
+        || problem.is_sparse() && matches!(spec, EngineSpec::Backtrack { .. });
+    if by_core {
+        let (c, core) = completion::count(problem, limit, budget)?;
+        return Ok(Counted {
+            count: c.count,
+            unique: None,
+            limited: c.limited,
+            interrupted: c.interrupted,
+            work: Work {
+                nodes: Some(c.stats.nodes),
+                core,
+                time_ms: ms(start),
+                ..Work::default()
+            },
+        });
+    }
     let spec = counting_engine(spec)?;
     complete_only(problem, spec)?;
     let mut counted = match spec {
@@ -772,6 +795,9 @@ fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
 /// Refuses a board past [`crate::model::MAX_N`] to the complete engines, which keep n² bits.
 pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
     if problem.is_sparse() && !matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
+        if matches!(spec, EngineSpec::Backtrack { .. }) && completion::applies(problem) {
+            return completion::fits(problem);
+        }
         let n = problem.n();
         return Err(Error::too_large_at_field(
             "n",
@@ -816,6 +842,9 @@ pub fn solve_columns(
             local_columns(problem, seed, budget)?
         }
         EngineSpec::Auto { seed } => auto::solve(problem, seed, budget)?,
+        EngineSpec::Backtrack { .. } if problem.is_sparse() => {
+            completion::solve_columns(problem, 1, budget)?
+        }
         spec => {
             let s = solve(problem, spec, budget)?;
             let answer = s

@@ -141,7 +141,10 @@ impl SolveRequest {
                 Some("proof")
             } else if self.cross_check {
                 Some("cross_check")
-            } else if !matches!(self.engine, EngineName::Local | EngineName::Auto) {
+            } else if !matches!(
+                self.engine,
+                EngineName::Local | EngineName::Auto | EngineName::Backtrack
+            ) {
                 Some("engine")
             } else {
                 None
@@ -150,8 +153,9 @@ impl SolveRequest {
                 return Err(Error::too_large_at_field(
                     field,
                     format!(
-                        "a {n}×{n} board is past {max}, where only local search (one \
-                         solution, engine local or auto) works",
+                        "a {n}×{n} board is past {max}, where local search and the \
+                         backtracker on the core of a completion answer one solution \
+                         (engine local, backtrack or auto)",
                         max = crate::model::MAX_N
                     ),
                 ));
@@ -273,12 +277,16 @@ pub struct WorkReport {
     /// Local search: collisions the last start left for the repair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_conflicts: Option<u64>,
+    /// When the search ran on the core of a completion: its free rows and open cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core: Option<crate::engine::completion::CoreSize>,
 }
 
 impl WorkReport {
     pub(super) fn from_work(work: &Work, encoding: Encoding) -> WorkReport {
         let mut w = WorkReport {
             nodes: work.nodes,
+            core: work.core,
             ..WorkReport::default()
         };
         if let Some(st) = work.sat {
@@ -314,7 +322,15 @@ impl WorkReport {
                 self.encode_ms.unwrap_or(0.0),
                 self.solve_ms.unwrap_or(0.0)
             ),
-            _ => format!("backtrack, {} nodes, {time_ms} ms", self.nodes.unwrap_or(0)),
+            _ => match self.core {
+                Some(core) => format!(
+                    "backtrack on the core of {} rows and {} cells, {} nodes, {time_ms} ms",
+                    core.rows,
+                    core.cells,
+                    self.nodes.unwrap_or(0)
+                ),
+                None => format!("backtrack, {} nodes, {time_ms} ms", self.nodes.unwrap_or(0)),
+            },
         }
     }
 }
@@ -522,6 +538,11 @@ pub(super) fn solve(
         }
         EngineName::Auto if !(many || req.proof.is_some() || req.cross_check || req.rings) => {
             return solve_columns(req, EngineSpec::Auto { seed }, ctx);
+        }
+        EngineName::Backtrack
+            if req.instance.0.is_sparse() && !(many || req.proof.is_some() || req.cross_check) =>
+        {
+            return solve_columns(req, EngineSpec::Backtrack { threads: 0 }, ctx);
         }
         // Listing, proving and cross-checking need a complete engine.
         EngineName::Auto => {

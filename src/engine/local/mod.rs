@@ -106,6 +106,12 @@ pub fn solve(
 /// The row and column scans stop at each line's first usable cell and give up (saying
 /// nothing) past a work limit linear in n, so they cost little on a board that has room.
 pub fn refute(problem: &Problem) -> Option<String> {
+    refute_presets(problem).or_else(|| empty_line(problem))
+}
+
+/// The part of [`refute`] about the fixed queens alone: two on one line, or one on a blocked
+/// cell or an excluded diagonal.
+pub fn refute_presets(problem: &Problem) -> Option<String> {
     let n = problem.n();
     let fixed = problem.fixed();
     // Two fixed queens on one line: sort each line's key and look at neighbours.
@@ -151,7 +157,7 @@ pub fn refute(problem: &Problem) -> Option<String> {
             ));
         }
     }
-    empty_line(problem)
+    None
 }
 
 /// A free row or column without a usable cell, within a work limit of 64 n + 10⁶ looks.

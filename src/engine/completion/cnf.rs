@@ -1,0 +1,75 @@
+//! The core as CNF: one variable per open cell (cell `x` is variable `x + 1`), exactly one
+//! per free row and column (Sinz's sequential counter for at most one, which unit
+//! propagation keeps arc consistent), at most one per shared diagonal (pairwise: a shared
+//! diagonal holds two or three open cells on random completions).
+//!
+//! Unit propagation on this formula does at least what the core search's propagation does,
+//! so the search's DRAT lemmas ([`super::search::prove`]) are each a RUP step here.
+
+use std::io::{self, Write};
+
+use varisat::{CnfFormula, Lit, Var};
+
+use super::Core;
+use crate::encode::amo::{self, Encoding};
+
+/// The core CNF.
+pub fn formula(core: &Core) -> CnfFormula {
+    let mut f = CnfFormula::new();
+    f.set_var_count(core.cells());
+    let lit = |x: u32| Var::from_index(x as usize).positive();
+    let mut lits: Vec<Lit> = Vec::new();
+    for i in 0..core.rows() as u32 {
+        lits.clear();
+        lits.extend(core.row_cells(i).map(lit));
+        amo::exactly_one(&mut f, &lits, Encoding::Seq);
+    }
+    for j in 0..core.rows() as u32 {
+        lits.clear();
+        lits.extend(core.col_cells.get(j).iter().map(|&x| lit(x)));
+        amo::exactly_one(&mut f, &lits, Encoding::Seq);
+    }
+    for lines in [&core.sum_cells, &core.diff_cells] {
+        for d in 0..lines.len() as u32 {
+            lits.clear();
+            lits.extend(lines.get(d).iter().map(|&x| lit(x)));
+            amo::at_most_one(&mut f, &lits, Encoding::Pairwise);
+        }
+    }
+    f
+}
+
+/// Writes the core CNF as DIMACS with `header` comment lines, then one comment line per
+/// cell variable giving its board cell: `c cell VAR ROW COL` (0-based), so a model of any
+/// solver maps back to the n×n board.
+pub fn write_dimacs(
+    core: &Core,
+    formula: &CnfFormula,
+    header: &[String],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut out = io::BufWriter::new(out);
+    for line in header {
+        writeln!(out, "c {line}")?;
+    }
+    writeln!(
+        out,
+        "c the core: {} free rows and columns, {} open cells; variables 1 to {} are cells",
+        core.rows(),
+        core.cells(),
+        core.cells()
+    )?;
+    for x in 0..core.cells() as u32 {
+        let (r, c) = core.position(x);
+        writeln!(out, "c cell {} {r} {c}", x + 1)?;
+    }
+    varisat::dimacs::write_dimacs(&mut out, formula)?;
+    out.flush()
+}
+
+/// The core cells a model sets true (`value(var)` for variables `1..=cells`).
+pub fn decode(core: &Core, value: impl Fn(usize) -> bool) -> Vec<u32> {
+    (0..core.cells() as u32)
+        .filter(|&x| value(x as usize + 1))
+        .collect()
+}

@@ -1,0 +1,515 @@
+//! The core of a classic completion: what is left to decide once the fixed queens stand.
+//!
+//! A classic board (rule `full`, no regions) with fixed queens, blocked cells and excluded
+//! diagonals leaves δ free rows and δ free columns. Every solution puts one queen in each free
+//! row and column, on a cell no fixed queen attacks diagonally, that is not blocked and not on
+//! an excluded diagonal: the *open* cells of the free rows × free columns. Two open cells
+//! conflict when they share a row, a column, or one of the board's diagonals. That δ×δ
+//! problem, the core, is all the search needs, whatever n is: memory and time grow with the
+//! presets and the open cells, never with n².
+//!
+//! [`presolve`] builds the core in O(n / 4 + presets + δ²) time (the diagonal bitmaps take
+//! 2n bits each) and refutes on it what is cheap and sound: a free row or column without an
+//! open cell, and a set of free rows whose open cells lie in fewer free columns than rows
+//! (Hall's condition, found by a maximum matching). [`search`] decides the rest
+//! completely, and [`cnf`] writes the core as CNF for SAT solvers and proofs. Every answer
+//! is lifted back to the n×n board ([`Core::lift`]) and verified there by the caller.
+
+pub mod cnf;
+mod matching;
+pub mod search;
+
+use crate::engine::Budget;
+use crate::error::Error;
+use crate::model::{Diagonal, DiagonalRule, Problem};
+
+/// No cell / no line.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Largest core (free rows) the complete core engines take: the open cells are held in
+/// memory (about 24 bytes each, and δ² / 4 of them on Gent-style random completions), so a
+/// core of 16,384 rows is up to a few GB. Past it, the board goes to local search.
+pub const MAX_CORE_ROWS: usize = 16_384;
+
+/// Lists of cell indices, one list per line, in one array.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Lines {
+    start: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Lines {
+    /// Groups `0..keys.len()` by `keys[x]` (values below `count`; [`NONE`] is left out).
+    fn group(keys: &[u32], count: usize) -> Lines {
+        let mut start = vec![0u32; count + 1];
+        for &k in keys.iter().filter(|&&k| k != NONE) {
+            start[k as usize + 1] += 1;
+        }
+        for i in 0..count {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![0u32; start[count] as usize];
+        for (x, &k) in keys.iter().enumerate() {
+            if k != NONE {
+                items[fill[k as usize] as usize] = x as u32;
+                fill[k as usize] += 1;
+            }
+        }
+        Lines { start, items }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, line: u32) -> &[u32] {
+        &self.items[self.start[line as usize] as usize..self.start[line as usize + 1] as usize]
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+}
+
+/// The core of a classic completion (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Core {
+    n: usize,
+    /// Original row of each core row, increasing.
+    rows: Vec<u32>,
+    /// Original column of each core column, increasing.
+    cols: Vec<u32>,
+    /// Core row and column of each open cell, row-major.
+    pub(crate) cell_row: Vec<u32>,
+    pub(crate) cell_col: Vec<u32>,
+    /// Diagonal line (sum, then difference) of each cell, [`NONE`] when no other open cell
+    /// shares it.
+    pub(crate) cell_sum: Vec<u32>,
+    pub(crate) cell_diff: Vec<u32>,
+    /// Cells of each core row (a range: cells are row-major), column and shared diagonal.
+    pub(crate) row_start: Vec<u32>,
+    pub(crate) col_cells: Lines,
+    pub(crate) sum_cells: Lines,
+    pub(crate) diff_cells: Lines,
+}
+
+/// The size of a core, as answers report it (`"core": {"rows": …, "cells": …}`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+)]
+pub struct CoreSize {
+    /// Free rows (and free columns).
+    pub rows: usize,
+    /// Open cells among them.
+    pub cells: usize,
+}
+
+/// What [`presolve`] found.
+#[derive(Debug)]
+pub enum Presolved {
+    /// Proven: no solution, with the reason.
+    Refuted(Refutation),
+    /// The core, to search.
+    Core(Core),
+}
+
+/// Why the core has no solution, found without search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refutation {
+    /// The fixed queens break a rule, or stand on a closed cell (the local engine's checks).
+    Presets(String),
+    /// A free row or column without an open cell: its clause in the core CNF is empty.
+    EmptyLine(String),
+    /// Free rows whose open cells lie in fewer free columns (Hall's condition).
+    Hall(String),
+}
+
+impl Refutation {
+    /// The reason, for people.
+    pub fn reason(&self) -> &str {
+        match self {
+            Refutation::Presets(s) | Refutation::EmptyLine(s) | Refutation::Hall(s) => s,
+        }
+    }
+}
+
+/// Whether the core engines take this problem: classic rule, no regions.
+pub fn applies(problem: &Problem) -> bool {
+    problem.rule() == DiagonalRule::Full && problem.regions().is_none()
+}
+
+/// The number of free rows of a classic problem (δ), without building anything: n minus the
+/// rows that hold a fixed queen.
+pub fn free_rows(problem: &Problem) -> usize {
+    let fixed = problem.fixed();
+    let taken = fixed.len() - fixed.windows(2).filter(|w| w[0].0 == w[1].0).count();
+    problem.n() - taken
+}
+
+/// Refuses (with [`Error::TooLarge`]) a problem whose core is past [`MAX_CORE_ROWS`].
+pub fn fits(problem: &Problem) -> Result<(), Error> {
+    let n = problem.n();
+    let delta = free_rows(problem);
+    if delta > MAX_CORE_ROWS {
+        return Err(Error::too_large_at_field(
+            "n",
+            format!(
+                "the core of this {n}×{n} board has {delta} free rows, past the {MAX_CORE_ROWS} \
+                 the complete engines hold on a board past {}: use engine local or auto",
+                crate::model::MAX_N
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A bitmap over the board's 2n − 1 diagonals of one direction.
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn new(len: usize) -> Bits {
+        Bits(vec![0; len.div_ceil(64)])
+    }
+    #[inline]
+    fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    #[inline]
+    fn get(&self, i: usize) -> bool {
+        self.0[i / 64] & (1 << (i % 64)) != 0
+    }
+}
+
+/// Builds the core of a classic problem and refutes what is cheap (see the module
+/// documentation). `hall` also runs the matching test. Refuses (with
+/// [`Error::TooLarge`]) a core past [`MAX_CORE_ROWS`]; `None` when the budget ran out.
+pub fn presolve(
+    problem: &Problem,
+    hall: bool,
+    budget: &Budget,
+) -> Result<Option<Presolved>, Error> {
+    if !applies(problem) {
+        return Err(Error::unsupported(
+            "the core engines solve classic boards (rule full, no regions)".into(),
+        ));
+    }
+    if let Some(why) = crate::engine::local::refute_presets(problem) {
+        return Ok(Some(Presolved::Refuted(Refutation::Presets(why))));
+    }
+    fits(problem)?;
+    let n = problem.n();
+    let fixed = problem.fixed();
+    // Free rows and columns: the gaps between the fixed queens' rows and columns.
+    let gaps = |mut taken: Vec<u32>| -> Vec<u32> {
+        taken.sort_unstable();
+        taken.dedup();
+        let mut free = Vec::with_capacity(n - taken.len());
+        let mut next = 0u32;
+        for t in taken.into_iter().chain(std::iter::once(n as u32)) {
+            free.extend(next..t);
+            next = t + 1;
+        }
+        free
+    };
+    let rows = gaps(fixed.iter().map(|&(r, _)| r as u32).collect());
+    let cols = gaps(fixed.iter().map(|&(_, c)| c as u32).collect());
+    if rows.len() != cols.len() {
+        // Refute found no two fixed queens on one line, so the counts agree; kept as a check.
+        return Err(Error::internal(format!(
+            "the core has {} free rows but {} free columns",
+            rows.len(),
+            cols.len()
+        )));
+    }
+    let mut sum = Bits::new(2 * n - 1);
+    let mut diff = Bits::new(2 * n - 1);
+    for &(r, c) in fixed {
+        sum.set(r + c);
+        diff.set(c + n - 1 - r);
+    }
+    for &d in problem.excluded() {
+        match d {
+            Diagonal::Sum(k) => sum.set(k),
+            Diagonal::Diff(k) => diff.set(k),
+        }
+    }
+    let blocked = problem.blocked();
+    let mut cell_row = Vec::new();
+    let mut cell_col = Vec::new();
+    let mut row_start = Vec::with_capacity(rows.len() + 1);
+    row_start.push(0u32);
+    let mut col_count = vec![0u32; cols.len()];
+    for (i, &r) in rows.iter().enumerate() {
+        if i % 64 == 0 && budget.exhausted() {
+            return Ok(None);
+        }
+        let r = r as usize;
+        for (j, &c) in cols.iter().enumerate() {
+            let c = c as usize;
+            if sum.get(r + c) || diff.get(c + n - 1 - r) {
+                continue;
+            }
+            if !blocked.is_empty() && blocked.binary_search(&(r, c)).is_ok() {
+                continue;
+            }
+            cell_row.push(i as u32);
+            cell_col.push(j as u32);
+            col_count[j] += 1;
+        }
+        if cell_row.len() > u32::MAX as usize / 2 {
+            return Err(Error::too_large_at_field(
+                "n",
+                "the core has more than 2³¹ open cells: use engine local or auto",
+            ));
+        }
+        if cell_row.len() == *row_start.last().unwrap_or(&0) as usize {
+            return Ok(Some(Presolved::Refuted(Refutation::EmptyLine(format!(
+                "row {r} has no usable cell (each is blocked, on an excluded diagonal, or in \
+                 the line of a fixed queen)"
+            )))));
+        }
+        row_start.push(cell_row.len() as u32);
+    }
+    if let Some(j) = col_count.iter().position(|&k| k == 0) {
+        return Ok(Some(Presolved::Refuted(Refutation::EmptyLine(format!(
+            "column {} has no usable cell (each is blocked, on an excluded diagonal, or in \
+             the line of a fixed queen)",
+            cols[j]
+        )))));
+    }
+    let col_cells = Lines::group(&cell_col, cols.len());
+    // Diagonals shared by two or more open cells get a line id; the others none.
+    let diagonal_ids = |key: &dyn Fn(usize) -> u64| -> (Vec<u32>, usize) {
+        let mut keyed: Vec<(u64, u32)> = (0..cell_row.len()).map(|x| (key(x), x as u32)).collect();
+        keyed.sort_unstable();
+        let mut ids = vec![NONE; cell_row.len()];
+        let mut next = 0u32;
+        let mut a = 0;
+        while a < keyed.len() {
+            let mut b = a + 1;
+            while b < keyed.len() && keyed[b].0 == keyed[a].0 {
+                b += 1;
+            }
+            if b - a >= 2 {
+                for &(_, x) in &keyed[a..b] {
+                    ids[x as usize] = next;
+                }
+                next += 1;
+            }
+            a = b;
+        }
+        (ids, next as usize)
+    };
+    let orig = |x: usize| {
+        (
+            rows[cell_row[x] as usize] as u64,
+            cols[cell_col[x] as usize] as u64,
+        )
+    };
+    let (cell_sum, sums) = diagonal_ids(&|x| {
+        let (r, c) = orig(x);
+        r + c
+    });
+    let (cell_diff, diffs) = diagonal_ids(&|x| {
+        let (r, c) = orig(x);
+        c + n as u64 - 1 - r
+    });
+    let sum_cells = Lines::group(&cell_sum, sums);
+    let diff_cells = Lines::group(&cell_diff, diffs);
+    let core = Core {
+        n,
+        rows,
+        cols,
+        cell_row,
+        cell_col,
+        cell_sum,
+        cell_diff,
+        row_start,
+        col_cells,
+        sum_cells,
+        diff_cells,
+    };
+    if hall {
+        if let Some(why) = matching::hall_violation(&core) {
+            return Ok(Some(Presolved::Refuted(Refutation::Hall(why))));
+        }
+    }
+    Ok(Some(Presolved::Core(core)))
+}
+
+impl Core {
+    /// Free rows (= free columns).
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Open cells.
+    pub fn cells(&self) -> usize {
+        self.cell_row.len()
+    }
+
+    /// The size as answers report it.
+    pub fn size(&self) -> CoreSize {
+        CoreSize {
+            rows: self.rows(),
+            cells: self.cells(),
+        }
+    }
+
+    /// The cells of core row `i`.
+    #[inline]
+    pub(crate) fn row_cells(&self, i: u32) -> std::ops::Range<u32> {
+        self.row_start[i as usize]..self.row_start[i as usize + 1]
+    }
+
+    /// The board cell `(row, col)` of a core cell.
+    pub fn position(&self, x: u32) -> (usize, usize) {
+        (
+            self.rows[self.cell_row[x as usize] as usize] as usize,
+            self.cols[self.cell_col[x as usize] as usize] as usize,
+        )
+    }
+
+    /// Original row of core row `i`, original column of core column `j`.
+    pub(crate) fn original_row(&self, i: u32) -> u32 {
+        self.rows[i as usize]
+    }
+    pub(crate) fn original_col(&self, j: u32) -> u32 {
+        self.cols[j as usize]
+    }
+
+    /// The whole board, one column per row, from the fixed queens and one core cell per
+    /// free row (not verified: callers verify on the n×n board).
+    pub fn lift(&self, problem: &Problem, cells: &[u32]) -> Vec<u32> {
+        let mut columns = vec![u32::MAX; self.n];
+        for &(r, c) in problem.fixed() {
+            columns[r] = c as u32;
+        }
+        for &x in cells {
+            let (r, c) = self.position(x);
+            columns[r] = c as u32;
+        }
+        columns
+    }
+}
+
+/// Below this many rows `auto` leaves a board to the engines of the whole board: they answer
+/// small boards in microseconds, and their work counts are what users of those sizes know.
+pub const AUTO_FROM_N: usize = 64;
+
+/// Whether `auto` answers `problem` on its core: a classic board with fixed queens whose core
+/// is at most [`MAX_CORE_ROWS`] rows, past [`crate::model::MAX_N`] rows or at most half the
+/// board (below that the whole-board engines lose little by keeping the fixed rows).
+pub fn suits_auto(problem: &Problem) -> bool {
+    let n = problem.n();
+    if !applies(problem) || problem.fixed().is_empty() || n < AUTO_FROM_N {
+        return false;
+    }
+    let delta = free_rows(problem);
+    delta <= MAX_CORE_ROWS && (problem.is_sparse() || 2 * delta <= n)
+}
+
+/// One solution (one column per row, not yet verified) or a proven "no" with its reason, by
+/// the core search; `work.core` gives the core's size.
+pub fn solve_columns(
+    problem: &Problem,
+    seed: u64,
+    budget: &Budget,
+) -> Result<crate::engine::SolvedColumns, Error> {
+    use crate::engine::{ColumnAnswer, EngineSpec, SolvedColumns, Work};
+    let mut work = Work {
+        answered_by: Some(EngineSpec::Backtrack { threads: 1 }),
+        nodes: Some(0),
+        ..Work::default()
+    };
+    let core = match presolve(problem, true, budget)? {
+        None => {
+            return Ok(SolvedColumns {
+                answer: ColumnAnswer::Interrupted,
+                work,
+            })
+        }
+        Some(Presolved::Refuted(why)) => {
+            return Ok(SolvedColumns {
+                answer: ColumnAnswer::Unsat(Some(why.reason().to_string())),
+                work,
+            })
+        }
+        Some(Presolved::Core(core)) => core,
+    };
+    work.core = Some(core.size());
+    let (found, stats) = search::solve(&core, seed, budget);
+    work.nodes = Some(stats.nodes);
+    let answer = match found {
+        search::Found::Solution(cells) => ColumnAnswer::Sat(core.lift(problem, &cells)),
+        search::Found::None => ColumnAnswer::Unsat(Some(format!(
+            "the search of the core ({} free rows, {} open cells) is exhausted ({} nodes)",
+            core.rows(),
+            core.cells(),
+            stats.nodes
+        ))),
+        search::Found::Interrupted => ColumnAnswer::Interrupted,
+    };
+    Ok(SolvedColumns { answer, work })
+}
+
+/// The number of solutions of a classic problem, up to `limit`, by the core search.
+pub fn count(
+    problem: &Problem,
+    limit: Option<u64>,
+    budget: &Budget,
+) -> Result<(search::Counted, Option<CoreSize>), Error> {
+    match presolve(problem, true, budget)? {
+        None => Ok((
+            search::Counted {
+                interrupted: true,
+                ..search::Counted::default()
+            },
+            None,
+        )),
+        Some(Presolved::Refuted(_)) => Ok((search::Counted::default(), None)),
+        Some(Presolved::Core(core)) => Ok((search::count(&core, limit, budget), Some(core.size()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nauck_core_has_six_rows_and_two_completions() {
+        // b4 and d5 on the 8×8 board: rows 4 and 3 from the top, columns 1 and 3.
+        let p = Problem::new(8)
+            .unwrap()
+            .with_fixed(&[(4, 1), (3, 3)])
+            .unwrap();
+        let Some(Presolved::Core(core)) = presolve(&p, true, &Budget::default()).unwrap() else {
+            panic!("expected a core")
+        };
+        assert_eq!(core.rows(), 6);
+        let counted = search::count(&core, None, &Budget::default());
+        assert_eq!(counted.count, 2);
+    }
+
+    #[test]
+    fn empty_row_is_refuted() {
+        // On 4×4, queens at (0,1) and (1,3) leave row 2: (2,0) attacked by (0,... ) etc.
+        let p = Problem::new(4)
+            .unwrap()
+            .with_blocked(&[(2, 0), (2, 2)])
+            .unwrap();
+        let p = p.with_fixed(&[(0, 1)]).unwrap();
+        match presolve(&p, true, &Budget::default()).unwrap() {
+            Some(Presolved::Refuted(Refutation::EmptyLine(why))) => {
+                assert!(why.contains("row 2"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
