@@ -10,7 +10,9 @@ use super::{ms, Artifacts, Context, Instance, Status};
 use crate::encode::amo::Encoding;
 use crate::encode::cnf;
 use crate::engine::certify::{self, CertifiedAnswer};
+use crate::engine::completion;
 use crate::engine::ext::ExtName;
+use crate::engine::Budget;
 use crate::engine::{self, Answer, EngineName, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
@@ -135,9 +137,25 @@ impl SolveRequest {
             }
         }
         if self.instance.0.is_sparse() {
+            let core_proof = crate::engine::completion::applies(&self.instance.0)
+                && matches!(self.engine, EngineName::Auto | EngineName::Backtrack);
+            if core_proof
+                && matches!(
+                    self.proof,
+                    Some(ProofFormat::BinaryDrat | ProofFormat::BinaryLrat)
+                )
+            {
+                return Err(Error::unsupported_at_field(
+                    "proof",
+                    format!(
+                        "a proof of a board past {} refutes its core in text: lrat or drat",
+                        crate::model::MAX_N
+                    ),
+                ));
+            }
             let field = if self.all || self.limit.is_some() {
                 Some(listing)
-            } else if self.proof.is_some() {
+            } else if self.proof.is_some() && !core_proof {
                 Some("proof")
             } else if self.cross_check {
                 Some("cross_check")
@@ -751,8 +769,11 @@ fn solve_with_proof(
     format: ProofFormat,
     ctx: &Context,
 ) -> Result<(SolveResponse, Artifacts), Error> {
-    let start = Instant::now();
     let problem = &req.instance.0;
+    if problem.is_sparse() {
+        return solve_core_with_proof(req, format, ctx);
+    }
+    let start = Instant::now();
     let target = ctx
         .proof_file
         .clone()
@@ -787,6 +808,82 @@ fn solve_with_proof(
             let (info, files) = certificate(problem, *cert, req.encoding, spec)?;
             resp.proof = Some(info);
             artifacts = files;
+        }
+    }
+    resp.time_ms = ms(start);
+    Ok((resp, artifacts))
+}
+
+/// UNSAT with a proof on a board past [`crate::model::MAX_N`]: the backtracker searches the
+/// core ([`completion::prove`]) and its refutation of the core CNF comes back with that CNF,
+/// whose comment lines map each variable to its board cell.
+fn solve_core_with_proof(
+    req: &SolveRequest,
+    format: ProofFormat,
+    ctx: &Context,
+) -> Result<(SolveResponse, Artifacts), Error> {
+    let start = Instant::now();
+    let problem = &req.instance.0;
+    completion::fits(problem)?;
+    let lrat = format == ProofFormat::Lrat;
+    let (proved, work) = completion::prove(problem, lrat, &ctx.budget)?;
+    let mut resp = SolveResponse {
+        work: WorkReport::from_work(&work, req.encoding),
+        engine: req.engine,
+        answered_by: (req.engine == EngineName::Auto).then_some(EngineName::Backtrack),
+        ..SolveResponse::nothing(Status::interrupted(&ctx.budget), problem.n(), req.engine)
+    };
+    let mut artifacts = Artifacts::default();
+    match proved {
+        completion::Proved::Interrupted => {}
+        completion::Proved::Sat(cols) => {
+            crate::verify::verify_columns(problem, &cols).map_err(|v| {
+                Error::internal(format!(
+                    "the backtrack engine returned a board that breaks a rule: {v}"
+                ))
+            })?;
+            resp.status = Status::Sat;
+            if problem.n() <= INLINE_MAX_N {
+                resp.queens = Some(cols.iter().enumerate().map(|(r, &c)| (r, c as usize)).collect());
+            } else {
+                artifacts = Artifacts(vec![(
+                    "solution".into(),
+                    crate::formats::columns::write(&cols),
+                )]);
+            }
+        }
+        completion::Proved::Unsat(why, proof) => {
+            resp.status = Status::Unsat;
+            resp.reason = Some(why);
+            if let Some(proof) = proof {
+                let header = vec![
+                    format!("queens CNF: {}", report::summary(problem)),
+                    format!("the core of the completion; refuted by a {format} proof from the backtrack engine"),
+                ];
+                let mut cnf_text = Vec::new();
+                let core = completion::presolve(problem, false, &Budget::default())?;
+                let Some(completion::Presolved::Core(core)) = core else {
+                    return Err(Error::internal("the core changed between two presolves"));
+                };
+                completion::cnf::write_dimacs(&core, &proof.formula, &header, &mut cnf_text)
+                    .map_err(|e| Error::internal_from("writing the core CNF", e))?;
+                resp.proof = Some(ProofInfo {
+                    format,
+                    lemmas: proof.lemmas,
+                    checked: true,
+                    check_ms: proof.check_ms,
+                    checker: None,
+                    bytes: proof.proof.len(),
+                    path: None,
+                    cnf: None,
+                    url: None,
+                    cnf_url: None,
+                });
+                artifacts = Artifacts(vec![
+                    ("proof".into(), proof.proof),
+                    ("cnf".into(), cnf_text),
+                ]);
+            }
         }
     }
     resp.time_ms = ms(start);

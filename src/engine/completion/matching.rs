@@ -121,8 +121,12 @@ pub(super) fn hall_violation(core: &Core) -> Option<String> {
         .filter(|&j| col_seen[j as usize])
         .map(|j| core.original_col(j))
         .collect();
+    let columns = match reached_cols.len() {
+        1 => "column",
+        _ => "columns",
+    };
     Some(format!(
-        "the {} free rows {} have usable cells in only {} columns {}, so they cannot all get \
+        "the {} free rows {} have usable cells in only {} {columns} {}, so they cannot all get \
          a queen",
         reached_rows.len(),
         list(&reached_rows),

@@ -186,12 +186,14 @@ impl Bits {
     }
 }
 
-/// Builds the core of a classic problem and refutes what is cheap (see the module
-/// documentation). `hall` also runs the matching test. Refuses (with
-/// [`Error::TooLarge`]) a core past [`MAX_CORE_ROWS`]; `None` when the budget ran out.
+/// Builds the core of a classic problem and, with `refute`, refutes what is cheap (see the
+/// module documentation); without it only fixed queens that break a rule are refuted, and a
+/// core with an empty line is returned as it is (a proof refutes its CNF, whose clause for
+/// that line is empty). Refuses (with [`Error::TooLarge`]) a core past [`MAX_CORE_ROWS`];
+/// `None` when the budget ran out.
 pub fn presolve(
     problem: &Problem,
-    hall: bool,
+    refute: bool,
     budget: &Budget,
 ) -> Result<Option<Presolved>, Error> {
     if !applies(problem) {
@@ -268,20 +270,17 @@ pub fn presolve(
                 "the core has more than 2³¹ open cells: use engine local or auto",
             ));
         }
-        if cell_row.len() == *row_start.last().unwrap_or(&0) as usize {
-            return Ok(Some(Presolved::Refuted(Refutation::EmptyLine(format!(
-                "row {r} has no usable cell (each is blocked, on an excluded diagonal, or in \
-                 the line of a fixed queen)"
-            )))));
+        if refute && cell_row.len() == *row_start.last().unwrap_or(&0) as usize {
+            return Ok(Some(Presolved::Refuted(Refutation::EmptyLine(
+                empty_line_reason("row", r as u32),
+            ))));
         }
         row_start.push(cell_row.len() as u32);
     }
-    if let Some(j) = col_count.iter().position(|&k| k == 0) {
-        return Ok(Some(Presolved::Refuted(Refutation::EmptyLine(format!(
-            "column {} has no usable cell (each is blocked, on an excluded diagonal, or in \
-             the line of a fixed queen)",
-            cols[j]
-        )))));
+    if let Some(j) = col_count.iter().position(|&k| k == 0).filter(|_| refute) {
+        return Ok(Some(Presolved::Refuted(Refutation::EmptyLine(
+            empty_line_reason("column", cols[j]),
+        ))));
     }
     let col_cells = Lines::group(&cell_col, cols.len());
     // Diagonals shared by two or more open cells get a line id; the others none.
@@ -335,7 +334,7 @@ pub fn presolve(
         sum_cells,
         diff_cells,
     };
-    if hall {
+    if refute {
         if let Some(why) = matching::hall_violation(&core) {
             return Ok(Some(Presolved::Refuted(Refutation::Hall(why))));
         }
@@ -343,7 +342,24 @@ pub fn presolve(
     Ok(Some(Presolved::Core(core)))
 }
 
+/// Why a free line without an open cell leaves no solution.
+fn empty_line_reason(line: &str, index: u32) -> String {
+    format!(
+        "{line} {index} has no usable cell (each is blocked, on an excluded diagonal, or in the \
+         line of a fixed queen)"
+    )
+}
+
 impl Core {
+    /// The first free row, else column, without an open cell, as a reason.
+    fn empty_line(&self) -> Option<String> {
+        if let Some(i) = (0..self.rows() as u32).find(|&i| self.row_cells(i).is_empty()) {
+            return Some(empty_line_reason("row", self.original_row(i)));
+        }
+        let j = (0..self.rows() as u32).find(|&j| self.col_cells.get(j).is_empty())?;
+        Some(empty_line_reason("column", self.original_col(j)))
+    }
+
     /// Free rows (= free columns).
     pub fn rows(&self) -> usize {
         self.rows.len()
@@ -448,12 +464,7 @@ pub fn solve_columns(
     work.nodes = Some(stats.nodes);
     let answer = match found {
         search::Found::Solution(cells) => ColumnAnswer::Sat(core.lift(problem, &cells)),
-        search::Found::None => ColumnAnswer::Unsat(Some(format!(
-            "the search of the core ({} free rows, {} open cells) is exhausted ({} nodes)",
-            core.rows(),
-            core.cells(),
-            stats.nodes
-        ))),
+        search::Found::None => ColumnAnswer::Unsat(Some(exhausted(&core, stats.nodes))),
         search::Found::Interrupted => ColumnAnswer::Interrupted,
     };
     Ok(SolvedColumns { answer, work })
@@ -475,6 +486,100 @@ pub fn count(
         )),
         Some(Presolved::Refuted(_)) => Ok((search::Counted::default(), None)),
         Some(Presolved::Core(core)) => Ok((search::count(&core, limit, budget), Some(core.size()))),
+    }
+}
+
+/// "No solution" found by searching the core.
+fn exhausted(core: &Core, nodes: u64) -> String {
+    format!(
+        "the search of the core ({} free rows, {} open cells) is exhausted ({nodes} nodes)",
+        core.rows(),
+        core.cells()
+    )
+}
+
+/// A checked LRAT refutation of a core's CNF.
+pub struct CoreProof {
+    /// The core CNF ([`cnf::formula`]).
+    pub formula: varisat::CnfFormula,
+    /// The proof: LRAT text, or the search's DRAT text.
+    pub proof: Vec<u8>,
+    /// Lemmas in the proof (after trimming, for LRAT).
+    pub lemmas: u64,
+    /// Milliseconds the built-in checker took to accept it.
+    pub check_ms: f64,
+}
+
+/// What [`prove`] found.
+pub enum Proved {
+    /// A solution, one column per row (not yet verified).
+    Sat(Vec<u32>),
+    /// No solution: the reason, and the proof (none when the fixed queens themselves break a
+    /// rule: no core exists, and the verifier shows the broken rule directly).
+    Unsat(String, Option<CoreProof>),
+    /// The budget ran out.
+    Interrupted,
+}
+
+/// Solves a classic problem on its core, and refutes the core CNF when
+/// there is no solution: the search's DRAT lemmas, turned into LRAT with hints (`lrat`) or
+/// kept as DRAT, accepted by the built-in checker before anything is returned.
+pub fn prove(
+    problem: &Problem,
+    lrat: bool,
+    budget: &Budget,
+) -> Result<(Proved, crate::engine::Work), Error> {
+    use crate::engine::{EngineSpec, Work};
+    let mut work = Work {
+        answered_by: Some(EngineSpec::Backtrack { threads: 1 }),
+        nodes: Some(0),
+        ..Work::default()
+    };
+    let core = match presolve(problem, false, budget)? {
+        None => return Ok((Proved::Interrupted, work)),
+        Some(Presolved::Refuted(why)) => {
+            return Ok((Proved::Unsat(why.reason().to_string(), None), work))
+        }
+        Some(Presolved::Core(core)) => core,
+    };
+    work.core = Some(core.size());
+    let mut drat = Vec::new();
+    let mut log = search::DratLog::new(&mut drat);
+    let (found, stats) = search::prove(&core, &mut log, budget)
+        .map_err(|e| Error::internal_from("writing the core proof", e))?;
+    work.nodes = Some(stats.nodes);
+    let proof_error = |e| Error::internal_from("the core proof", e);
+    match found {
+        search::Found::Interrupted => Ok((Proved::Interrupted, work)),
+        search::Found::Solution(cells) => Ok((Proved::Sat(core.lift(problem, &cells)), work)),
+        search::Found::None => {
+            let formula = cnf::formula(&core);
+            let start = std::time::Instant::now();
+            let (proof, lemmas) = if lrat {
+                let mut out = Vec::new();
+                crate::proof::lrat::drat_to_lrat(&formula, &drat, false, &mut out)
+                    .map_err(proof_error)?;
+                let stats = crate::proof::check::check_lrat(&formula, &out).map_err(proof_error)?;
+                (out, stats.lemmas)
+            } else {
+                let stats = crate::proof::drat::check_drat(&formula, &drat, false)
+                    .map_err(proof_error)?;
+                (drat, stats.lemmas)
+            };
+            let check_ms = crate::engine::ms(start);
+            // The cheap reasons say more than "exhausted" where they hold.
+            let why = core
+                .empty_line()
+                .or_else(|| matching::hall_violation(&core))
+                .unwrap_or_else(|| exhausted(&core, stats.nodes));
+            let proof = CoreProof {
+                formula,
+                proof,
+                lemmas,
+                check_ms,
+            };
+            Ok((Proved::Unsat(why, Some(proof)), work))
+        }
     }
 }
 

@@ -6,9 +6,9 @@
 //! row, column and two diagonals (each diagonal meets each other row in at most one cell);
 //! a row or column left with one alive cell places it (unit propagation), one left with none
 //! is a dead end. The search branches on the row or column with the fewest alive cells, and
-//! tries first the cell that kills the fewest others. For one solution it restarts on a Luby
-//! schedule of dead ends with shuffled ties (random completions are heavy-tailed); counting
-//! and proving never restart.
+//! tries first the cell that kills the fewest others. For one solution or a proof it restarts
+//! on a Luby schedule of dead ends with shuffled ties (random completions are heavy-tailed,
+//! on both sides); counting never restarts.
 //!
 //! Every propagation step is one of unit propagation on the core CNF ([`super::cnf`]), so the
 //! search can log a DRAT proof: for each dead end and each exhausted branch, the negation of
@@ -366,7 +366,8 @@ fn run(
 ) -> std::io::Result<Found> {
     let mut st = State::new(core);
     let mut rng = Rng::new(seed);
-    let restarts = matches!(goal, Goal::First { restarts: true });
+    // A proof keeps its lemmas across restarts: each stays a RUP step.
+    let restarts = matches!(goal, Goal::First { restarts: true } | Goal::Prove(_));
     let mut luby = Luby::default();
     let mut fail_limit = if restarts {
         luby.next() * RESTART_UNIT
@@ -523,7 +524,7 @@ pub fn count(core: &Core, limit: Option<u64>, budget: &Budget) -> Counted {
     }
 }
 
-/// Searches without restarts, logging a DRAT refutation of the core CNF to `log` when there
+/// Searches with restarts, logging a DRAT refutation of the core CNF to `log` when there
 /// is no solution (when there is one, the log holds valid lemmas but no empty clause).
 pub fn prove(core: &Core, log: &mut DratLog, budget: &Budget) -> std::io::Result<(Found, Stats)> {
     let mut stats = Stats::default();
