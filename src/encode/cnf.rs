@@ -11,7 +11,7 @@
 //! Cell variables are always numbered first, row-major, so DIMACS variables `1..=cells` are
 //! cells and the rest are auxiliary variables of the encodings.
 
-use varisat::Lit;
+use varisat::{Lit, Var};
 
 use crate::encode::amo::{at_most_one, exactly_one, Encoding};
 use crate::encode::ClauseSink;
@@ -56,7 +56,18 @@ pub enum Preset {
 impl CellMap {
     /// The positive literal of a cell's variable, if the cell has one.
     pub fn lit(&self, (r, c): Pos) -> Option<Lit> {
+        if self.lit.is_empty() {
+            // A core's map (past MAX_N): cells are in row-major order.
+            let i = self.cells.binary_search(&(r, c)).ok()?;
+            return Some(Var::from_index(i).positive());
+        }
         self.lit[r * self.n + c]
+    }
+
+    /// True for the map of a board's core (past [`crate::model::MAX_N`]): nothing is held per
+    /// cell of the board.
+    pub fn is_core(&self) -> bool {
+        self.lit.is_empty() && self.n > crate::model::MAX_N
     }
 
     /// The cells that have a variable, in variable order (variable `i + 1` is `cells()[i]`).
@@ -107,6 +118,37 @@ impl CellMap {
     }
 }
 
+/// A board past [`crate::model::MAX_N`] (classic, always) is encoded as its core
+/// ([`crate::engine::completion`]): one variable per open cell of the free rows × free
+/// columns, in row-major order, exactly one per free row and column in `encoding`, at most
+/// one per shared diagonal (pairwise); the fixed queens are decided. Callers check
+/// [`crate::engine::completion::fits`] first: a core past it gets no clauses here, and the
+/// verifier then refuses whatever a solver makes of that.
+fn encode_core(problem: &Problem, encoding: Encoding, sink: &mut impl ClauseSink) -> CellMap {
+    use crate::engine::completion::{presolve, Presolved};
+    let mut map = CellMap {
+        n: problem.n(),
+        lit: Vec::new(),
+        cells: Vec::new(),
+        decided: problem.fixed().to_vec(),
+        assumptions: Vec::new(),
+        trivially_unsat: None,
+    };
+    match presolve(problem, false, &crate::engine::Budget::default()) {
+        Ok(Some(Presolved::Core(core))) => {
+            let lits: Vec<Lit> = (0..core.cells()).map(|_| sink.new_var()).collect();
+            map.cells = (0..core.cells() as u32).map(|x| core.position(x)).collect();
+            core.encode(&lits, encoding, sink);
+        }
+        Ok(Some(Presolved::Refuted(why))) => {
+            map.trivially_unsat = Some(why.reason().to_string());
+            sink.add_clause(&[]);
+        }
+        Ok(None) | Err(_) => {}
+    }
+    map
+}
+
 /// Encodes the problem into `sink` and returns the cell map.
 pub fn encode(
     problem: &Problem,
@@ -114,6 +156,9 @@ pub fn encode(
     mode: FixedMode,
     sink: &mut impl ClauseSink,
 ) -> CellMap {
+    if problem.is_sparse() {
+        return encode_core(problem, encoding, sink);
+    }
     let n = problem.n();
     let mut map = CellMap {
         n,

@@ -1,7 +1,8 @@
-//! `auto`: the engine for the board. The backtracker where it is strong (small boards,
-//! regions, the `touch` rule), local search past [`MAX_N`] (the only engine there), and in
-//! between a race of the two on one core each, in this process: both look at a shared stop
-//! flag, so the loser stops within milliseconds.
+//! `auto`: the engine for the board. The backtracker on the core of a completion where the
+//! fixed queens leave few rows free ([`super::completion::suits_auto`]), the backtracker on the
+//! whole board where it is strong (small boards, regions, the `touch` rule), local search past
+//! [`MAX_N`], and in between a race of the two on one core each, in this process: both look
+//! at a shared stop flag, so the loser stops within milliseconds.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -574,6 +574,13 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
         }
     };
     work.time_ms = ms(start);
+    if let (true, Some(sat)) = (problem.is_sparse(), work.sat) {
+        // Past MAX_N the formula is the core's: one variable per open cell.
+        work.core = Some(completion::CoreSize {
+            rows: completion::free_rows(problem),
+            cells: sat.cell_vars,
+        });
+    }
     let answer = match found {
         Some(q) => {
             checked(problem, &q, spec.name())?;
@@ -795,7 +802,11 @@ fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
 /// Refuses a board past [`crate::model::MAX_N`] to the complete engines, which keep n² bits.
 pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
     if problem.is_sparse() && !matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
-        if matches!(spec, EngineSpec::Backtrack { .. }) && completion::applies(problem) {
+        let on_core = matches!(
+            spec,
+            EngineSpec::Backtrack { .. } | EngineSpec::Sat(_) | EngineSpec::Ext(_)
+        );
+        if on_core && completion::applies(problem) {
             return completion::fits(problem);
         }
         let n = problem.n();

@@ -64,7 +64,12 @@ impl Encoded {
         out: &mut impl std::io::Write,
         header: &[String],
     ) -> std::io::Result<()> {
-        let fixed = self.map.decode(|_| false);
+        // A core's fixed queens are the instance's, up to 2³¹ of them: not repeated here.
+        let fixed = if self.map.is_core() {
+            Vec::new()
+        } else {
+            self.map.decode(|_| false)
+        };
         dimacs::write_cnf(out, &self.formula, self.map.cells(), &fixed, header)
     }
 }

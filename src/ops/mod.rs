@@ -382,20 +382,23 @@ impl Request {
         }
     }
 
-    /// Refuses a board past [`crate::model::MAX_N`] to every operation but `solve` (local
-    /// search), `check` and `count` (which refuses it with the engine's reason): the others
-    /// keep n² structures.
+    /// Refuses a board past [`crate::model::MAX_N`] to every operation but `solve`, `check`,
+    /// `count` (which refuse what their engines cannot do, with the engine's reason), and
+    /// `encode` and `decode` of a core that fits: the others keep n² structures.
     pub fn check_sparse(&self) -> Result<(), Error> {
         let Some(p) = self.problem().filter(|p| p.is_sparse()) else {
             return Ok(());
         };
         match self {
             Request::Solve(_) | Request::Check(_) | Request::Count(_) => Ok(()),
+            // The CNF of a board past MAX_N is its core's.
+            Request::Encode(_) | Request::Decode(_) => crate::engine::completion::fits(p),
             other => Err(Error::too_large_at_field(
                 "n",
                 format!(
                     "{} works on boards up to {max}×{max}, not {n}×{n}; past {max} only \
-                     solve (local search) and check take a board",
+                     solve, count, check, encode and decode take a board (local search, or \
+                     the complete engines on the core of a completion)",
                     other.op(),
                     max = crate::model::MAX_N,
                     n = p.n()

@@ -159,10 +159,7 @@ impl SolveRequest {
                 Some("proof")
             } else if self.cross_check {
                 Some("cross_check")
-            } else if !matches!(
-                self.engine,
-                EngineName::Local | EngineName::Auto | EngineName::Backtrack
-            ) {
+            } else if matches!(self.engine, EngineName::Race) {
                 Some("engine")
             } else {
                 None
@@ -172,8 +169,8 @@ impl SolveRequest {
                     field,
                     format!(
                         "a {n}×{n} board is past {max}, where local search and the \
-                         backtracker on the core of a completion answer one solution \
-                         (engine local, backtrack or auto)",
+                         complete engines on the core of a completion answer one solution \
+                         (engine local, backtrack, sat, ext or auto)",
                         max = crate::model::MAX_N
                     ),
                 ));
@@ -557,10 +554,12 @@ pub(super) fn solve(
         EngineName::Auto if !(many || req.proof.is_some() || req.cross_check || req.rings) => {
             return solve_columns(req, EngineSpec::Auto { seed }, ctx);
         }
-        EngineName::Backtrack
+        // Past MAX_N the complete engines search the core and answer one column per row.
+        EngineName::Backtrack | EngineName::Sat | EngineName::Ext
             if req.instance.0.is_sparse() && !(many || req.proof.is_some() || req.cross_check) =>
         {
-            return solve_columns(req, EngineSpec::Backtrack { threads: 0 }, ctx);
+            let spec = req.engine.spec(req.encoding, req.solver, req.rings)?;
+            return solve_columns(req, spec, ctx);
         }
         // Listing, proving and cross-checking need a complete engine.
         EngineName::Auto => {
@@ -844,7 +843,12 @@ fn solve_core_with_proof(
             })?;
             resp.status = Status::Sat;
             if problem.n() <= INLINE_MAX_N {
-                resp.queens = Some(cols.iter().enumerate().map(|(r, &c)| (r, c as usize)).collect());
+                resp.queens = Some(
+                    cols.iter()
+                        .enumerate()
+                        .map(|(r, &c)| (r, c as usize))
+                        .collect(),
+                );
             } else {
                 artifacts = Artifacts(vec![(
                     "solution".into(),

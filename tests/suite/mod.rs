@@ -5,6 +5,7 @@ mod cli;
 mod collection;
 mod collection_solve;
 mod compare;
+mod completion;
 mod corpora;
 mod ext;
 mod facts;

@@ -388,6 +388,15 @@ fn decode(
 ) -> io::Result<()> {
     match (r.status, &r.queens) {
         (Status::Sat, Some(q)) => {
+            if problem.is_sparse() {
+                // A board past MAX_N is never drawn (n² characters).
+                return writeln!(
+                    out,
+                    "solved: the model decodes to a valid board ({} rows; --json lists the \
+                     queens)",
+                    problem.n()
+                );
+            }
             write!(out, "{}", report::board(problem, q, style.color))?;
             writeln!(out, "solved: the model decodes to a valid board")
         }

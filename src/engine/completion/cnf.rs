@@ -12,31 +12,42 @@ use varisat::{CnfFormula, Lit, Var};
 
 use super::Core;
 use crate::encode::amo::{self, Encoding};
+use crate::encode::ClauseSink;
 
-/// The core CNF.
+/// The core CNF proofs refute: sequential counters for the rows and columns.
 pub fn formula(core: &Core) -> CnfFormula {
     let mut f = CnfFormula::new();
+    let lits: Vec<Lit> = (0..core.cells())
+        .map(|x| Var::from_index(x).positive())
+        .collect();
     f.set_var_count(core.cells());
-    let lit = |x: u32| Var::from_index(x as usize).positive();
-    let mut lits: Vec<Lit> = Vec::new();
-    for i in 0..core.rows() as u32 {
-        lits.clear();
-        lits.extend(core.row_cells(i).map(lit));
-        amo::exactly_one(&mut f, &lits, Encoding::Seq);
-    }
-    for j in 0..core.rows() as u32 {
-        lits.clear();
-        lits.extend(core.col_cells.get(j).iter().map(|&x| lit(x)));
-        amo::exactly_one(&mut f, &lits, Encoding::Seq);
-    }
-    for lines in [&core.sum_cells, &core.diff_cells] {
-        for d in 0..lines.len() as u32 {
-            lits.clear();
-            lits.extend(lines.get(d).iter().map(|&x| lit(x)));
-            amo::at_most_one(&mut f, &lits, Encoding::Pairwise);
+    core.encode(&lits, Encoding::Seq, &mut f);
+    f
+}
+
+impl Core {
+    /// Writes the core's clauses into `sink`, cell `x` being `lits[x]`: exactly one per row
+    /// and column in `encoding`, at most one per shared diagonal, pairwise.
+    pub fn encode(&self, lits: &[Lit], encoding: Encoding, sink: &mut impl ClauseSink) {
+        let mut line: Vec<Lit> = Vec::new();
+        for i in 0..self.rows() as u32 {
+            line.clear();
+            line.extend(self.row_cells(i).map(|x| lits[x as usize]));
+            amo::exactly_one(sink, &line, encoding);
+        }
+        for j in 0..self.rows() as u32 {
+            line.clear();
+            line.extend(self.col_cells.get(j).iter().map(|&x| lits[x as usize]));
+            amo::exactly_one(sink, &line, encoding);
+        }
+        for lines in [&self.sum_cells, &self.diff_cells] {
+            for d in 0..lines.len() as u32 {
+                line.clear();
+                line.extend(lines.get(d).iter().map(|&x| lits[x as usize]));
+                amo::at_most_one(sink, &line, Encoding::Pairwise);
+            }
         }
     }
-    f
 }
 
 /// Writes the core CNF as DIMACS with `header` comment lines, then one comment line per

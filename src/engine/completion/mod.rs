@@ -27,9 +27,10 @@ use crate::model::{Diagonal, DiagonalRule, Problem};
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// Largest core (free rows) the complete core engines take: the open cells are held in
-/// memory (about 24 bytes each, and δ² / 4 of them on Gent-style random completions), so a
-/// core of 16,384 rows is up to a few GB. Past it, the board goes to local search.
-pub const MAX_CORE_ROWS: usize = 16_384;
+/// memory (about 28 bytes each: up to δ² of them, about δ² / 40 on Gent-style random
+/// completions near the crossing), so a core of 8,192 rows needs at most about 2 GB. Past
+/// it, the board goes to local search.
+pub const MAX_CORE_ROWS: usize = 8_192;
 
 /// Lists of cell indices, one list per line, in one array.
 #[derive(Clone, Debug, Default)]
@@ -562,8 +563,8 @@ pub fn prove(
                 let stats = crate::proof::check::check_lrat(&formula, &out).map_err(proof_error)?;
                 (out, stats.lemmas)
             } else {
-                let stats = crate::proof::drat::check_drat(&formula, &drat, false)
-                    .map_err(proof_error)?;
+                let stats =
+                    crate::proof::drat::check_drat(&formula, &drat, false).map_err(proof_error)?;
                 (drat, stats.lemmas)
             };
             let check_ms = crate::engine::ms(start);

@@ -1,0 +1,344 @@
+//! The core of a completion: the core search, its count and its proofs against brute force
+//! and the whole-board engines on small boards; boards past 4096 rows decided end to end,
+//! with proofs the built-in and the outside checkers accept.
+
+use std::process::Command;
+
+use proptest::prelude::*;
+use queens::engine::completion::{self, Presolved, Proved, Refutation};
+use queens::engine::{self, Answer, Budget, ColumnAnswer, EngineSpec};
+use queens::model::Diagonal;
+use queens::verify::{verify, verify_columns};
+use queens::{Pos, Problem};
+
+use super::cli::{json, queens};
+use super::gen::brute_force;
+use crate::temp;
+
+/// A classic board of 1 to `max_n` rows with up to n fixed queens (often attacking each
+/// other), up to n blocked cells and up to three excluded diagonals.
+fn completion_problem(max_n: usize) -> impl Strategy<Value = Problem> {
+    (1..=max_n).prop_flat_map(|n| {
+        let cell = (0..n, 0..n);
+        let diagonal = (0..2 * n - 1, any::<bool>()).prop_map(|(k, sum)| {
+            if sum {
+                Diagonal::Sum(k)
+            } else {
+                Diagonal::Diff(k)
+            }
+        });
+        (
+            prop::collection::vec(cell.clone(), 0..=n),
+            prop::collection::vec(cell, 0..=n),
+            prop::collection::vec(diagonal, 0..=3),
+        )
+            .prop_map(move |(fixed, blocked, diagonals)| {
+                Problem::new(n)
+                    .unwrap()
+                    .with_fixed(&fixed)
+                    .unwrap()
+                    .with_blocked(&blocked)
+                    .unwrap()
+                    .with_excluded(&diagonals)
+                    .unwrap()
+            })
+    })
+}
+
+fn cells(cols: &[u32]) -> Vec<Pos> {
+    cols.iter()
+        .enumerate()
+        .map(|(r, &c)| (r, c as usize))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The core path agrees with brute force and with the whole-board backtracker: the same
+    /// status, the same number of completions, every solution verified on the n×n board.
+    #[test]
+    fn core_agrees_with_brute_force_and_the_whole_board(p in completion_problem(8)) {
+        let truth = brute_force(&p);
+        let budget = Budget::default();
+        let solved = completion::solve_columns(&p, 7, &budget).unwrap();
+        match &solved.answer {
+            ColumnAnswer::Sat(cols) => {
+                verify_columns(&p, cols).unwrap();
+                verify(&p, &cells(cols)).unwrap();
+                prop_assert!(!truth.is_empty());
+            }
+            ColumnAnswer::Unsat(why) => prop_assert!(truth.is_empty(), "refuted ({why:?}) but {:?}", truth[0]),
+            other => prop_assert!(false, "no answer: {other:?}"),
+        }
+        let (counted, _) = completion::count(&p, None, &budget).unwrap();
+        prop_assert_eq!(counted.count, truth.len() as u64);
+        let whole = engine::solve(&p, EngineSpec::Backtrack { threads: 1 }, &budget).unwrap();
+        prop_assert_eq!(matches!(whole.answer, Answer::Sat(_)), !truth.is_empty());
+    }
+
+    /// Every "no" of the core path comes with an LRAT refutation of the core CNF that the
+    /// built-in checker accepts (none only when the fixed queens themselves break a rule),
+    /// and every "yes" is a verified board.
+    #[test]
+    fn core_proofs_check(p in completion_problem(8)) {
+        let truth = brute_force(&p);
+        let (proved, _) = completion::prove(&p, true, &Budget::default()).unwrap();
+        match proved {
+            Proved::Sat(cols) => {
+                verify_columns(&p, &cols).unwrap();
+                prop_assert!(!truth.is_empty());
+            }
+            Proved::Unsat(why, proof) => {
+                prop_assert!(truth.is_empty());
+                match proof {
+                    Some(proof) => {
+                        queens::proof::check_lrat(&proof.formula, &proof.proof).unwrap();
+                    }
+                    None => prop_assert!(
+                        queens::engine::local::refute_presets(&p).is_some(),
+                        "no proof for {why}"
+                    ),
+                }
+            }
+            Proved::Interrupted => prop_assert!(false, "no budget was set"),
+        }
+    }
+}
+
+/// Nauck's b4 + d5 has exactly two completions, on the core as on the whole board.
+#[test]
+fn nauck_on_the_core() {
+    let p = Problem::new(8)
+        .unwrap()
+        .with_fixed(&[(4, 1), (3, 3)])
+        .unwrap();
+    let Some(Presolved::Core(core)) = completion::presolve(&p, true, &Budget::default()).unwrap()
+    else {
+        panic!("Nauck's instance has a core")
+    };
+    assert_eq!((core.rows(), core.size().rows), (6, 6));
+    let (counted, size) = completion::count(&p, None, &Budget::default()).unwrap();
+    assert_eq!(counted.count, 2);
+    assert_eq!(size.map(|s| s.rows), Some(6));
+}
+
+/// The cheap refutations name what they found: an empty line, or rows that cannot all be
+/// matched to columns (Hall's condition).
+#[test]
+fn refutations_name_the_lines() {
+    // Row 2 of a 4×4 board: (2,1) shares column 1 with the queen at (0,1), (2,3) its
+    // diagonal, and the other two cells are blocked.
+    let p = Problem::new(4)
+        .unwrap()
+        .with_fixed(&[(0, 1)])
+        .unwrap()
+        .with_blocked(&[(2, 0), (2, 2)])
+        .unwrap();
+    match completion::presolve(&p, true, &Budget::default()).unwrap() {
+        Some(Presolved::Refuted(Refutation::EmptyLine(why))) => {
+            assert!(why.starts_with("row 2 has no usable cell"), "{why}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // Rows 1 and 2 of a 6×6 board both keep only column 5: Hall's condition fails (each row
+    // has a cell left, so no line is empty).
+    let blocked: Vec<Pos> = (1..=2).flat_map(|r| (0..5).map(move |c| (r, c))).collect();
+    let p = Problem::new(6).unwrap().with_blocked(&blocked).unwrap();
+    match completion::presolve(&p, true, &Budget::default()).unwrap() {
+        Some(Presolved::Refuted(Refutation::Hall(why))) => assert!(
+            why.starts_with("the 2 free rows [1, 2] have usable cells in only 1 column [5]"),
+            "{why}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `queens generate completion` then `queens solve` at n = 10⁵ near the crossing: decided
+/// by the backtracker on the core, verified, in well under the limit.
+#[test]
+fn hundred_thousand_rows_at_the_crossing() {
+    let dir = temp::dir("core");
+    for seed in ["1", "2", "3"] {
+        let inst = dir.join(format!("c{seed}.json"));
+        let inst = inst.to_str().unwrap();
+        let o = queens(
+            &[
+                "generate",
+                "completion",
+                "--n",
+                "100000",
+                "--queens",
+                "99530",
+                "--seed",
+                seed,
+                "-o",
+                inst,
+            ],
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let o = queens(&["solve", inst, "--json", "--timeout", "60"], None);
+        let v = json(&o);
+        match v["status"].as_str() {
+            Some("sat") => {
+                assert_eq!(o.status.code(), Some(0));
+                assert_eq!(v["answered_by"], "backtrack");
+                assert_eq!(v["core"]["rows"], 470);
+                assert_eq!(v["queens"].as_array().map(Vec::len), Some(100_000));
+            }
+            Some("unsat") => assert_eq!(o.status.code(), Some(1)),
+            other => panic!("seed {seed}: {other:?} ({v})"),
+        }
+    }
+}
+
+/// A checker built from the outside sources, on PATH; `None` (printing why) when it is
+/// missing, a failure when `CI` is set.
+fn outside_checker(name: &str) -> Option<&str> {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {name}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some(name);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{name} is not on PATH, and CI must run it (.ci/run builds it)"
+    );
+    eprintln!("skipping the {name} check: {name} is not on PATH");
+    None
+}
+
+/// A completion past 4096 rows that only search refutes: `--proof` writes LRAT for the core
+/// CNF, which the built-in checker, lrat-check and cake_lpr accept; the CNF's comments map
+/// variables to board cells.
+#[test]
+fn core_proofs_past_4096_rows_pass_the_outside_checkers() {
+    let dir = temp::dir("core-proof");
+    let inst = dir.join("c.json");
+    let proof = dir.join("c.lrat");
+    let (inst_s, proof_s) = (inst.to_str().unwrap(), proof.to_str().unwrap());
+    // Seed 115 of this size needs about two thousand nodes of search: no line is empty and
+    // every row can get its own column.
+    let o = queens(
+        &[
+            "generate",
+            "completion",
+            "--n",
+            "5000",
+            "--queens",
+            "4900",
+            "--seed",
+            "115",
+            "-o",
+            inst_s,
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = queens(&["solve", inst_s, "--proof", proof_s, "--json"], None);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["status"], "unsat");
+    assert!(
+        v["reason"].as_str().unwrap().contains("search of the core"),
+        "{v}"
+    );
+    assert!(v["nodes"].as_u64().unwrap() > 0);
+    assert_eq!(v["proof"]["format"], "lrat");
+    assert_eq!(v["proof"]["checked"], true);
+    let cnf = std::fs::read_to_string(format!("{proof_s}.cnf")).unwrap();
+    assert!(cnf.contains("c cell 1 "), "the CNF maps its variables");
+    // The comment's cell is open: on a free row and column of the instance.
+    let first = cnf.lines().find(|l| l.starts_with("c cell 1 ")).unwrap();
+    let rc: Vec<usize> = first
+        .split(' ')
+        .skip(3)
+        .map(|x| x.parse().unwrap())
+        .collect();
+    let inst_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&inst).unwrap()).unwrap();
+    let fixed = inst_json["queens"].as_array().unwrap();
+    assert!(fixed
+        .iter()
+        .all(|q| q[0] != rc[0] as u64 && q[1] != rc[1] as u64));
+    for checker in ["lrat-check", "cake_lpr"] {
+        if let Some(checker) = outside_checker(checker) {
+            let out = Command::new(checker)
+                .arg(format!("{proof_s}.cnf"))
+                .arg(proof_s)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                text.lines()
+                    .any(|l| matches!(l.trim(), "c VERIFIED" | "s VERIFIED UNSAT")),
+                "{checker} rejects the core proof: {text}"
+            );
+        }
+    }
+}
+
+/// Counting completions of a board past half full: the core count (auto) equals the
+/// whole-board backtracker's.
+#[test]
+fn core_count_matches_the_whole_board() {
+    let dir = temp::dir("core-count");
+    let inst = dir.join("c.json");
+    let inst_s = inst.to_str().unwrap();
+    let o = queens(
+        &[
+            "generate",
+            "completion",
+            "--n",
+            "300",
+            "--queens",
+            "285",
+            "--presets",
+            "solution",
+            "--seed",
+            "4",
+            "-o",
+            inst_s,
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let core = json(&queens(
+        &["count", inst_s, "--engine", "auto", "--json"],
+        None,
+    ));
+    let whole = json(&queens(
+        &["count", inst_s, "--engine", "backtrack", "--json"],
+        None,
+    ));
+    assert_eq!(core["core"]["rows"], 15, "{core}");
+    assert!(whole.get("core").is_none(), "{whole}");
+    assert!(
+        core["count"].as_u64().unwrap() >= 1,
+        "a solution's rows always complete"
+    );
+    assert_eq!(core["count"], whole["count"]);
+}
