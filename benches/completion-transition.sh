@@ -13,7 +13,8 @@
 #
 # Default points (n:δ): near the crossing 7600:130 30000:260 100000:470 1000000:1500; on the
 # satisfiable side 4000:200 7600:200 30000:400 100000:730 1000000:2300. The worst case is
-# points × SEEDS × 2 × LIMIT (5 hours for the default), far less when instances are decided.
+# points × SEEDS × 2 × LIMIT (6 hours for the default, and for --sweep), far less when
+# instances are decided.
 #
 # Each instance: generate it (timed), `queens solve FILE --json --timeout LIMIT -o SOL`
 # (status, its own time_ms, answered_by, and `core` when the answer has one), check a `sat`
@@ -25,14 +26,17 @@
 # Exit 0 when the run completed, undecided instances or not; exit 3 when the two solvers
 # disagree on an instance or a board fails its check; exit 2 on a setup error.
 #
-# Settings (environment variables):
-#   SIZES="N:δ …"   points (arguments N:δ do the same)        SEEDS=10   seeds 1..SEEDS
-#   LIMIT=120       seconds per solver per instance           SWEEP=1    as --sweep
-#   QUEENS=target/release/queens (from the repository root)   NICE=10    niceness of every run
-#   OUT=target/bench/completion-transition-DATE.csv
-#   VENV=${TMPDIR:-/tmp}/queens-bench-cpsat  the throw-away virtual environment for CP-SAT,
-#                   made on first use and reused; ORTOOLS=ortools==9.15.6755 what pip installs
+# Settings (environment variables; QUEENS and OUT are relative to the repository root):
+#   SIZES="N:δ …"   the points (arguments N:δ do the same); SWEEP=1 is --sweep
+#   SEEDS=10        seeds 1..SEEDS at each point
+#   LIMIT=120       seconds per solver per instance
 #   GRACE=60        seconds past LIMIT before a run is killed (loading a 10⁶ board takes time)
+#   NICE=10         niceness of every run
+#   QUEENS=target/release/queens   copied at the start: a rebuild during the run cannot mix builds
+#   OUT=target/bench/completion-transition-DATE.csv
+#   VENV=${TMPDIR:-/tmp}/queens-bench-cpsat   the throw-away virtual environment for CP-SAT,
+#                   made on first use and reused
+#   ORTOOLS=ortools==9.15.6755   what pip installs into it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,7 +75,6 @@ for p in $SIZES; do
     esac
 done
 
-[ -x "$QUEENS" ] || { echo "completion-transition: no queens binary at $QUEENS (cargo build --release, or set QUEENS)" >&2; exit 2; }
 OUT=${OUT:-target/bench/completion-transition-$(date +%Y%m%d-%H%M%S).csv}
 mkdir -p "$(dirname "$OUT")"
 LOG=${OUT%.csv}.txt
@@ -85,11 +88,39 @@ PY=$VENV/bin/python
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/completion-transition.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
+# One build for the whole run. A binary being relinked as it is copied does not start: try
+# again a few times before giving up.
+for try in 1 2 3 4 5; do
+    if [ -x "$QUEENS" ] && cp "$QUEENS" "$WORK/queens" && "$WORK/queens" --version > /dev/null 2>&1; then
+        break
+    fi
+    if [ "$try" = 5 ]; then
+        echo "completion-transition: no working queens binary at $QUEENS (cargo build --release, or set QUEENS)" >&2
+        exit 2
+    fi
+    sleep 3
+done
+BUILD="$QUEENS, sha256 $(sha256sum "$WORK/queens" | cut -c1-12), built $(date -u -r "$QUEENS" +%Y-%m-%dT%H:%M:%SZ)"
+QUEENS=$WORK/queens
+
 # Milliseconds since the epoch, for wall times measured from outside each process.
 now_ms() { date +%s%3N; }
 secs() { awk -v ms="$1" 'BEGIN { printf "%.2f", ms / 1000 }'; }
 # Runs a command niced and killed GRACE seconds after the limit; its exit code is in $rc.
-run() { rc=0; nice -n "$NICE" timeout -k 5 "$((LIMIT + GRACE))" "$@" || rc=$?; }
+# `timeout` puts the command in a process group of its own, which Ctrl-C does not reach, so
+# it runs in the background and an interrupted run stops it (`stop`, trapped in `main`).
+run() {
+    rc=0
+    nice -n "$NICE" timeout -k 5 "$((LIMIT + GRACE))" "$@" &
+    child=$!
+    wait "$child" || rc=$?
+    child=
+}
+stop() {
+    [ -z "${child:-}" ] || kill -TERM "$child" 2> /dev/null || true
+    echo "completion-transition: interrupted; the CSV so far is $OUT" >&2
+    exit 130
+}
 # Reads one line of completion_report.py's fields into the named variables.
 fields() { local what=$1 file=$2; shift 2; IFS=$'\x1f' read -r "$@" < <("$PY" benches/completion_report.py "$what" "$file"); }
 
@@ -100,8 +131,8 @@ header() {
     echo "# completion-transition: queens solve against OR-Tools CP-SAT on random completions"
     echo "# date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "# machine: $(nproc) cores, ${cpu:-unknown CPU}, $mem"
-    # The binary's own hash and date too: it may be built from a tree other than this one.
-    echo "# queens:  $("$QUEENS" --version 2>/dev/null || echo unknown), binary sha256 $(sha256sum "$QUEENS" | cut -c1-12) of $(date -u -r "$QUEENS" +%Y-%m-%dT%H:%M:%SZ)"
+    # The binary's hash and date too: it may be built from a tree other than this one.
+    echo "# queens:  $("$QUEENS" --version), $BUILD"
     echo "# repo:    commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' with local changes')"
     echo "# cp-sat:  ortools $("$PY" -c 'import ortools; print(ortools.__version__)'), $("$PY" --version), 2 workers"
     echo "# run:     points (n:δ) $SIZES; seeds 1..$SEEDS; limit $LIMIT s per solver; nice $NICE"
@@ -173,6 +204,7 @@ instance() {
 
 main() {
     local p seed
+    trap stop INT TERM
     header
     echo "n,delta,seed,fixed,free,gen_ms,queens_status,queens_time_ms,queens_wall_ms,queens_answered_by,queens_board,queens_core,cpsat_status,cpsat_time_ms,cpsat_solve_ms,cpsat_wall_ms,cpsat_board,agree" > "$OUT"
     echo
