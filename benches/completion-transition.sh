@@ -19,7 +19,8 @@
 # Each instance: generate it (timed), `queens solve FILE --json --timeout LIMIT -o SOL`
 # (status, its own time_ms, answered_by, and `core` when the answer has one), check a `sat`
 # board in Python against the instance, then CP-SAT with the same limit (its time_ms is model
-# building plus search; reading the file is apart). A `timeout` or a killed run is undecided.
+# building plus search; reading the file is apart). Both limits count from the start of the
+# command, file read included. A `timeout`, CP-SAT's `unknown` or a killed run is undecided.
 # It prints the machine, one line per instance and a summary per point (decided counts, total
 # and median seconds of both, queens/CP-SAT of the totals; an undecided instance counts with
 # the time it used), and writes OUT (CSV) and OUT with .txt in place of .csv (what it printed).

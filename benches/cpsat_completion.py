@@ -14,11 +14,13 @@ rule `full`) and prints one JSON line:
      "read_ms": ..., "build_ms": ..., "solve_ms": ..., "time_ms": ..., "verified": bool}
 
 `time_ms` is model building plus solving (the file read is `read_ms`, apart), the figure the
-benchmark compares with `queens solve`'s own `time_ms`. Only the D free rows and D free columns
-matter: one variable per free row, whose domain is the free columns whose two diagonals no
-fixed queen holds, and AllDifferent on x_r, r + x_r and r - x_r. A `sat` answer is checked
-here against the fixed queens (rows, columns, both diagonals) before it is reported; a
-failed check exits 3. Exit 2 is a bad instance or bad arguments.
+benchmark compares with `queens solve`'s own `time_ms`. `--limit` counts from the start, file
+read included, as `queens solve --timeout` counts it; what is left becomes CP-SAT's time limit.
+Only the D free rows and D free columns matter: one variable per free row, whose domain is the
+free columns whose two diagonals no fixed queen holds, and AllDifferent on x_r, r + x_r and
+r - x_r. A `sat` answer is checked here against the fixed queens (rows, columns, both
+diagonals) before it is reported; a failed check exits 3. Exit 2 is a bad instance or bad
+arguments.
 
 `--board SOL` reads a column-per-row board (`queens solve -o SOL`: line r + 1 holds row r's
 column), checks it with the same code and prints {"board": "ok"} (exit 0) or
@@ -45,8 +47,13 @@ def fail(msg, code=2):
 
 def load(path):
     """The board size and the fixed queens as an (M, 2) array of rows and columns."""
-    with open(path, encoding="utf-8") as f:
-        inst = json.load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            inst = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{path}: {e}")
+    if not isinstance(inst, dict) or "n" not in inst:
+        fail(f"{path}: not a JSON instance with an `n`")
     extra = set(inst) - KNOWN
     if extra:
         fail(f"{path}: fields {sorted(extra)} are not a plain completion instance")
@@ -63,11 +70,10 @@ def load(path):
 
 
 def lines_clash(n, fixed):
-    """Whether two fixed queens share a row, a column or a diagonal."""
+    """Whether two fixed queens share a row, a column or a diagonal (counted, in O(n))."""
     rows, cols = fixed[:, 0], fixed[:, 1]
-    return any(
-        len(np.unique(line)) < len(line) for line in (rows, cols, rows + cols, rows - cols + n)
-    )
+    lines = (rows, cols, rows + cols, rows - cols + n - 1)
+    return fixed.size > 0 and any(np.bincount(line).max() > 1 for line in lines)
 
 
 def free_domains(n, fixed):
@@ -89,8 +95,9 @@ def free_domains(n, fixed):
     return rows, [cols[allowed[i]].tolist() for i in range(len(rows))]
 
 
-def solve(rows, domains, limit, workers):
-    """CP-SAT on the free rows: (status, {row: col} or None, build seconds, solve seconds)."""
+def solve(rows, domains, deadline, workers):
+    """CP-SAT on the free rows, stopped at `deadline` (a `time.perf_counter()` value):
+    (status, {row: col} or None, build seconds, search seconds)."""
     start = time.perf_counter()
     model = cp_model.CpModel()
     xs = []
@@ -101,7 +108,7 @@ def solve(rows, domains, limit, workers):
     model.add_all_different(x - r for r, x in xs)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
-    solver.parameters.max_time_in_seconds = limit
+    solver.parameters.max_time_in_seconds = max(deadline - time.perf_counter(), 0.001)
     build = time.perf_counter() - start
     code = solver.solve(model)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -183,7 +190,8 @@ def main():
         # build (CP-SAT refuses an empty domain), and a CP user would stop here too.
         status, placed, build, search = "unsat", None, 0.0, 0.0
     else:
-        status, placed, build, search = solve(rows, domains, args.limit, args.workers)
+        # The limit counts from the start, as `queens solve --timeout` counts it.
+        status, placed, build, search = solve(rows, domains, t0 + args.limit, args.workers)
     build += prep
     out.update(
         status=status,
