@@ -106,7 +106,7 @@ QUEENS=$WORK/queens
 
 # Milliseconds since the epoch, for wall times measured from outside each process.
 now_ms() { date +%s%3N; }
-secs() { awk -v ms="$1" 'BEGIN { printf "%.2f", ms / 1000 }'; }
+secs() { awk -v ms="$1" 'BEGIN { printf "%.3f", ms / 1000 }'; }
 # Runs a command niced and killed GRACE seconds after the limit; its exit code is in $rc.
 # `timeout` puts the command in a process group of its own, which Ctrl-C does not reach, so
 # it runs in the background and an interrupted run stops it (`stop`, trapped in `main`).

@@ -57,7 +57,7 @@ def cpsat_fields(path):
 
 
 def seconds(ms):
-    return f"{ms / 1e3:.2f}"
+    return f"{ms / 1e3:.3f}"
 
 
 def summary(path):
@@ -95,7 +95,7 @@ def summary(path):
                 seconds(sum(times)),
                 seconds(statistics.median(times)),
             ]
-        cells.append(f"{totals[0] / totals[1]:.2f}" if totals[1] > 0 else "-")
+        cells.append(f"{totals[0] / totals[1]:.3g}" if totals[1] > 0 else "-")
         table.append(cells)
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     for row in table:
