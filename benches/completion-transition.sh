@@ -70,10 +70,10 @@ elif [ "$SWEEP" = 1 ]; then
     SIZES=$(seq -f '100000:%g' 400 50 800 | tr '\n' ' ')
 fi
 for p in $SIZES; do
-    case "$p" in
-        [0-9]*:[0-9]*) ;;
-        *) echo "completion-transition: a point is N:δ, not $p" >&2; exit 2 ;;
-    esac
+    if ! [[ $p =~ ^[1-9][0-9]*:[0-9]+$ ]] || [ "${p##*:}" -gt "${p%%:*}" ]; then
+        echo "completion-transition: a point is N:δ with 0 ≤ δ ≤ N, not $p" >&2
+        exit 2
+    fi
 done
 
 OUT=${OUT:-target/bench/completion-transition-$(date +%Y%m%d-%H%M%S).csv}
