@@ -14,7 +14,8 @@ pub fn to_csplib(n: usize, d: Diagonal) -> (usize, u8) {
     }
 }
 
-/// Parses a CSPLib prob079 parameter file (Essence' `letting` statements; `$` starts a comment).
+/// Parses a CSPLib prob079 parameter file (Essence' `letting` statements; `$` starts a comment;
+/// a list may end with a comma before its `]`).
 ///
 /// Completion files give `n` and `init = [[r, c], …]`; Excluded Diagonals files give `n` and
 /// `diags = [[k, t], …]` (the [`Diagonal::from_csplib`] convention). The `letting` keyword is
@@ -341,26 +342,28 @@ impl Parser {
         }
     }
 
-    /// The rest of a list whose `[` was on line `l`.
+    /// The rest of a list whose `[` was on line `l`. One comma may close a list that has
+    /// items (`[[1,1],\n[1,2],\n]`): CSPLib's prob080 ASP-competition files end every
+    /// `blocks` list that way. `[,]` and `[1,,]` stay errors.
     fn list(&mut self, l: usize) -> Result<Value, (usize, String)> {
-        {
-            {
-                let mut items = Vec::new();
-                if matches!(self.peek(), Some((_, Tok::Close))) {
+        let mut items = Vec::new();
+        if matches!(self.peek(), Some((_, Tok::Close))) {
+            self.at += 1;
+            return Ok(Value::List(items, l));
+        }
+        loop {
+            items.push(self.value(l)?);
+            match self.next() {
+                Some((_, Tok::Comma)) if matches!(self.peek(), Some((_, Tok::Close))) => {
                     self.at += 1;
                     return Ok(Value::List(items, l));
                 }
-                loop {
-                    items.push(self.value(l)?);
-                    match self.next() {
-                        Some((_, Tok::Comma)) => {}
-                        Some((_, Tok::Close)) => return Ok(Value::List(items, l)),
-                        Some((l2, t)) => {
-                            return Err((l2, format!("expected `,` or `]` in a list, found {t}")))
-                        }
-                        None => return Err((l, "list opened here is never closed".into())),
-                    }
+                Some((_, Tok::Comma)) => {}
+                Some((_, Tok::Close)) => return Ok(Value::List(items, l)),
+                Some((l2, t)) => {
+                    return Err((l2, format!("expected `,` or `]` in a list, found {t}")))
                 }
+                None => return Err((l, "list opened here is never closed".into())),
             }
         }
     }

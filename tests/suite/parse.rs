@@ -432,3 +432,38 @@ fn csplib_duplicate_init_queen_names_both_lines() {
         "dup.param: line 4: init: queen [4, 1] is given twice (also on line 2)"
     );
 }
+
+/// CSPLib's prob080 ASP-competition files end their list with `,` before the last `]`, which
+/// was read as a missing item: "line 597: expected a number or a list, found `]`". One comma
+/// may close a list now; any other stray comma is still an error on its line.
+#[test]
+fn csplib_list_may_end_with_one_comma() {
+    let csplib = |text: &str| queens::formats::csplib::parse_csplib("c.param", text, None);
+    let p = csplib("letting n = 8\nletting init = [[4,1],\n[3,3,],\n]").unwrap();
+    assert_eq!(p.fixed(), &[(3, 3), (4, 1)]);
+    for (text, want) in [
+        (
+            "letting n = 8\nletting init = [,]",
+            "line 2: expected a number or a list, found `,`",
+        ),
+        (
+            "letting n = 8\nletting init = [[4,1],\n,]",
+            "line 3: expected a number or a list, found `,`",
+        ),
+        (
+            "letting n = 8\nletting init = [[4,1],,\n]",
+            "line 2: expected a number or a list, found `,`",
+        ),
+        (
+            "letting n = 8,",
+            "line 1: expected `letting name = value`, found `,`",
+        ),
+        (
+            "letting n = 8\nletting init = [[4,1],",
+            "line 2: missing value at end of file",
+        ),
+    ] {
+        let e = csplib(text).unwrap_err().to_string();
+        assert_eq!(e, format!("c.param: {want}"), "{text:?}");
+    }
+}
