@@ -190,32 +190,36 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
             "a prefix was asked for but the file has no `init` or `diags` list".into(),
         ));
     }
-    if let Some(cells) = init {
-        let mut fixed = Vec::new();
-        let mut lines = Vec::new();
-        for (l, r, c) in cells {
-            if r >= n as u64 || c >= n as u64 {
+    // `[r, c]` entries counted from `base` (0 in prob079, 1 in prob080) as cells of the board;
+    // an entry off the board or listed twice is an error on its line, in the file's numbers.
+    let board_cells = |list: &str, what: &str, base: u64, entries: Vec<Pair>| {
+        let (lo, hi) = (base, n as u64 - 1 + base);
+        let mut cells = Vec::with_capacity(entries.len());
+        for &(l, r, c) in &entries {
+            if !(lo..=hi).contains(&r) || !(lo..=hi).contains(&c) {
                 return Err(err(
                     l,
                     format!(
-                        "queen [{r}, {c}] is off the {n}×{n} board (coordinates are 0..{})",
-                        n - 1
+                        "{what} [{r}, {c}] is off the {n}×{n} board (coordinates are {lo}..{hi})"
                     ),
                 ));
             }
-            fixed.push((r as usize, c as usize));
-            lines.push(l);
+            cells.push(((r - base) as usize, (c - base) as usize));
         }
-        if let Some((first, again)) = crate::model::find_duplicate(n, &fixed) {
-            let (r, c) = fixed[again];
+        if let Some((first, again)) = crate::model::find_duplicate(n, &cells) {
+            let (l, r, c) = entries[again];
             return Err(err(
-                lines[again],
+                l,
                 format!(
-                    "init: queen [{r}, {c}] is given twice (also on line {})",
-                    lines[first]
+                    "{list}: {what} [{r}, {c}] is given twice (also on line {})",
+                    entries[first].0
                 ),
             ));
         }
+        Ok(cells)
+    };
+    if let Some(entries) = init {
+        let fixed = board_cells("init", "queen", 0, entries)?;
         problem = problem
             .with_fixed(&fixed)
             .map_err(|e| err(n_line, e.to_string()))?;
@@ -241,34 +245,8 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
             .with_excluded(&list)
             .map_err(|e| err(n_line, e.to_string()))?;
     }
-    if let Some(cells) = blocks {
-        let mut blocked = Vec::with_capacity(cells.len());
-        let mut lines = Vec::with_capacity(cells.len());
-        for (l, r, c) in cells {
-            if !(1..=n as u64).contains(&r) || !(1..=n as u64).contains(&c) {
-                return Err(err(
-                    l,
-                    format!(
-                        "blocked cell [{r}, {c}] is off the {n}×{n} board (prob080 counts \
-                         from 1: coordinates are 1..{n})"
-                    ),
-                ));
-            }
-            blocked.push((r as usize - 1, c as usize - 1));
-            lines.push(l);
-        }
-        if let Some((first, again)) = crate::model::find_duplicate(n, &blocked) {
-            let (r, c) = blocked[again];
-            return Err(err(
-                lines[again],
-                format!(
-                    "blocks: cell [{}, {}] is given twice (also on line {})",
-                    r + 1,
-                    c + 1,
-                    lines[first]
-                ),
-            ));
-        }
+    if let Some(entries) = blocks {
+        let blocked = board_cells("blocks", "blocked cell", 1, entries)?;
         problem = problem
             .with_blocked(&blocked)
             .map_err(|e| err(n_line, e.to_string()))?;

@@ -506,17 +506,15 @@ fn csplib_prob080_errors_name_the_line() {
     for (text, want) in [
         (
             "letting n = 4\nletting blocks = [[1,1],\n[0,2],\n]",
-            "line 3: blocked cell [0, 2] is off the 4×4 board (prob080 counts from 1: \
-             coordinates are 1..4)",
+            "line 3: blocked cell [0, 2] is off the 4×4 board (coordinates are 1..4)",
         ),
         (
             "letting n = 4\nletting blocks = [[1,1],\n[2,5]]",
-            "line 3: blocked cell [2, 5] is off the 4×4 board (prob080 counts from 1: \
-             coordinates are 1..4)",
+            "line 3: blocked cell [2, 5] is off the 4×4 board (coordinates are 1..4)",
         ),
         (
             "letting n = 4\nletting blocks = [[1,1],\n[2,2],\n[1,1],\n]",
-            "line 4: blocks: cell [1, 1] is given twice (also on line 2)",
+            "line 4: blocks: blocked cell [1, 1] is given twice (also on line 2)",
         ),
         (
             "letting n = 4\nletting blocks = [[1,1],\n[2,2,3],\n]",
