@@ -299,22 +299,26 @@ fn json_lines() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
-/// A CSPLib list of pairs, `[[a, b], …]`.
+/// A CSPLib list of pairs, `[[a, b], …]`, some ending in a comma (`[[1,1],\n]`, as
+/// prob080's ASP-competition files do) or a stray one (`[,]`).
 fn csplib_pairs() -> impl Strategy<Value = String> {
-    prop::collection::vec((number(), number()), 0..5).prop_map(|p| {
+    let tail = prop_oneof![4 => Just(""), 2 => Just(","), 1 => Just(",\n"), 1 => Just(",,")];
+    (prop::collection::vec((number(), number()), 0..5), tail).prop_map(|(p, tail)| {
         let items: Vec<String> = p.iter().map(|(a, b)| format!("[{a}, {b}]")).collect();
-        format!("[{}]", items.join(", "))
+        format!("[{}{tail}]", items.join(", "))
     })
 }
 
-/// A CSPLib prob079 parameter file.
+/// A CSPLib prob079 or prob080 parameter file.
 fn csplib() -> impl Strategy<Value = Vec<u8>> {
     let statement = prop_oneof![
         3 => number().prop_map(|v| format!("n = {v}")),
         2 => csplib_pairs().prop_map(|v| format!("init = {v}")),
         2 => csplib_pairs().prop_map(|v| format!("diags = {v}")),
+        2 => csplib_pairs().prop_map(|v| format!("blocks = {v}")),
         1 => number().prop_map(|v| format!("given_queens = {v}")),
         1 => number().prop_map(|v| format!("numdiags = {v}")),
+        1 => number().prop_map(|v| format!("blocked_squares = {v}")),
         1 => (1usize..40).prop_map(|d| format!("init = {}{}", "[".repeat(d), "]".repeat(d))),
         1 => "[ -~]{0,16}",
     ];
@@ -323,7 +327,7 @@ fn csplib() -> impl Strategy<Value = Vec<u8>> {
         eol(),
     )
         .prop_map(|(stmts, eol)| {
-            let mut s = String::from("$ prob079 fuzz");
+            let mut s = String::from("$ CSPLib fuzz");
             s.push_str(eol);
             for (st, letting, be) in stmts {
                 if letting {

@@ -1,4 +1,4 @@
-//! CSPLib prob079 parameter files: completion (`init`) and Excluded Diagonals (`diags`).
+//! CSPLib parameter files: prob079 (`init`, `diags`) and prob080 Blocked n-Queens (`blocks`).
 
 use std::collections::HashMap;
 
@@ -14,19 +14,28 @@ pub fn to_csplib(n: usize, d: Diagonal) -> (usize, u8) {
     }
 }
 
-/// Parses a CSPLib prob079 parameter file (Essence' `letting` statements; `$` starts a comment).
+/// Parses a CSPLib prob079 or prob080 parameter file (Essence' `letting` statements; `$` starts
+/// a comment; a list may end with a comma before its `]`).
 ///
-/// Completion files give `n` and `init = [[r, c], …]`; Excluded Diagonals files give `n` and
-/// `diags = [[k, t], …]` (the [`Diagonal::from_csplib`] convention). The `letting` keyword is
-/// optional, since `queens-diag-gen.py` prints `n = 10` and `diags = …` without it, and `be`
-/// may stand for `=`; `given_queens` and `numdiags`, when present, must match the list lengths.
+/// prob079 completion files give `n` and `init = [[r, c], …]`; Excluded Diagonals files give
+/// `n` and `diags = [[k, t], …]` (the [`Diagonal::from_csplib`] convention). prob080 Blocked
+/// n-Queens files give `n` and `blocks = [[r, c], …]`, the cells no queen may stand on. The
+/// `letting` keyword is optional, since `queens-diag-gen.py` prints `n = 10` and `diags = …`
+/// without it, and `be` may stand for `=`. The list lengths the models declare must match the
+/// lists when present: `given_queens` (of `init`, or of `blocks` in prob080's strong model),
+/// `numdiags` and `blocked_squares` (prob080's commander model).
 ///
-/// Coordinates are 0-based: the prob079 models declare rows and columns as `int(0..n-1)`, the
+/// prob079 coordinates are 0-based: its models declare rows and columns as `int(0..n-1)`, the
 /// generator draws them from `range(n)`, and the data notes say "the boards are assumed to be
-/// indexed from 0". `[r, c]` is taken as row `r`, column `c` of this crate's model.
+/// indexed from 0". prob080 coordinates are 1-based: its models declare `blocks` over
+/// `int(1..n)` and block `m[blocks[i,1]-1, blocks[i,2]-1]`, and its generator writes
+/// `[r+1, c+1]`. `[r, c]` is taken as row `r`, column `c` of this crate's model (less one for
+/// `blocks`). Since the two bases cannot be told apart in the numbers, a file with `blocks`
+/// and `init` or `diags` is refused; JSON holds such a board.
 ///
 /// `first` keeps only the first that many queens and diagonals, since prob079 defines an
-/// instance as a prefix of the generated list.
+/// instance as a prefix of the generated list; prob080 has no prefixes, so `blocks` is kept
+/// whole.
 pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Problem, Error> {
     let err = |line: usize, msg: String| Error::input_at_line(origin, line, msg);
     let tokens = tokenize(text).map_err(|(line, m)| err(line, m))?;
@@ -70,12 +79,10 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
             None => return Err(err(line, format!("expected `=` after `{name}`"))),
         }
         let value = p.value(line).map_err(|(l, m)| err(l, m))?;
-        if !["n", "init", "diags", "given_queens", "numdiags"].contains(&name.as_str()) {
+        if !KNOWN.contains(&name.as_str()) {
             return Err(err(
                 line,
-                format!(
-                    "unknown parameter `{name}` (known: n, init, diags, given_queens, numdiags)"
-                ),
+                format!("unknown parameter `{name}` (known: {})", KNOWN.join(", ")),
             ));
         }
         if let Some((before, _)) = lettings.get(&name) {
@@ -85,6 +92,20 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
             ));
         }
         lettings.insert(name, (line, value));
+    }
+    if let Some((blocks_line, _)) = lettings.get("blocks") {
+        for other in ["init", "diags"] {
+            if let Some((other_line, _)) = lettings.get(other) {
+                return Err(err(
+                    *blocks_line.max(other_line),
+                    format!(
+                        "`{other}` (line {other_line}) is a prob079 parameter, counted from 0, \
+                         and `blocks` (line {blocks_line}) a prob080 one, counted from 1: one \
+                         file gives one of them; write a board with both as JSON"
+                    ),
+                ));
+            }
+        }
     }
     let (n_line, n) = match lettings.get("n") {
         Some((l, Value::Int(n, _))) if *n >= 1 => (*l, *n as usize),
@@ -98,7 +119,7 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
     };
     // Sparse past MAX_N: nothing per cell, so the file's lists are the only big part.
     let mut problem = Problem::sized(n).map_err(|e| err(n_line, e.to_string()))?;
-    let pairs = |name: &str| -> Result<Option<Vec<Pair>>, Error> {
+    let pairs = |name: &str, prefix: Option<usize>| -> Result<Option<Vec<Pair>>, Error> {
         let Some((line, v)) = lettings.get(name) else {
             return Ok(None);
         };
@@ -125,7 +146,7 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
                 }
             }
         }
-        let keep = first.unwrap_or(out.len());
+        let keep = prefix.unwrap_or(out.len());
         if keep > out.len() {
             return Err(err(
                 *line,
@@ -152,42 +173,53 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
         }
         Ok(())
     };
-    let init = pairs("init")?;
-    let diags = pairs("diags")?;
-    count_matches("given_queens", "init", init.as_ref().map(Vec::len))?;
+    let init = pairs("init", first)?;
+    let diags = pairs("diags", first)?;
+    let blocks = pairs("blocks", None)?;
+    // Never both lists: `blocks` with `init` is refused above.
+    match (&init, &blocks) {
+        (Some(queens), _) => count_matches("given_queens", "init", Some(queens.len()))?,
+        (None, Some(cells)) => count_matches("given_queens", "blocks", Some(cells.len()))?,
+        (None, None) => {}
+    }
     count_matches("numdiags", "diags", diags.as_ref().map(Vec::len))?;
+    count_matches("blocked_squares", "blocks", blocks.as_ref().map(Vec::len))?;
     if init.is_none() && diags.is_none() && first.is_some() {
         return Err(err(
             n_line,
             "a prefix was asked for but the file has no `init` or `diags` list".into(),
         ));
     }
-    if let Some(cells) = init {
-        let mut fixed = Vec::new();
-        let mut lines = Vec::new();
-        for (l, r, c) in cells {
-            if r >= n as u64 || c >= n as u64 {
+    // `[r, c]` entries counted from `base` (0 in prob079, 1 in prob080) as cells of the board;
+    // an entry off the board or listed twice is an error on its line, in the file's numbers.
+    let board_cells = |list: &str, what: &str, base: u64, entries: Vec<Pair>| {
+        let (lo, hi) = (base, n as u64 - 1 + base);
+        let mut cells = Vec::with_capacity(entries.len());
+        for &(l, r, c) in &entries {
+            if !(lo..=hi).contains(&r) || !(lo..=hi).contains(&c) {
                 return Err(err(
                     l,
                     format!(
-                        "queen [{r}, {c}] is off the {n}×{n} board (coordinates are 0..{})",
-                        n - 1
+                        "{what} [{r}, {c}] is off the {n}×{n} board (coordinates are {lo}..{hi})"
                     ),
                 ));
             }
-            fixed.push((r as usize, c as usize));
-            lines.push(l);
+            cells.push(((r - base) as usize, (c - base) as usize));
         }
-        if let Some((first, again)) = crate::model::find_duplicate(n, &fixed) {
-            let (r, c) = fixed[again];
+        if let Some((first, again)) = crate::model::find_duplicate(n, &cells) {
+            let (l, r, c) = entries[again];
             return Err(err(
-                lines[again],
+                l,
                 format!(
-                    "init: queen [{r}, {c}] is given twice (also on line {})",
-                    lines[first]
+                    "{list}: {what} [{r}, {c}] is given twice (also on line {})",
+                    entries[first].0
                 ),
             ));
         }
+        Ok(cells)
+    };
+    if let Some(entries) = init {
+        let fixed = board_cells("init", "queen", 0, entries)?;
         problem = problem
             .with_fixed(&fixed)
             .map_err(|e| err(n_line, e.to_string()))?;
@@ -213,8 +245,25 @@ pub fn parse_csplib(origin: &str, text: &str, first: Option<usize>) -> Result<Pr
             .with_excluded(&list)
             .map_err(|e| err(n_line, e.to_string()))?;
     }
+    if let Some(entries) = blocks {
+        let blocked = board_cells("blocks", "blocked cell", 1, entries)?;
+        problem = problem
+            .with_blocked(&blocked)
+            .map_err(|e| err(n_line, e.to_string()))?;
+    }
     Ok(problem)
 }
+
+/// The parameters the prob079 and prob080 models declare.
+const KNOWN: [&str; 7] = [
+    "n",
+    "init",
+    "diags",
+    "given_queens",
+    "numdiags",
+    "blocks",
+    "blocked_squares",
+];
 
 /// One `[a, b]` entry of a parameter list, with the line it starts on.
 type Pair = (usize, u64, u64);
@@ -306,8 +355,8 @@ struct Parser {
     depth: usize,
 }
 
-/// Deepest list nesting a parameter file may have: prob079 files nest two deep; a deeper
-/// file is refused before the recursive parser could run out of stack (fuzzing found a
+/// Deepest list nesting a parameter file may have: prob079 and prob080 files nest two deep; a
+/// deeper file is refused before the recursive parser could run out of stack (fuzzing found a
 /// 10,000-deep `init` that aborted the process).
 const MAX_NESTING: usize = 32;
 
@@ -328,7 +377,7 @@ impl Parser {
             Some((l, Tok::Int(v))) => Ok(Value::Int(v, l)),
             Some((l, Tok::Open)) if self.depth >= MAX_NESTING => Err((
                 l,
-                format!("lists nested more than {MAX_NESTING} deep (prob079 files nest two)"),
+                format!("lists nested more than {MAX_NESTING} deep (CSPLib files nest two)"),
             )),
             Some((l, Tok::Open)) => {
                 self.depth += 1;
@@ -341,26 +390,28 @@ impl Parser {
         }
     }
 
-    /// The rest of a list whose `[` was on line `l`.
+    /// The rest of a list whose `[` was on line `l`. One comma may close a list that has
+    /// items (`[[1,1],\n[1,2],\n]`): CSPLib's prob080 ASP-competition files end every
+    /// `blocks` list that way. `[,]` and `[1,,]` stay errors.
     fn list(&mut self, l: usize) -> Result<Value, (usize, String)> {
-        {
-            {
-                let mut items = Vec::new();
-                if matches!(self.peek(), Some((_, Tok::Close))) {
+        let mut items = Vec::new();
+        if matches!(self.peek(), Some((_, Tok::Close))) {
+            self.at += 1;
+            return Ok(Value::List(items, l));
+        }
+        loop {
+            items.push(self.value(l)?);
+            match self.next() {
+                Some((_, Tok::Comma)) if matches!(self.peek(), Some((_, Tok::Close))) => {
                     self.at += 1;
                     return Ok(Value::List(items, l));
                 }
-                loop {
-                    items.push(self.value(l)?);
-                    match self.next() {
-                        Some((_, Tok::Comma)) => {}
-                        Some((_, Tok::Close)) => return Ok(Value::List(items, l)),
-                        Some((l2, t)) => {
-                            return Err((l2, format!("expected `,` or `]` in a list, found {t}")))
-                        }
-                        None => return Err((l, "list opened here is never closed".into())),
-                    }
+                Some((_, Tok::Comma)) => {}
+                Some((_, Tok::Close)) => return Ok(Value::List(items, l)),
+                Some((l2, t)) => {
+                    return Err((l2, format!("expected `,` or `]` in a list, found {t}")))
                 }
+                None => return Err((l, "list opened here is never closed".into())),
             }
         }
     }

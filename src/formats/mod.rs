@@ -1,5 +1,5 @@
-//! Every way into or out of the program: instance text (grids, JSON), CSPLib prob079
-//! parameter files, JSON-lines corpora and folders, and DIMACS.
+//! Every way into or out of the program: instance text (grids, JSON), CSPLib prob079 and
+//! prob080 parameter files, JSON-lines corpora and folders, and DIMACS.
 //!
 //! Every error names the origin (file name or `<stdin>`) and the line or JSON field, and says
 //! what was expected. Well-formed but contradictory input (two fixed queens attacking each

@@ -1,4 +1,4 @@
-//! Instance sources: one file, a CSPLib prob079 parameter file, a JSON-lines corpus or a folder.
+//! Instance sources: one file, a CSPLib parameter file, a JSON-lines corpus or a folder.
 //!
 //! Every source yields named [`Instance`]s, so a whole corpus is one input to `queens compare`
 //! and one line of it can be picked for `queens solve` with `--select id=…`. A [`Selection`]
@@ -71,7 +71,8 @@ impl Selection {
 pub enum Format {
     /// One JSON object per line (`.jsonl`, or several lines that each hold an object).
     JsonLines,
-    /// A CSPLib prob079 Essence' parameter file (`letting n = …`).
+    /// A CSPLib prob079 or prob080 Essence' parameter file (`letting n = …`), read by
+    /// [`parse_csplib`].
     Csplib,
     /// The project's own formats: a text grid or one JSON object.
     Single,

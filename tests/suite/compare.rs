@@ -163,6 +163,40 @@ fn csplib_parameter_files_are_instances() {
     assert_eq!(too_many.status.code(), Some(2));
 }
 
+/// A CSPLib prob080 file (1-based `blocks`, ending in the comma CSPLib's ASP-competition files
+/// have) solves to a board that `check --board` verifies against the file's blocked cells,
+/// and has the solutions of the same board drawn as a grid.
+#[test]
+fn csplib_prob080_file_solves_to_a_verified_board() {
+    let dir = temp::dir("prob080");
+    let param = data("blocked-8.param");
+    let sol = dir.join("blocked-8.sol");
+    let sol_s = sol.to_str().unwrap();
+    let o = queens(&["solve", &param, "-o", sol_s, "--json"], None);
+    succeeded(&o);
+    assert_eq!(json(&o)["status"], "sat");
+    let o = queens(&["check", &param, "--board", sol_s, "--json"], None);
+    succeeded(&o);
+    assert_eq!(json(&o)["status"], "solved");
+    let count = |file: &str| json(&queens(&["count", file, "--json"], None))["count"].clone();
+    assert_eq!(count(&param), count(&instance("blocked-8.txt")));
+    // A classic solution with a queen on [1,1], the blocked top-left corner, is refused.
+    std::fs::write(&sol, "0\n4\n7\n5\n2\n6\n1\n3\n").unwrap();
+    let o = queens(&["check", &param, "--board", sol_s], None);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("(0,0)"), "{}", stdout(&o));
+    // A block off the board is exit 2, naming the file and the line.
+    let bad = dir.join("bad.param");
+    std::fs::write(&bad, "letting n = 8\nletting blocks = [[1,1],\n[9,1],\n]").unwrap();
+    let o = queens(&["solve", bad.to_str().unwrap()], None);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("bad.param: line 3: blocked cell [9, 1]"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn corpus_lines_are_selected_by_field_and_prefix() {
     let sel = |filters: &[(&str, &str)], first, take| Selection {

@@ -432,3 +432,143 @@ fn csplib_duplicate_init_queen_names_both_lines() {
         "dup.param: line 4: init: queen [4, 1] is given twice (also on line 2)"
     );
 }
+
+/// CSPLib's prob080 ASP-competition files end their list with `,` before the last `]`, which
+/// was read as a missing item: "line 597: expected a number or a list, found `]`". One comma
+/// may close a list now; any other stray comma is still an error on its line.
+#[test]
+fn csplib_list_may_end_with_one_comma() {
+    let csplib = |text: &str| queens::formats::csplib::parse_csplib("c.param", text, None);
+    let p = csplib("letting n = 8\nletting init = [[4,1],\n[3,3,],\n]").unwrap();
+    assert_eq!(p.fixed(), &[(3, 3), (4, 1)]);
+    for (text, want) in [
+        (
+            "letting n = 8\nletting init = [,]",
+            "line 2: expected a number or a list, found `,`",
+        ),
+        (
+            "letting n = 8\nletting init = [[4,1],\n,]",
+            "line 3: expected a number or a list, found `,`",
+        ),
+        (
+            "letting n = 8\nletting init = [[4,1],,\n]",
+            "line 2: expected a number or a list, found `,`",
+        ),
+        (
+            "letting n = 8,",
+            "line 1: expected `letting name = value`, found `,`",
+        ),
+        (
+            "letting n = 8\nletting init = [[4,1],",
+            "line 2: missing value at end of file",
+        ),
+    ] {
+        let e = csplib(text).unwrap_err().to_string();
+        assert_eq!(e, format!("c.param: {want}"), "{text:?}");
+    }
+}
+
+fn csplib(text: &str) -> Result<queens::Problem, queens::Error> {
+    formats::csplib::parse_csplib("b.param", text, None)
+}
+
+/// prob080's `blocks` counts rows and columns from 1 (its models index `int(1..n)` and block
+/// `m[r-1, c-1]`): the same board as `instances/blocked-8.txt`, corners included.
+#[test]
+fn csplib_prob080_blocks_are_1_based_cells() {
+    let load = |path: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        formats::sources::load_one(&path, &formats::sources::Selection::default())
+            .unwrap()
+            .problem
+    };
+    let param = load("tests/data/blocked-8.param");
+    assert_eq!(param, load("instances/blocked-8.txt"));
+    assert_eq!(param.blocked().len(), 12);
+    assert!(param.fixed().is_empty() && param.excluded().is_empty());
+    // [1,1] and [n,n] are the corners (0,0) and (n-1,n-1); [1,n] is row 0's last cell.
+    let p = csplib("letting n = 5\nletting blocks = [[1,1], [5,5], [1,5]]").unwrap();
+    assert_eq!(p.blocked(), &[(0, 0), (0, 4), (4, 4)]);
+    // As the generator prints it: no trailing comma, two spaces after `=`, no final newline.
+    let p = csplib("letting n =  4\nletting blocks =  [[1, 2], [4, 3]]").unwrap();
+    assert_eq!(p.blocked(), &[(0, 1), (3, 2)]);
+    let p = csplib("letting n = 4\nletting blocks = []").unwrap();
+    assert!(p.blocked().is_empty());
+    // A prob080 file is found by its content too, whatever its name.
+    let p = load_ok("b.txt", b"letting n = 4\nletting blocks = [[2,2],\n]");
+    assert_eq!(p.blocked(), &[(1, 1)]);
+}
+
+/// Blocks outside 1..n (a 0 from a 0-based writer, or n + 1), a repeated block, and a count
+/// that does not match name the line of the entry.
+#[test]
+fn csplib_prob080_errors_name_the_line() {
+    for (text, want) in [
+        (
+            "letting n = 4\nletting blocks = [[1,1],\n[0,2],\n]",
+            "line 3: blocked cell [0, 2] is off the 4×4 board (coordinates are 1..4)",
+        ),
+        (
+            "letting n = 4\nletting blocks = [[1,1],\n[2,5]]",
+            "line 3: blocked cell [2, 5] is off the 4×4 board (coordinates are 1..4)",
+        ),
+        (
+            "letting n = 4\nletting blocks = [[1,1],\n[2,2],\n[1,1],\n]",
+            "line 4: blocks: blocked cell [1, 1] is given twice (also on line 2)",
+        ),
+        (
+            "letting n = 4\nletting blocks = [[1,1],\n[2,2,3],\n]",
+            "line 3: `blocks`: expected a pair like [1, 2]",
+        ),
+        (
+            "letting n = 4\nletting blocked_squares = 3\nletting blocks = [[1,1]]",
+            "line 2: `blocked_squares` does not match the 1 entries of `blocks`",
+        ),
+        (
+            "letting n = 4\nletting given_queens = 2\nletting blocks = [[1,1]]",
+            "line 2: `given_queens` does not match the 1 entries of `blocks`",
+        ),
+    ] {
+        let e = csplib(text).unwrap_err().to_string();
+        assert_eq!(e, format!("b.param: {want}"), "{text:?}");
+    }
+    // The counts prob080's two models declare, when they match.
+    let p = csplib("letting n = 4\nletting blocked_squares = 2\nletting blocks = [[1,1],[2,2],]");
+    assert_eq!(p.unwrap().blocked().len(), 2);
+    let p = csplib("n = 4\ngiven_queens = 1\nblocks be [[4,4]]").unwrap();
+    assert_eq!(p.blocked(), &[(3, 3)]);
+}
+
+/// prob079 lists count from 0 and prob080's from 1, so a file giving both cannot say which
+/// base a reader should use for which: it is refused at the later list, naming both lines.
+/// Without `init` or `diags` there is nothing to take a prefix of: `blocks` is kept whole.
+#[test]
+fn csplib_prob079_and_prob080_lists_do_not_share_a_file() {
+    for (text, other) in [
+        (
+            "letting n = 4\nletting init = [[0,0]]\nletting blocks = [[2,2]]",
+            "init",
+        ),
+        (
+            "letting n = 4\nletting blocks = [[2,2]]\nletting diags = [[0,1]]",
+            "diags",
+        ),
+    ] {
+        let e = csplib(text).unwrap_err().to_string();
+        let (other_line, blocks_line) = if other == "init" { (2, 3) } else { (3, 2) };
+        assert_eq!(
+            e,
+            format!(
+                "b.param: line 3: `{other}` (line {other_line}) is a prob079 parameter, counted \
+                 from 0, and `blocks` (line {blocks_line}) a prob080 one, counted from 1: one \
+                 file gives one of them; write a board with both as JSON"
+            )
+        );
+    }
+    let text = "letting n = 4\nletting blocks = [[2,2]]";
+    let e = formats::csplib::parse_csplib("b.param", text, Some(1)).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "b.param: line 1: a prefix was asked for but the file has no `init` or `diags` list"
+    );
+}
