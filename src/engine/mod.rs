@@ -799,7 +799,9 @@ fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
     }
 }
 
-/// Refuses a board past [`crate::model::MAX_N`] to the complete engines, which keep n² bits.
+/// Refuses a board past [`crate::model::MAX_N`] to the complete engines, which keep n² bits,
+/// except backtrack, sat and ext on a classic board whose core fits
+/// ([`completion::fits`]): they search the core.
 pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
     if problem.is_sparse() && !matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
         let on_core = matches!(

@@ -12,7 +12,6 @@ use crate::encode::cnf;
 use crate::engine::certify::{self, CertifiedAnswer};
 use crate::engine::completion;
 use crate::engine::ext::ExtName;
-use crate::engine::Budget;
 use crate::engine::{self, Answer, EngineName, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
@@ -865,11 +864,7 @@ fn solve_core_with_proof(
                     format!("the core of the completion; refuted by a {format} proof from the backtrack engine"),
                 ];
                 let mut cnf_text = Vec::new();
-                let core = completion::presolve(problem, false, &Budget::default())?;
-                let Some(completion::Presolved::Core(core)) = core else {
-                    return Err(Error::internal("the core changed between two presolves"));
-                };
-                completion::cnf::write_dimacs(&core, &proof.formula, &header, &mut cnf_text)
+                completion::cnf::write_dimacs(&proof.core, &proof.formula, &header, &mut cnf_text)
                     .map_err(|e| Error::internal_from("writing the core CNF", e))?;
                 resp.proof = Some(ProofInfo {
                     format,

@@ -357,12 +357,25 @@ fn every_complete_engine_on_the_core_past_4096_rows() {
         let inst_s = inst.to_str().unwrap();
         let o = queens(
             &[
-                "generate", "completion", "--n", n, "--queens", queens_placed, "--seed", seed,
-                "-o", inst_s,
+                "generate",
+                "completion",
+                "--n",
+                n,
+                "--queens",
+                queens_placed,
+                "--seed",
+                seed,
+                "-o",
+                inst_s,
             ],
             None,
         );
-        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let rows = n.parse::<u64>().unwrap() - queens_placed.parse::<u64>().unwrap();
         for engine in ["backtrack", "sat", "ext:cadical"] {
             if engine == "ext:cadical" && outside_checker("cadical").is_none() {
@@ -378,17 +391,25 @@ fn every_complete_engine_on_the_core_past_4096_rows() {
         }
         let cnf = dir.join(format!("c{n}.cnf"));
         let o = queens(&["encode", inst_s, "-o", cnf.to_str().unwrap()], None);
-        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let text = std::fs::read_to_string(&cnf).unwrap();
-        assert!(text.contains("c cell 1 "), "the core CNF maps its variables");
-        assert!(!text.contains("c fixed"), "the instance's fixed queens are not repeated");
+        assert!(
+            text.contains("c cell 1 "),
+            "the core CNF maps its variables"
+        );
+        assert!(
+            !text.contains("c fixed"),
+            "the instance's fixed queens are not repeated"
+        );
         if want == "sat" {
             let model = dir.join("model.txt");
             std::fs::write(&model, super::gen::external_solver_output(&text)).unwrap();
-            let o = queens(
-                &["decode", inst_s, model.to_str().unwrap(), "--json"],
-                None,
-            );
+            let o = queens(&["decode", inst_s, model.to_str().unwrap(), "--json"], None);
             let v = json(&o);
             assert_eq!(v["status"], "sat", "{v}");
             assert_eq!(v["queens"].as_array().map(Vec::len), Some(100_000));

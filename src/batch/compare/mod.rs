@@ -385,7 +385,9 @@ impl Plan {
 }
 
 /// Why `spec` cannot run on `problem` at all, if it cannot: the complete engines keep n² bits
-/// and stop at [`crate::model::MAX_N`]; local search solves classic boards only.
+/// and stop at [`crate::model::MAX_N`], past which backtrack, sat and ext search the core of
+/// a completion that fits ([`crate::engine::completion::fits`]); local search solves classic
+/// boards only.
 pub fn unsupported(problem: &Problem, spec: EngineSpec) -> Option<String> {
     if let Err(e) = crate::engine::complete_only(problem, spec) {
         let n = problem.n();

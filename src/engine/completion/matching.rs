@@ -53,10 +53,7 @@ pub(super) fn hall_violation(core: &Core) -> Option<String> {
             break;
         }
         // Vertex-disjoint shortest augmenting paths, by iterative depth-first search.
-        let mut next = vec![0u32; rows];
-        for i in 0..rows {
-            next[i] = core.row_start[i];
-        }
+        let mut next = core.row_start[..rows].to_vec();
         for root in 0..rows as u32 {
             if row_mate[root as usize] != NONE {
                 continue;

@@ -75,6 +75,8 @@ struct State<'a> {
     placed: Vec<u32>,
     /// Lines (rows `0..δ`, columns `δ..2δ`) that reached one alive cell.
     units: Vec<u32>,
+    /// Queens to place, in [`State::place`] (kept to reuse its memory).
+    queue: Vec<u32>,
     dead: bool,
 }
 
@@ -105,6 +107,7 @@ impl<'a> State<'a> {
             trail: Vec::with_capacity(cells),
             placed: Vec::with_capacity(rows),
             units: Vec::new(),
+            queue: Vec::new(),
             dead: false,
         }
     }
@@ -146,8 +149,17 @@ impl<'a> State<'a> {
     /// Places a queen on `x` and propagates; false at a dead end (the state must then be
     /// undone by the caller).
     fn place(&mut self, x: u32) -> bool {
+        let mut queue = std::mem::take(&mut self.queue);
+        queue.clear();
+        queue.push(x);
+        let ok = self.propagate(&mut queue);
+        self.queue = queue;
+        ok
+    }
+
+    /// Places the queens of `queue` and those the lines left with one cell force.
+    fn propagate(&mut self, queue: &mut Vec<u32>) -> bool {
         let core = self.core;
-        let mut queue = vec![x];
         while let Some(x) = queue.pop() {
             let xi = x as usize;
             let (i, j) = (core.cell_row[xi], core.cell_col[xi]);
@@ -398,9 +410,6 @@ fn run(
         let mut descend = true;
         loop {
             if descend {
-                if stats.nodes % 1024 == 0 && budget.exhausted() {
-                    return Ok(Found::Interrupted);
-                }
                 let use_rng = if restarts { Some(&mut rng) } else { None };
                 match st.choose(use_rng) {
                     None => {
@@ -436,6 +445,17 @@ fn run(
                     top.next += 1;
                     st.undo(trail, placed);
                     stats.nodes += 1;
+                    if stats.nodes % 1024 == 0 {
+                        if budget.exhausted() {
+                            return Ok(Found::Interrupted);
+                        }
+                        // Progress of a solve: the queens on the board now, of the core's
+                        // rows (a count's would go back and forth as it enumerates).
+                        let counting = matches!(goal, Goal::Count { .. });
+                        if let Some(progress) = budget.progress.as_ref().filter(|_| !counting) {
+                            progress(st.placed.len() as u64, core.rows() as u64);
+                        }
+                    }
                     if st.place(x) {
                         descend = true;
                         break;
