@@ -800,13 +800,16 @@ fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
 }
 
 /// Refuses a board past [`crate::model::MAX_N`] to the complete engines, which keep n² bits,
-/// except backtrack, sat and ext on a classic board whose core fits
+/// except backtrack, sat, ext and their race on a classic board whose core fits
 /// ([`completion::fits`]): they search the core.
 pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
     if problem.is_sparse() && !matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
         let on_core = matches!(
             spec,
-            EngineSpec::Backtrack { .. } | EngineSpec::Sat(_) | EngineSpec::Ext(_)
+            EngineSpec::Backtrack { .. }
+                | EngineSpec::Sat(_)
+                | EngineSpec::Ext(_)
+                | EngineSpec::Race(_)
         );
         if on_core && completion::applies(problem) {
             return completion::fits(problem);

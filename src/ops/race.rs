@@ -43,11 +43,14 @@ pub(super) fn solve(
     };
     let won = race(
         |stop| {
-            let (resp, artifacts) = solve_on(
-                &one_side(EngineName::Backtrack),
-                EngineSpec::Backtrack { threads: 1 },
-                &side_ctx(stop),
-            )?;
+            let side = one_side(EngineName::Backtrack);
+            // Past MAX_N the backtracker searches the core and answers a column per row (in
+            // a file past INLINE_MAX_N rows), as `solve --engine backtrack` does.
+            let (resp, artifacts) = if req.instance.0.is_sparse() && req.proof.is_none() {
+                super::solve::solve(&side, &side_ctx(stop))?
+            } else {
+                solve_on(&side, EngineSpec::Backtrack { threads: 1 }, &side_ctx(stop))?
+            };
             Ok(definite(&resp).then_some((resp, artifacts)))
         },
         |stop| {

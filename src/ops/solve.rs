@@ -158,21 +158,24 @@ impl SolveRequest {
                 Some("proof")
             } else if self.cross_check {
                 Some("cross_check")
-            } else if matches!(self.engine, EngineName::Race) {
-                Some("engine")
             } else {
                 None
             };
             if let Some(field) = field {
-                return Err(Error::too_large_at_field(
-                    field,
+                let max = crate::model::MAX_N;
+                let why = if field == "proof" {
                     format!(
-                        "a {n}×{n} board is past {max}, where local search and the \
-                         complete engines on the core of a completion answer one solution \
-                         (engine local, backtrack, sat, ext or auto)",
-                        max = crate::model::MAX_N
-                    ),
-                ));
+                        "a {n}×{n} board is past {max}, where proofs refute the core of a \
+                         completion and come from the backtracker: engine backtrack or auto"
+                    )
+                } else {
+                    format!(
+                        "a {n}×{n} board is past {max}, where local search and the complete \
+                         engines on the core of a completion answer one solution (engine local, \
+                         backtrack, sat, ext, race or auto)"
+                    )
+                };
+                return Err(Error::too_large_at_field(field, why));
             }
         }
         if self.threads.is_some_and(|t| !(1..=256).contains(&t)) {

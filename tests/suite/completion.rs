@@ -416,3 +416,92 @@ fn every_complete_engine_on_the_core_past_4096_rows() {
         }
     }
 }
+
+/// Past 4096 rows the race answers on the core, and what the core cannot do is refused with
+/// exit 2 naming the field: a binary proof, a proof from another engine, listing, a core past
+/// its bound.
+#[test]
+fn race_and_refusals_past_4096_rows() {
+    let dir = temp::dir("core-refusals");
+    let inst = dir.join("c.json");
+    let inst_s = inst.to_str().unwrap();
+    let o = queens(
+        &[
+            "generate",
+            "completion",
+            "--n",
+            "5000",
+            "--queens",
+            "4900",
+            "--seed",
+            "115",
+            "-o",
+            inst_s,
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = queens(&["solve", inst_s, "--engine", "race", "--json"], None);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["status"], "unsat");
+    assert_eq!(v["core"]["rows"], 100, "{v}");
+    let refused = |args: &[&str], field: &str| {
+        let o = queens(args, None);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("field `{field}`")), "{args:?}: {err}");
+    };
+    let p = dir.join("p");
+    let p = p.to_str().unwrap();
+    refused(
+        &[
+            "solve",
+            inst_s,
+            "--proof",
+            p,
+            "--proof-format",
+            "binary-lrat",
+        ],
+        "proof",
+    );
+    refused(&["solve", inst_s, "--proof", p, "--engine", "sat"], "proof");
+    refused(&["solve", inst_s, "--all"], "all");
+    // 10,000 free rows: past the core's bound, so only local search takes it.
+    let big = dir.join("big.json");
+    let o = queens(
+        &[
+            "generate",
+            "completion",
+            "--n",
+            "20000",
+            "--queens",
+            "10000",
+            "--seed",
+            "1",
+            "-o",
+            big.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    refused(
+        &["solve", big.to_str().unwrap(), "--engine", "backtrack"],
+        "n",
+    );
+}
