@@ -29,7 +29,8 @@
 #
 # Settings (environment variables; QUEENS and OUT are relative to the repository root):
 #   SIZES="N:δ …"   the points (arguments N:δ do the same); SWEEP=1 is --sweep
-#   SEEDS=10        seeds 1..SEEDS at each point
+#   SEEDS=10        seeds FIRST_SEED..FIRST_SEED+SEEDS−1 at each point
+#   FIRST_SEED=1    (a second run with FIRST_SEED=6 SEEDS=5 extends one of seeds 1..5)
 #   LIMIT=120       seconds per solver per instance
 #   GRACE=60        seconds past LIMIT before a run is killed (loading a 10⁶ board takes time)
 #   NICE=10         niceness of every run
@@ -45,6 +46,7 @@ CROSSING="7600:130 30000:260 100000:470 1000000:1500"
 SAT_SIDE="4000:200 7600:200 30000:400 100000:730 1000000:2300"
 SIZES=${SIZES:-$CROSSING $SAT_SIDE}
 SEEDS=${SEEDS:-10}
+FIRST_SEED=${FIRST_SEED:-1}
 LIMIT=${LIMIT:-120}
 SWEEP=${SWEEP:-0}
 QUEENS=${QUEENS:-target/release/queens}
@@ -136,7 +138,7 @@ header() {
     echo "# queens:  $("$QUEENS" --version), $BUILD"
     echo "# repo:    commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' with local changes')"
     echo "# cp-sat:  ortools $("$PY" -c 'import ortools; print(ortools.__version__)'), $("$PY" --version), 2 workers"
-    echo "# run:     points (n:δ) $SIZES; seeds 1..$SEEDS; limit $LIMIT s per solver; nice $NICE"
+    echo "# run:     points (n:δ) $SIZES; seeds $FIRST_SEED..$((FIRST_SEED + SEEDS - 1)); limit $LIMIT s per solver; nice $NICE"
     echo "# csv:     $OUT"
 }
 
@@ -212,7 +214,7 @@ main() {
     printf '%8s %5s %4s %5s %7s | %-7s %8s %-9s %-5s | %-7s %8s | %s\n' \
         n δ seed free gen_s queens time_s by board cp-sat time_s agree
     for p in $SIZES; do
-        for seed in $(seq 1 "$SEEDS"); do
+        for seed in $(seq "$FIRST_SEED" $((FIRST_SEED + SEEDS - 1))); do
             instance "${p%%:*}" "${p##*:}" "$seed"
         done
     done
