@@ -691,22 +691,7 @@ fn solve_columns(
     };
     let mut artifacts = Artifacts::default();
     match solved.answer {
-        engine::ColumnAnswer::Sat(cols) => {
-            resp.status = Status::Sat;
-            if n <= INLINE_MAX_N {
-                resp.queens = Some(
-                    cols.iter()
-                        .enumerate()
-                        .map(|(r, &c)| (r, c as usize))
-                        .collect(),
-                );
-            } else {
-                artifacts = Artifacts(vec![(
-                    "solution".into(),
-                    crate::formats::columns::write(&cols),
-                )]);
-            }
-        }
+        engine::ColumnAnswer::Sat(cols) => artifacts = sat_columns(&mut resp, &cols),
         engine::ColumnAnswer::Unsat(why) => {
             resp.status = Status::Unsat;
             resp.reason = Some(why.unwrap_or_else(|| unsat_reason(problem, solved.work.nodes)));
@@ -724,6 +709,25 @@ fn solve_columns(
     }
     resp.time_ms = ms(start);
     Ok((resp, artifacts))
+}
+
+/// A verified solution, one column per row, into the answer: inline `queens` up to
+/// [`INLINE_MAX_N`] rows, the column-per-row text as the `solution` artifact above it.
+fn sat_columns(resp: &mut SolveResponse, cols: &[u32]) -> Artifacts {
+    resp.status = Status::Sat;
+    if resp.n <= INLINE_MAX_N {
+        resp.queens = Some(
+            cols.iter()
+                .enumerate()
+                .map(|(r, &c)| (r, c as usize))
+                .collect(),
+        );
+        return Artifacts::default();
+    }
+    Artifacts(vec![(
+        "solution".into(),
+        crate::formats::columns::write(cols),
+    )])
 }
 
 /// Refuses a local search (and the text of its answer) over the memory limit, before
@@ -843,20 +847,7 @@ fn solve_core_with_proof(
                     "the backtrack engine returned a board that breaks a rule: {v}"
                 ))
             })?;
-            resp.status = Status::Sat;
-            if problem.n() <= INLINE_MAX_N {
-                resp.queens = Some(
-                    cols.iter()
-                        .enumerate()
-                        .map(|(r, &c)| (r, c as usize))
-                        .collect(),
-                );
-            } else {
-                artifacts = Artifacts(vec![(
-                    "solution".into(),
-                    crate::formats::columns::write(&cols),
-                )]);
-            }
+            artifacts = sat_columns(&mut resp, &cols);
         }
         completion::Proved::Unsat(why, proof) => {
             resp.status = Status::Unsat;

@@ -13,6 +13,7 @@ use queens::{Pos, Problem};
 
 use super::cli::{json, queens};
 use super::gen::brute_force;
+use super::local::cells;
 use crate::temp;
 
 /// A classic board of 1 to `max_n` rows with up to n fixed queens (often attacking each
@@ -45,11 +46,37 @@ fn completion_problem(max_n: usize) -> impl Strategy<Value = Problem> {
     })
 }
 
-fn cells(cols: &[u32]) -> Vec<Pos> {
-    cols.iter()
-        .enumerate()
-        .map(|(r, &c)| (r, c as usize))
-        .collect()
+/// `queens generate completion --n N --queens M --seed S [extra…] -o DIR/NAME`: its path.
+fn generate(
+    dir: &std::path::Path,
+    name: &str,
+    n: &str,
+    m: &str,
+    seed: &str,
+    extra: &[&str],
+) -> String {
+    let path = dir.join(name).to_str().unwrap().to_string();
+    let mut args = vec![
+        "generate",
+        "completion",
+        "--n",
+        n,
+        "--queens",
+        m,
+        "--seed",
+        seed,
+        "-o",
+        &path,
+    ];
+    args.extend_from_slice(extra);
+    let o = queens(&args, None);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    path
 }
 
 proptest! {
@@ -160,29 +187,8 @@ fn refutations_name_the_lines() {
 fn hundred_thousand_rows_at_the_crossing() {
     let dir = temp::dir("core");
     for seed in ["1", "2", "3"] {
-        let inst = dir.join(format!("c{seed}.json"));
-        let inst = inst.to_str().unwrap();
-        let o = queens(
-            &[
-                "generate",
-                "completion",
-                "--n",
-                "100000",
-                "--queens",
-                "99530",
-                "--seed",
-                seed,
-                "-o",
-                inst,
-            ],
-            None,
-        );
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let inst = generate(&dir, &format!("c{seed}.json"), "100000", "99530", seed, &[]);
+        let inst = inst.as_str();
         let o = queens(&["solve", inst, "--json", "--timeout", "60"], None);
         let v = json(&o);
         match v["status"].as_str() {
@@ -222,32 +228,12 @@ fn outside_checker(name: &str) -> Option<&str> {
 #[test]
 fn core_proofs_past_4096_rows_pass_the_outside_checkers() {
     let dir = temp::dir("core-proof");
-    let inst = dir.join("c.json");
-    let proof = dir.join("c.lrat");
-    let (inst_s, proof_s) = (inst.to_str().unwrap(), proof.to_str().unwrap());
     // Seed 115 of this size needs about two thousand nodes of search: no line is empty and
     // every row can get its own column.
-    let o = queens(
-        &[
-            "generate",
-            "completion",
-            "--n",
-            "5000",
-            "--queens",
-            "4900",
-            "--seed",
-            "115",
-            "-o",
-            inst_s,
-        ],
-        None,
-    );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let inst = generate(&dir, "c.json", "5000", "4900", "115", &[]);
+    let inst_s = inst.as_str();
+    let proof = dir.join("c.lrat");
+    let proof_s = proof.to_str().unwrap();
     let o = queens(&["solve", inst_s, "--proof", proof_s, "--json"], None);
     assert_eq!(
         o.status.code(),
@@ -274,7 +260,7 @@ fn core_proofs_past_4096_rows_pass_the_outside_checkers() {
         .map(|x| x.parse().unwrap())
         .collect();
     let inst_json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&inst).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(inst_s).unwrap()).unwrap();
     let fixed = inst_json["queens"].as_array().unwrap();
     assert!(fixed
         .iter()
@@ -301,31 +287,15 @@ fn core_proofs_past_4096_rows_pass_the_outside_checkers() {
 #[test]
 fn core_count_matches_the_whole_board() {
     let dir = temp::dir("core-count");
-    let inst = dir.join("c.json");
-    let inst_s = inst.to_str().unwrap();
-    let o = queens(
-        &[
-            "generate",
-            "completion",
-            "--n",
-            "300",
-            "--queens",
-            "285",
-            "--presets",
-            "solution",
-            "--seed",
-            "4",
-            "-o",
-            inst_s,
-        ],
-        None,
+    let inst = generate(
+        &dir,
+        "c.json",
+        "300",
+        "285",
+        "4",
+        &["--presets", "solution"],
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let inst_s = inst.as_str();
     let core = json(&queens(
         &["count", inst_s, "--engine", "auto", "--json"],
         None,
@@ -353,29 +323,8 @@ fn every_complete_engine_on_the_core_past_4096_rows() {
         ("100000", "99530", "1", "sat"),
         ("5000", "4900", "115", "unsat"),
     ] {
-        let inst = dir.join(format!("c{n}.json"));
-        let inst_s = inst.to_str().unwrap();
-        let o = queens(
-            &[
-                "generate",
-                "completion",
-                "--n",
-                n,
-                "--queens",
-                queens_placed,
-                "--seed",
-                seed,
-                "-o",
-                inst_s,
-            ],
-            None,
-        );
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let inst = generate(&dir, &format!("c{n}.json"), n, queens_placed, seed, &[]);
+        let inst_s = inst.as_str();
         let rows = n.parse::<u64>().unwrap() - queens_placed.parse::<u64>().unwrap();
         for engine in ["backtrack", "sat", "ext:cadical"] {
             if engine == "ext:cadical" && outside_checker("cadical").is_none() {
@@ -423,29 +372,8 @@ fn every_complete_engine_on_the_core_past_4096_rows() {
 #[test]
 fn race_and_refusals_past_4096_rows() {
     let dir = temp::dir("core-refusals");
-    let inst = dir.join("c.json");
-    let inst_s = inst.to_str().unwrap();
-    let o = queens(
-        &[
-            "generate",
-            "completion",
-            "--n",
-            "5000",
-            "--queens",
-            "4900",
-            "--seed",
-            "115",
-            "-o",
-            inst_s,
-        ],
-        None,
-    );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let inst = generate(&dir, "c.json", "5000", "4900", "115", &[]);
+    let inst_s = inst.as_str();
     let o = queens(&["solve", inst_s, "--engine", "race", "--json"], None);
     assert_eq!(
         o.status.code(),
@@ -478,30 +406,6 @@ fn race_and_refusals_past_4096_rows() {
     refused(&["solve", inst_s, "--proof", p, "--engine", "sat"], "proof");
     refused(&["solve", inst_s, "--all"], "all");
     // 10,000 free rows: past the core's bound, so only local search takes it.
-    let big = dir.join("big.json");
-    let o = queens(
-        &[
-            "generate",
-            "completion",
-            "--n",
-            "20000",
-            "--queens",
-            "10000",
-            "--seed",
-            "1",
-            "-o",
-            big.to_str().unwrap(),
-        ],
-        None,
-    );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    refused(
-        &["solve", big.to_str().unwrap(), "--engine", "backtrack"],
-        "n",
-    );
+    let big = generate(&dir, "big.json", "20000", "10000", "1", &[]);
+    refused(&["solve", &big, "--engine", "backtrack"], "n");
 }

@@ -11,7 +11,7 @@ use super::cli::{json, queens, stdout};
 use super::gen::{brute_force, problem_with_diagonals};
 use crate::temp;
 
-fn cells(cols: &[u32]) -> Vec<Pos> {
+pub(super) fn cells(cols: &[u32]) -> Vec<Pos> {
     cols.iter()
         .enumerate()
         .map(|(r, &c)| (r, c as usize))
