@@ -153,21 +153,32 @@ pub fn free_rows(problem: &Problem) -> usize {
     problem.n() - taken
 }
 
-/// Refuses (with [`Error::TooLarge`]) a problem whose core is past [`MAX_CORE_ROWS`].
-pub fn fits(problem: &Problem) -> Result<(), Error> {
-    let n = problem.n();
+/// Whether the core is small against the board: at most [`MAX_CORE_ROWS`] free rows and at
+/// most half the board's (otherwise it is no completion with few rows left but a lightly
+/// preset board, which local search solves, and its core could hold up to δ² cells).
+fn is_small(problem: &Problem) -> bool {
     let delta = free_rows(problem);
-    if delta > MAX_CORE_ROWS {
-        return Err(Error::too_large_at_field(
-            "n",
-            format!(
-                "the core of this {n}×{n} board has {delta} free rows, past the {MAX_CORE_ROWS} \
-                 the complete engines hold on a board past {}: use engine local or auto",
-                crate::model::MAX_N
-            ),
-        ));
+    delta <= MAX_CORE_ROWS && 2 * delta <= problem.n()
+}
+
+/// Refuses (with [`Error::TooLarge`]) a board past [`crate::model::MAX_N`] whose core is not
+/// small (see [`suits_auto`]); up to [`crate::model::MAX_N`] every core fits (at most 4096
+/// rows).
+pub fn fits(problem: &Problem) -> Result<(), Error> {
+    if !problem.is_sparse() || is_small(problem) {
+        return Ok(());
     }
-    Ok(())
+    let n = problem.n();
+    Err(Error::too_large_at_field(
+        "n",
+        format!(
+            "the core of this {n}×{n} board has {} free rows; past {}, the complete engines \
+             take a completion with at most half its rows and at most {MAX_CORE_ROWS} free: \
+             use engine local or auto",
+            free_rows(problem),
+            crate::model::MAX_N
+        ),
+    ))
 }
 
 /// A bitmap over the board's rows, columns, or 2n − 1 diagonals of one direction.
@@ -206,7 +217,7 @@ impl Bits {
 /// Builds the core of a classic problem and, with `refute`, refutes what is cheap (see the
 /// module documentation); without it only fixed queens that break a rule are refuted, and a
 /// core with an empty line is returned as it is (a proof refutes its CNF, whose clause for
-/// that line is empty). Refuses (with [`Error::TooLarge`]) a core past [`MAX_CORE_ROWS`];
+/// that line is empty). Refuses (with [`Error::TooLarge`]) a core that does not [`fits`];
 /// `None` when the budget ran out.
 pub fn presolve(
     problem: &Problem,
@@ -431,16 +442,14 @@ impl Core {
 /// small boards in microseconds, and their work counts are what users of those sizes know.
 pub const AUTO_FROM_N: usize = 64;
 
-/// Whether `auto` answers `problem` on its core: a classic board with fixed queens whose core
-/// is at most [`MAX_CORE_ROWS`] rows, past [`crate::model::MAX_N`] rows or at most half the
-/// board (below that the whole-board engines lose little by keeping the fixed rows).
+/// Whether `auto` answers `problem` on its core: a classic board of at least
+/// [`AUTO_FROM_N`] rows with fixed queens, at most half its rows free and at most
+/// [`MAX_CORE_ROWS`].
 pub fn suits_auto(problem: &Problem) -> bool {
-    let n = problem.n();
-    if !applies(problem) || problem.fixed().is_empty() || n < AUTO_FROM_N {
-        return false;
-    }
-    let delta = free_rows(problem);
-    delta <= MAX_CORE_ROWS && (problem.is_sparse() || 2 * delta <= n)
+    applies(problem)
+        && !problem.fixed().is_empty()
+        && problem.n() >= AUTO_FROM_N
+        && is_small(problem)
 }
 
 /// One solution (one column per row, not yet verified) or a proven "no" with its reason, by
