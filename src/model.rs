@@ -20,8 +20,9 @@ pub const MAX_N: usize = 4096;
 
 /// Largest board the model accepts at all: 2³¹ − 1, so a row or column fits in a `u32` and a
 /// diagonal index (`r + c`) in a `u32` as well. Boards past [`MAX_N`] are held sparsely (no n²
-/// structure): fixed queens, blocked cells and excluded diagonals as sorted lists, and only
-/// the local-search engine solves them.
+/// structure): fixed queens, blocked cells and excluded diagonals as sorted lists, solved by
+/// local search, or by the complete engines on the core of a completion
+/// ([`crate::engine::completion`]).
 pub const MAX_BIG_N: usize = (1 << 31) - 1;
 
 /// Which pairs of queens on a diagonal conflict.
@@ -266,8 +267,8 @@ impl Problem {
         })
     }
 
-    /// True for a board past [`MAX_N`], held sparsely: only the local-search engine and the
-    /// linear verifier work on it.
+    /// True for a board past [`MAX_N`], held sparsely: local search, the complete engines on
+    /// the core of a completion, and the linear verifier work on it.
     pub fn is_sparse(&self) -> bool {
         self.n > MAX_N
     }
