@@ -761,9 +761,11 @@ pub fn check_memory(problem: &Problem, ctx: &Context) -> Result<(), Error> {
     Ok(())
 }
 
-/// True when a solve of `problem` may run local search.
+/// True when a solve of `problem` may run local search: not when `auto` takes the core of a
+/// completion, whose presolve checks the memory limit against the core it builds (and whose
+/// fixed queens, most of the rows, already take more memory than local search would).
 fn local_path(problem: &Problem) -> bool {
-    crate::engine::local::supports(problem).is_ok()
+    crate::engine::local::supports(problem).is_ok() && !completion::suits_auto(problem)
 }
 
 /// UNSAT with a proof: the proof and the exact CNF it refutes come back as artifacts, and

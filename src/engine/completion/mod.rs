@@ -32,6 +32,19 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// it, the board goes to local search.
 pub const MAX_CORE_ROWS: usize = 8_192;
 
+/// Bytes the core holds per open cell, at its peak: its row, column and diagonals (16), its
+/// place in the column and diagonal lists (12), the search's alive flag and trail (5), and the
+/// sort that numbers the diagonals (24, freed before the search).
+pub const CELL_BYTES: u64 = 60;
+
+/// Bytes a core of `cells` open cells on an n×n board takes at its peak: the bitmaps of the
+/// rows, columns and diagonals, and [`CELL_BYTES`] a cell. A core has at most 4096² cells up
+/// to [`crate::model::MAX_N`] rows and [`MAX_CORE_ROWS`]² past it, so every index fits a
+/// `u32`.
+pub fn memory_estimate(n: usize, cells: usize) -> u64 {
+    (3 * n as u64) / 4 + CELL_BYTES * cells as u64
+}
+
 /// Lists of cell indices, one list per line, in one array.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Lines {
@@ -291,10 +304,18 @@ pub fn presolve(
             cell_col.push(j as u32);
             col_count[j] += 1;
         }
-        if cell_row.len() > u32::MAX as usize / 2 {
+        let need = memory_estimate(n, cell_row.len());
+        if budget.max_memory.is_some_and(|limit| need > limit) {
             return Err(Error::too_large_at_field(
                 "n",
-                "the core has more than 2³¹ open cells: use engine local or auto",
+                format!(
+                    "the core of this {n}×{n} board needs more than {} MB (0.75 bytes a row, \
+                     {CELL_BYTES} a cell of the core, {} so far), over the memory limit of {} MB: \
+                     raise the limit (--max-memory) or use engine local",
+                    need >> 20,
+                    cell_row.len(),
+                    budget.max_memory.unwrap_or(0) >> 20
+                ),
             ));
         }
         if refute && cell_row.len() == *row_start.last().unwrap_or(&0) as usize {
@@ -628,6 +649,20 @@ mod tests {
         assert_eq!(core.rows(), 6);
         let counted = search::count(&core, None, &Budget::default());
         assert_eq!(counted.count, 2);
+    }
+
+    #[test]
+    fn a_core_over_the_memory_limit_is_refused_as_it_grows() {
+        let p = Problem::new(64).unwrap().with_fixed(&[(0, 0)]).unwrap();
+        let budget = Budget {
+            max_memory: Some(10_000),
+            ..Budget::default()
+        };
+        match presolve(&p, true, &budget) {
+            Err(Error::TooLarge { .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        assert!(presolve(&p, true, &Budget::default()).unwrap().is_some());
     }
 
     #[test]
