@@ -831,7 +831,6 @@ fn solve_core_with_proof(
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
     let problem = &req.instance.0;
-    completion::fits(problem)?;
     let lrat = format == ProofFormat::Lrat;
     let (proved, work) = completion::prove(problem, lrat, &ctx.budget)?;
     let mut resp = SolveResponse {

@@ -50,31 +50,26 @@ impl Core {
     }
 }
 
-/// Writes the core CNF as DIMACS with `header` comment lines, then one comment line per
-/// cell variable giving its board cell: `c cell VAR ROW COL` (0-based), so a model of any
-/// solver maps back to the n×n board.
+/// Writes the core CNF as DIMACS with `header` comment lines and a `c cell VAR ROW COL` line
+/// per cell variable (0-based board cells, as [`crate::formats::dimacs::write_cnf`] writes
+/// every CNF of the product), so a model of any solver maps back to the n×n board. The fixed
+/// queens are the instance's and are not repeated.
 pub fn write_dimacs(
     core: &Core,
     formula: &CnfFormula,
     header: &[String],
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let mut out = io::BufWriter::new(out);
-    for line in header {
-        writeln!(out, "c {line}")?;
-    }
-    writeln!(
-        out,
-        "c the core: {} free rows and columns, {} open cells; variables 1 to {} are cells",
+    let mut header = header.to_vec();
+    header.push(format!(
+        "the core: {} free rows and columns, {} open cells; variables 1 to {} are cells",
         core.rows(),
         core.cells(),
         core.cells()
-    )?;
-    for x in 0..core.cells() as u32 {
-        let (r, c) = core.position(x);
-        writeln!(out, "c cell {} {r} {c}", x + 1)?;
-    }
-    varisat::dimacs::write_dimacs(&mut out, formula)?;
+    ));
+    let cells: Vec<_> = (0..core.cells() as u32).map(|x| core.position(x)).collect();
+    let mut out = io::BufWriter::new(out);
+    crate::formats::dimacs::write_cnf(&mut out, formula, &cells, &[], &header)?;
     out.flush()
 }
 

@@ -335,8 +335,6 @@ struct Frame {
 pub struct DratLog<'w> {
     out: &'w mut dyn Write,
     line: Vec<u8>,
-    /// Lemmas written.
-    pub lemmas: u64,
 }
 
 impl<'w> DratLog<'w> {
@@ -345,7 +343,6 @@ impl<'w> DratLog<'w> {
         DratLog {
             out,
             line: Vec::new(),
-            lemmas: 0,
         }
     }
 
@@ -356,7 +353,6 @@ impl<'w> DratLog<'w> {
             write!(self.line, "-{} ", x as u64 + 1)?;
         }
         self.line.extend_from_slice(b"0\n");
-        self.lemmas += 1;
         self.out.write_all(&self.line)
     }
 }
