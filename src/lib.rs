@@ -1,11 +1,14 @@
 //! queens: solve, count, check and prove n-queens, n-queens completion and region Queens.
 //!
-//! The data flows one way: [`formats`] read input into one [`Problem`] model; the
-//! [`engine`]s answer over it (the bitset [`engine::backtrack`]er, local search, or the
-//! [`engine::sat`] engine over the [`encode`] encodings); one independent [`verify()`] checks
-//! every answer, and [`proof`] writes and checks the certificate of a "no"; [`ops`] turns a
-//! request into a response, for the command line (`src/bin/queens/`) and the HTTP [`server`]
-//! alike. `docs/architecture.md` draws the call order.
+//! This library is the workspace's crates under one name, for the `queens` binary, the tests
+//! and the benches. The data flows one way, and so do the crates' dependencies
+//! (`docs/architecture.md` draws both): [`formats`] read input into one [`Problem`] model
+//! (`queens-model`); the [`engine`]s answer over it (the bitset [`engine::backtrack`]er, local
+//! search, or the [`engine::sat`] engine over the [`encode`] encodings: `queens-engine`); one
+//! independent [`verify()`] checks every answer, and [`proof`] writes and checks the certificate
+//! of a "no" (`queens-proof`, which depends on the model alone); [`ops`] turns a request into a
+//! response (`queens-ops`), for the command line (`src/bin/queens/`) and the HTTP [`server`]
+//! (`queens-server`) alike; the [`games`] sit between the engines and the operations.
 //!
 //! ```
 //! use queens::engine::backtrack;
@@ -21,26 +24,12 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod batch;
-pub mod child;
-pub mod encode;
-pub mod engine;
-pub mod error;
-pub mod formats;
-pub mod games;
-pub mod generate;
-pub mod limits;
-pub mod model;
-pub mod ops;
-pub mod plot;
-pub mod proof;
-pub mod puzzle;
-pub mod report;
-pub mod rng;
-pub mod server;
-pub mod status;
-pub mod verify;
-
-pub use error::Error;
-pub use model::{DiagonalRule, Pos, Problem, Regions};
-pub use verify::{verify, Violation};
+pub use queens_engine as engine;
+pub use queens_engine::{child, encode, generate, puzzle};
+pub use queens_games as games;
+pub use queens_model::{budget, error, formats, limits, model, report, rng, status, verify};
+pub use queens_model::{DiagonalRule, Error, Pos, Problem, Regions, Violation};
+pub use queens_ops as ops;
+pub use queens_ops::plot;
+pub use queens_proof as proof;
+pub use queens_server as server;

@@ -1,4 +1,5 @@
-//! Fuzzing the loaders on stable Rust (STYLE.md lesson 15): a grammar of near-valid
+//! Fuzzing the loaders on stable Rust (no nightly cargo-fuzz, so it runs in every
+//! `cargo test`, and every input it ever found is replayed below as a plain test): a grammar of near-valid
 //! inputs and byte-level mutations of the project's own files, driven through every loader
 //! in-process, then through the verifier and the backtracker with a small deadline. Boards
 //! past 4096 rows (JSON instances and boards given by their size, with presets, blocked cells
@@ -907,7 +908,7 @@ fn fuzz_long() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Inputs the fuzzer found, replayed through every loader (STYLE.md lesson 15)
+// Inputs the fuzzer found, replayed through every loader so they stay fixed
 
 fn replay(name: &'static str, bytes: &[u8]) {
     drive(&Case {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use proptest::prelude::*;
-use queens::batch::shard::{self, Shard};
 use queens::engine::{Budget, EngineSpec};
+use queens::ops::shard::{self, Shard};
 
 use super::cli::{json, queens, stdout, succeeded};
 use super::gen;
@@ -713,7 +713,7 @@ fn a_bad_proof_folder_is_a_usage_error_naming_it() {
 
 #[test]
 fn proof_file_names_are_safe_and_never_shared() {
-    use queens::batch::Member;
+    use queens::ops::batch_file::Member;
     let ids = ["a/b", "a_b", "A_B", "..hidden", "", "plain", "ünïcode"];
     let members: Vec<Member> = ids
         .iter()
@@ -724,7 +724,7 @@ fn proof_file_names_are_safe_and_never_shared() {
             hash: String::new(),
         })
         .collect();
-    let names = queens::batch::proof_names(&members);
+    let names = queens::ops::batch_file::proof_names(&members);
     assert_eq!(names[&0], "a_b~0");
     assert_eq!(names[&1], "a_b~1");
     assert_eq!(names[&2], "A_B~2");

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use queens::batch::compare::{self, Attempt, EngineSpec, Row};
 use queens::encode::amo::Encoding;
 use queens::formats::sources::{self, Selection};
+use queens::ops::compare::{self, Attempt, EngineSpec, Row};
 use queens::ops::Status;
 
 use super::cli::{instance, json, queens, stdout, succeeded};

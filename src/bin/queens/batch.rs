@@ -1,5 +1,5 @@
 //! `queens batch` (one shard of a corpus) and `queens merge` (shards back into one answer):
-//! argument parsing and printing over [`queens::ops::batch`] and [`queens::batch::merge`].
+//! argument parsing and printing over [`queens::ops::batch`] and [`queens::ops::merge`].
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use clap::Args;
 
-use queens::batch::merge::{self, ShardFile};
-use queens::batch::Shard;
 use queens::encode::amo::Encoding;
 use queens::formats::sources;
 use queens::ops::batch::{batch, BatchOptions};
+use queens::ops::merge::{self, ShardFile};
+use queens::ops::shard::Shard;
 use queens::ops::Status;
 use queens::ops::{Context, EngineName};
 use queens::Error;

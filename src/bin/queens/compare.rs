@@ -1,5 +1,5 @@
 //! `queens compare`: the table on stdout as rows finish, a progress bar, CSV, plot and the
-//! exit code; the work itself is [`queens::batch::compare`].
+//! exit code; the work itself is [`queens::ops::compare`].
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,8 +7,8 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use queens::batch::compare::{self as cmp, EngineSpec};
 use queens::formats::sources;
+use queens::ops::compare::{self as cmp, EngineSpec};
 use queens::Error;
 
 use super::{progress, CompareArgs, Failure};

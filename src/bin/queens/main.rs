@@ -19,10 +19,10 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use queens::batch::compare::EngineSpec;
-use queens::batch::Shard;
 use queens::encode::amo::Encoding;
 use queens::formats::sources::{self, Selection};
+use queens::ops::compare::EngineSpec;
+use queens::ops::shard::Shard;
 use queens::ops::{
     self, Artifacts, CheckRequest, Context, CountRequest, DecodeRequest, EncodeRequest, EngineName,
     ExplainRequest, GenerateRequest, GradeRequest, HintRequest, Instance, ProofInfo, Request,

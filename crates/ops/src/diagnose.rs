@@ -1,0 +1,431 @@
+//! `check` (which rules a placement breaks, and whether it can still be completed) and
+//! `explain` (a minimal set of presets that has no completion).
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::solve::{certificate, ProofInfo};
+use super::{ms, Artifacts, Context, Instance, Status};
+use crate::encode::amo::Encoding;
+use crate::encode::cnf::FixedMode;
+use crate::engine::backtrack;
+use crate::engine::certify::{self, CertifiedAnswer};
+use crate::engine::sat::{self, Explanation};
+use crate::engine::EngineName;
+use crate::engine::{self, Answer, EngineSpec};
+use crate::error::Error;
+use crate::formats::csplib::to_csplib;
+use crate::model::Pos;
+use crate::proof::ProofFormat;
+use crate::verify::{conflicts_up_to, Violation};
+
+/// Most conflicts a `check` lists: a placement with m queens in one line has m(m − 1)/2
+/// pairs, which must not make a small request a huge answer.
+pub const MAX_VIOLATIONS: usize = 1000;
+
+/// `check`: the instance's fixed queens, plus `queens` if given, against the rules.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRequest {
+    /// The instance (a puzzle; its fixed queens are part of the checked board).
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+    /// More queens to check, `[row, col]`: a player's placement on the puzzle.
+    #[serde(default)]
+    #[schema(value_type = Vec<Vec<usize>>)]
+    pub queens: Vec<Pos>,
+    /// Give up the completability search after this many milliseconds
+    /// (`completable: null`).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Also list the empty cells the queens rule out (`attacked`): hints for a player.
+    #[serde(default)]
+    pub hints: bool,
+    /// Also count the board's completions, up to this many (`completions`), at most
+    /// [`MAX_COMPLETIONS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<u64>,
+}
+
+impl CheckRequest {
+    /// Checks the options before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        match self.completions {
+            Some(k) if k == 0 || k > MAX_COMPLETIONS => Err(Error::unsupported_at_field(
+                "completions",
+                format!("must be from 1 to {MAX_COMPLETIONS}"),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Most completions one `check` counts (a count is work in proportion to it).
+pub const MAX_COMPLETIONS: u64 = 1_000_000;
+
+/// Completions of a partial board, counted up to a limit.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct Completions {
+    /// Completions found (the limit when `limited`).
+    pub count: u64,
+    /// True when the count stopped at the limit: there are at least `count`.
+    pub limited: bool,
+}
+
+/// One broken rule.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct CheckViolation {
+    /// The rule and the cells, as [`Violation`] serializes (`rule`, `a`, `b`, or `cell`,
+    /// `region`).
+    #[serde(flatten)]
+    #[schema(value_type = Object)]
+    pub violation: Violation,
+    /// The same in words.
+    pub message: String,
+}
+
+/// `check`'s answer. `status`: `solved`, `consistent` or `invalid`.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct CheckResponse {
+    /// `solved` (n queens, no conflict), `consistent` (fewer, no conflict) or `invalid`.
+    pub status: Status,
+    /// Queens on the board.
+    pub placed: usize,
+    /// Whether the board can still be completed (null when invalid, or when the search
+    /// ran out of time).
+    pub completable: Option<bool>,
+    /// Board size.
+    pub n: usize,
+    /// The conflicts, at most [`MAX_VIOLATIONS`] of them (in row, column, region, diagonal
+    /// order).
+    pub violations: Vec<CheckViolation>,
+    /// How many conflicts there are in all (more than listed when over the cap).
+    pub violations_total: u64,
+    /// With `hints`: the empty, open cells some queen rules out (same row, column, region,
+    /// or diagonal as the rule defines it), `[row, col]` in row order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
+    pub attacked: Option<Vec<Pos>>,
+    /// With `completions`: how many ways the board can still be completed (null when
+    /// invalid, or when the count ran out of time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completions: Option<Completions>,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+/// Checks the placement: names every conflict; for a consistent partial board, says
+/// whether it can still be completed (the completion found is verified first).
+pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> {
+    req.validate()?;
+    let start = Instant::now();
+    let ctx = &ctx.with_timeout_ms(req.timeout_ms);
+    let base = &req.instance.0;
+    if base.is_sparse() && (req.hints || req.completions.is_some()) {
+        return Err(Error::too_large_at_field(
+            if req.hints { "hints" } else { "completions" },
+            format!(
+                "a {n}×{n} board is past {}, where hints and completion counts are not \
+                 offered; check a full board with --board (column per row)",
+                crate::model::MAX_N,
+                n = base.n()
+            ),
+        ));
+    }
+    // The board as placed: a queen given twice or off the board is a violation to name, so
+    // the list is checked as it is, not merged into the problem first.
+    let mut queens = base.fixed().to_vec();
+    queens.extend_from_slice(&req.queens);
+    let (violations, violations_total) = conflicts_up_to(base, &queens, MAX_VIOLATIONS);
+    let status = if !violations.is_empty() {
+        Status::Invalid
+    } else if queens.len() == base.n() {
+        Status::Solved
+    } else {
+        Status::Consistent
+    };
+    // The board with the queens as fixed queens, for the searches below (built once).
+    let placed = match status {
+        Status::Consistent => Some(base.replace_fixed(&queens)?),
+        Status::Solved if req.completions.is_some() => Some(base.replace_fixed(&queens)?),
+        _ => None,
+    };
+    let completable = match (status, &placed) {
+        // A board past the complete engines: whether it completes is `solve`'s question.
+        (Status::Consistent, Some(_)) if base.is_sparse() => None,
+        (Status::Consistent, Some(problem)) => {
+            let solved = engine::solve(problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
+            match solved.answer {
+                Answer::Sat(_) => Some(true),
+                Answer::Unsat(()) => Some(false),
+                Answer::GaveUp | Answer::Interrupted => None,
+            }
+        }
+        (Status::Solved, _) => Some(true),
+        _ => None,
+    };
+    let attacked = req.hints.then(|| {
+        let n = base.n();
+        (0..n * n)
+            .map(|i| (i / n, i % n))
+            .filter(|&cell| {
+                base.is_open(cell)
+                    && !queens.contains(&cell)
+                    && queens.iter().any(|&q| base.attacks(q, cell))
+            })
+            .collect()
+    });
+    let completions = match (req.completions, &placed, completable) {
+        (Some(limit), Some(problem), Some(true)) => {
+            let config = crate::engine::backtrack::Config::within(&ctx.budget, 0);
+            let count = backtrack::count(problem, &config, Some(limit));
+            (!count.stats.interrupted).then_some(Completions {
+                count: count.total,
+                limited: count.limited,
+            })
+        }
+        (Some(_), Some(_), Some(false)) => Some(Completions {
+            count: 0,
+            limited: false,
+        }),
+        _ => None,
+    };
+    Ok(CheckResponse {
+        attacked,
+        completions,
+        status,
+        placed: queens.len(),
+        completable,
+        n: base.n(),
+        violations_total,
+        violations: violations
+            .into_iter()
+            .map(|v| CheckViolation {
+                message: v.to_string(),
+                violation: v,
+            })
+            .collect(),
+        time_ms: ms(start),
+    })
+}
+
+/// `explain`: why the presets have no completion.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainRequest {
+    /// The instance.
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+    /// `backtrack` (default: drops one preset at a time and searches again; minimises
+    /// fixed queens, blocked cells and excluded diagonals) or `sat` (varisat's failed
+    /// assumptions, then the same shrinking; fixed queens and blocked cells only).
+    #[serde(default)]
+    pub engine: EngineName,
+    /// At-most-one encoding for the SAT engine and for the proof's CNF.
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// On `unsat`, certify the core: a proof in this format, from the backtracker, that the
+    /// board with only the core's presets has no solution (checked before the answer).
+    #[serde(default)]
+    pub proof: Option<ProofFormat>,
+    /// Give up after this many milliseconds (`status: "timeout"`).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+impl ExplainRequest {
+    /// Checks the options before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        if matches!(self.engine, EngineName::Race | EngineName::Ext) {
+            return Err(Error::unsupported_at_field(
+                "engine",
+                "explain runs backtrack or sat, not race or ext",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `explain`'s answer. `status`: `sat` (solvable: a verified solution in `queens`),
+/// `unsat` (a minimal core), `timeout` or `cancelled`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ExplainResponse {
+    /// `sat`, `unsat`, `timeout` or `cancelled`.
+    pub status: Status,
+    /// Board size.
+    pub n: usize,
+    /// The engine that explained.
+    pub engine: EngineName,
+    /// With `sat`: a solution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
+    pub queens: Option<Vec<Pos>>,
+    /// With `unsat`: fixed queens of a minimal core (removing any one member of the core
+    /// makes the rest completable).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
+    pub core: Option<Vec<Pos>>,
+    /// With `unsat`: blocked cells of the core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
+    pub blocked_core: Option<Vec<Pos>>,
+    /// With `unsat`: excluded diagonals of the core, as CSPLib `[k, t]` pairs (engine
+    /// `sat`: all of the instance's, which it does not minimise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Vec<usize>>>)]
+    pub excluded_core: Option<Vec<(usize, u8)>>,
+    /// With `unsat`: a direct reason when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Engine calls made: SAT solver calls, or backtracking searches.
+    pub solver_calls: u64,
+    /// With `unsat` and `proof`: the certificate of the core (the CNF of the board with only
+    /// the core's presets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ProofInfo>,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+impl ExplainResponse {
+    /// An answer with nothing found yet: `status` (usually `timeout` or `cancelled`).
+    pub fn nothing(status: Status, n: usize, engine: EngineName) -> ExplainResponse {
+        ExplainResponse {
+            status,
+            n,
+            engine,
+            queens: None,
+            core: None,
+            blocked_core: None,
+            excluded_core: None,
+            reason: None,
+            solver_calls: 0,
+            proof: None,
+            time_ms: 0.0,
+        }
+    }
+}
+
+/// Explains an unsolvable completion with a minimal core of presets, or shows a solution;
+/// with `proof`, certifies the core. Artifacts: `proof` and `cnf` when a proof was made.
+pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, Artifacts), Error> {
+    req.validate()?;
+    let start = Instant::now();
+    let ctx = &ctx.with_timeout_ms(req.timeout_ms);
+    let problem = &req.instance.0;
+    let mut resp =
+        ExplainResponse::nothing(Status::interrupted(&ctx.budget), problem.n(), req.engine);
+    let mut artifacts = Artifacts::default();
+    if ctx.budget.exhausted() {
+        resp.time_ms = ms(start);
+        return Ok((resp, artifacts));
+    }
+    let (exp, calls) = if req.engine == EngineName::Sat {
+        engine::check_sat_memory(
+            problem,
+            req.encoding,
+            engine::SatMemory::Streamed,
+            &ctx.budget,
+        )?;
+        let (exp, stats) = sat::explain(problem, req.encoding)?;
+        (Some(exp), stats.solver_calls)
+    } else {
+        let found = engine::explain::explain(problem, &ctx.budget)?;
+        (found.explanation, found.searches)
+    };
+    resp.solver_calls = calls;
+    match exp {
+        None => {}
+        Some(Explanation::Solvable(q)) => {
+            engine::checked(
+                problem,
+                &q,
+                EngineSpec::name(req.engine.spec(req.encoding, None, false)?),
+            )?;
+            resp.status = Status::Sat;
+            resp.queens = Some(q);
+        }
+        Some(Explanation::Unsolvable {
+            core,
+            blocked_core,
+            excluded_core,
+            reason,
+        }) => {
+            if let Some(format) = req.proof {
+                let alone =
+                    engine::explain::with_presets(problem, &core, &blocked_core, &excluded_core)?;
+                let spec = EngineSpec::Backtrack { threads: 0 };
+                let target = ctx
+                    .proof_file
+                    .clone()
+                    .map_or(certify::ProofTarget::Memory, certify::ProofTarget::File);
+                let certified = certify::solve_certified_to(
+                    &alone,
+                    spec,
+                    req.encoding,
+                    FixedMode::Simplify,
+                    format,
+                    &ctx.budget,
+                    &target,
+                )?;
+                match certified.answer {
+                    CertifiedAnswer::Unsat(cert) => {
+                        let (info, files) = certificate(&alone, *cert, req.encoding, spec)?;
+                        resp.proof = Some(info);
+                        artifacts = files;
+                    }
+                    CertifiedAnswer::GaveUp | CertifiedAnswer::Interrupted => {
+                        resp.time_ms = ms(start);
+                        return Ok((resp, artifacts));
+                    }
+                    CertifiedAnswer::Sat(q) => {
+                        return Err(Error::internal(format!(
+                            "the explanation's core has a completion after all: {q:?}"
+                        )))
+                    }
+                }
+            }
+            let n = problem.n();
+            resp.status = Status::Unsat;
+            resp.core = Some(core);
+            resp.blocked_core = Some(blocked_core);
+            resp.excluded_core = Some(excluded_core.iter().map(|&d| to_csplib(n, d)).collect());
+            resp.reason = reason;
+        }
+    }
+    resp.time_ms = ms(start);
+    Ok((resp, artifacts))
+}
+
+/// Checks a full board given as one column per row (`cols[r]` is row r's column) against the
+/// problem in time linear in n and the presets ([`crate::verify::verify_columns`]): `solved`,
+/// or `invalid` with the first broken rule. What `check FILE --board SOLUTION` answers.
+pub fn check_columns(problem: &crate::model::Problem, cols: &[u32]) -> CheckResponse {
+    let start = Instant::now();
+    let verdict = crate::verify::verify_columns(problem, cols);
+    let violations: Vec<CheckViolation> = verdict
+        .err()
+        .into_iter()
+        .map(|v| CheckViolation {
+            message: v.to_string(),
+            violation: v,
+        })
+        .collect();
+    CheckResponse {
+        status: if violations.is_empty() {
+            Status::Solved
+        } else {
+            Status::Invalid
+        },
+        placed: cols.len(),
+        completable: violations.is_empty().then_some(true),
+        n: problem.n(),
+        violations_total: violations.len() as u64,
+        violations,
+        attacked: None,
+        completions: None,
+        time_ms: ms(start),
+    }
+}

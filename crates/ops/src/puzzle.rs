@@ -1,0 +1,243 @@
+//! `hint`: the next logical step for a puzzle position (the instance's queens and marks),
+//! by the simplest technique that finds one ([`queens_engine::puzzle::deduce`]).
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::{ms, Context, Instance, Status};
+use crate::engine::{self, Answer, EngineSpec};
+use crate::error::Error;
+use crate::model::Pos;
+use queens_engine::puzzle::deduce::{next_step, Technique};
+use queens_engine::puzzle::{Line, Position};
+
+/// `hint`: the position is the instance: its `queens` are the player's queens, its `marks`
+/// the cells the player marked "no queen".
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HintRequest {
+    /// The position: a puzzle with `queens` and `marks`.
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+}
+
+/// `hint`'s answer. `status`: `sat` (a step in `technique`, `place`, `eliminate`, `lines`,
+/// `reason`), `solved` (every queen is placed), `unsat` (the queens and marks leave no
+/// solution: `reason` says so) or `unknown` (no technique finds a step: the position is
+/// beyond them, or has more than one solution).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HintResponse {
+    /// `sat`, `solved`, `unsat` or `unknown`.
+    pub status: Status,
+    /// Board size.
+    pub n: usize,
+    /// The technique: `attacked`, `last-cell`, `confined`, `subsets`, `would-empty` or
+    /// `contradiction` (simplest first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub technique: Option<String>,
+    /// Cells that must hold a queen.
+    #[schema(value_type = Vec<Vec<usize>>)]
+    pub place: Vec<Pos>,
+    /// Cells that cannot hold one.
+    #[schema(value_type = Vec<Vec<usize>>)]
+    pub eliminate: Vec<Pos>,
+    /// The lines the reasoning is about: `row 3`, `column 5`, `region C`.
+    pub lines: Vec<String>,
+    /// One sentence for the player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+impl HintResponse {
+    /// An answer without a step: `status`, no cells, no reason.
+    pub fn nothing(status: Status, n: usize) -> HintResponse {
+        HintResponse {
+            status,
+            n,
+            technique: None,
+            place: vec![],
+            eliminate: vec![],
+            lines: vec![],
+            reason: None,
+            time_ms: 0.0,
+        }
+    }
+}
+
+/// Largest board hints and grades are given for: deduction is polynomial but steep (the
+/// contradiction technique tries every open cell with a chain of up to 64 steps), and
+/// region puzzles are far smaller.
+pub const MAX_PUZZLE_N: usize = 32;
+
+/// Refuses boards over [`MAX_PUZZLE_N`].
+pub(super) fn check_size(n: usize) -> Result<(), Error> {
+    if n > MAX_PUZZLE_N {
+        return Err(Error::too_large_at_field(
+            "instance",
+            format!(
+                "hints and grades are for puzzles up to {MAX_PUZZLE_N}×{MAX_PUZZLE_N}; \
+                 this board is {n}×{n}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The next step for the position, or why there is none.
+pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
+    let start = Instant::now();
+    let problem = &req.instance.0;
+    check_size(problem.n())?;
+    let pos = Position::new(problem, problem.marks());
+    let mut resp = HintResponse::nothing(Status::Unknown, problem.n());
+    let named = |lines: &[Line]| lines.iter().map(|&l| pos.name(l)).collect::<Vec<_>>();
+    if pos.solved() && crate::verify::verify(problem, &pos.queens()).is_ok() {
+        resp.status = Status::Solved;
+        resp.time_ms = ms(start);
+        return Ok(resp);
+    }
+    // A wrong queen or mark first: deductions from a position that has no solution would
+    // lead the player further astray. (A search: milliseconds on puzzle-sized boards.)
+    let marked = problem.clone().with_blocked(problem.marks())?;
+    let spec = EngineSpec::Backtrack { threads: 0 };
+    match engine::solve(&marked, spec, &ctx.budget)?.answer {
+        Answer::Unsat(()) => {
+            resp.status = Status::Unsat;
+            resp.reason = Some(
+                match crate::verify::first_conflict(problem, problem.fixed()) {
+                    Some(v) => format!("{v}: undo a queen"),
+                    None => {
+                        "these queens and marks leave no solution: undo a queen or a mark".into()
+                    }
+                },
+            );
+        }
+        Answer::GaveUp | Answer::Interrupted => resp.status = Status::interrupted(&ctx.budget),
+        Answer::Sat(_) => match next_step(&pos, Technique::Contradiction) {
+            Some(step) => {
+                resp.status = Status::Sat;
+                resp.technique = Some(step.technique.name().to_string());
+                resp.lines = named(&step.lines);
+                resp.place = step.place;
+                resp.eliminate = step.eliminate;
+                resp.reason = Some(step.reason);
+            }
+            None => {
+                resp.reason = Some(
+                    "no technique finds a next step here (the puzzle may have more than one \
+                     solution)"
+                        .into(),
+                );
+            }
+        },
+    }
+    resp.time_ms = ms(start);
+    Ok(resp)
+}
+
+/// One step of a logical path, as JSON reports it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StepReport {
+    /// The technique.
+    pub technique: String,
+    /// Cells that must hold a queen.
+    #[schema(value_type = Vec<Vec<usize>>)]
+    pub place: Vec<Pos>,
+    /// Cells that cannot hold one.
+    #[schema(value_type = Vec<Vec<usize>>)]
+    pub eliminate: Vec<Pos>,
+    /// The lines the reasoning is about.
+    pub lines: Vec<String>,
+    /// One sentence for the player.
+    pub reason: String,
+}
+
+/// The logical path of a puzzle (the simplest technique at every step), as reports.
+pub(super) fn path_report(
+    problem: &crate::Problem,
+) -> (queens_engine::puzzle::grade::Path, Vec<StepReport>) {
+    let path = queens_engine::puzzle::grade::logical_path(problem);
+    let pos = Position::new(problem, &[]);
+    let reports = path
+        .steps
+        .iter()
+        .map(|s| StepReport {
+            technique: s.technique.name().to_string(),
+            place: s.place.clone(),
+            eliminate: s.eliminate.clone(),
+            lines: s.lines.iter().map(|&l| pos.name(l)).collect(),
+            reason: s.reason.clone(),
+        })
+        .collect();
+    (path, reports)
+}
+
+/// `grade`: how hard a puzzle is for a player who reasons, not guesses.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GradeRequest {
+    /// The puzzle (its queens and marks are the starting position).
+    #[schema(value_type = Object)]
+    pub instance: Instance,
+    /// Also list the steps.
+    #[serde(default)]
+    pub steps: bool,
+}
+
+/// `grade`'s answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct GradeResponse {
+    /// `easy`, `medium`, `hard` or `expert` (docs/puzzles.md, "Grades": the definition).
+    pub grade: String,
+    /// True when the techniques solve the puzzle without a guess.
+    pub solved_by_logic: bool,
+    /// The hardest technique the path needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardest: Option<String>,
+    /// Steps in the path.
+    pub step_count: usize,
+    /// Steps per technique, by name.
+    pub techniques: std::collections::BTreeMap<String, usize>,
+    /// With `steps`: the path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<StepReport>>,
+    /// Board size.
+    pub n: usize,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+/// Grades a puzzle by the path of [`queens_engine::puzzle::grade::logical_path`].
+pub fn grade(req: &GradeRequest, _ctx: &Context) -> Result<GradeResponse, Error> {
+    let start = Instant::now();
+    let problem = &req.instance.0;
+    check_size(problem.n())?;
+    let (path, reports) = path_report(problem);
+    let mut techniques = std::collections::BTreeMap::new();
+    for s in &path.steps {
+        *techniques
+            .entry(s.technique.name().to_string())
+            .or_insert(0) += 1;
+    }
+    Ok(GradeResponse {
+        grade: queens_engine::puzzle::grade::grade(&path)
+            .name()
+            .to_string(),
+        solved_by_logic: path.solved,
+        hardest: path
+            .steps
+            .iter()
+            .map(|s| s.technique)
+            .max()
+            .map(|t| t.name().to_string()),
+        step_count: path.steps.len(),
+        techniques,
+        steps: req.steps.then_some(reports),
+        n: problem.n(),
+        time_ms: ms(start),
+    })
+}

@@ -1,0 +1,766 @@
+//! The HTTP service (`queens serve`): an axum router over one [`AppState`], calling the
+//! operations layer ([`crate::ops`]) on a bounded pool of worker threads.
+//!
+//! - `routes.rs`: the synchronous endpoints (`/v1/solve`, …), health, metrics, OpenAPI, and
+//!   the `/play` page (`static/play.html`, embedded).
+//! - `jobs.rs`: long work as jobs, stored before they are accepted, run by a dispatcher.
+//! - `workers.rs`: the worker pool; `store/`: the job store, SQLite or a Postgres that replicas
+//!   share (the only modules that speak SQL); `lease.rs`: renews this server's claims and
+//!   requeues the jobs of replicas that stopped renewing theirs; `error.rs`: every error
+//!   response as problem+json; `contract.rs`: completes the OpenAPI document (error bodies,
+//!   the statuses every route shares, the job body's schema); `metrics.rs`: Prometheus
+//!   counters.
+
+// The crates below, and this one, under the names the modules use.
+pub(crate) use queens_engine as engine;
+pub(crate) use queens_games as games;
+pub(crate) use queens_model::{formats, model, Error};
+pub(crate) use queens_ops as ops;
+
+pub mod auth;
+mod contract;
+mod error;
+mod jobs;
+mod lease;
+mod metrics;
+mod routes;
+pub mod store;
+mod workers;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request as HttpRequest};
+use axum::http::StatusCode;
+use serde::de::DeserializeOwned;
+
+use crate::engine::Budget;
+use crate::ops::{Artifacts, Context, Request, Response};
+pub use error::{ApiError, Problem};
+use metrics::Metrics;
+use store::Store;
+use workers::Pool;
+
+/// How the service runs: `queens serve`'s flags.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on (`127.0.0.1:0` picks a free port; the chosen one is printed).
+    pub addr: SocketAddr,
+    /// Worker threads for solving (default: the number of cores).
+    pub workers: usize,
+    /// Synchronous requests that may wait for a worker; more get 503.
+    pub queue: usize,
+    /// Largest board size accepted.
+    pub max_n: usize,
+    /// Time limit of a synchronous request, milliseconds (a request may ask for less).
+    pub timeout_ms: u64,
+    /// Largest request body, bytes.
+    pub max_body: usize,
+    /// Folder of the job database.
+    pub data: PathBuf,
+    /// Jobs that may wait in the store; more get 503.
+    pub max_jobs: usize,
+    /// Estimated memory one operation may use, bytes; more is refused with 422.
+    pub max_memory: u64,
+    /// Time limit of a job, milliseconds (a job may ask for less).
+    pub job_timeout_ms: u64,
+    /// The `queens` executable that runs uninterruptible work (`queens op`).
+    pub exe: PathBuf,
+    /// API keys, rate limit, and whether `/metrics` needs a key.
+    pub access: auth::Access,
+    /// The external SAT solvers requests may name (engine `ext`): this allowlist only.
+    pub solvers: crate::engine::ext::SolverTable,
+    /// The shared job store's URL (`postgres://…`); `None`: SQLite in `data`.
+    pub store: Option<String>,
+    /// How long a running job stays this server's without a renewal of its lease.
+    pub lease: Duration,
+    /// The largest result or artifact (proof, CNF) a job may store, bytes.
+    pub max_artifact: usize,
+    /// The folder of the jobs' proofs and CNFs, one subfolder per job: proofs stream there
+    /// as they are written and are served from there (replicas must share it).
+    pub artifacts: PathBuf,
+}
+
+/// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
+#[derive(Clone, Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port; the chosen one is printed on stderr).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Worker threads that run the solving (default: one per core).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Synchronous requests that may wait for a worker; more are answered 503.
+    #[arg(long, default_value_t = 64)]
+    pub queue: usize,
+    /// Largest board size accepted.
+    #[arg(long, default_value_t = 1000)]
+    pub max_n: usize,
+    /// Time limit of a synchronous request, in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Time limit of a job, in milliseconds (default: one day).
+    #[arg(long, default_value_t = 86_400_000)]
+    pub job_timeout_ms: u64,
+    /// Largest request body, in bytes.
+    #[arg(long, default_value_t = 1 << 20)]
+    pub max_body: usize,
+    /// Jobs that may wait in the queue; more are answered 503.
+    #[arg(long, default_value_t = 10_000)]
+    pub max_jobs: usize,
+    /// Folder of the job database (created if missing).
+    #[arg(long, default_value = "queens-data")]
+    pub data: PathBuf,
+    /// Estimated memory one operation may use, in MB (default: half the smallest of the
+    /// machine's memory, the cgroup's limit and `ulimit -v`, shared by the workers); a SAT
+    /// encoding over it is refused with 422.
+    #[arg(long, value_name = "MB")]
+    pub max_memory: Option<u64>,
+    /// API keys, one `name:key` per line: every /v1/ request then needs
+    /// `Authorization: Bearer KEY`, and a job is seen only by the key that made it.
+    #[arg(long, value_name = "FILE")]
+    pub api_keys: Option<PathBuf>,
+    /// Requests a second (and burst) one key, or one client address without keys, may make
+    /// to /v1/; more are answered 429 with Retry-After.
+    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u32).range(1..))]
+    pub rate_limit: Option<u32>,
+    /// /metrics needs an API key too (with --api-keys).
+    #[arg(long, requires = "api_keys")]
+    pub metrics_need_key: bool,
+    /// An external SAT solver requests may use with `"engine": "ext", "solver": NAME`:
+    /// NAME=CMD ({cnf}, {proof}, {model} are replaced by file paths; no shell), or a known
+    /// NAME alone (cadical, kissat, minisat, cryptominisat5, picosat). Repeatable; requests
+    /// can name no other solver and never give a command.
+    #[arg(long = "solver", value_name = "NAME=CMD")]
+    pub solver: Vec<String>,
+    /// The job store shared by replicas: a postgres:// URL (default: the QUEENS_STORE
+    /// environment variable; without either, SQLite in --data).
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+    /// How long a running job stays this server's without a renewal, in milliseconds; a
+    /// replica that stops renewing (killed, cut off) has its jobs run again by the others after
+    /// this. Renewals go out every third of it (at most every second).
+    #[arg(long, default_value_t = 30_000, value_name = "MS")]
+    pub lease_ms: u64,
+    /// The largest result or artifact (proof, CNF) one job may store, in MB; a job over it
+    /// fails with 422 instead of being stored cut short.
+    #[arg(long, default_value_t = 512, value_name = "MB")]
+    pub max_artifact: u64,
+    /// The folder of the jobs' proofs and the CNFs they refute (created if missing; default:
+    /// `artifacts` in --data, beside the SQLite store). A proof streams to its file as it is
+    /// written and checked, so neither memory nor --max-artifact bounds it. Replicas on one
+    /// Postgres store must all be given one folder they share.
+    #[arg(long, value_name = "DIR")]
+    pub artifacts: Option<PathBuf>,
+}
+
+impl ServeArgs {
+    /// Checks the flags and makes the server's configuration.
+    pub fn config(&self) -> Result<Config, crate::Error> {
+        let bad = |m: &str| Err(crate::Error::unsupported(m.to_string()));
+        if self.workers.is_some_and(|w| w == 0 || w > 1024) {
+            return bad("--workers must be from 1 to 1024");
+        }
+        if self.queue == 0 {
+            return bad("--queue must be at least 1");
+        }
+        if self.max_n == 0 || self.max_n > crate::model::MAX_N {
+            return bad(&format!(
+                "--max-n must be from 1 to {}",
+                crate::model::MAX_N
+            ));
+        }
+        if self.timeout_ms == 0 || self.job_timeout_ms == 0 {
+            return bad("--timeout-ms and --job-timeout-ms must be at least 1");
+        }
+        if self.max_body < 64 {
+            return bad("--max-body must be at least 64 bytes");
+        }
+        let exe = std::env::current_exe().map_err(|e| crate::Error::Io {
+            path: "queens".into(),
+            source: e,
+        })?;
+        let workers = self
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if self.max_memory == Some(0) {
+            return bad("--max-memory must be at least 1 MB");
+        }
+        if !(300..=3_600_000).contains(&self.lease_ms) {
+            return bad("--lease-ms must be from 300 to 3600000");
+        }
+        // Postgres takes at most 1 GB in one value.
+        if !(1..=1000).contains(&self.max_artifact) {
+            return bad("--max-artifact must be from 1 to 1000 MB");
+        }
+        let store = self.store.clone().or_else(|| {
+            std::env::var("QUEENS_STORE")
+                .ok()
+                .filter(|s| !s.trim().is_empty())
+        });
+        if let Some(spec) = &store {
+            if !store::is_postgres(spec) {
+                return bad(&format!(
+                    "--store (or QUEENS_STORE) {:?}: expected a postgres:// or postgresql:// \
+                     URL; without it, jobs are kept in SQLite in --data",
+                    store::redact(spec)
+                ));
+            }
+        }
+        Ok(Config {
+            addr: self.addr,
+            workers,
+            max_memory: self
+                .max_memory
+                .map_or(crate::engine::default_max_memory() / workers as u64, |mb| {
+                    mb.saturating_mul(1 << 20)
+                }),
+            queue: self.queue,
+            max_n: self.max_n,
+            timeout_ms: self.timeout_ms,
+            max_body: self.max_body,
+            data: self.data.clone(),
+            max_jobs: self.max_jobs,
+            job_timeout_ms: self.job_timeout_ms,
+            exe,
+            access: auth::Access {
+                keys: self.api_keys.as_deref().map(auth::Keys::load).transpose()?,
+                rate_limit: self.rate_limit.and_then(std::num::NonZeroU32::new),
+                metrics_need_key: self.metrics_need_key,
+            },
+            solvers: crate::engine::ext::SolverTable::from_args(&self.solver, true)?,
+            store,
+            lease: Duration::from_millis(self.lease_ms),
+            max_artifact: usize::try_from(self.max_artifact << 20).unwrap_or(usize::MAX),
+            artifacts: self
+                .artifacts
+                .clone()
+                .unwrap_or_else(|| self.data.join("artifacts")),
+        })
+    }
+}
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState(Arc<Shared>);
+
+/// The shared parts of [`AppState`].
+pub struct Shared {
+    config: Config,
+    pool: Arc<Pool>,
+    store: Store,
+    metrics: Metrics,
+    /// Cancel flags of the jobs running now, by id.
+    running: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// Set on SIGTERM/SIGINT: no new jobs start, running ones go back to the queue.
+    shutting_down: AtomicBool,
+    /// Wakes the job dispatcher when a job is submitted.
+    job_signal: (Mutex<bool>, Condvar),
+    /// The data folder's lock, held while the server runs (SQLite only: replicas share a
+    /// Postgres store).
+    _lock: Option<std::fs::File>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// Takes the data folder for this server alone: a second server on the same folder would
+/// re-run the first one's running jobs as if they had been left by a crash.
+fn lock_data(dir: &std::path::Path) -> Result<std::fs::File, crate::Error> {
+    let io = |source| crate::Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let path = dir.join("queens.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    #[cfg(unix)]
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
+        |_| {
+            crate::Error::unsupported(format!(
+                "{} is in use by another queens serve (--data): give each server its own folder",
+                dir.display()
+            ))
+        },
+    )?;
+    Ok(file)
+}
+
+/// Sets the cancel flag when dropped: a synchronous request whose client went away (axum
+/// drops the handler's future) cancels its work.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+impl AppState {
+    /// Opens the store (re-queueing jobs a crash left running) and starts the workers and
+    /// the job dispatcher.
+    pub fn start(config: Config) -> Result<AppState, crate::Error> {
+        std::fs::create_dir_all(&config.artifacts).map_err(|e| crate::Error::Io {
+            path: config.artifacts.clone(),
+            source: e,
+        })?;
+        let lock = match config.store {
+            None => Some(lock_data(&config.data)?),
+            Some(_) => None,
+        };
+        let options = store::Options {
+            lease: config.lease,
+            max_artifact: config.max_artifact,
+        };
+        let store =
+            Store::open_spec(config.store.as_deref(), &config.data, options).map_err(|e| {
+                crate::Error::Io {
+                    path: config
+                        .store
+                        .as_deref()
+                        .map_or_else(|| config.data.clone(), |s| store::redact(s).into()),
+                    source: std::io::Error::other(e.to_string()),
+                }
+            })?;
+        // A shared store's running jobs may be other replicas' live work: their leases say
+        // when they are orphans (lease.rs).
+        let requeued = if store.is_shared() {
+            0
+        } else {
+            store
+                .requeue_all_running()
+                .map_err(|e| crate::Error::internal(e.to_string()))?
+        };
+        if requeued > 0 {
+            tracing::info!(
+                requeued,
+                "jobs left running by the last run go back to the queue"
+            );
+        }
+        let state = AppState(Arc::new(Shared {
+            pool: Pool::new(config.workers, config.queue),
+            config,
+            store,
+            metrics: Metrics::default(),
+            running: Mutex::new(HashMap::new()),
+            shutting_down: AtomicBool::new(false),
+            job_signal: (Mutex::new(false), Condvar::new()),
+            _lock: lock,
+        }));
+        let dispatcher = state.clone();
+        std::thread::Builder::new()
+            .name("queens-jobs".into())
+            .spawn(move || jobs::dispatch(dispatcher))
+            .map_err(|e| crate::Error::internal_from("starting the job dispatcher", e))?;
+        let keeper = state.clone();
+        std::thread::Builder::new()
+            .name("queens-leases".into())
+            .spawn(move || lease::keep(keeper))
+            .map_err(|e| crate::Error::internal_from("starting the lease keeper", e))?;
+        Ok(state)
+    }
+
+    /// Checks a request against the service's limits before any work is queued.
+    fn admit(&self, req: &Request, synchronous: bool) -> Result<(), ApiError> {
+        req.validate()?;
+        let n = req.n();
+        // A classic board past the complete engines' limit is local search's: a solve job
+        // (never a synchronous call), refused up front when its memory estimate is over
+        // --max-memory.
+        let big_solve = match req {
+            Request::Solve(r) if n > self.config.max_n && r.instance.0.is_sparse() => Some(r),
+            _ => None,
+        };
+        if let Some(r) = big_solve {
+            if synchronous {
+                return Err(ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "over a limit",
+                    format!(
+                        "n = {n} is over this server's limit of {} for synchronous calls: \
+                         submit it as a job (POST /v1/jobs with \"op\": \"solve\")",
+                        self.config.max_n
+                    ),
+                )
+                .field("instance.n"));
+            }
+            let ctx = crate::ops::Context {
+                budget: Budget {
+                    max_memory: Some(self.config.max_memory),
+                    ..Budget::default()
+                },
+                isolate: None,
+                proof_file: None,
+            };
+            crate::ops::check_memory(&r.instance.0, &ctx)?;
+            return Ok(());
+        }
+        if n > self.config.max_n {
+            let field = if matches!(req, Request::Generate(_)) {
+                "n"
+            } else {
+                "instance.n"
+            };
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "over a limit",
+                format!(
+                    "n = {n} is over this server's limit of {} (--max-n)",
+                    self.config.max_n
+                ),
+            )
+            .field(field));
+        }
+        if synchronous {
+            if let Some(why) = req.unbounded() {
+                let field = match req {
+                    Request::CollectionSimulate(_) | Request::CollectionStudy(_) => "deals",
+                    Request::Mod2Solve(_) => "n",
+                    _ => "limit",
+                };
+                return Err(
+                    ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "unbounded work", why)
+                        .field(field),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a synchronous request on a worker, within the server's time limit, cancelled if
+    /// the client goes away. 503 when the queue is full.
+    async fn run_sync(&self, req: Request) -> Result<(Response, Artifacts), ApiError> {
+        self.admit(&req, true)?;
+        let cancel = Arc::new(AtomicBool::new(false));
+        let _guard = CancelOnDrop(cancel.clone());
+        let limit = Duration::from_millis(self.config.timeout_ms);
+        let ctx = Context {
+            budget: Budget {
+                deadline: Instant::now().checked_add(limit),
+                cancel: Some(cancel),
+                progress: None,
+                max_memory: Some(self.config.max_memory),
+            },
+            isolate: Some(self.config.exe.clone()),
+            proof_file: None,
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let state = self.clone();
+        let op = req.op();
+        self.pool
+            .try_submit(move || {
+                let start = Instant::now();
+                let result = req.run(&ctx);
+                state.metrics.op_time(op, start.elapsed().as_secs_f64());
+                let _ = tx.send(result);
+            })
+            .map_err(|_| {
+                ApiError::busy(format!(
+                    "all {} workers are busy and {} requests are waiting: retry shortly, or \
+                     submit a job (POST /v1/jobs)",
+                    self.pool.workers(),
+                    self.pool.capacity()
+                ))
+            })?;
+        // The worker answers by the deadline (a child process is killed then); the grace
+        // period only guards against a bug.
+        match tokio::time::timeout(limit + Duration::from_secs(10), rx).await {
+            Ok(Ok(result)) => result.map_err(ApiError::from),
+            Ok(Err(_)) => Err(ApiError::from(crate::Error::internal(
+                "the worker ended without an answer",
+            ))),
+            Err(_) => Err(ApiError::from(crate::Error::internal(
+                "the worker did not answer within its time limit",
+            ))),
+        }
+    }
+
+    /// Wakes the job dispatcher.
+    fn wake_dispatcher(&self) {
+        let (lock, cv) = &self.job_signal;
+        *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        cv.notify_all();
+    }
+
+    /// Graceful shutdown: no new job starts; running jobs are stopped and handed back to
+    /// the queue (they run again at the next start). Synchronous requests go on.
+    pub fn shutdown(&self) {
+        self.shutting_down.store(true, Ordering::SeqCst);
+        for flag in self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+        {
+            flag.store(true, Ordering::SeqCst);
+        }
+        self.wake_dispatcher();
+        // Jobs notice the flag within milliseconds (a child is killed at once); wait for
+        // them to hand their jobs back.
+        let until = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < until
+            && !self
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_empty()
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// A JSON request body: 413 over the size limit, 400 when it is not JSON, 422 naming the
+/// field when a value is wrong (unknown engine, off-board queen, ragged grid, …).
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: HttpRequest, state: &S) -> Result<Self, ApiError> {
+        let RawBody(bytes) = RawBody::from_request(req, state).await?;
+        parse_body(&bytes).map(JsonBody)
+    }
+}
+
+/// A request body as bytes, within the size limit (413 past it).
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: HttpRequest, state: &S) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "body too large",
+                    "the request body is over this server's limit (--max-body)",
+                )
+            } else {
+                ApiError::new(StatusCode::BAD_REQUEST, "unreadable body", e.body_text())
+            }
+        })?;
+        Ok(RawBody(bytes))
+    }
+}
+
+/// Parses a request body, naming the field of a bad value.
+pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    // Every body is an object; serde would take an array for a struct's fields in order.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(
+            match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+                Err(e) => ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", e.to_string()),
+                Ok(_) => ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "invalid request",
+                    "expected a JSON object",
+                )
+                .field("."),
+            },
+        );
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let body = serde_json::from_slice(bytes).ok();
+        invalid(e, body.as_ref())
+    })?;
+    de.end()
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", e.to_string()))?;
+    Ok(value)
+}
+
+/// A body that does not deserialize: 400 when it is not JSON (`body` is the body as JSON,
+/// `None` when it is not), 422 naming the field when a value is wrong. serde_json reports
+/// some wrong values as syntax (a `[row, col]` with a third element: "trailing
+/// characters"), so whether the body is JSON decides, not the error's kind.
+fn invalid(
+    e: serde_path_to_error::Error<serde_json::Error>,
+    body: Option<&serde_json::Value>,
+) -> ApiError {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    let Some(body) = body else {
+        return ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", inner.to_string());
+    };
+    let message = inner.to_string();
+    // serde passes an instance's error up as text only: the instance is read again on its
+    // own for the field inside it (`instance.queens[1]`).
+    let field = match instance_field(&path, body) {
+        Some(f) => format!("instance.{f}"),
+        None => path.clone(),
+    };
+    let detail = if path == "." {
+        message
+    } else {
+        format!("{path}: {message}")
+    };
+    ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid request", detail).field(field)
+}
+
+/// The field inside the request's instance that `path` (where deserializing stopped) fails
+/// on, when it is the instance in the JSON format (an error in a `{"text": …}` instance is
+/// about the instance as a whole, and says its line).
+fn instance_field(path: &str, body: &serde_json::Value) -> Option<String> {
+    let instance = body.get("instance").filter(|_| path == "instance")?;
+    if instance.get("text").is_some() {
+        return None;
+    }
+    crate::formats::problem_from_json(instance).err()?.field
+}
+
+/// A job body: `op` picks the operation, and the rest is read as that operation's request,
+/// so an error names its field as on the synchronous endpoint (an internally tagged enum
+/// would buffer the body and lose the path).
+pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
+    let mut object = match parse_body::<crate::formats::StrictValue>(bytes)?.0 {
+        serde_json::Value::Object(map) => map,
+        _ => unreachable!("parse_body accepts objects only"),
+    };
+    let op = match object.remove("op") {
+        Some(serde_json::Value::String(op)) => op,
+        other => {
+            let detail = match other {
+                None => "missing field `op`".to_string(),
+                Some(v) => format!("expected a string, got {v}"),
+            };
+            return Err(
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid request", detail)
+                    .field("op"),
+            );
+        }
+    };
+    let rest = serde_json::Value::Object(object);
+    fn typed<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, ApiError> {
+        serde_path_to_error::deserialize(&v).map_err(|e| invalid(e, Some(&v)))
+    }
+    Ok(match op.as_str() {
+        "solve" => Request::Solve(typed(rest)?),
+        "count" => Request::Count(typed(rest)?),
+        "check" => Request::Check(typed(rest)?),
+        "explain" => Request::Explain(typed(rest)?),
+        "encode" => Request::Encode(typed(rest)?),
+        "decode" => Request::Decode(typed(rest)?),
+        "generate" => Request::Generate(typed(rest)?),
+        "hint" => Request::Hint(typed(rest)?),
+        "grade" => Request::Grade(typed(rest)?),
+        "collection_deal" => Request::CollectionDeal(typed(rest)?),
+        "collection_play" => Request::CollectionPlay(typed(rest)?),
+        "collection_simulate" => Request::CollectionSimulate(typed(rest)?),
+        "collection_solve" => Request::CollectionSolve(typed(rest)?),
+        "collection_study" => Request::CollectionStudy(typed(rest)?),
+        "solve_cnf" => Request::SolveCnf(typed(rest)?),
+        "mod2_check" => Request::Mod2Check(typed(rest)?),
+        "mod2_replay" => Request::Mod2Replay(typed(rest)?),
+        "mod2_solve" => Request::Mod2Solve(typed(rest)?),
+        "mod2_optimum" => Request::Mod2Optimum(typed(rest)?),
+        other => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid request",
+                format!(
+                    "unknown op `{other}` (use solve, count, check, explain, encode, decode, \
+                     generate, hint, grade, collection_deal, collection_play, \
+                     collection_simulate, collection_solve, collection_study, solve_cnf, \
+                     mod2_check, mod2_replay, mod2_solve or mod2_optimum)"
+                ),
+            )
+            .field("op"))
+        }
+    })
+}
+
+/// Runs the service until SIGINT or SIGTERM, then shuts down gracefully.
+pub fn serve(config: Config) -> Result<(), crate::Error> {
+    // Requests resolve solver names against the allowlist alone (and the workers' child
+    // processes get it too).
+    crate::engine::ext::configure(config.solvers.clone());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("queens-http")
+        .build()
+        .map_err(|e| crate::Error::internal_from("starting the async runtime", e))?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.addr)
+            .await
+            .map_err(|e| crate::Error::Io {
+                path: config.addr.to_string().into(),
+                source: e,
+            })?;
+        let addr = listener.local_addr().map_err(|e| crate::Error::Io {
+            path: config.addr.to_string().into(),
+            source: e,
+        })?;
+        let state = tokio::task::spawn_blocking(move || AppState::start(config))
+            .await
+            .map_err(|e| crate::Error::internal(e.to_string()))??;
+        let app = routes::router(state.clone());
+        // Tests and scripts read this line to find the port.
+        if state.store.is_shared() {
+            eprintln!(
+                "queens: listening on http://{addr} (jobs in {}, as {})",
+                state.store.origin(),
+                state.store.owner()
+            );
+        } else {
+            eprintln!(
+                "queens: listening on http://{addr} (data in {})",
+                state.config.data.display()
+            );
+        }
+        // On the signal, jobs are handed back first (event streams end with them), then
+        // axum stops accepting and lets the synchronous requests in flight finish.
+        let stopping = state.clone();
+        // The client's address is the rate limit's key when there are no API keys.
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            eprintln!("queens: shutting down: running jobs go back to the queue");
+            let _ = tokio::task::spawn_blocking(move || stopping.shutdown()).await;
+        })
+        .await
+        .map_err(|e| crate::Error::internal_from("the server failed", e))?;
+        state.pool.close();
+        eprintln!("queens: stopped");
+        Ok(())
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

@@ -1,0 +1,555 @@
+//! The job store: accepted jobs, their results and artifacts, durable across crashes, behind
+//! one API over two databases.
+//!
+//! - `sqlite.rs`: one embedded file (the default): nothing to install, one server per folder.
+//! - `postgres.rs`: one shared server (`serve --store postgres://…`): any number of replicas
+//!   claim from the same queue.
+//!
+//! These two files are the only ones in the crate that speak SQL: the rest of the service
+//! sees this API, which carries no driver type, so a third store or a schema change touches
+//! one file and its tests, not the handlers.
+//!
+//! A job moves `queued → running → done | failed`, and `queued | running → cancelled`. A claim
+//! gives the job to this store's *owner* (one per [`Store`], so one per server process) with a
+//! *lease*: the owner renews it while the job runs ([`Store::renew`]), and once a lease has run
+//! out without renewal (the owner was killed, hung or cut off), any owner puts the job back in
+//! the queue ([`Store::requeue_expired`]); the next claim counts another attempt. Only the
+//! owner of a running job may record its progress or its end, so a job taken away from a
+//! replica that was cut off is never recorded twice. Every change is one transaction that is
+//! durable when the call returns, so a job is never lost once [`Store::insert`] has returned.
+//!
+//! The calls block (a write waits for an fsync or a round trip): from async code, run them on a
+//! blocking thread.
+
+mod postgres;
+mod sqlite;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+pub use sqlite::{FILE_NAME, SCHEMA_VERSION};
+
+/// Where an artifact's bytes are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Artifact {
+    /// In the store.
+    Bytes(Vec<u8>),
+    /// In this file, relative to the artifacts folder.
+    File(String),
+}
+
+/// How a store behaves, whichever the database.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// How long a claim (or its last renewal) holds a running job for its owner.
+    pub lease: Duration,
+    /// The largest result or artifact stored, in bytes; a larger one fails the job instead of
+    /// being stored cut short.
+    pub max_artifact: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            lease: Duration::from_secs(30),
+            max_artifact: 512 << 20,
+        }
+    }
+}
+
+/// The durable job store. `Send + Sync`: share it in an `Arc`.
+pub struct Store {
+    backend: Backend,
+    max_artifact: usize,
+}
+
+enum Backend {
+    Sqlite(sqlite::Sqlite),
+    // Boxed: its pool and connection settings are twice SQLite's size, and a store is one
+    // value per server.
+    Postgres(Box<postgres::Postgres>),
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("origin", &self.origin())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Calls the same method on whichever backend this store has.
+macro_rules! each {
+    ($self:ident, $b:ident => $call:expr) => {
+        match &$self.backend {
+            Backend::Sqlite($b) => $call,
+            Backend::Postgres($b) => $call,
+        }
+    };
+}
+
+impl Store {
+    /// Opens (creating if needed) the SQLite store `dir/queens.sqlite3`, creating `dir` too,
+    /// with the default [`Options`]; see [`Store::open_with`].
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        Store::open_with(dir, Options::default())
+    }
+
+    /// Opens (creating if needed) the SQLite store `dir/queens.sqlite3`, creating `dir` too,
+    /// and brings an older schema up to date. Refuses a database whose schema is newer than
+    /// this binary's ([`StoreError::TooNew`]) without changing it.
+    pub fn open_with(dir: &Path, options: Options) -> Result<Store, StoreError> {
+        let backend = Backend::Sqlite(sqlite::Sqlite::open(dir, owner(), options)?);
+        Ok(Store::with(backend, options))
+    }
+
+    /// Opens a fresh SQLite store that lives in memory and dies with it (for tests).
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let options = Options::default();
+        let backend = Backend::Sqlite(sqlite::Sqlite::open_in_memory(owner(), options)?);
+        Ok(Store::with(backend, options))
+    }
+
+    /// Connects to the Postgres store at `url` (`postgres://user:password@host:port/db`, or
+    /// the key=value form) and brings its schema up to date; any number of stores (replicas)
+    /// may share it. The password never appears in an error or in [`Store::origin`].
+    pub fn connect(url: &str, options: Options) -> Result<Store, StoreError> {
+        let backend = Backend::Postgres(Box::new(postgres::Postgres::connect(
+            url,
+            owner(),
+            options,
+        )?));
+        Ok(Store::with(backend, options))
+    }
+
+    /// Opens the store `spec` names: a `postgres://` or `postgresql://` URL, or else SQLite in
+    /// the folder `data`.
+    pub fn open_spec(
+        spec: Option<&str>,
+        data: &Path,
+        options: Options,
+    ) -> Result<Store, StoreError> {
+        match spec {
+            Some(url) if is_postgres(url) => Store::connect(url, options),
+            Some(other) => Err(StoreError::Db(format!(
+                "--store {:?}: expected a postgres:// or postgresql:// URL (without --store, \
+                 jobs are kept in SQLite in --data)",
+                redact(other)
+            ))),
+            None => Store::open_with(data, options),
+        }
+    }
+
+    fn with(backend: Backend, options: Options) -> Store {
+        Store {
+            backend,
+            max_artifact: options.max_artifact,
+        }
+    }
+
+    /// The database file (or `:memory:`), or the Postgres server and database without the
+    /// password, for logs.
+    pub fn origin(&self) -> &str {
+        each!(self, b => b.origin())
+    }
+
+    /// `sqlite` or `postgres`.
+    pub fn kind(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite(_) => "sqlite",
+            Backend::Postgres(_) => "postgres",
+        }
+    }
+
+    /// Whether other processes may be running this store's jobs right now: true for Postgres.
+    /// Then a starting server must not take the running jobs back ([`Store::requeue_all_running`]);
+    /// their leases say when they are orphans.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.backend, Backend::Postgres(_))
+    }
+
+    /// This store's owner name, as recorded on the jobs it claims (host, process, instance).
+    pub fn owner(&self) -> &str {
+        each!(self, b => b.owner())
+    }
+
+    /// Checks that the database answers and holds a job store (for readiness probes).
+    pub fn ping(&self) -> Result<(), StoreError> {
+        each!(self, b => b.ping())
+    }
+
+    /// Accepts a job: stores it as queued and returns it once it is durable. Refuses with
+    /// [`StoreError::Full`] when `max_queued` jobs or more are already queued. On SQLite the
+    /// count and the insert are one locked transaction, so the limit is exact; on Postgres
+    /// concurrent inserts may pass it by as many as are in flight at once.
+    pub fn insert(
+        &self,
+        op: &str,
+        request_json: &str,
+        max_queued: usize,
+    ) -> Result<Job, StoreError> {
+        self.insert_for(op, request_json, max_queued, None)
+    }
+
+    /// [`Store::insert`], for the API key named `key`: only that key's callers see the job.
+    pub fn insert_for(
+        &self,
+        op: &str,
+        request_json: &str,
+        max_queued: usize,
+        key: Option<&str>,
+    ) -> Result<Job, StoreError> {
+        each!(self, b => b.insert_for(op, request_json, max_queued, key))
+    }
+
+    /// The job `id` with its artifacts' names, or `None` if there is no such job.
+    pub fn get(&self, id: &str) -> Result<Option<Job>, StoreError> {
+        each!(self, b => b.get(id))
+    }
+
+    /// Gives the oldest queued job to this store's owner: marks it running with a fresh lease,
+    /// counts the attempt, sets `started_ms` and clears the progress of an earlier attempt.
+    /// `None` if nothing is queued. Atomic: two claims (threads, processes, replicas) never
+    /// get the same job.
+    pub fn claim_next(&self) -> Result<Option<Job>, StoreError> {
+        each!(self, b => b.claim_next())
+    }
+
+    /// Renews the lease of every job this owner is running; returns their ids. A job the
+    /// caller runs that is not among them was cancelled or taken away: stop it.
+    pub fn renew(&self) -> Result<Vec<String>, StoreError> {
+        each!(self, b => b.renew())
+    }
+
+    /// Puts every running job whose lease has run out back in the queue, at its old place;
+    /// returns their ids.
+    pub fn requeue_expired(&self) -> Result<Vec<String>, StoreError> {
+        each!(self, b => b.requeue_expired())
+    }
+
+    /// Records the progress of a running job of this owner. Returns `false` (and records
+    /// nothing) if it is no longer running here: a worker learns here that its job was
+    /// cancelled. Each call is a durable write: report every second or so, not every node.
+    pub fn set_progress(&self, id: &str, progress_json: &str) -> Result<bool, StoreError> {
+        each!(self, b => b.set_progress(id, progress_json))
+    }
+
+    /// Marks a running job of this owner done with its result and stores its artifacts (name,
+    /// bytes), all in one transaction. Returns `false`, storing nothing, if the job is no
+    /// longer running here (cancelled, or taken away after its lease). Two artifacts with the
+    /// same name are an error, and then nothing is stored either; so is a result or artifact
+    /// over [`Options::max_artifact`] ([`StoreError::TooLarge`]): never stored cut short.
+    pub fn finish(
+        &self,
+        id: &str,
+        result_json: &str,
+        artifacts: &[(&str, &[u8])],
+    ) -> Result<bool, StoreError> {
+        self.finish_with_files(id, result_json, artifacts, &[])
+    }
+
+    /// [`Store::finish`], some artifacts being files of the artifacts folder (name, path
+    /// relative to that folder) rather than bytes: a proof streamed there as it was written,
+    /// which no size limit of the store applies to.
+    pub fn finish_with_files(
+        &self,
+        id: &str,
+        result_json: &str,
+        artifacts: &[(&str, &[u8])],
+        files: &[(&str, &str)],
+    ) -> Result<bool, StoreError> {
+        let sizes = std::iter::once(("result", result_json.len()))
+            .chain(artifacts.iter().map(|(name, bytes)| (*name, bytes.len())));
+        for (what, bytes) in sizes {
+            if bytes > self.max_artifact {
+                return Err(StoreError::TooLarge {
+                    what: what.to_string(),
+                    bytes,
+                    limit: self.max_artifact,
+                });
+            }
+        }
+        each!(self, b => b.finish_with_files(id, result_json, artifacts, files))
+    }
+
+    /// Marks a running job of this owner failed with its error. Returns `false`, storing
+    /// nothing, if the job is no longer running here.
+    pub fn fail(&self, id: &str, error_json: &str) -> Result<bool, StoreError> {
+        each!(self, b => b.fail(id, error_json))
+    }
+
+    /// Cancels a queued or running job, whoever runs it. Returns the status the job had before
+    /// (`None`: no such job); a job that had already finished is left as it was. The worker
+    /// learns from [`Store::renew`], `set_progress` or `finish`, or from the caller.
+    pub fn cancel(&self, id: &str) -> Result<Option<JobStatus>, StoreError> {
+        each!(self, b => b.cancel(id))
+    }
+
+    /// Hands a running job of this owner back to the queue (a server shutting down
+    /// gracefully), at its original place. Returns `false` if it was not running here.
+    pub fn requeue(&self, id: &str) -> Result<bool, StoreError> {
+        each!(self, b => b.requeue(id))
+    }
+
+    /// Hands every running job back to the queue, whoever's; returns how many. For the start
+    /// of a server that has the store to itself ([`Store::is_shared`] false): after a crash,
+    /// the jobs that were running have no worker any more.
+    pub fn requeue_all_running(&self) -> Result<usize, StoreError> {
+        each!(self, b => b.requeue_all_running())
+    }
+
+    /// The bytes of artifact `name` of job `id`, or `None` if there is no such artifact or
+    /// it is a file ([`Store::artifact_source`]).
+    pub fn artifact(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(match self.artifact_source(id, name)? {
+            Some(Artifact::Bytes(b)) => Some(b),
+            _ => None,
+        })
+    }
+
+    /// Artifact `name` of job `id`: its bytes, or the file of the artifacts folder it is in.
+    pub fn artifact_source(&self, id: &str, name: &str) -> Result<Option<Artifact>, StoreError> {
+        each!(self, b => b.artifact_source(id, name))
+    }
+
+    /// How many jobs are in each status (for `/metrics`).
+    pub fn counts(&self) -> Result<Counts, StoreError> {
+        each!(self, b => b.counts())
+    }
+}
+
+/// Whether `spec` names a Postgres database.
+pub fn is_postgres(spec: &str) -> bool {
+    spec.starts_with("postgres://") || spec.starts_with("postgresql://")
+}
+
+/// `spec` without a password (`postgres://user:***@host/db`), for messages and logs.
+pub fn redact(spec: &str) -> String {
+    let Some((scheme, rest)) = spec.split_once("://") else {
+        return spec.to_string();
+    };
+    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    match authority.rsplit_once('@') {
+        Some((user, host)) => match user.split_once(':') {
+            Some((name, _)) => format!("{scheme}://{name}:***@{host}{tail}"),
+            None => spec.to_string(),
+        },
+        None => spec.to_string(),
+    }
+}
+
+/// A name for one store instance that says where it runs: the host (the pod's name under
+/// Kubernetes), the process and a counter, so two stores in one process differ too.
+fn owner() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| {
+            std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+        })
+        .unwrap_or_else(|| "localhost".to_string());
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "{host}/{}/{}-{nanos:x}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Parses a status read from the database; an unknown one means the database is damaged or
+/// was written by something else.
+fn parse_status(status: &str, id: &str) -> Result<JobStatus, StoreError> {
+    status
+        .parse()
+        .map_err(|e: UnknownStatus| StoreError::Db(format!("job {id}: {e}")))
+}
+
+/// Where a job is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobStatus {
+    /// Accepted and waiting for a worker.
+    Queued,
+    /// Claimed by a worker.
+    Running,
+    /// Finished with a result.
+    Done,
+    /// Finished with an error.
+    Failed,
+    /// Cancelled by a client before it finished.
+    Cancelled,
+}
+
+impl JobStatus {
+    /// Every status, in the order of a job's life.
+    pub const ALL: [JobStatus; 5] = [
+        JobStatus::Queued,
+        JobStatus::Running,
+        JobStatus::Done,
+        JobStatus::Failed,
+        JobStatus::Cancelled,
+    ];
+
+    /// The name used in JSON, in the database and in metrics labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Done => "done",
+            JobStatus::Failed => "failed",
+            JobStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Whether the job will never change again (done, failed or cancelled).
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            JobStatus::Done | JobStatus::Failed | JobStatus::Cancelled
+        )
+    }
+}
+
+impl std::fmt::Display for JobStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A status name that is not one of [`JobStatus::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown job status {0:?} (expected queued, running, done, failed or cancelled)")]
+pub struct UnknownStatus(pub String);
+
+impl FromStr for JobStatus {
+    type Err = UnknownStatus;
+
+    fn from_str(s: &str) -> Result<JobStatus, UnknownStatus> {
+        JobStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == s)
+            .ok_or_else(|| UnknownStatus(s.to_string()))
+    }
+}
+
+/// A job as stored. The JSON fields are kept as text: the store neither parses nor checks them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Job {
+    /// Unguessable and URL-safe: 32 lowercase hex digits (128 random bits).
+    pub id: String,
+    /// The operation asked for (e.g. `solve`, `count`, `prove`).
+    pub op: String,
+    /// The request body, JSON text.
+    pub request: String,
+    /// Where the job is in its life.
+    pub status: JobStatus,
+    /// The latest progress report of the current or last attempt, JSON text.
+    pub progress: Option<String>,
+    /// The result of a done job, JSON text.
+    pub result: Option<String>,
+    /// The error of a failed job, JSON text.
+    pub error: Option<String>,
+    /// How many times a worker has claimed the job; above 1 after a crash or a hand-back.
+    pub attempts: u32,
+    /// When the job was accepted, in milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// When the current or last attempt started (unset while queued), ms since the epoch.
+    pub started_ms: Option<i64>,
+    /// When the job became done, failed or cancelled, ms since the epoch.
+    pub finished_ms: Option<i64>,
+    /// The names of the job's artifacts (sorted); the bytes come from [`Store::artifact`].
+    pub artifacts: Vec<String>,
+    /// The name of the API key that submitted the job (`None` without keys).
+    pub key: Option<String>,
+}
+
+/// How many jobs are in each status.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    /// Jobs waiting for a worker.
+    pub queued: u64,
+    /// Jobs a worker is on.
+    pub running: u64,
+    /// Jobs finished with a result.
+    pub done: u64,
+    /// Jobs finished with an error.
+    pub failed: u64,
+    /// Jobs cancelled by a client.
+    pub cancelled: u64,
+}
+
+impl Counts {
+    /// The count for one status.
+    pub fn get(&self, status: JobStatus) -> u64 {
+        match status {
+            JobStatus::Queued => self.queued,
+            JobStatus::Running => self.running,
+            JobStatus::Done => self.done,
+            JobStatus::Failed => self.failed,
+            JobStatus::Cancelled => self.cancelled,
+        }
+    }
+
+    fn slot(&mut self, status: JobStatus) -> &mut u64 {
+        match status {
+            JobStatus::Queued => &mut self.queued,
+            JobStatus::Running => &mut self.running,
+            JobStatus::Done => &mut self.done,
+            JobStatus::Failed => &mut self.failed,
+            JobStatus::Cancelled => &mut self.cancelled,
+        }
+    }
+}
+
+/// What can go wrong in the job store. Every message names the operation (and the job) that
+/// failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// [`Store::insert`] refused a job: this many jobs are already waiting.
+    #[error("the job queue is full ({0} jobs waiting)")]
+    Full(usize),
+    /// The database was written by a newer queens whose schema this binary does not know.
+    #[error(
+        "job store {path}: schema version {found} is newer than this queens knows \
+         ({known}); run a newer queens or use another data directory"
+    )]
+    TooNew {
+        /// The database file or server.
+        path: String,
+        /// The database's schema version.
+        found: i64,
+        /// [`SCHEMA_VERSION`].
+        known: u32,
+    },
+    /// A result or artifact is over the store's size limit ([`Options::max_artifact`]); nothing
+    /// of the job's end was stored (a proof is never kept cut short).
+    #[error(
+        "the {what} is {bytes} bytes, over this server's limit of {limit} bytes for one stored \
+         result or artifact (--max-artifact)"
+    )]
+    TooLarge {
+        /// `result`, or the artifact's name (`proof`, `cnf`).
+        what: String,
+        /// Its size.
+        bytes: usize,
+        /// [`Options::max_artifact`].
+        limit: usize,
+    },
+    /// The database failed, or holds something that is not a job store.
+    #[error("job store: {0}")]
+    Db(String),
+}
