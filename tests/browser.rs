@@ -15,6 +15,8 @@ use fantoccini::key::Key;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{json, Value};
 
+#[path = "support/need.rs"]
+mod need;
 #[path = "support/serve.rs"]
 mod serve;
 #[path = "support/temp.rs"]
@@ -163,9 +165,10 @@ fn the_play_page_plays_a_puzzle_in_a_real_browser() {
     );
     let driver = program("QUEENS_CHROMEDRIVER", &["chromedriver"]);
     let (Some(chrome), Some(driver)) = (chrome, driver) else {
-        eprintln!(
-            "skipped: the browser test needs Chromium and chromedriver (Debian: apt-get \
-             install chromium chromium-driver; or set QUEENS_CHROME and QUEENS_CHROMEDRIVER)"
+        need::missing(
+            "Chromium and chromedriver",
+            "Debian: apt-get install chromium chromium-driver; or set QUEENS_CHROME and \
+             QUEENS_CHROMEDRIVER",
         );
         return;
     };

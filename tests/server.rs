@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+#[path = "support/need.rs"]
+mod need;
 #[path = "support/serve.rs"]
 mod serve;
 #[path = "support/temp.rs"]
@@ -564,7 +566,7 @@ fn assert_outside_checker_accepts(checker: &str, cnf: &str, proof: &[u8]) {
     {
         Ok(out) => out,
         Err(_) => {
-            eprintln!("{checker} is not installed: outside check skipped");
+            need::missing(checker, "the outside proof checker is not on PATH");
             return;
         }
     };
@@ -1135,7 +1137,7 @@ fn external_solvers_come_only_from_the_servers_allowlist() {
         assert_eq!(code, 200, "{v}");
         assert_verified(&nauck(), &v["queens"]);
     } else {
-        eprintln!("skipped the minisat request: minisat is not installed");
+        need::missing("minisat", "not on PATH; the minisat request is skipped");
     }
 }
 

@@ -11,6 +11,10 @@ mod pg;
 #[path = "support/serve.rs"]
 mod serve;
 
+/// What a test needs from outside the repository: skip with a reason, or fail under CI.
+#[path = "support/need.rs"]
+mod need;
+
 /// Test folders removed when dropped.
 #[path = "support/temp.rs"]
 mod temp;

@@ -473,7 +473,10 @@ fn deploy_recipes_run_on_local_processes() {
 
 /// An outside checker's verdict on a proof file: `None` when it is not installed.
 pub(super) fn outside_check(checker: &str, cnf: &Path, proof: &Path) -> Option<bool> {
-    let out = Command::new(checker).arg(cnf).arg(proof).output().ok()?;
+    let Ok(out) = Command::new(checker).arg(cnf).arg(proof).output() else {
+        crate::need::missing(checker, "the outside proof checker is not on PATH");
+        return None;
+    };
     let text = String::from_utf8_lossy(&out.stdout);
     Some(
         text.lines()
@@ -498,7 +501,7 @@ pub(super) fn assert_proof_files_check(
     if let Some(checker) = outside {
         match outside_check(checker, cnf, proof) {
             Some(ok) => assert!(ok, "{checker} rejects {}", proof.display()),
-            None => eprintln!("{checker} is not installed: outside check skipped"),
+            None => eprintln!("{checker}: outside check skipped"),
         }
     }
 }

@@ -207,19 +207,7 @@ fn hundred_thousand_rows_at_the_crossing() {
 /// A checker built from the outside sources, on PATH; `None` (printing why) when it is
 /// missing, a failure when `CI` is set.
 fn outside_checker(name: &str) -> Option<&str> {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {name}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if found {
-        return Some(name);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{name} is not on PATH, and CI must run it (.ci/run builds it)"
-    );
-    eprintln!("skipping the {name} check: {name} is not on PATH");
-    None
+    crate::need::program(name).map(|_| name)
 }
 
 /// A completion past 4096 rows that only search refutes: `--proof` writes LRAT for the core

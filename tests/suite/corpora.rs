@@ -10,7 +10,10 @@ fn corpus(name: &str) -> Option<String> {
     match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(_) => {
-            eprintln!("skipping: {} not found", path.display());
+            crate::need::missing(
+                &path.display().to_string(),
+                "the shared corpora are not beside the repository",
+            );
             None
         }
     }

@@ -28,7 +28,7 @@ fn stderr(o: &std::process::Output) -> String {
 fn installed(name: &str) -> bool {
     let found = ext::find_program(name).is_some();
     if !found {
-        eprintln!("skipped: {name} is not installed");
+        crate::need::missing(name, "the SAT solver is not installed");
     }
     found
 }

@@ -192,7 +192,10 @@ fn outside_check(checker: &str, dir: &Path, cnf: &[u8], proof: &[u8]) -> Option<
     let (c, p) = (dir.join("f.cnf"), dir.join("f.proof"));
     std::fs::write(&c, cnf).unwrap();
     std::fs::write(&p, proof).unwrap();
-    let out = Command::new(checker).arg(&c).arg(&p).output().ok()?;
+    let Ok(out) = Command::new(checker).arg(&c).arg(&p).output() else {
+        crate::need::missing(checker, "the outside proof checker is not on PATH");
+        return None;
+    };
     let text = String::from_utf8_lossy(&out.stdout);
     Some(
         text.lines()
@@ -228,7 +231,7 @@ fn outside_checkers_accept_the_backtrackers_proofs() {
                         assert!(ok, "{checker} rejects the {format} proof of {name} ({enc})");
                         checked += 1;
                     }
-                    None => eprintln!("{checker} is not installed: outside check skipped"),
+                    None => eprintln!("{checker}: outside check skipped"),
                 }
             }
         }
@@ -238,12 +241,9 @@ fn outside_checkers_accept_the_backtrackers_proofs() {
 
 #[test]
 fn a_hard_csplib_instance_is_certified_by_the_backtracker() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/csplib-prob079-excluded-diagonals.jsonl");
-    if !path.exists() {
-        eprintln!("../shared is absent: skipped");
+    let Some(path) = crate::need::shared_data("csplib-prob079-excluded-diagonals.jsonl") else {
         return;
-    }
+    };
     let selection = queens::formats::sources::Selection {
         filters: vec![("id".into(), "diag-21-4-102".into())],
         first: Some(19),
@@ -267,7 +267,7 @@ fn a_hard_csplib_instance_is_certified_by_the_backtracker() {
     cert.cnf.write_dimacs(&mut cnf, &[]).unwrap();
     match outside_check("drat-trim", &dir, &cnf, &cert.proof) {
         Some(ok) => assert!(ok, "drat-trim rejects the proof of diag-21-4-102"),
-        None => eprintln!("drat-trim is not installed: outside check skipped"),
+        None => eprintln!("drat-trim: outside check skipped"),
     }
 }
 
@@ -649,7 +649,7 @@ fn lrat_streamed_to_a_file_checks_inside_and_outside() {
                         ok,
                         "{checker} rejects the {format} proof of {name}, {threads} threads"
                     ),
-                    None => eprintln!("{checker} is not installed: outside check skipped"),
+                    None => eprintln!("{checker}: outside check skipped"),
                 }
             }
             // Nothing but the proof is left behind.

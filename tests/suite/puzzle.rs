@@ -6,12 +6,9 @@ use queens::puzzle::Position;
 
 #[test]
 fn hints_never_contradict_the_solution_of_any_linkedin_level() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/linkedin-official-1-616.jsonl");
-    if !path.exists() {
-        eprintln!("../shared is absent: skipped");
+    let Some(path) = crate::need::shared_data("linkedin-official-1-616.jsonl") else {
         return;
-    }
+    };
     let levels = queens::formats::sources::load_all(&[path], &Default::default()).unwrap();
     let (mut solved, mut total) = (0, 0);
     let mut used = std::collections::BTreeMap::new();
@@ -181,12 +178,9 @@ fn grade_and_the_logical_path() {
 
 #[test]
 fn grades_of_the_linkedin_levels() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/linkedin-official-1-616.jsonl");
-    if !path.exists() {
-        eprintln!("../shared is absent: skipped");
+    let Some(path) = crate::need::shared_data("linkedin-official-1-616.jsonl") else {
         return;
-    }
+    };
     use queens::puzzle::grade::{grade, logical_path, Grade};
     let mut counts = std::collections::BTreeMap::new();
     for level in queens::formats::sources::load_all(&[path], &Default::default()).unwrap() {

@@ -123,9 +123,9 @@ fn count_and_batch_recipes_run_on_a_one_node_slurm() {
     match up.status.code() {
         Some(0) => {}
         Some(77) => {
-            eprintln!(
-                "skipped: {}",
-                String::from_utf8_lossy(&up.stderr).trim_end()
+            crate::need::missing(
+                "a one-node Slurm",
+                String::from_utf8_lossy(&up.stderr).trim_end(),
             );
             return;
         }

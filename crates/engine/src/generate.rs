@@ -1,7 +1,7 @@
 //! Instance generators: completions and excluded diagonals (their files are written by
 //! [`crate::formats`]; region puzzles are made in [`crate::puzzle::generate`]).
 //!
-//! Every generator is driven by [`Rng`] (`src/rng.rs`), a SplitMix64 stream, so one seed gives the same
+//! Every generator is driven by [`Rng`] (the model's `rng.rs`), a SplitMix64 stream, so one seed gives the same
 //! instance on every platform and every release that keeps this file's algorithms.
 
 use crate::error::Error;

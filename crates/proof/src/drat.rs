@@ -1,6 +1,8 @@
-//! DRAT: the forward RUP checker (which also replays a DRAT proof into LRAT).
+//! DRAT: the forward RUP checker, which also replays a DRAT proof into trimmed LRAT
+//! ([`drat_to_lrat`]).
 
 use std::collections::{BinaryHeap, HashMap};
+use std::io::Write;
 
 use varisat_formula::CnfFormula;
 
@@ -114,6 +116,29 @@ impl DratReader<'_> {
             lits.push((value - 2) as u32);
         }
     }
+}
+
+/// Converts a DRAT proof (text, or binary if `binary`) of `formula` into text LRAT on `out`.
+///
+/// The DRAT proof is checked as by [`check_drat`]; for each lemma the clauses that took part in
+/// the conflict (reasons of the propagated literals, top-level ones included, in propagation
+/// order, then the conflicting clause) become its hints. Lemma ids continue after the formula's
+/// `m` clauses; DRAT deletions become LRAT deletion lines. The result is trimmed backwards:
+/// only lemmas the refutation uses are written ([`ProofStats::trimmed`] counts the others,
+/// and `lemmas` and `hints` count what was written).
+pub fn drat_to_lrat(
+    formula: &CnfFormula,
+    drat: &[u8],
+    binary: bool,
+    out: &mut dyn Write,
+) -> Result<ProofStats, ProofError> {
+    let mut writer = LratWriter::default();
+    let mut stats = replay_drat(formula, drat, binary, Some(&mut writer))?;
+    let (lemmas, hints) = writer.finish(formula.len() as u64, out)?;
+    stats.trimmed = stats.lemmas - lemmas;
+    stats.lemmas = lemmas;
+    stats.hints = hints;
+    Ok(stats)
 }
 
 pub(crate) fn replay_drat(

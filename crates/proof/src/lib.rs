@@ -4,7 +4,7 @@
 //! - [`write`]: the one writer of DRAT (text and binary) and binary LRAT lines, which the
 //!   backtracker's refutations and the SAT engine's added empty clause go through.
 //! - [`drat`]: DRAT (text and binary): the forward RUP checker.
-//! - [`lrat`]: LRAT from a DRAT replay ([`drat_to_lrat`]), and the chunk pipe the
+//! - [`lrat`]: the LRAT a DRAT replay ([`drat_to_lrat`]) fills, and the chunk pipe the
 //!   backtracker's binary LRAT streams through to the checker.
 //! - [`check`]: the LRAT checker that only follows hints, streaming from a reader.
 
@@ -26,8 +26,7 @@ pub use check::{
     check_and_write, check_lrat, check_lrat_binary_file, check_lrat_binary_reader, check_lrat_file,
     check_lrat_reader,
 };
-pub use drat::check_drat;
-pub use lrat::drat_to_lrat;
+pub use drat::{check_drat, drat_to_lrat};
 
 /// The proof formats [`crate::engine::sat::solve_with_proof`] writes and [`check_proof`] reads.
 ///

@@ -1,34 +1,9 @@
-//! LRAT writers.
+//! LRAT writers: the trimmed collector a DRAT replay fills ([`LratWriter`]), binary LRAT
+//! numbers, and the chunk pipe from the proof writers to the checker.
 
 use std::io::{self, BufWriter, Write};
 
-use varisat_formula::CnfFormula;
-
-use super::drat::replay_drat;
-use super::{code_dimacs, ProofError, ProofStats};
-
-/// Converts a DRAT proof (text, or binary if `binary`) of `formula` into text LRAT on `out`.
-///
-/// The DRAT proof is checked as by [`check_drat`]; for each lemma the clauses that took part in
-/// the conflict (reasons of the propagated literals, top-level ones included, in propagation
-/// order, then the conflicting clause) become its hints. Lemma ids continue after the formula's
-/// `m` clauses; DRAT deletions become LRAT deletion lines. The result is trimmed backwards:
-/// only lemmas the refutation uses are written ([`ProofStats::trimmed`] counts the others,
-/// and `lemmas` and `hints` count what was written).
-pub fn drat_to_lrat(
-    formula: &CnfFormula,
-    drat: &[u8],
-    binary: bool,
-    out: &mut dyn Write,
-) -> Result<ProofStats, ProofError> {
-    let mut writer = LratWriter::default();
-    let mut stats = replay_drat(formula, drat, binary, Some(&mut writer))?;
-    let (lemmas, hints) = writer.finish(formula.len() as u64, out)?;
-    stats.trimmed = stats.lemmas - lemmas;
-    stats.lemmas = lemmas;
-    stats.hints = hints;
-    Ok(stats)
-}
+use super::code_dimacs;
 
 /// Collects the LRAT steps of a replay, then writes the ones the refutation uses.
 ///
@@ -58,7 +33,7 @@ impl LratWriter {
 
     /// Writes the used lemmas and the deletions of used clauses; returns the lemmas written
     /// and their hints.
-    fn finish(self, formula_clauses: u64, out: &mut dyn Write) -> io::Result<(u64, u64)> {
+    pub(crate) fn finish(self, formula_clauses: u64, out: &mut dyn Write) -> io::Result<(u64, u64)> {
         // Lemma ids increase, so a binary search finds a lemma's index.
         let index = |id: u32| self.lemmas.binary_search_by_key(&id, |l| l.0).ok();
         let mut used = vec![false; self.lemmas.len()];

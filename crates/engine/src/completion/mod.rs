@@ -605,7 +605,7 @@ pub fn prove(
             let start = std::time::Instant::now();
             let (proof, lemmas) = if lrat {
                 let mut out = Vec::new();
-                crate::proof::lrat::drat_to_lrat(&formula, &drat, false, &mut out)
+                crate::proof::drat_to_lrat(&formula, &drat, false, &mut out)
                     .map_err(proof_error)?;
                 let stats = crate::proof::check::check_lrat(&formula, &out).map_err(proof_error)?;
                 (out, stats.lemmas)

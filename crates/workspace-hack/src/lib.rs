@@ -1,0 +1,1 @@
+//! Feature pins only (see Cargo.toml): no code.

@@ -1,0 +1,64 @@
+//! What a test needs from outside the repository (a proof checker, a SAT solver, the shared
+//! corpora, Postgres, Slurm, Chromium) and what happens when it is missing. Outside CI the test
+//! says why on stderr and skips; with `CI` set it fails, because `.ci/run` installs or builds
+//! every one of them and a skip there would pass without checking what the README claims.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// Records that `what` is missing (`why` says how to get it): fails the test under CI,
+/// prints the reason and lets the caller skip otherwise.
+pub fn missing(what: &str, why: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{what} is missing ({why}), and CI must run this test: .ci/run provides it"
+    );
+    eprintln!("skipped: {what} is missing ({why})");
+}
+
+/// `name` on PATH, or `None` after [`missing`].
+pub fn program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let found = std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        missing(name, "not on PATH");
+    }
+    found
+}
+
+/// An outside proof checker (`drat-trim`, `lrat-check`, `cake_lpr`) on PATH, or `None` after
+/// [`missing`]. `.ci/run` builds all three from their sources and puts them on PATH.
+pub fn checker(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let found = std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        missing(
+            name,
+            "the outside proof checker is not on PATH; .ci/run builds it from the proof-checker \
+             sources beside the repository",
+        );
+    }
+    found
+}
+
+/// A file of the shared corpora (`../shared/data/NAME` beside the repository), or `None` after
+/// [`missing`].
+pub fn shared_data(name: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(name);
+    if path.is_file() {
+        Some(path)
+    } else {
+        missing(
+            &path.display().to_string(),
+            "the shared corpora are not beside the repository",
+        );
+        None
+    }
+}
