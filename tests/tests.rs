@@ -13,3 +13,7 @@ mod serve;
 /// Test folders removed when dropped.
 #[path = "support/temp.rs"]
 mod temp;
+
+/// Processes a test left behind, found by a marker argument.
+#[path = "support/procs.rs"]
+mod procs;
