@@ -1718,3 +1718,20 @@ fn an_external_solvers_children_go_with_a_cancelled_or_late_job() {
     assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
     assert_eq!(procs::survivors(&late_marker), Vec::<u32>::new());
 }
+
+#[test]
+fn a_done_job_shows_its_result_not_its_last_progress() {
+    let s = Server::start(&["--workers", "2"]);
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "count", "instance": {"n": 13}}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let job = wait_job(&s, &id, terminal, 60);
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(job["result"]["count"], 73712, "{job}");
+    // The count reported progress as it went; once done, the answer is the result.
+    assert!(job["progress"].is_null(), "{job}");
+}

@@ -104,6 +104,57 @@ fn s_unknown_is_no_answer_within_the_limits() {
     let j = json(&o);
     assert_eq!(j["status"], "unknown");
     assert!(j["queens"].is_null());
+    // `engine` says only `ext`: the answer names the solver.
+    assert_eq!(j["engine"], "ext");
+    assert_eq!(j["solver"], "fake");
+    // The text says so too, and never "solved".
+    let o = queens(
+        &[
+            "solve",
+            "--n",
+            "6",
+            "--engine",
+            "ext:fake",
+            "--solver",
+            &fake("unknown.sh"),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        "unknown: solver `fake` gave up without an answer (s UNKNOWN)"
+    );
+}
+
+#[test]
+fn an_answer_from_an_external_solver_names_it() {
+    if !installed("cadical") {
+        return;
+    }
+    let o = queens(&["solve", "--n", "6", "--engine", "ext:cadical"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("(ext:cadical/auto, 36 vars"), "{text}");
+    let o = queens(
+        &[
+            "count",
+            "--n",
+            "6",
+            "--engine",
+            "ext:cadical",
+            "--limit",
+            "10",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(
+        (j["count"].as_u64(), &j["solver"]),
+        (Some(4), &"cadical".into())
+    );
 }
 
 #[test]
