@@ -344,17 +344,33 @@ pub fn columns_conflicts_up_to(
         }
         // m queens on one line are m(m − 1)/2 pairs; name them in the order of their
         // second queen's row.
-        found.total += crowded.values().map(|m| m * (m - 1) / 2).sum::<u64>();
+        let pairs: u64 = crowded.values().map(|m| m * (m - 1) / 2).sum();
+        found.total += pairs;
+        let mut unnamed = pairs;
+        if pairs > 0 {
+            // The marks now say which lines are crowded: a bit test per line, not a lookup.
+            for (kind, bits) in marks.iter_mut().enumerate() {
+                bits.0.fill(0);
+                for &(k, i) in crowded.keys() {
+                    if k as usize == kind {
+                        bits.set(i);
+                    }
+                }
+            }
+        }
         let mut earlier: HashMap<(u8, usize), Vec<usize>> = HashMap::new();
         'rows: for r in 0..cols.len().min(n) {
             let b = queen(r);
-            if found.out.len() >= limit {
+            if unnamed == 0 || found.out.len() >= limit {
                 break;
             }
             if b.1 >= n {
                 continue;
             }
-            for line in lines(b).into_iter().filter(|l| crowded.contains_key(l)) {
+            for line in lines(b) {
+                if !marks[line.0 as usize].get(line.1) {
+                    continue;
+                }
                 let rows = earlier.entry(line).or_default();
                 for &a in rows.iter() {
                     if found.out.len() >= limit {
@@ -365,6 +381,7 @@ pub fn columns_conflicts_up_to(
                         0 => Violation::SameColumn { a, b },
                         _ => Violation::SameDiagonal { a, b },
                     });
+                    unnamed -= 1;
                 }
                 rows.push(r);
             }
