@@ -10,6 +10,8 @@ use serde_json::{json, Value};
 
 #[path = "support/need.rs"]
 mod need;
+#[path = "support/procs.rs"]
+mod procs;
 #[path = "support/serve.rs"]
 mod serve;
 #[path = "support/temp.rs"]
@@ -1675,4 +1677,63 @@ fn a_proof_job_streams_its_proof_to_the_artifacts_folder_and_keeps_it_across_a_r
     let s = Serve::new().data(&data).args(args).start();
     let (again, cnf_again) = download(&s);
     assert!(again == proof && cnf_again == cnf);
+}
+
+#[test]
+fn an_external_solvers_children_go_with_a_cancelled_or_late_job() {
+    let dir = temp::dir("server-wrapper");
+    let (script, marker) = procs::hanging_wrapper(&dir);
+    let (late, late_marker) = procs::hanging_wrapper(&dir);
+    let s = Server::start(&[
+        "--workers",
+        "3",
+        "--solver",
+        &format!("hang={} {{cnf}}", script.display()),
+        "--solver",
+        &format!("late={} {{cnf}}", late.display()),
+    ]);
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "solve", "instance": {"n": 6}, "engine": "ext", "solver": "hang"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    assert!(
+        procs::wait_for(&marker, Duration::from_secs(10)),
+        "the wrapper never started its child"
+    );
+    let (code, _, _) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
+    assert_eq!(code, 200);
+    let job = wait_job(&s, &id, terminal, 5);
+    assert_eq!(job["status"], "cancelled", "{job}");
+    assert_eq!(procs::survivors(&marker), Vec::<u32>::new());
+    // Past its deadline the same: the answer comes at the deadline, nothing stays.
+    let t = Instant::now();
+    let (code, v) = post(
+        &s,
+        "/v1/solve",
+        &json!({"instance": {"n": 6}, "engine": "ext", "solver": "late", "timeout_ms": 1000}),
+    );
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "timeout", "{v}");
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert_eq!(procs::survivors(&late_marker), Vec::<u32>::new());
+}
+
+#[test]
+fn a_done_job_shows_its_result_not_its_last_progress() {
+    let s = Server::start(&["--workers", "2"]);
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "count", "instance": {"n": 13}}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let job = wait_job(&s, &id, terminal, 60);
+    assert_eq!(job["status"], "done", "{job}");
+    assert_eq!(job["result"]["count"], 73712, "{job}");
+    // The count reported progress as it went; once done, the answer is the result.
+    assert!(job["progress"].is_null(), "{job}");
 }

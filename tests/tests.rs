@@ -18,3 +18,7 @@ mod need;
 /// Test folders removed when dropped.
 #[path = "support/temp.rs"]
 mod temp;
+
+/// Processes a test left behind, found by a marker argument.
+#[path = "support/procs.rs"]
+mod procs;

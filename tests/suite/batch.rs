@@ -739,3 +739,44 @@ fn proof_file_names_are_safe_and_never_shared() {
         names.values().map(|n| n.to_lowercase()).collect();
     assert_eq!(lower.len(), ids.len());
 }
+
+#[test]
+fn batch_leaves_no_process_of_a_wrapper_behind() {
+    let dir = temp::dir("batch-wrapper");
+    let (script, marker) = crate::procs::hanging_wrapper(&dir);
+    let corpus = dir.join("corpus.jsonl");
+    std::fs::write(
+        &corpus,
+        "{\"id\": \"six\", \"n\": 6}\n{\"id\": \"seven\", \"n\": 7}\n",
+    )
+    .unwrap();
+    let out = dir.join("out.jsonl");
+    let o = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .arg("batch")
+        .arg(&corpus)
+        .args([
+            "--engine",
+            "ext:hang",
+            "--timeout",
+            "1",
+            "--jobs",
+            "2",
+            "--json",
+        ])
+        .arg("--solver")
+        .arg(format!("hang={} {{cnf}}", script.display()))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    // 4: some instance had no answer within its limit.
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let lines = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(lines.matches("\"timeout\"").count(), 2, "{lines}");
+    assert_eq!(crate::procs::survivors(&marker), Vec::<u32>::new());
+}

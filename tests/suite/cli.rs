@@ -993,3 +993,37 @@ fn check_hints_and_completions_on_nauck() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("completions"));
 }
+
+#[test]
+fn a_local_search_that_gives_up_says_so_not_timeout() {
+    // n = 3 has no solution, which local search cannot prove: it gives up long before any
+    // limit. The text says that, with or without --timeout, as the JSON's reason does.
+    for args in [
+        vec!["solve", "--n", "3", "--engine", "local"],
+        vec!["solve", "--n", "3", "--engine", "local", "--timeout", "60"],
+    ] {
+        let o = queens(&args, None);
+        assert_eq!(o.status.code(), Some(4), "{args:?}");
+        let text = stdout(&o);
+        assert!(
+            text.starts_with(
+                "no answer: local search gave up after 201 starts, the first and 200 fresh ones"
+            ),
+            "{args:?}: {text}"
+        );
+        assert!(!text.contains("within"), "{args:?}: {text}");
+    }
+    let mut args = vec!["solve", "--n", "3", "--engine", "local", "--json"];
+    let j = json(&queens(&args, None));
+    assert_eq!(j["status"], "timeout");
+    assert!(
+        j["reason"]
+            .as_str()
+            .unwrap()
+            .contains("gave up after 201 starts"),
+        "{j}"
+    );
+    // A limit that is reached is named as such.
+    args = vec!["count", "--n", "20", "--timeout", "0.3"];
+    assert!(stdout(&queens(&args, None)).starts_with("timeout: no answer within 0.3 s"));
+}

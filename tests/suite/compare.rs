@@ -1252,3 +1252,58 @@ fn compare_refuses_a_proof_folder_it_cannot_make() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(&bad.display().to_string()), "{err}");
 }
+
+/// `compare` of a hanging wrapper on two boards: each attempt's child is killed at the limit,
+/// and with it everything the wrapper started.
+fn compare_wrapper(dir: &std::path::Path, timeout: &str) -> (std::process::Command, String) {
+    let (script, marker) = crate::procs::hanging_wrapper(dir);
+    for (name, n) in [("six.json", 6), ("seven.json", 7)] {
+        std::fs::write(dir.join(name), format!("{{\"n\": {n}}}")).unwrap();
+    }
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_queens"));
+    c.arg("compare")
+        .arg(dir.join("six.json"))
+        .arg(dir.join("seven.json"))
+        .args(["--engines", "ext:hang,backtrack:1", "--timeout", timeout])
+        .arg("--solver")
+        .arg(format!("hang={} {{cnf}}", script.display()));
+    (c, marker)
+}
+
+#[test]
+fn compare_leaves_no_process_of_a_wrapper_behind() {
+    let dir = temp::dir("compare-wrapper");
+    let (mut c, marker) = compare_wrapper(&dir, "1");
+    let start = Instant::now();
+    let o = c.arg("--json").output().unwrap();
+    succeeded(&o);
+    let j = json(&o);
+    assert_eq!(j["summary"][0]["timeouts"], 2, "{j}");
+    // Two attempts of 1 s each, not two sleeps of 30 s.
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(crate::procs::survivors(&marker), Vec::<u32>::new());
+}
+
+#[test]
+fn a_sigkilled_compare_takes_its_workers_solvers_with_it() {
+    let dir = temp::dir("compare-kill");
+    let (mut c, marker) = compare_wrapper(&dir, "30");
+    let mut child = c
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The attempt runs in a `queens op` worker, which started the wrapper, which started
+    // the sleeper: three generations below the process killed here.
+    assert!(
+        crate::procs::wait_for(&marker, Duration::from_secs(10)),
+        "the wrapper never started its child"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(crate::procs::survivors(&marker), Vec::<u32>::new());
+}

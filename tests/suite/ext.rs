@@ -104,6 +104,57 @@ fn s_unknown_is_no_answer_within_the_limits() {
     let j = json(&o);
     assert_eq!(j["status"], "unknown");
     assert!(j["queens"].is_null());
+    // `engine` says only `ext`: the answer names the solver.
+    assert_eq!(j["engine"], "ext");
+    assert_eq!(j["solver"], "fake");
+    // The text says so too, and never "solved".
+    let o = queens(
+        &[
+            "solve",
+            "--n",
+            "6",
+            "--engine",
+            "ext:fake",
+            "--solver",
+            &fake("unknown.sh"),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        "unknown: solver `fake` gave up without an answer (s UNKNOWN)"
+    );
+}
+
+#[test]
+fn an_answer_from_an_external_solver_names_it() {
+    if !installed("cadical") {
+        return;
+    }
+    let o = queens(&["solve", "--n", "6", "--engine", "ext:cadical"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("(ext:cadical/auto, 36 vars"), "{text}");
+    let o = queens(
+        &[
+            "count",
+            "--n",
+            "6",
+            "--engine",
+            "ext:cadical",
+            "--limit",
+            "10",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(
+        (j["count"].as_u64(), &j["solver"]),
+        (Some(4), &"cadical".into())
+    );
 }
 
 #[test]
@@ -570,4 +621,56 @@ fn compare_fits_growth_per_board_size() {
         None,
     );
     assert!(stdout(&o).contains("growth time ≈ a·bⁿ"), "{}", stdout(&o));
+}
+
+/// A solver run through a wrapper: the script is not the process that hangs, its child is,
+/// and that child holds the pipes the answer would come through.
+fn wrapper_solve(script: &std::path::Path, timeout: &str) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_queens"));
+    c.args([
+        "solve",
+        "--n",
+        "6",
+        "--engine",
+        "ext:hang",
+        "--solver",
+        &format!("hang={} {{cnf}}", script.display()),
+        "--timeout",
+        timeout,
+        "--json",
+    ]);
+    c
+}
+
+#[test]
+fn a_wrapper_whose_child_hangs_answers_at_the_deadline_and_leaves_nothing() {
+    let dir = crate::temp::dir("wrapper");
+    let (script, marker) = crate::procs::hanging_wrapper(&dir);
+    let start = Instant::now();
+    let o = wrapper_solve(&script, "2").output().unwrap();
+    let took = start.elapsed();
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert_eq!(json(&o)["status"], "timeout");
+    assert!(took < Duration::from_secs(3), "answered after {took:?}");
+    assert_eq!(crate::procs::survivors(&marker), Vec::<u32>::new());
+}
+
+#[test]
+fn sigterm_to_the_cli_takes_the_solvers_children_with_it() {
+    let dir = crate::temp::dir("wrapper");
+    let (script, marker) = crate::procs::hanging_wrapper(&dir);
+    let mut child = wrapper_solve(&script, "30")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(
+        crate::procs::wait_for(&marker, Duration::from_secs(10)),
+        "the wrapper never started its child"
+    );
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(15), "{status}");
+    assert_eq!(crate::procs::survivors(&marker), Vec::<u32>::new());
 }

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use queens::engine::local::{self, Config, Outcome};
 use queens::engine::{self, Budget, ColumnAnswer, EngineSpec};
-use queens::verify::{verify, verify_columns};
+use queens::verify::{columns_conflicts_up_to, conflicts_up_to, verify, verify_columns};
 use queens::{Pos, Problem};
 
 use super::cli::{json, queens, stdout};
@@ -20,6 +20,38 @@ pub(super) fn cells(cols: &[u32]) -> Vec<Pos> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(150))]
+
+    /// The column verifier finds what the pair verifier finds: every board of every family
+    /// (regions and `touch` too), one queen a row, columns anywhere (off the board too), as
+    /// many broken rules in all, and each one listed a rule of the board.
+    #[test]
+    fn column_conflicts_count_what_the_pair_verifier_counts(
+        p in problem_with_diagonals(7), seed in any::<u64>(), extra in 0usize..2
+    ) {
+        let n = p.n();
+        let mut x = seed | 1;
+        let cols: Vec<u32> = (0..n + extra)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % (n as u64 + 1)) as u32
+            })
+            .collect();
+        let (listed, total) = columns_conflicts_up_to(&p, &cols, usize::MAX);
+        let (pairs, pair_total) = conflicts_up_to(&p, &cells(&cols), usize::MAX);
+        let missing = p.fixed().iter().filter(|&&(r, c)| cols[r] as usize != c).count();
+        let wrong_count = u64::from(extra > 0);
+        prop_assert_eq!(total, pair_total + missing as u64 + wrong_count);
+        prop_assert_eq!(listed.len() as u64, total);
+        for v in &pairs {
+            prop_assert!(listed.contains(v), "{} not listed: {:?}", v, listed);
+        }
+        prop_assert_eq!(verify_columns(&p, &cols).is_ok(), total == 0);
+        // A bounded list keeps the count.
+        let (few, all) = columns_conflicts_up_to(&p, &cols, 1);
+        prop_assert_eq!((few.len() as u64, all), (total.min(1), total));
+    }
 
     /// Every family the local engine takes (fixed queens, blocked cells, excluded
     /// diagonals; classic rule): its solutions pass both verifiers, and it says "no
@@ -413,4 +445,46 @@ fn local_search_looks_at_the_budget_between_starts() {
     let (outcome, stats) = local::solve(&p, config, &Budget::default()).unwrap();
     assert_eq!(outcome, Outcome::GaveUp);
     assert_eq!(stats.restarts, 20);
+}
+
+/// `check --board` names every broken rule, not the first: a small board's conflicts all,
+/// a hostile big one's up to the bound, with the count of the rest.
+#[test]
+fn check_board_reports_every_broken_rule_with_a_bound() {
+    let dir = temp::dir("check-board");
+    let inst = dir.join("five.json");
+    std::fs::write(&inst, "{\"n\": 5}").unwrap();
+    let board = dir.join("five.sol");
+    // Three queens in column 0 (three pairs), and (0,0) with (3,3) on one diagonal.
+    std::fs::write(&board, "0\n0\n0\n3\n1\n").unwrap();
+    let (i, b) = (inst.to_str().unwrap(), board.to_str().unwrap());
+    let o = queens(&["check", i, "--board", b], None);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(text.starts_with("invalid: 4 conflict(s)\n"), "{text}");
+    assert_eq!(text.lines().count(), 5, "{text}");
+    assert!(text.contains("share column 0"), "{text}");
+    assert!(
+        text.contains("a1 and d4 share a diagonal") || text.contains("share a diagonal"),
+        "{text}"
+    );
+    // Past 4096 rows, every queen in one column: n(n − 1)/2 pairs, 1000 listed.
+    let n = 5000u64;
+    std::fs::write(&inst, format!("{{\"n\": {n}}}")).unwrap();
+    std::fs::write(&board, "0\n".repeat(n as usize)).unwrap();
+    let o = queens(&["check", i, "--board", b, "--json"], None);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["violations_total"], n * (n - 1) / 2);
+    assert_eq!(v["violations"].as_array().unwrap().len(), 1000);
+    let o = queens(&["check", i, "--board", b], None);
+    let text = stdout(&o);
+    assert!(
+        text.contains(&format!(
+            "… and {} more, not listed",
+            n * (n - 1) / 2 - 1000
+        )),
+        "{}",
+        &text[text.len() - 200..]
+    );
 }

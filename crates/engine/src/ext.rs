@@ -6,7 +6,8 @@
 //! every board through the verifier. A crash, an exit status that is not a SAT solver's (0, 10,
 //! 20), output that is not a model, or a model whose board breaks a rule is
 //! [`Error::Internal`]; `s UNKNOWN` is "no answer" ([`ExtAnswer::Unknown`]); neither is ever an
-//! answer. A solver that runs past the deadline is killed.
+//! answer. A solver that runs past the deadline is killed, with everything it started (its
+//! process group: a wrapper script's solver too).
 //!
 //! Which programs may run is a process-wide [`SolverTable`]: on the command line the known
 //! solvers on `PATH` plus `--solver NAME=CMD`; in the service only the server's own allowlist

@@ -5,7 +5,7 @@
 //! grouped with hash maps, not bitsets, so a bug in the engines' bit tricks cannot hide here.
 
 use serde::Serialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::model::{cell, DiagonalRule, Pos, Problem};
@@ -275,91 +275,124 @@ fn pairs_sharing(
 
 /// Checks a complete answer given as one column per row (`cols[r]` is the column of row
 /// `r`'s queen), in time O(n + presets) and n/8 · 6 bytes: the big-board verifier every
-/// local-search answer passes before it is printed or served. One queen per row holds by
-/// construction; columns and both diagonal directions are marked in bit sets written here
-/// (no engine code), and every fixed queen, blocked cell and excluded diagonal is looked up
-/// in the answer directly. Region and `touch` problems go through [`verify`].
+/// local-search answer passes before it is printed or served. Returns the first violation
+/// [`columns_conflicts_up_to`] finds.
 pub fn verify_columns(problem: &Problem, cols: &[u32]) -> Result<(), Violation> {
+    match columns_conflicts_up_to(problem, cols, 1)
+        .0
+        .into_iter()
+        .next()
+    {
+        Some(v) => Err(v),
+        None => Ok(()),
+    }
+}
+
+/// Every broken rule of a complete answer given as one column per row, as [`conflicts_up_to`]
+/// counts them (a wrong number of rows, each queen off the board or on a closed cell, each
+/// pair of queens sharing a line, each fixed queen missing): at most `limit` listed, and how
+/// many in all. What `check FILE --board SOLUTION` reports.
+///
+/// One queen per row holds by construction; columns and both diagonal directions are marked
+/// in bit sets written here (no engine code), so a valid board costs n/8 · 6 bytes and one
+/// pass; only a line found holding a second queen gets a count, and a second pass names the
+/// pairs, keeping rows only until the list is full. Region and `touch` problems go through
+/// [`conflicts_up_to`].
+pub fn columns_conflicts_up_to(
+    problem: &Problem,
+    cols: &[u32],
+    limit: usize,
+) -> (Vec<Violation>, u64) {
     let n = problem.n();
+    let mut found = Found {
+        out: Vec::new(),
+        total: 0,
+        limit,
+    };
     if cols.len() != n {
-        return Err(Violation::WrongCount {
+        found.push(Violation::WrongCount {
             expected: n,
             found: cols.len(),
         });
     }
+    let queen = |r: usize| (r, cols[r] as usize);
     if problem.regions().is_some() || problem.rule() != DiagonalRule::Full {
-        let queens: Vec<Pos> = cols
-            .iter()
-            .enumerate()
-            .map(|(r, &c)| (r, c as usize))
-            .collect();
-        return verify(problem, &queens);
-    }
-    if let Some(r) = cols.iter().position(|&c| c as usize >= n) {
-        return Err(Violation::OffBoard {
-            cell: (r, cols[r] as usize),
-        });
-    }
-    // Lines already holding a queen: columns, r + c, and c − r + n − 1.
-    let mut column = Bits::new(n);
-    let mut sum = Bits::new(2 * n - 1);
-    let mut diff = Bits::new(2 * n - 1);
-    for (r, &c) in cols.iter().enumerate() {
-        let c = c as usize;
-        if column.set(c) {
-            let first = cols.iter().position(|&x| x as usize == c).unwrap_or(r);
-            return Err(Violation::SameColumn {
-                a: (first, c),
-                b: (r, c),
-            });
+        let queens: Vec<Pos> = (0..cols.len()).map(queen).collect();
+        let (list, total) =
+            conflicts_up_to(problem, &queens, limit.saturating_sub(found.out.len()));
+        found.out.extend(list);
+        found.total += total;
+    } else {
+        // Lines by kind (0: column, 1: r + c, 2: c − r + n − 1) and index.
+        let lines = |(r, c): Pos| [(0u8, c), (1, r + c), (2, c + n - 1 - r)];
+        let mut marks = [Bits::new(n), Bits::new(2 * n - 1), Bits::new(2 * n - 1)];
+        let mut crowded: HashMap<(u8, usize), u64> = HashMap::new();
+        for r in 0..cols.len() {
+            let p = queen(r);
+            if p.0 >= n || p.1 >= n {
+                found.push(Violation::OffBoard { cell: p });
+                continue;
+            }
+            if !problem.is_open(p) {
+                found.push(Violation::Blocked { cell: p });
+            }
+            for line in lines(p) {
+                if marks[line.0 as usize].set(line.1) {
+                    *crowded.entry(line).or_insert(1) += 1;
+                }
+            }
         }
-        let on_sum = sum.set(r + c);
-        if on_sum || diff.set(c + n - 1 - r) {
-            let first = cols[..r]
-                .iter()
-                .enumerate()
-                .find(|&(r2, &c2)| {
-                    let c2 = c2 as usize;
-                    if on_sum {
-                        r2 + c2 == r + c
-                    } else {
-                        c2 + r == c + r2
+        // m queens on one line are m(m − 1)/2 pairs; name them in the order of their
+        // second queen's row.
+        let pairs: u64 = crowded.values().map(|m| m * (m - 1) / 2).sum();
+        found.total += pairs;
+        let mut unnamed = pairs;
+        if pairs > 0 {
+            // The marks now say which lines are crowded: a bit test per line, not a lookup.
+            for (kind, bits) in marks.iter_mut().enumerate() {
+                bits.0.fill(0);
+                for &(k, i) in crowded.keys() {
+                    if k as usize == kind {
+                        bits.set(i);
                     }
-                })
-                .map_or(r, |(r2, _)| r2);
-            return Err(Violation::SameDiagonal {
-                a: (first, cols[first] as usize),
-                b: (r, c),
-            });
+                }
+            }
+        }
+        let mut earlier: HashMap<(u8, usize), Vec<usize>> = HashMap::new();
+        'rows: for r in 0..cols.len().min(n) {
+            let b = queen(r);
+            if unnamed == 0 || found.out.len() >= limit {
+                break;
+            }
+            if b.1 >= n {
+                continue;
+            }
+            for line in lines(b) {
+                if !marks[line.0 as usize].get(line.1) {
+                    continue;
+                }
+                let rows = earlier.entry(line).or_default();
+                for &a in rows.iter() {
+                    if found.out.len() >= limit {
+                        break 'rows;
+                    }
+                    let a = queen(a);
+                    found.out.push(match line.0 {
+                        0 => Violation::SameColumn { a, b },
+                        _ => Violation::SameDiagonal { a, b },
+                    });
+                    unnamed -= 1;
+                }
+                rows.push(r);
+            }
         }
     }
     for &(r, c) in problem.fixed() {
-        if cols[r] as usize != c {
-            return Err(Violation::MissingFixed { cell: (r, c) });
+        if cols.get(r).map(|&x| x as usize) != Some(c) {
+            found.push(Violation::MissingFixed { cell: (r, c) });
         }
     }
-    for &(r, c) in problem.blocked() {
-        if cols[r] as usize == c {
-            return Err(Violation::Blocked { cell: (r, c) });
-        }
-    }
-    for &d in problem.excluded() {
-        // The queen on the excluded line, if there is one: a set bit of `sum` or `diff`
-        // says some queen stands there; find it by walking the rows it can be in.
-        let taken = match d {
-            crate::model::Diagonal::Sum(k) => k < 2 * n - 1 && sum.get(k),
-            crate::model::Diagonal::Diff(k) => k < 2 * n - 1 && diff.get(k),
-        };
-        if taken {
-            let r = (0..n)
-                .find(|&r| d.contains(n, (r, cols[r] as usize)))
-                .unwrap_or(0);
-            return Err(Violation::Blocked {
-                cell: (r, cols[r] as usize),
-            });
-        }
-    }
-    Ok(())
+    (found.out, found.total)
 }
 
 /// A plain bit set for [`verify_columns`].

@@ -54,6 +54,11 @@ pub struct CountRequest {
 }
 
 impl CountRequest {
+    /// The external solver that answers, with engine `ext`.
+    pub fn ext_solver(&self) -> Option<ExtName> {
+        self.solver.filter(|_| self.engine == EngineName::Ext)
+    }
+
     /// Checks the options before any work.
     pub fn validate(&self) -> Result<(), Error> {
         self.engine.spec(self.encoding, self.solver, self.rings)?;
@@ -172,7 +177,7 @@ pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> 
         n: problem.n(),
         engine: req.engine,
         time_ms: ms(start),
-        work: WorkReport::from_work(&counted.work, req.encoding),
+        work: WorkReport::from_work(&counted.work, req.encoding, req.ext_solver()),
         cross_checked,
         shard: None,
     })
@@ -203,7 +208,7 @@ fn count_shard(
         n: problem.n(),
         engine: req.engine,
         time_ms: ms(start),
-        work: WorkReport::from_work(&c.work, req.encoding),
+        work: WorkReport::from_work(&c.work, req.encoding, req.ext_solver()),
         cross_checked: None,
         shard: Some(ShardInfo {
             index: shard.index,

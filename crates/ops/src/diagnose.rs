@@ -400,13 +400,15 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
 }
 
 /// Checks a full board given as one column per row (`cols[r]` is row r's column) against the
-/// problem in time linear in n and the presets ([`crate::verify::verify_columns`]): `solved`,
-/// or `invalid` with the first broken rule. What `check FILE --board SOLUTION` answers.
+/// problem in time linear in n and the presets
+/// ([`crate::verify::columns_conflicts_up_to`]): `solved`, or `invalid` with every broken
+/// rule, at most [`MAX_VIOLATIONS`] of them listed and all counted. What
+/// `check FILE --board SOLUTION` answers.
 pub fn check_columns(problem: &crate::model::Problem, cols: &[u32]) -> CheckResponse {
     let start = Instant::now();
-    let verdict = crate::verify::verify_columns(problem, cols);
-    let violations: Vec<CheckViolation> = verdict
-        .err()
+    let (found, violations_total) =
+        crate::verify::columns_conflicts_up_to(problem, cols, MAX_VIOLATIONS);
+    let violations: Vec<CheckViolation> = found
         .into_iter()
         .map(|v| CheckViolation {
             message: v.to_string(),
@@ -422,7 +424,7 @@ pub fn check_columns(problem: &crate::model::Problem, cols: &[u32]) -> CheckResp
         placed: cols.len(),
         completable: violations.is_empty().then_some(true),
         n: problem.n(),
-        violations_total: violations.len() as u64,
+        violations_total,
         violations,
         attacked: None,
         completions: None,

@@ -81,6 +81,11 @@ pub struct SolveRequest {
 }
 
 impl SolveRequest {
+    /// The external solver that answers, with engine `ext`.
+    pub fn ext_solver(&self) -> Option<ExtName> {
+        self.solver.filter(|_| self.engine == EngineName::Ext)
+    }
+
     /// Checks the options against each other and the limits, before any work.
     pub fn validate(&self) -> Result<(), Error> {
         check_limit(self.limit)?;
@@ -297,13 +302,23 @@ pub struct WorkReport {
     /// When the search ran on the core of a completion: its free rows and open cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub core: Option<crate::engine::completion::CoreSize>,
+    /// Engine `ext`: the external solver that ran (`cadical`), as `engine` says only `ext`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub solver: Option<ExtName>,
 }
 
 impl WorkReport {
-    pub(super) fn from_work(work: &Work, encoding: Encoding) -> WorkReport {
+    /// The report of `work`, done with `encoding` and, for engine `ext`, by `solver`.
+    pub(super) fn from_work(
+        work: &Work,
+        encoding: Encoding,
+        solver: Option<ExtName>,
+    ) -> WorkReport {
         let mut w = WorkReport {
             nodes: work.nodes,
             core: work.core,
+            solver,
             ..WorkReport::default()
         };
         if let Some(st) = work.sat {
@@ -324,7 +339,8 @@ impl WorkReport {
     }
 
     /// One line for people: `backtrack, 13 nodes, 0.037 ms` or
-    /// `sat/auto, 22 vars, 104 clauses, encode 0.036 ms, solve 0.091 ms`.
+    /// `sat/auto, 22 vars, 104 clauses, encode 0.036 ms, solve 0.091 ms` (`ext:cadical/auto,
+    /// …` for an external solver).
     pub fn describe(&self, time_ms: f64) -> String {
         if let Some(swaps) = self.swaps {
             return format!(
@@ -335,7 +351,11 @@ impl WorkReport {
         }
         match (self.encoding, self.vars, self.clauses) {
             (Some(e), Some(v), Some(c)) => format!(
-                "sat/{e}, {v} vars, {c} clauses, encode {} ms, solve {} ms",
+                "{}/{e}, {v} vars, {c} clauses, encode {} ms, solve {} ms",
+                match self.solver {
+                    Some(s) => format!("ext:{s}"),
+                    None => "sat".to_string(),
+                },
                 self.encode_ms.unwrap_or(0.0),
                 self.solve_ms.unwrap_or(0.0)
             ),
@@ -417,7 +437,8 @@ pub struct SolveResponse {
     /// With `cross_check`: the engine that agreed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cross_checked: Option<EngineName>,
-    /// With `unsat`: why there is no solution.
+    /// With `unsat`: why there is no solution; with `timeout` before any limit was reached:
+    /// why the engine stopped (local search gave up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// With `unsat` and `proof`: the certificate.
@@ -655,7 +676,7 @@ pub(super) fn solve_on(
         engine: EngineName::of(spec),
         answered_by: None,
         time_ms: ms(start),
-        work: WorkReport::from_work(&found.work, req.encoding),
+        work: WorkReport::from_work(&found.work, req.encoding, req.ext_solver()),
         count: many.then_some(found.solutions.len() as u64),
         limited: many.then_some(found.limited),
         solutions: many.then_some(found.solutions),
@@ -685,7 +706,7 @@ fn solve_columns(
     let solved = engine::solve_columns(problem, spec, &ctx.budget)?;
     let by = solved.work.answered_by.map(EngineName::of);
     let mut resp = SolveResponse {
-        work: WorkReport::from_work(&solved.work, req.encoding),
+        work: WorkReport::from_work(&solved.work, req.encoding, req.ext_solver()),
         answered_by: by.filter(|_| req.engine == EngineName::Auto),
         ..SolveResponse::nothing(Status::interrupted(&ctx.budget), n, req.engine)
     };
@@ -698,10 +719,13 @@ fn solve_columns(
         }
         engine::ColumnAnswer::GaveUp => {
             resp.status = Status::Timeout;
+            let fresh = solved.work.local.map_or(0, |s| s.restarts);
             resp.reason = Some(format!(
-                "local search gave up after {} fresh starts (it cannot prove that there is no \
-                 solution: try another seed, or a complete engine on a board up to {})",
-                solved.work.local.map_or(0, |s| s.restarts) + 1,
+                "local search gave up after {} starts, the first and {} fresh ones (it cannot \
+                 prove that there is no solution: try another seed, or a complete engine on a \
+                 board up to {})",
+                fresh + 1,
+                fresh,
                 crate::model::MAX_N
             ));
         }
@@ -795,7 +819,7 @@ fn solve_with_proof(
         &target,
     )?;
     let mut resp = SolveResponse {
-        work: WorkReport::from_work(&certified.work, req.encoding),
+        work: WorkReport::from_work(&certified.work, req.encoding, req.ext_solver()),
         ..SolveResponse::nothing(
             Status::interrupted(&ctx.budget),
             problem.n(),
@@ -834,7 +858,7 @@ fn solve_core_with_proof(
     let lrat = format == ProofFormat::Lrat;
     let (proved, work) = completion::prove(problem, lrat, &ctx.budget)?;
     let mut resp = SolveResponse {
-        work: WorkReport::from_work(&work, req.encoding),
+        work: WorkReport::from_work(&work, req.encoding, req.ext_solver()),
         engine: req.engine,
         answered_by: (req.engine == EngineName::Auto).then_some(EngineName::Backtrack),
         ..SolveResponse::nothing(Status::interrupted(&ctx.budget), problem.n(), req.engine)

@@ -33,7 +33,11 @@ impl LratWriter {
 
     /// Writes the used lemmas and the deletions of used clauses; returns the lemmas written
     /// and their hints.
-    pub(crate) fn finish(self, formula_clauses: u64, out: &mut dyn Write) -> io::Result<(u64, u64)> {
+    pub(crate) fn finish(
+        self,
+        formula_clauses: u64,
+        out: &mut dyn Write,
+    ) -> io::Result<(u64, u64)> {
         // Lemma ids increase, so a binary search finds a lemma's index.
         let index = |id: u32| self.lemmas.binary_search_by_key(&id, |l| l.0).ok();
         let mut used = vec![false; self.lemmas.len()];

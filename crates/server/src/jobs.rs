@@ -89,7 +89,9 @@ pub struct JobView {
     /// `queued`, `running`, `done`, `failed` or `cancelled`.
     #[schema(value_type = String)]
     pub status: JobStatus,
-    /// Progress while running, where the engine reports it.
+    /// Progress while running, where the engine reports it. A `done` job has none (its
+    /// result is the answer, not a count of work); a `cancelled` or `failed` one keeps its
+    /// last report: how far it got.
     pub progress: Option<JobProgress>,
     /// With `done`: the operation's answer (the same JSON as the synchronous endpoint's).
     #[schema(value_type = Option<Object>)]
@@ -120,7 +122,8 @@ impl JobView {
             this: base,
         };
         JobView {
-            progress: parse(&job.progress),
+            // The last report comes at most once a second: a finished job's would be stale.
+            progress: parse(&job.progress).filter(|_| job.status != JobStatus::Done),
             // Passed on as stored: the operation's own JSON, field order and all.
             result: job
                 .result

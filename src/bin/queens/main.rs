@@ -666,6 +666,11 @@ impl EngineArgs {
 fn main() -> ExitCode {
     let started = Instant::now();
     let cli = Cli::parse();
+    // Ctrl-C, SIGTERM and SIGHUP take this process's children (solvers, workers) with it;
+    // the service stops its own through its shutdown, which hands jobs back first.
+    if !matches!(cli.command, Command::Serve(_)) {
+        queens::child::stop_children_on_signals();
+    }
     match run(cli, started) {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Error(e)) => {

@@ -44,6 +44,7 @@ pub fn text(out: &mut impl Write, req: &Request, resp: &Response, style: &Style)
 pub fn no_answer(status: Status, timeout: Option<Duration>) -> String {
     match (status, timeout) {
         (Status::Cancelled, _) => "cancelled: no answer".to_string(),
+        (Status::Unknown, _) => "unknown: the solver gave up without an answer".to_string(),
         (_, Some(t)) => format!("timeout: no answer within {} s", t.as_secs_f64()),
         (_, None) => "timeout: no answer within the time limit".to_string(),
     }
@@ -93,12 +94,21 @@ fn solve(
                 proof(out, p, "")?;
             }
         }
-        status if interrupted(status) => {
+        status if interrupted(status) || status == Status::Unknown => {
             let so_far = match many {
                 true => format!(" ({} solutions so far)", solutions.len()),
                 false => String::new(),
             };
-            writeln!(out, "{}{so_far}", no_answer(status, style.timeout))?;
+            // What happened: the engine's own reason (local search gave up), a solver's
+            // "unknown", or the limit or cancel.
+            let what = match (status, &r.reason, r.work.solver) {
+                (Status::Timeout, Some(reason), _) => format!("no answer: {reason}"),
+                (Status::Unknown, _, Some(s)) => {
+                    format!("unknown: solver `{s}` gave up without an answer (s UNKNOWN)")
+                }
+                _ => no_answer(status, style.timeout),
+            };
+            writeln!(out, "{what}{so_far}")?;
         }
         _ if many => {
             let more = if r.limited == Some(true) {
@@ -227,9 +237,13 @@ fn check(
             }
         }
         _ => {
-            writeln!(out, "invalid: {} conflict(s)", r.violations.len())?;
+            writeln!(out, "invalid: {} conflict(s)", r.violations_total)?;
             for v in &r.violations {
                 writeln!(out, "  {}", v.message)?;
+            }
+            let rest = r.violations_total.saturating_sub(r.violations.len() as u64);
+            if rest > 0 {
+                writeln!(out, "  … and {rest} more, not listed")?;
             }
             Ok(())
         }
