@@ -8,7 +8,7 @@ with the same option names and meanings::
     p = queens.Problem(8, queens=[(0, 0)])
     r = queens.solve(p, engine="sat")
     print(r.status, r.queens)
-    assert queens.check(p, r.queens).status == "valid"
+    assert queens.check(p, r.queens).status == "solved"
 
 Every board an answer carries has passed the product's verifier. "No solution" and
 "timeout" are results (``status``), not exceptions; bad input raises a :class:`QueensError`
@@ -427,7 +427,7 @@ class CountResult:
 
 @dataclass
 class CheckResult:
-    """:func:`check`'s answer: ``status`` ``valid`` (a whole solution), ``consistent`` (no
+    """:func:`check`'s answer: ``status`` ``solved`` (a whole solution), ``consistent`` (no
     rule broken yet) or ``invalid``; ``violations`` name the rule and the cells."""
 
     status: str
@@ -498,7 +498,7 @@ def _progress(progress: ProgressArg, what: str) -> Tuple[Optional[Callable[[int,
         return None, None
     if progress is True:
         try:
-            from tqdm.auto import tqdm
+            from tqdm.auto import tqdm  # type: ignore[import-untyped,unused-ignore]
         except ImportError:
             raise _unsupported("progress", "progress=True needs tqdm (pip install tqdm)") from None
         bar = tqdm(desc=what, unit="")
@@ -880,7 +880,7 @@ class Comparison(List[Dict[str, Any]]):
 
     def to_pandas(self) -> Any:
         """The rows as a pandas DataFrame."""
-        import pandas
+        import pandas  # type: ignore[import-untyped,unused-ignore]
 
         return pandas.DataFrame(list(self))
 
@@ -942,7 +942,7 @@ def compare(
     if frame is False:
         return rows
     try:
-        import pandas  # noqa: F401
+        import pandas  # type: ignore[import-untyped,unused-ignore]  # noqa: F401
     except ImportError:
         if frame:
             raise _unsupported("frame", "frame=True needs pandas (pip install pandas)") from None
