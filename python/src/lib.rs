@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use serde::de::DeserializeOwned;
 
 use queens::batch::compare as cmp;
@@ -185,21 +185,26 @@ impl PyProblem {
     }
 }
 
-/// A request of `op` from the JSON of its options (the service's field names, no
+/// A request of `op` from its options (a dict with the service's field names, no
 /// `instance`), with `problem` as its instance. A wrong option is an error naming its field.
-fn request(op: &str, options: &str, problem: Option<&PyProblem>) -> PyResult<Request> {
-    let mut value: serde_json::Value = serde_json::from_str(options)
-        .map_err(|e| raise(Error::internal_from("the options are not JSON", e)))?;
-    let object = value
-        .as_object_mut()
-        .ok_or_else(|| raise(Error::internal("the options are not a JSON object")))?;
+fn request(
+    op: &str,
+    options: &Bound<'_, PyDict>,
+    problem: Option<&PyProblem>,
+) -> PyResult<Request> {
+    // The dict is the caller's own, made for this call.
+    let value = options;
     if problem.is_some() {
         // A stand-in that the real problem replaces below, so that a large board is never
-        // written to JSON and read back.
-        object.insert("instance".into(), serde_json::json!({"n": 1}));
+        // converted to Python objects and read back.
+        let stand_in = PyDict::new(options.py());
+        stand_in.set_item("n", 1)?;
+        value.set_item("instance", stand_in)?;
     }
-    fn typed<T: DeserializeOwned>(v: serde_json::Value) -> PyResult<T> {
-        serde_path_to_error::deserialize(v).map_err(|e| {
+    let value = value.as_any();
+    fn typed<T: DeserializeOwned>(v: &Bound<'_, PyAny>) -> PyResult<T> {
+        let mut de = pythonize::Depythonizer::from_object(v);
+        serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let field = e.path().to_string();
             raise(Error::unsupported_at_field(field, e.into_inner()))
         })
@@ -246,6 +251,14 @@ fn deadline(timeout: Option<f64>) -> PyResult<Option<Instant>> {
     Ok(Instant::now().checked_add(Duration::from_secs_f64(t.min(1e9))))
 }
 
+/// The memory limit of SAT work, as the CLI's default: half the smallest of the machine's
+/// memory, the cgroup's limit and `ulimit -v`. Read once: reading it costs more than solving
+/// a 9×9 puzzle.
+fn max_memory() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(queens::engine::default_max_memory)
+}
+
 /// Progress reported by the engine's thread, read by the calling thread.
 #[derive(Default)]
 struct Progress {
@@ -253,6 +266,14 @@ struct Progress {
     total: AtomicU64,
     fresh: AtomicBool,
 }
+
+/// Largest board whose operations first run on the calling thread for [`QUICK_SLICE`]: the
+/// engines look at the deadline often on such boards, so a slice ends on time.
+const QUICK_N: usize = 1000;
+
+/// How long an operation runs on the calling thread, where Ctrl-C is not looked at, before
+/// it starts again on a thread of its own.
+const QUICK_SLICE: Duration = Duration::from_millis(2);
 
 /// How often the calling thread looks for signals and progress while the work runs.
 const POLL: Duration = Duration::from_millis(50);
@@ -317,11 +338,13 @@ fn run_detached<T: Send>(
     })
 }
 
-/// What `run` hands back: the response's JSON, its files by name, and a solution of one
-/// column per row as little-endian `u32`s (a board past the inline limit).
-type RunOutput = (String, Vec<(String, Py<PyBytes>)>, Option<Py<PyBytes>>);
+/// What `run` hands back: the response (as a dict: its JSON's fields), its files by name,
+/// and a solution of one column per row as little-endian `u32`s (a board past the inline
+/// limit).
+type RunOutput = (Py<PyAny>, Vec<(String, Py<PyBytes>)>, Option<Py<PyBytes>>);
 
-/// Runs operation `op` on `problem` with `options` (JSON, the service's field names).
+/// Runs operation `op` on `problem` with `options` (a dict, the service's field names; it
+/// is used up: `instance` is set in it).
 /// `timeout` in seconds; `worker`: the executable that runs work an engine cannot stop by
 /// itself (killed at the deadline or on Ctrl-C), in-process when `None`; `proof_file`: where
 /// a proof streams; `progress(done, total)` is called on this thread.
@@ -333,7 +356,7 @@ fn run(
     py: Python<'_>,
     op: &str,
     problem: Option<PyRef<'_, PyProblem>>,
-    options: &str,
+    options: &Bound<'_, PyDict>,
     timeout: Option<f64>,
     worker: Option<PathBuf>,
     proof_file: Option<PathBuf>,
@@ -347,7 +370,7 @@ fn run(
     let mut ctx = Context::default();
     ctx.budget.deadline = deadline(timeout)?;
     ctx.budget.cancel = Some(cancel.clone());
-    ctx.budget.max_memory = Some(queens::engine::default_max_memory());
+    ctx.budget.max_memory = Some(max_memory());
     ctx.proof_file = proof_file;
     if req.uninterruptible() || req.spawns() {
         ctx.isolate = worker;
@@ -360,40 +383,99 @@ fn run(
             state.fresh.store(true, Ordering::Relaxed);
         });
     }
-    let ran = run_detached(py, &cancel, &state, progress.as_ref(), || {
-        let (resp, artifacts) = req.run(&ctx)?;
-        let json = serde_json::to_string(&resp)
-            .map_err(|e| Error::internal_from("an answer does not serialize", e))?;
+    let work = |ctx: &Context| {
+        let (resp, artifacts) = req.run(ctx)?;
         let columns = solution_columns(&resp, &artifacts)?;
-        Ok::<_, Error>((json, artifacts, columns))
-    })?;
-    let (json, artifacts, columns) = ran.map_err(raise)?;
+        Ok::<_, Error>((resp.interrupted(), resp, artifacts, columns))
+    };
+    let mut ran = None;
+    if ctx.isolate.is_none()
+        && !(req.uninterruptible() || req.spawns())
+        && req.n() <= QUICK_N
+        && progress.is_none()
+    {
+        // Most calls are over in microseconds, less than a thread costs to start: they run
+        // here first, with the GIL released, under a deadline of a few milliseconds (or the
+        // caller's, when sooner). One that is cut short by that slice runs again below,
+        // where signals are looked at.
+        let slice = Instant::now() + QUICK_SLICE;
+        let caller = ctx.budget.deadline;
+        let mut quick = ctx.clone();
+        quick.budget.deadline = Some(caller.map_or(slice, |d| d.min(slice)));
+        let out = py.detach(|| work(&quick));
+        let cut_by_slice = matches!(&out, Ok((true, ..)))
+            && caller.is_none_or(|d| d > slice)
+            && !cancel.load(Ordering::Relaxed);
+        if !cut_by_slice {
+            ran = Some(out);
+        }
+    }
+    let ran = match ran {
+        Some(out) => out,
+        None => run_detached(py, &cancel, &state, progress.as_ref(), || work(&ctx))?,
+    };
+    let (_, resp, artifacts, columns) = ran.map_err(raise)?;
+    let resp = pythonize::pythonize(py, &resp)
+        .map_err(|e| raise(Error::internal_from("an answer does not convert", e)))?
+        .unbind();
     let files = artifacts
         .0
         .into_iter()
         .filter(|(name, _)| name != "solution")
         .map(|(name, bytes)| (name, PyBytes::new(py, &bytes).unbind()))
         .collect();
-    let columns = columns
-        .map(|cols| {
-            PyBytes::new_with(py, cols.len() * 4, |buf| {
-                for (out, c) in buf.chunks_exact_mut(4).zip(&cols) {
-                    out.copy_from_slice(&c.to_le_bytes());
-                }
-                Ok(())
-            })
-            .map(Bound::unbind)
-        })
-        .transpose()?;
-    Ok((json, files, columns))
+    let columns = columns.map(|bytes| PyBytes::new(py, &bytes).unbind());
+    Ok((resp, files, columns))
 }
 
-/// The solution of a board past [`ops::INLINE_MAX_N`], which comes as column-per-row text.
-fn solution_columns(resp: &Response, artifacts: &Artifacts) -> Result<Option<Vec<u32>>, Error> {
-    match (resp, artifacts.get("solution")) {
-        (Response::Solve(_), Some(text)) => formats::columns::read("solution", text).map(Some),
-        _ => Ok(None),
+/// The solution of a board past [`ops::INLINE_MAX_N`], which comes as column-per-row text,
+/// as little-endian `u32` bytes.
+fn solution_columns(resp: &Response, artifacts: &Artifacts) -> Result<Option<Vec<u8>>, Error> {
+    let (Response::Solve(r), Some(text)) = (resp, artifacts.get("solution")) else {
+        return Ok(None);
+    };
+    let bytes = match plain_columns(text, r.n) {
+        Some(bytes) => bytes,
+        // Anything but the writer's own digits and newlines goes through the reader, which
+        // names the line that is wrong.
+        None => formats::columns::read("solution", text)?
+            .iter()
+            .flat_map(|c| c.to_le_bytes())
+            .collect(),
+    };
+    if bytes.len() != 4 * r.n {
+        return Err(Error::internal(format!(
+            "the solution has {} rows, not {}",
+            bytes.len() / 4,
+            r.n
+        )));
     }
+    Ok(Some(bytes))
+}
+
+/// Column-per-row text exactly as [`formats::columns::write`] makes it (decimal digits, each
+/// line ended by `\n`), decoded in one pass straight into little-endian `u32` bytes: the
+/// reader's general path (comments, blanks, spaces, error lines) costs as much as writing
+/// the text did, a fifth of a 10⁶-row solve. `None` for anything else.
+fn plain_columns(text: &[u8], n: usize) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(4 * n);
+    let mut value: u64 = 0;
+    let mut digits = 0;
+    for &b in text {
+        if b == b'\n' {
+            if digits == 0 || value >= n as u64 {
+                return None;
+            }
+            out.extend_from_slice(&(value as u32).to_le_bytes());
+            (value, digits) = (0, 0);
+        } else if b.is_ascii_digit() && digits < 10 {
+            value = value * 10 + u64::from(b - b'0');
+            digits += 1;
+        } else {
+            return None;
+        }
+    }
+    (digits == 0).then_some(out)
 }
 
 /// Checks a board given as one column per row (little-endian `u32`s, row r's queen in

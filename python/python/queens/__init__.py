@@ -155,6 +155,17 @@ def worker() -> Optional[str]:
     env = os.environ.get("QUEENS_WORKER")
     if env:
         return env
+    global _installed_worker
+    if _installed_worker is None:
+        _installed_worker = (_find_worker(),)
+    return _installed_worker[0]
+
+
+# Where the installed worker is, looked for once (the file system is slower than a solve).
+_installed_worker: Optional[Tuple[Optional[str]]] = None
+
+
+def _find_worker() -> Optional[str]:
     name = "queens-worker" + (".exe" if os.name == "nt" else "")
     for folder in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
         path = os.path.join(folder, name)
@@ -527,13 +538,12 @@ def _run(
         raise _unsupported("problem", f"expected a queens.Problem, got {type(problem).__name__}")
     if timeout is not None and not isinstance(timeout, (int, float)):
         raise _unsupported("timeout", f"expected a number of seconds, got {timeout!r}")
-    options = {k: v for k, v in options.items() if v is not None}
-    callback, bar = _progress(progress, op)
+    callback, bar = (None, None) if progress is None else _progress(progress, op)
     try:
-        text, files, columns = _native.run(
+        resp, files, columns = _native.run(
             op,
             None if problem is None else problem._p,
-            json.dumps(options),
+            options,
             None if timeout is None else float(timeout),
             worker(),
             proof_file,
@@ -544,8 +554,12 @@ def _run(
     finally:
         if bar is not None:
             bar.close()
-    resp: Dict[str, Any] = json.loads(text)
     return resp, dict(files), columns
+
+
+def _given(options: Dict[str, Any]) -> Dict[str, Any]:
+    """The options that were given (``None`` stands for the default)."""
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def _engine(engine: str, solver: Optional[str]) -> Tuple[str, Optional[str]]:
@@ -609,19 +623,23 @@ def solve(
     before the answer is given. ``all``/``limit`` list solutions into ``solutions``."""
     engine, solver = _engine(engine, solver)
     path = None if proof is None else os.fspath(proof)
-    options: Dict[str, Any] = {
-        "engine": engine,
-        "encoding": encoding,
-        "all": all,
-        "limit": limit,
-        "cross_check": cross_check,
-        "proof": proof_format if path is not None else None,
-        "threads": threads,
-        "solver": solver,
-        "rings": rings or None,
-        "seed": seed,
-        "learned": learned or None,
-    }
+    # Only what differs from the defaults: a 9×9 puzzle is solved in microseconds, and the
+    # options cost as much to pass.
+    options: Dict[str, Any] = {"engine": engine}
+    for key, value, default in (
+        ("encoding", encoding, "auto"),
+        ("all", all, False),
+        ("limit", limit, None),
+        ("cross_check", cross_check, False),
+        ("proof", None if path is None else proof_format, None),
+        ("threads", threads, None),
+        ("solver", solver, None),
+        ("rings", rings, False),
+        ("seed", seed, None),
+        ("learned", learned, False),
+    ):
+        if value is not default and value != default:
+            options[key] = value
     resp, files, columns = _run("solve", problem, options, timeout, path, progress)
     _write_proof(resp, files, path, None if cnf is None else os.fspath(cnf))
     queens: Any = _pairs(resp.get("queens"))
@@ -668,7 +686,7 @@ def count(
         "solver": solver,
         "rings": rings or None,
     }
-    resp, _, _ = _run("count", problem, options, timeout, None, progress)
+    resp, _, _ = _run("count", problem, _given(options), timeout, None, progress)
     return CountResult(
         status=resp["status"],
         count=resp["count"],
@@ -728,7 +746,7 @@ def check(
             "hints": hints,
             "completions": completions,
         }
-        resp, _, _ = _run("check", problem, options, timeout)
+        resp, _, _ = _run("check", problem, _given(options), timeout)
     return CheckResult(
         status=resp["status"],
         placed=resp["placed"],
@@ -757,7 +775,7 @@ def explain(
         "encoding": encoding,
         "proof": proof_format if path is not None else None,
     }
-    resp, files, _ = _run("explain", problem, options, timeout, path)
+    resp, files, _ = _run("explain", problem, _given(options), timeout, path)
     _write_proof(resp, files, path, None if cnf is None else os.fspath(cnf))
     excluded = resp.get("excluded_core")
     return ExplainResult(
@@ -776,7 +794,7 @@ def explain(
 def encode(problem: Problem, encoding: str = "auto", *, rings: bool = False) -> Encoding:
     """The SAT encoding (``queens encode``): clauses for PySAT's ``CNF(from_clauses=...)``,
     the variable of each cell, and the DIMACS text."""
-    resp, _, _ = _run("encode", problem, {"encoding": encoding, "rings": rings or None})
+    resp, _, _ = _run("encode", problem, _given({"encoding": encoding, "rings": rings or None}))
     text: str = resp["dimacs"]
     clauses: List[List[int]] = []
     cells: Dict[int, Tuple[int, int]] = {}
@@ -813,7 +831,7 @@ def decode(
     ``solver.get_model()``), for the CNF :func:`encode` made with the same ``encoding``."""
     text = model if isinstance(model, str) else "v " + " ".join(str(int(x)) for x in model) + " 0\n"
     options = {"model": text, "encoding": encoding, "rings": rings or None}
-    resp, _, _ = _run("decode", problem, options)
+    resp, _, _ = _run("decode", problem, _given(options))
     return DecodeResult(status=resp["status"], queens=_pairs(resp.get("queens")), raw=resp)
 
 
@@ -845,7 +863,7 @@ def generate(
         "difficulty": difficulty,
         "presets": presets,
     }
-    resp, _, _ = _run("generate", None, options, timeout)
+    resp, _, _ = _run("generate", None, _given(options), timeout)
     made = []
     for inst in resp["instances"]:
         try:

@@ -1,6 +1,6 @@
 """Types of the compiled module; the public API is :mod:`queens`."""
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 MAX_N: int
 INLINE_MAX_N: int
@@ -39,12 +39,12 @@ class Problem:
 def run(
     op: str,
     problem: Optional[Problem],
-    options: str,
+    options: Dict[str, Any],
     timeout: Optional[float] = ...,
     worker: Optional[str] = ...,
     proof_file: Optional[str] = ...,
     progress: Optional[Callable[[int, int], Any]] = ...,
-) -> Tuple[str, List[Tuple[str, bytes]], Optional[bytes]]: ...
+) -> Tuple[Dict[str, Any], List[Tuple[str, bytes]], Optional[bytes]]: ...
 def check_columns(problem: Problem, columns: bytes) -> str: ...
 def compare(
     problems: Sequence[Problem],
