@@ -403,9 +403,7 @@ fn run(
         let mut quick = ctx.clone();
         quick.budget.deadline = Some(caller.map_or(slice, |d| d.min(slice)));
         let out = py.detach(|| work(&quick));
-        let cut_by_slice = matches!(&out, Ok((true, ..)))
-            && caller.is_none_or(|d| d > slice)
-            && !cancel.load(Ordering::Relaxed);
+        let cut_by_slice = matches!(&out, Ok((true, ..))) && caller.is_none_or(|d| d > slice);
         if !cut_by_slice {
             ran = Some(out);
         }
