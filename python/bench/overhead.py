@@ -56,16 +56,22 @@ def main() -> None:
     big = queens.Problem(n)
     r = queens.solve(big)
     assert r.status == "sat" and len(r.queens) == n
-    py_big = median_call(lambda: queens.solve(big), runs)
-    cli = median_call(
-        lambda: subprocess.run([CLI, "solve", "--n", str(n), "--json"], capture_output=True, check=True), runs
-    )
+    # Interleaved, so that a change in the machine's load falls on all three alike.
+    py_runs, cli_runs, cli_o_runs = [], [], []
     with tempfile.TemporaryDirectory() as d:
         out = str(Path(d) / "cols.txt")
-        cli_o = median_call(
-            lambda: subprocess.run([CLI, "solve", "--n", str(n), "--json", "-o", out], capture_output=True, check=True),
-            runs,
-        )
+        for _ in range(runs):
+            py_runs.append(median_call(lambda: queens.solve(big), 1))
+            cli_runs.append(
+                median_call(lambda: subprocess.run([CLI, "solve", "--n", str(n), "--json"], capture_output=True, check=True), 1)
+            )
+            cli_o_runs.append(
+                median_call(
+                    lambda: subprocess.run([CLI, "solve", "--n", str(n), "--json", "-o", out], capture_output=True, check=True),
+                    1,
+                )
+            )
+    py_big, cli, cli_o = (statistics.median(x) for x in (py_runs, cli_runs, cli_o_runs))
     print(
         f"10^6 rows: python {py_big * 1e3:.1f} ms, cli {cli * 1e3:.1f} ms ({py_big / cli:.2f}x), "
         f"cli -o {cli_o * 1e3:.1f} ms ({py_big / cli_o:.2f}x), median of {runs}"

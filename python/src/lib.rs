@@ -385,8 +385,7 @@ fn run(
     }
     let work = |ctx: &Context| {
         let (resp, artifacts) = req.run(ctx)?;
-        let columns = solution_columns(&resp, &artifacts)?;
-        Ok::<_, Error>((resp.interrupted(), resp, artifacts, columns))
+        Ok::<_, Error>((resp.interrupted(), resp, artifacts))
     };
     let mut ran = None;
     if ctx.isolate.is_none()
@@ -412,7 +411,8 @@ fn run(
         Some(out) => out,
         None => run_detached(py, &cancel, &state, progress.as_ref(), || work(&ctx))?,
     };
-    let (_, resp, artifacts, columns) = ran.map_err(raise)?;
+    let (_, resp, artifacts) = ran.map_err(raise)?;
+    let columns = solution_columns(py, &resp, &artifacts)?.map(Bound::unbind);
     let resp = pythonize::pythonize(py, &resp)
         .map_err(|e| raise(Error::internal_from("an answer does not convert", e)))?
         .unbind();
@@ -422,58 +422,69 @@ fn run(
         .filter(|(name, _)| name != "solution")
         .map(|(name, bytes)| (name, PyBytes::new(py, &bytes).unbind()))
         .collect();
-    let columns = columns.map(|bytes| PyBytes::new(py, &bytes).unbind());
     Ok((resp, files, columns))
 }
 
-/// The solution of a board past [`ops::INLINE_MAX_N`], which comes as column-per-row text,
-/// as little-endian `u32` bytes.
-fn solution_columns(resp: &Response, artifacts: &Artifacts) -> Result<Option<Vec<u8>>, Error> {
+/// The solution of a board past [`ops::INLINE_MAX_N`] (column-per-row text) as
+/// little-endian `u32` bytes, made with the GIL held: the text exactly as
+/// [`formats::columns::write`] makes it is decoded in one pass straight into the bytes
+/// object, where the reader's general path (comments, blanks, spaces, the line of an error)
+/// would cost as much as writing the text did, a fifth of a 10⁶-row solve; anything else
+/// goes through the reader.
+fn solution_columns<'py>(
+    py: Python<'py>,
+    resp: &Response,
+    artifacts: &Artifacts,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let (Response::Solve(r), Some(text)) = (resp, artifacts.get("solution")) else {
         return Ok(None);
     };
-    let bytes = match plain_columns(text, r.n) {
-        Some(bytes) => bytes,
-        // Anything but the writer's own digits and newlines goes through the reader, which
-        // names the line that is wrong.
-        None => formats::columns::read("solution", text)?
-            .iter()
-            .flat_map(|c| c.to_le_bytes())
-            .collect(),
-    };
-    if bytes.len() != 4 * r.n {
-        return Err(Error::internal(format!(
-            "the solution has {} rows, not {}",
-            bytes.len() / 4,
-            r.n
-        )));
+    let n = r.n;
+    let plain = PyBytes::new_with(py, 4 * n, |buf| {
+        if decode_columns(text, buf) {
+            Ok(())
+        } else {
+            // Not the writer's plain text: the reader below says what is wrong.
+            Err(pyo3::exceptions::PyValueError::new_err("not plain columns"))
+        }
+    });
+    if let Ok(bytes) = plain {
+        return Ok(Some(bytes));
     }
-    Ok(Some(bytes))
+    let cols = formats::columns::read("solution", text).map_err(raise)?;
+    if cols.len() != n {
+        return Err(raise(Error::internal(format!(
+            "the solution has {} rows, not {n}",
+            cols.len()
+        ))));
+    }
+    let bytes: Vec<u8> = cols.iter().flat_map(|c| c.to_le_bytes()).collect();
+    Ok(Some(PyBytes::new(py, &bytes)))
 }
 
-/// Column-per-row text exactly as [`formats::columns::write`] makes it (decimal digits, each
-/// line ended by `\n`), decoded in one pass straight into little-endian `u32` bytes: the
-/// reader's general path (comments, blanks, spaces, error lines) costs as much as writing
-/// the text did, a fifth of a 10⁶-row solve. `None` for anything else.
-fn plain_columns(text: &[u8], n: usize) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(4 * n);
+/// Decodes column-per-row text of exactly `out.len() / 4` rows, each line decimal digits
+/// ended by `\n`, into `out`; false for anything else.
+fn decode_columns(text: &[u8], out: &mut [u8]) -> bool {
+    let n = (out.len() / 4) as u64;
+    let mut rows = out.chunks_exact_mut(4);
     let mut value: u64 = 0;
     let mut digits = 0;
     for &b in text {
-        if b == b'\n' {
-            if digits == 0 || value >= n as u64 {
-                return None;
-            }
-            out.extend_from_slice(&(value as u32).to_le_bytes());
-            (value, digits) = (0, 0);
-        } else if b.is_ascii_digit() && digits < 10 {
-            value = value * 10 + u64::from(b - b'0');
+        let d = b.wrapping_sub(b'0');
+        if d < 10 && digits < 10 {
+            value = value * 10 + u64::from(d);
             digits += 1;
+        } else if b == b'\n' && digits > 0 && value < n {
+            match rows.next() {
+                Some(row) => row.copy_from_slice(&(value as u32).to_le_bytes()),
+                None => return false,
+            }
+            (value, digits) = (0, 0);
         } else {
-            return None;
+            return false;
         }
     }
-    (digits == 0).then_some(out)
+    digits == 0 && rows.next().is_none()
 }
 
 /// Checks a board given as one column per row (little-endian `u32`s, row r's queen in
