@@ -102,7 +102,8 @@ def test_an_exception_in_the_callback_stops_the_work():
     t = time.monotonic()
     with pytest.raises(RuntimeError, match="enough"):
         queens.count(queens.Problem(19), progress=fail)
-    assert time.monotonic() - t < 3
+    # The first report comes as the first subtrees finish; the whole count takes minutes.
+    assert time.monotonic() - t < 10
 
 
 def test_progress_true_draws_a_tqdm_bar(capsys):
