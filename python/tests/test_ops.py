@@ -158,3 +158,11 @@ def test_compare_names_a_bad_engine():
     with pytest.raises(queens.UnsupportedError) as e:
         queens.compare([queens.Problem(4)], ["backtrack", "warp"], timeout=1)
     assert e.value.field == "engines[1]"
+
+
+def test_compare_runs_a_race_inside_a_worker():
+    # The race runs its SAT side in a worker of its own: here a worker started by a worker.
+    p = queens.Problem.load(INSTANCES / "unsolvable-completion.txt")
+    rows = queens.compare([queens.Problem(10), p], ["race"], timeout=20, frame=False)
+    assert [r["status"] for r in rows] == ["sat", "unsat"]
+    assert all(r["error"] is None for r in rows)
