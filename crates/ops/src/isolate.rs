@@ -103,6 +103,23 @@ pub fn child_main(
     max_memory: Option<u64>,
     timeout_ms: Option<u64>,
 ) -> u8 {
+    child_main_of(
+        std::env::current_exe().ok(),
+        artifacts_dir,
+        max_memory,
+        timeout_ms,
+    )
+}
+
+/// [`child_main`] in a worker whose process is not the `queens` executable (the Python
+/// package's `queens-worker`, a script run by the interpreter): `exe` is the worker that a
+/// race inside this one runs its SAT side in.
+pub fn child_main_of(
+    exe: Option<std::path::PathBuf>,
+    artifacts_dir: Option<&Path>,
+    max_memory: Option<u64>,
+    timeout_ms: Option<u64>,
+) -> u8 {
     crate::child::die_with_parent();
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
@@ -120,7 +137,7 @@ pub fn child_main(
             });
             ctx.budget.max_memory = max_memory;
             // A race here runs its SAT side in a grandchild.
-            ctx.isolate = std::env::current_exe().ok();
+            ctx.isolate = exe;
             // A proof streams to its file as it is written, not through memory.
             ctx.proof_file = artifacts_dir.map(|d| d.join("proof"));
             // The parent's deadline, so work that can look at it (listing SAT models, between

@@ -57,7 +57,7 @@ pub use formula::{solve_cnf, SolveCnfRequest, SolveCnfResponse};
 pub use generate::{
     generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource, MAX_GENERATE_COUNT,
 };
-pub use isolate::child_main;
+pub use isolate::{child_main, child_main_of};
 pub use puzzle::{grade, hint, GradeRequest, GradeResponse, HintRequest, HintResponse, StepReport};
 pub use solve::{check_memory, ProofInfo, SolveRequest, SolveResponse, WorkReport, INLINE_MAX_N};
 
