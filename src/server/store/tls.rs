@@ -160,8 +160,9 @@ pub(super) enum Connector {
 
 impl Connector {
     /// The connector for `settings`, and the mode to give the driver. Reads the CA file
-    /// now, so a missing or unreadable one stops the start with its name.
-    pub(super) fn new(settings: &Settings) -> Result<(Connector, DriverMode), StoreError> {
+    /// now, so a missing or unreadable one stops the start with its name (the error is the
+    /// caller's to put in context).
+    pub(super) fn new(settings: &Settings) -> Result<(Connector, DriverMode), String> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let verifier: Arc<dyn ServerCertVerifier> = match (settings.mode, &settings.root_cert) {
             (SslMode::Disable, _) => return Ok((Connector::Plain, DriverMode::Disable)),
@@ -173,7 +174,7 @@ impl Connector {
         };
         let config = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
-            .map_err(|e| StoreError::Db(format!("setting up TLS: {e}")))?
+            .map_err(|e| format!("setting up TLS: {e}"))?
             .dangerous()
             .with_custom_certificate_verifier(verifier)
             .with_no_client_auth();
@@ -186,11 +187,8 @@ impl Connector {
 }
 
 /// webpki's full check (chain to the CA in `ca`, validity, host name).
-fn full(
-    ca: &Path,
-    provider: &Arc<CryptoProvider>,
-) -> Result<Arc<dyn ServerCertVerifier>, StoreError> {
-    let bad = |why: String| StoreError::Db(format!("sslrootcert {}: {why}", ca.display()));
+fn full(ca: &Path, provider: &Arc<CryptoProvider>) -> Result<Arc<dyn ServerCertVerifier>, String> {
+    let bad = |why: String| format!("sslrootcert {}: {why}", ca.display());
     let mut roots = RootCertStore::empty();
     let certs = CertificateDer::pem_file_iter(ca)
         .map_err(|e| bad(e.to_string()))?
@@ -366,9 +364,9 @@ mod tests {
             mode: SslMode::VerifyFull,
             root_cert: Some(missing.clone()),
         };
-        let err = Connector::new(&s).err().unwrap().to_string();
+        let err = Connector::new(&s).err().unwrap();
         assert!(
-            err.contains(&format!("sslrootcert {}", missing.display())),
+            err.starts_with(&format!("sslrootcert {}: ", missing.display())),
             "{err}"
         );
         let empty = dir.path().join("empty.pem");
@@ -377,7 +375,7 @@ mod tests {
             mode: SslMode::VerifyCa,
             root_cert: Some(empty),
         };
-        let err = Connector::new(&s).err().unwrap().to_string();
+        let err = Connector::new(&s).err().unwrap();
         assert!(err.contains("no PEM certificate in the file"), "{err}");
     }
 }
