@@ -274,6 +274,22 @@ fn a_job_is_seen_and_cancelled_only_with_the_key_that_made_it() {
     );
     assert_eq!(c.status, 200, "{}", c.body);
     assert_eq!(c.json()["status"], "cancelled");
+    // Her delete of a finished job removes it, its proof with it.
+    let d = call(
+        &s,
+        "DELETE",
+        &format!("/v1/jobs/{done_id}"),
+        Some(ALICE),
+        None,
+    );
+    assert_eq!(d.status, 200, "{}", d.body);
+    assert_eq!(d.json()["status"], "done");
+    for id in [&done_id, &long_id] {
+        for path in [format!("/v1/jobs/{id}"), format!("/v1/jobs/{id}/proof")] {
+            let a = call(&s, "GET", &path, Some(ALICE), None);
+            assert_eq!(a.status, 404, "{path}: {}", a.body);
+        }
+    }
 }
 
 #[test]

@@ -477,8 +477,11 @@ fn cancelling_running_jobs_frees_the_worker() {
         let id = job["id"].as_str().unwrap().to_string();
         wait_job(&s, &id, |j| j["status"] == "running", 10);
         std::thread::sleep(Duration::from_millis(200));
-        let (code, _, _) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
+        let (code, _, text) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
         assert_eq!(code, 200);
+        let job: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(job["status"], "cancelled", "{job}");
+        assert!(job["result"].is_null());
         let t = Instant::now();
         // The job's worker is the one jobs may use; a following job runs on it at once.
         let (_, next) = post(&s, "/v1/jobs", &json!({"op": "solve", "instance": nauck()}));
@@ -486,9 +489,7 @@ fn cancelling_running_jobs_frees_the_worker() {
         let done = wait_job(&s, &next_id, terminal, 10);
         assert_eq!(done["status"], "done", "{done}");
         assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
-        let job = wait_job(&s, &id, terminal, 5);
-        assert_eq!(job["status"], "cancelled", "{job}");
-        assert!(job["result"].is_null());
+        assert_eq!(get(&s, &format!("/v1/jobs/{id}")).0, 404, "deleted");
     }
     assert_eq!(op_children(s.pid()), 0, "a cancelled SAT child survived");
 }
@@ -673,35 +674,126 @@ fn a_killed_server_loses_no_job_and_keeps_finished_results() {
 }
 
 #[test]
-fn sigterm_hands_running_jobs_back_and_they_run_after_restart() {
-    let data = temp::dir("server-restart");
-    let mut s = Serve::new().data(&data).args(["--workers", "2"]).start();
-    let (_, big) = post(
+fn sigterm_lets_running_jobs_finish_within_the_grace_and_takes_no_new_work() {
+    let data = temp::dir("server-grace");
+    let mut s = Serve::new()
+        .data(&data)
+        .args(["--workers", "2", "--shutdown-grace", "5m"])
+        .start();
+    // About 3 s on two cores (n = 17: 95,815,104 solutions).
+    let (_, job) = post(
         &s,
         "/v1/jobs",
-        &json!({"op": "count", "instance": {"n": 19}}),
+        &json!({"op": "count", "instance": {"n": 17}}),
     );
-    let id = big["id"].as_str().unwrap().to_string();
+    let id = job["id"].as_str().unwrap().to_string();
     wait_job(&s, &id, |j| j["status"] == "running", 10);
+    let t = Instant::now();
+    unsafe_kill(s.pid(), "TERM");
+    std::thread::sleep(Duration::from_millis(300));
+    // Shutting down: no new work, while the running job goes on.
+    let (code, refused) = post(&s, "/v1/jobs", &json!({"op": "solve", "instance": nauck()}));
+    assert_eq!(code, 503, "{refused}");
+    let (code, refused) = post(&s, "/v1/solve", &json!({"instance": nauck()}));
+    assert_eq!(code, 503, "{refused}");
+    assert!(refused["detail"]
+        .as_str()
+        .unwrap()
+        .contains("shutting down"));
+    let status = s.wait();
+    assert!(status.success(), "{status:?}: {}", s.log().join("\n"));
+    // It exits as soon as the job is done, not at the end of the grace.
+    assert!(t.elapsed() < Duration::from_secs(120), "{:?}", t.elapsed());
+    let store = queens::server::store::Store::open(&data).unwrap();
+    let stored = store.get(&id).unwrap().unwrap();
+    assert_eq!(stored.status, queens::server::store::JobStatus::Done);
+    let result: Value = serde_json::from_str(stored.result.as_deref().unwrap()).unwrap();
+    assert_eq!(result["count"], 95_815_104);
+}
+
+#[test]
+fn sigterm_past_the_grace_reports_jobs_interrupted_and_cuts_off_requests() {
+    let data = temp::dir("server-interrupt");
+    let mut s = Serve::new()
+        .data(&data)
+        .args([
+            "--workers",
+            "3",
+            "--shutdown-grace",
+            "1s",
+            "--timeout-ms",
+            "120000",
+        ])
+        .start();
+    let ids: Vec<String> = (0..3)
+        .map(|_| {
+            let (code, job) = post(
+                &s,
+                "/v1/jobs",
+                &json!({"op": "count", "instance": {"n": 20}}),
+            );
+            assert_eq!(code, 202, "{job}");
+            job["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let id = ids[0].clone();
+    // Three workers: two job slots, so the third job waits.
+    for id in &ids[..2] {
+        wait_job(&s, id, |j| j["status"] == "running", 10);
+    }
+    // A synchronous count of minutes, allowed by --timeout-ms: only the grace bounds it.
+    let url = s.url("/v1/count");
+    let request = std::thread::spawn(move || {
+        let body = json!({"instance": {"n": 20}, "limit": 1_000_000_000_000u64}).to_string();
+        agent()
+            .post(&url)
+            .header("content-type", "application/json")
+            .send(body.as_bytes())
+            .map(|r| r.status().as_u16())
+    });
+    std::thread::sleep(Duration::from_millis(500));
     let t = Instant::now();
     unsafe_kill(s.pid(), "TERM");
     let status = s.wait();
     assert!(status.success(), "{status:?}");
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
-    // Handed back by the shutdown itself, not left `running` for crash recovery to find.
+    // One second of grace, the hand-back and the cut-off: seconds, not minutes.
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+    // The cut-off request got no answer (or a 503), never a hang.
+    if let Ok(code) = request.join().unwrap() {
+        assert_eq!(code, 503);
+    }
+    // Nothing is left running: the jobs that ran are reported interrupted, the one that
+    // never started waits for the next start.
     let store = queens::server::store::Store::open(&data).unwrap();
-    let stored = store.get(&id).unwrap().unwrap();
-    assert_eq!(
-        (stored.status, stored.attempts),
-        (queens::server::store::JobStatus::Queued, 1)
-    );
+    let mut interrupted = 0;
+    for id in &ids {
+        let job = store.get(id).unwrap().unwrap();
+        match job.status {
+            queens::server::store::JobStatus::Failed => {
+                let error: Value = serde_json::from_str(job.error.as_deref().unwrap()).unwrap();
+                assert_eq!(error["title"], "interrupted", "{error}");
+                assert_eq!(error["status"], 503);
+                assert!(
+                    error["detail"]
+                        .as_str()
+                        .unwrap()
+                        .contains("--shutdown-grace"),
+                    "{error}"
+                );
+                interrupted += 1;
+            }
+            queens::server::store::JobStatus::Queued => assert_eq!(job.attempts, 0),
+            other => panic!("job {id} is {other}"),
+        }
+    }
+    assert_eq!(interrupted, 2, "the two that ran");
+    assert_eq!(store.counts().unwrap().running, 0);
     drop(store);
-    // Back in the queue: the next server picks it up (and is told to stop it at once).
-    let s = Serve::new().data(&data).args(["--workers", "2"]).start();
-    let job = wait_job(&s, &id, |j| j["attempts"] == 2, 10);
-    assert_ne!(job["status"], "failed", "{job}");
-    let (code, _, _) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
-    assert_eq!(code, 200);
+    // The next start runs the queued one; the interrupted ones stay as they are.
+    let s = Serve::new().data(&data).args(["--workers", "3"]).start();
+    let job = wait_job(&s, &id, terminal, 10);
+    assert_eq!(job["status"], "failed", "{job}");
+    assert_eq!(job["error"]["title"], "interrupted");
 }
 
 fn unsafe_kill(pid: u32, signal: &str) {
@@ -1267,12 +1359,15 @@ fn replicas_on_one_postgres_lose_no_job_when_one_is_killed() {
     let owner = (0..2)
         .find(|&r| busy(&replicas[r]) == 1)
         .expect("a replica runs it");
-    let (code, _, _) = call(
+    let (code, _, text) = call(
         "DELETE",
         &replicas[1 - owner].url(&format!("/v1/jobs/{long}")),
         None,
     );
     assert_eq!(code, 200);
+    let deleted: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(deleted["status"], "cancelled", "{deleted}");
+    assert!(deleted["result"].is_null());
     let t = Instant::now();
     while replicas.iter().any(|s| busy(s) != 0) {
         assert!(
@@ -1281,9 +1376,7 @@ fn replicas_on_one_postgres_lose_no_job_when_one_is_killed() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    let job = wait_job(&replicas[0], &long, terminal, 5);
-    assert_eq!(job["status"], "cancelled", "{job}");
-    assert!(job["result"].is_null());
+    assert_eq!(get(&replicas[0], &format!("/v1/jobs/{long}")).0, 404);
 }
 
 #[test]
@@ -1703,9 +1796,10 @@ fn an_external_solvers_children_go_with_a_cancelled_or_late_job() {
         procs::wait_for(&marker, Duration::from_secs(10)),
         "the wrapper never started its child"
     );
-    let (code, _, _) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
-    assert_eq!(code, 200);
-    let job = wait_job(&s, &id, terminal, 5);
+    // DELETE cancels the running job first (its answer is the job as it was), then removes it.
+    let (code, body, _) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
+    assert_eq!(code, 200, "{body}");
+    let job: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(job["status"], "cancelled", "{job}");
     assert_eq!(procs::survivors(&marker), Vec::<u32>::new());
     // Past its deadline the same: the answer comes at the deadline, nothing stays.
@@ -1736,4 +1830,218 @@ fn a_done_job_shows_its_result_not_its_last_progress() {
     assert_eq!(job["result"]["count"], 73712, "{job}");
     // The count reported progress as it went; once done, the answer is the result.
     assert!(job["progress"].is_null(), "{job}");
+}
+
+/// The stores a test of retention runs on: SQLite, and Postgres when a throw-away server can
+/// be started (`--store URL`).
+fn each_store(test: &str) -> Vec<(&'static str, Vec<String>)> {
+    let mut stores = vec![("sqlite", Vec::new())];
+    if let Some(url) = pg::database(test) {
+        stores.push(("postgres", vec!["--store".to_string(), url]));
+    }
+    stores
+}
+
+/// A proof job (an UNSAT completion with an LRAT proof) run to its end; returns its id.
+fn proof_job(s: &Server) -> String {
+    let text = instance_file("unsolvable-completion.txt");
+    let (code, job) = post(
+        s,
+        "/v1/jobs",
+        &json!({"op": "solve", "instance": {"text": text}, "engine": "sat", "proof": "lrat"}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let done = wait_job(s, &id, terminal, 60);
+    assert_eq!(done["status"], "done", "{done}");
+    id
+}
+
+#[test]
+fn a_deleted_job_and_an_expired_one_are_gone_with_their_files() {
+    for (store, args) in each_store("retention") {
+        let artifacts = temp::dir("retention-artifacts");
+        let s = Serve::new()
+            .args(&args)
+            .args(["--workers", "2", "--keep-finished", "3s", "--artifacts"])
+            .args([&*artifacts])
+            .start();
+        let kept = proof_job(&s);
+        let deleted = proof_job(&s);
+        for id in [&kept, &deleted] {
+            assert!(artifacts.join(id).join("proof").is_file(), "{store}");
+        }
+        // DELETE: the job as it was, then nothing: no job, no proof, no folder.
+        let (code, _, text) = call("DELETE", &s.url(&format!("/v1/jobs/{deleted}")), None);
+        assert_eq!(code, 200, "{store}: {text}");
+        let view: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(view["status"], "done");
+        assert!(view["links"]["proof"].is_null(), "{view}");
+        for path in ["", "/proof", "/cnf", "/events"] {
+            let (code, _) = get(&s, &format!("/v1/jobs/{deleted}{path}"));
+            assert_eq!(code, 404, "{store}: {path}");
+        }
+        assert!(!artifacts.join(&deleted).exists(), "{store}");
+        let (code, _, _) = call("DELETE", &s.url(&format!("/v1/jobs/{deleted}")), None);
+        assert_eq!(code, 404, "{store}: twice");
+
+        // A folder no job owns (a server killed between a delete and its files) goes with
+        // the next sweep; anything else in the folder stays.
+        let orphan = artifacts.join("0123456789abcdef0123456789abcdef");
+        std::fs::create_dir(&orphan).unwrap();
+        std::fs::write(orphan.join("proof"), b"half").unwrap();
+        std::fs::create_dir(artifacts.join("lost+found")).unwrap();
+        // A job still running is never expired, however long it runs.
+        let (_, long) = post(
+            &s,
+            "/v1/jobs",
+            &json!({"op": "count", "instance": {"n": 20}}),
+        );
+        let long = long["id"].as_str().unwrap().to_string();
+        // Expired: --keep-finished after it finished, at the next sweep (every second here).
+        let t = Instant::now();
+        loop {
+            let (code, job) = get(&s, &format!("/v1/jobs/{kept}"));
+            if code == 404 {
+                break;
+            }
+            assert_eq!(job["status"], "done", "{store}");
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "{store}: never expired"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        assert!(
+            t.elapsed() > Duration::from_millis(1500),
+            "{store}: {:?}",
+            t.elapsed()
+        );
+        let (code, _) = get(&s, &format!("/v1/jobs/{kept}/proof"));
+        assert_eq!(code, 404, "{store}");
+        let gone = Instant::now();
+        while artifacts.join(&kept).exists() || orphan.exists() {
+            assert!(
+                gone.elapsed() < Duration::from_secs(5),
+                "{store}: files stayed"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        assert!(artifacts.join("lost+found").is_dir(), "{store}");
+        let (_, job) = get(&s, &format!("/v1/jobs/{long}"));
+        assert_eq!(job["status"], "running", "{store}: {job}");
+        let (code, _, _) = call("DELETE", &s.url(&format!("/v1/jobs/{long}")), None);
+        assert_eq!(code, 200);
+    }
+}
+
+#[test]
+fn the_artifacts_quota_refuses_proof_jobs_with_507_and_accepts_others() {
+    for (store, args) in each_store("quota") {
+        let artifacts = temp::dir("quota-artifacts");
+        let s = Serve::new()
+            .args(&args)
+            .args([
+                "--workers",
+                "2",
+                "--max-artifacts-total",
+                "1",
+                "--artifacts",
+            ])
+            .args([&*artifacts])
+            .start();
+        // Under the quota: accepted.
+        proof_job(&s);
+        // Over it (2 MB of other files): refused before anything is stored.
+        std::fs::write(artifacts.join("filler"), vec![0u8; 2 << 20]).unwrap();
+        std::thread::sleep(Duration::from_millis(1100));
+        let text = instance_file("unsolvable-completion.txt");
+        let body =
+            json!({"op": "solve", "instance": {"text": text}, "engine": "sat", "proof": "lrat"});
+        let (code, ctype, problem) = call("POST", &s.url("/v1/jobs"), Some(&body.to_string()));
+        assert_eq!(code, 507, "{store}: {problem}");
+        assert_eq!(ctype, "application/problem+json");
+        let problem: Value = serde_json::from_str(&problem).unwrap();
+        assert_eq!(problem["title"], "artifacts quota reached");
+        assert_eq!(problem["field"], "proof");
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("--max-artifacts-total") && detail.contains("1.0 MB"),
+            "{detail}"
+        );
+        // Work without a proof file is not held back.
+        let (code, job) = post(&s, "/v1/jobs", &json!({"op": "solve", "instance": nauck()}));
+        assert_eq!(code, 202, "{store}: {job}");
+        // Room again: accepted again.
+        std::fs::remove_file(artifacts.join("filler")).unwrap();
+        std::thread::sleep(Duration::from_millis(1100));
+        proof_job(&s);
+
+        // A proof being written when the folder passes the quota (SAT work of minutes) is
+        // stopped, its partial file removed, and its job fails with 507: never done.
+        let (code, job) = post(
+            &s,
+            "/v1/jobs",
+            &json!({"op": "solve", "instance": sat_hard(), "engine": "sat", "proof": "drat"}),
+        );
+        assert_eq!(code, 202, "{store}: {job}");
+        let id = job["id"].as_str().unwrap().to_string();
+        wait_job(&s, &id, |j| j["status"] == "running", 10);
+        let t = Instant::now();
+        while !artifacts.join(&id).is_dir() {
+            assert!(
+                t.elapsed() < Duration::from_secs(10),
+                "{store}: no folder for the proof"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::fs::write(artifacts.join("filler"), vec![0u8; 2 << 20]).unwrap();
+        let failed = wait_job(&s, &id, terminal, 10);
+        assert_eq!(failed["status"], "failed", "{store}: {failed}");
+        assert_eq!(failed["error"]["status"], 507, "{failed}");
+        assert_eq!(failed["error"]["title"], "artifacts quota reached");
+        assert!(failed["links"]["proof"].is_null(), "{failed}");
+        let (code, _) = get(&s, &format!("/v1/jobs/{id}/proof"));
+        assert_eq!(code, 409, "{store}");
+        assert!(
+            !artifacts.join(&id).exists(),
+            "{store}: the partial proof is gone"
+        );
+    }
+}
+
+/// On a shared store, a job that outlives the grace goes straight back to the queue (not
+/// failed, not left to its lease), and another replica runs it.
+#[test]
+fn sigterm_on_postgres_hands_jobs_that_outlive_the_grace_back_to_the_queue() {
+    let Some(url) = pg::database("grace") else {
+        return;
+    };
+    let args = ["--store", &url, "--workers", "2", "--shutdown-grace", "1s"];
+    let mut s = Server::start(&args);
+    let (_, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "count", "instance": {"n": 20}}),
+    );
+    let id = job["id"].as_str().unwrap().to_string();
+    wait_job(&s, &id, |j| j["status"] == "running", 10);
+    let t = Instant::now();
+    unsafe_kill(s.pid(), "TERM");
+    let status = s.wait();
+    assert!(status.success(), "{status:?}: {}", s.log().join("\n"));
+    assert!(t.elapsed() < Duration::from_secs(6), "{:?}", t.elapsed());
+    let store =
+        queens::server::store::Store::connect(&url, queens::server::store::Options::default())
+            .unwrap();
+    let stored = store.get(&id).unwrap().unwrap();
+    assert_eq!(
+        (stored.status, stored.attempts),
+        (queens::server::store::JobStatus::Queued, 1)
+    );
+    let other = Server::start(&["--store", &url, "--workers", "2"]);
+    let job = wait_job(&other, &id, |j| j["attempts"] == 2, 10);
+    assert_eq!(job["status"], "running", "{job}");
+    let (code, _, _) = call("DELETE", &other.url(&format!("/v1/jobs/{id}")), None);
+    assert_eq!(code, 200);
 }

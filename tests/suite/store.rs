@@ -273,6 +273,113 @@ on_both_backends! {
         assert_eq!(claimed.iter().collect::<HashSet<_>>().len(), accepted);
         assert_eq!(stores[0].counts().unwrap().running, accepted as u64);
     }
+
+    fn a_deleted_job_is_gone_with_its_artifacts_whatever_its_status(db: &Db) {
+        let a = db.store();
+        let b = db.store();
+        let done = a.insert("prove", "{}", 10).unwrap();
+        a.claim_next().unwrap().unwrap();
+        assert!(a.finish_with_files(&done.id, "{}", &[("cnf", b"c")], &[("proof", "x/proof")]).unwrap());
+        let running = a.insert("count", "{}", 10).unwrap();
+        assert_eq!(a.claim_next().unwrap().unwrap().id, running.id);
+        let queued = a.insert("solve", "{}", 10).unwrap();
+
+        // From another replica, as a DELETE on any replica is.
+        assert_eq!(b.delete(&done.id).unwrap(), Some(JobStatus::Done));
+        assert_eq!(b.get(&done.id).unwrap(), None);
+        assert_eq!(b.artifact_source(&done.id, "proof").unwrap(), None);
+        assert_eq!(b.artifact(&done.id, "cnf").unwrap(), None);
+        assert_eq!(b.delete(&done.id).unwrap(), None, "once");
+        assert_eq!(b.delete(&queued.id).unwrap(), Some(JobStatus::Queued));
+        assert_eq!(a.claim_next().unwrap(), None, "a deleted job never runs");
+        // A running job: its owner's renewal no longer has it, and its end records nothing.
+        assert_eq!(b.delete(&running.id).unwrap(), Some(JobStatus::Running));
+        assert!(a.renew().unwrap().is_empty());
+        assert!(!a.set_progress(&running.id, "{}").unwrap());
+        assert!(!a.finish(&running.id, "{}", &[("proof", b"p")]).unwrap());
+        assert!(!a.fail(&running.id, "{}").unwrap());
+        assert!(!a.requeue(&running.id).unwrap());
+        assert_eq!(a.counts().unwrap(), Counts::default());
+        assert_eq!(a.delete("0123456789abcdef0123456789abcdef").unwrap(), None);
+    }
+
+    fn expired_jobs_are_removed_once_oldest_first_and_unfinished_ones_never(db: &Db) {
+        let store = db.store();
+        let mut finished = Vec::new();
+        for (i, end) in ["done", "failed", "cancelled"].into_iter().enumerate() {
+            let job = store.insert("solve", &format!("{{\"i\":{i}}}"), 100).unwrap();
+            if end == "cancelled" {
+                store.cancel(&job.id).unwrap();
+            } else {
+                store.claim_next().unwrap().unwrap();
+                if end == "done" {
+                    assert!(store.finish(&job.id, "{}", &[("proof", b"p")]).unwrap());
+                } else {
+                    assert!(store.fail(&job.id, "{}").unwrap());
+                }
+            }
+            finished.push(job.id);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let running = store.insert("count", "{}", 100).unwrap();
+        store.claim_next().unwrap().unwrap();
+        let queued = store.insert("count", "{}", 100).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let young = store.insert("solve", "{}", 100).unwrap();
+        store.cancel(&young.id).unwrap();
+
+        // Not yet old enough: nothing goes.
+        assert!(store.delete_finished(Duration::from_secs(60), 10).unwrap().is_empty());
+        // Oldest first, in batches.
+        assert_eq!(store.delete_finished(Duration::from_millis(200), 2).unwrap(), finished[..2]);
+        assert_eq!(store.delete_finished(Duration::from_millis(200), 2).unwrap(), finished[2..]);
+        assert!(store.delete_finished(Duration::from_millis(200), 2).unwrap().is_empty());
+        for id in &finished {
+            assert_eq!(store.get(id).unwrap(), None);
+        }
+        assert_eq!(store.artifact(&finished[0], "proof").unwrap(), None);
+        // However old, a queued or running job is never expired.
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(store.delete_finished(Duration::ZERO, 10).unwrap(), std::slice::from_ref(&young.id));
+        assert_eq!(store.get(&running.id).unwrap().unwrap().status, JobStatus::Running);
+        assert_eq!(store.get(&queued.id).unwrap().unwrap().status, JobStatus::Queued);
+        let asked = [running.id.clone(), young.id.clone(), "f".repeat(32)];
+        assert_eq!(store.existing(&asked).unwrap(), std::slice::from_ref(&running.id));
+    }
+
+    fn replicas_sweeping_at_once_remove_each_expired_job_once(db: &Db) {
+        let stores: Vec<Arc<Store>> = (0..3).map(|_| Arc::new(db.store())).collect();
+        let ids: HashSet<String> = (0..90)
+            .map(|_| {
+                let job = stores[0].insert("solve", "{}", 1000).unwrap();
+                stores[0].cancel(&job.id).unwrap();
+                job.id
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(20));
+        let removed: Vec<String> = stores
+            .iter()
+            .map(|store| {
+                let store = Arc::clone(store);
+                std::thread::spawn(move || {
+                    let mut mine = Vec::new();
+                    loop {
+                        let batch = store.delete_finished(Duration::from_millis(10), 7).unwrap();
+                        if batch.is_empty() {
+                            return mine;
+                        }
+                        mine.extend(batch);
+                    }
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flat_map(|t| t.join().unwrap())
+            .collect();
+        assert_eq!(removed.len(), ids.len(), "each removed, and reported, once");
+        assert_eq!(removed.into_iter().collect::<HashSet<_>>(), ids);
+        assert_eq!(stores[1].counts().unwrap(), Counts::default());
+    }
 }
 
 #[test]
@@ -326,5 +433,124 @@ fn a_postgres_url_never_shows_its_password() {
     assert!(
         err.contains("postgres://queens:***@127.0.0.1:1/none"),
         "{err}"
+    );
+}
+
+/// TLS to the store, on a throw-away server that refuses TCP without TLS and has a
+/// certificate for `localhost` signed by a CA of the test's own: `require` encrypts,
+/// `verify-full` with the CA file connects by that name only, `verify-ca` by any name, another
+/// CA is refused, and `queens serve` does not start when `verify-full` fails.
+#[test]
+fn the_store_speaks_tls_and_refuses_a_server_it_cannot_verify() {
+    let Some(cluster) = pg::tls_cluster() else {
+        return;
+    };
+    let tls = cluster.tls().expect("a TLS cluster");
+    let db = cluster.fresh_database("tls");
+    let name = db.rsplit('/').next().unwrap().to_string();
+    let url = |host: &str, query: &str| format!("{}?{query}", cluster.url_at(host, &name));
+    let connect = |url: &str| Store::connect(url, Options::default());
+    let ca = tls.ca.display().to_string();
+    let other = tls.other_ca.display().to_string();
+
+    // Without TLS the server says no: every connection that works below is encrypted.
+    let plain = connect(&url("127.0.0.1", "sslmode=disable"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        plain.contains("no encryption") || plain.contains("pg_hba.conf"),
+        "{plain}"
+    );
+
+    for (host, query) in [
+        ("127.0.0.1", "sslmode=require".to_string()),
+        ("127.0.0.1", "sslmode=prefer".to_string()),
+        ("localhost", format!("sslmode=verify-full&sslrootcert={ca}")),
+        ("127.0.0.1", format!("sslmode=verify-ca&sslrootcert={ca}")),
+    ] {
+        let store = connect(&url(host, &query)).unwrap_or_else(|e| panic!("{host} {query}: {e}"));
+        let job = store.insert("solve", r#"{"n":8}"#, 10).unwrap();
+        assert_eq!(store.claim_next().unwrap().unwrap().id, job.id);
+        assert!(store.finish(&job.id, "{}", &[("proof", b"p")]).unwrap());
+        assert_eq!(store.delete(&job.id).unwrap(), Some(JobStatus::Done));
+    }
+    // The key=value form too.
+    let port = cluster
+        .url_at("x", "y")
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    connect(&format!(
+        "host=localhost port={port} user=queens dbname={name} sslmode=verify-full sslrootcert={ca}"
+    ))
+    .unwrap()
+    .ping()
+    .unwrap();
+
+    // verify-full: the certificate is for localhost, not for 127.0.0.1.
+    let err = connect(&url(
+        "127.0.0.1",
+        &format!("sslmode=verify-full&sslrootcert={ca}"),
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("certificate") && err.contains("127.0.0.1"),
+        "{err}"
+    );
+    // Another CA signed nothing of the server's: refused in both verifying modes, and by
+    // `require` given a CA (as libpq does).
+    for mode in ["verify-full", "verify-ca", "require"] {
+        let err = connect(&url(
+            "localhost",
+            &format!("sslmode={mode}&sslrootcert={other}"),
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("UnknownIssuer") || err.contains("unknown issuer"),
+            "{mode}: {err}"
+        );
+    }
+
+    // The server refuses to start on a store it cannot verify, and says why.
+    let data = crate::temp::dir("tls-serve");
+    let bad = url(
+        "localhost",
+        &format!("sslmode=verify-full&sslrootcert={other}"),
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--store", &bad, "--data"])
+        .arg(data.join("data"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(!stderr.contains("listening"), "{stderr}");
+    assert!(
+        stderr.contains("TLS") || stderr.contains("certificate"),
+        "{stderr}"
+    );
+    let missing = url("localhost", "sslmode=verify-full");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--store",
+            &missing,
+            "--data",
+        ])
+        .arg(data.join("data"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("sslmode=verify-full needs sslrootcert=FILE"),
+        "{stderr}"
     );
 }

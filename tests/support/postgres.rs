@@ -21,12 +21,50 @@ use std::time::{Duration, Instant};
 pub struct Cluster {
     port: u16,
     next: AtomicUsize,
+    /// With TLS: the server takes TCP connections over TLS only, and the tests' own admin
+    /// connections go through its Unix socket in this folder.
+    tls: Option<Tls>,
+}
+
+/// The certificates of a TLS server: its own (for `localhost` only, signed by `ca`), and
+/// a certificate authority that signed nothing of it.
+pub struct Tls {
+    socket_dir: PathBuf,
+    /// The PEM file of the CA that signed the server's certificate.
+    pub ca: PathBuf,
+    /// The PEM file of another CA.
+    pub other_ca: PathBuf,
 }
 
 impl Cluster {
     /// The URL of database `db` on this server.
     pub fn url(&self, db: &str) -> String {
         format!("postgres://queens@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// The URL of database `db` on this server by the host name `host`, for TLS.
+    pub fn url_at(&self, host: &str, db: &str) -> String {
+        format!("postgres://queens@{host}:{}/{db}", self.port)
+    }
+
+    /// The TLS server's certificates.
+    pub fn tls(&self) -> Option<&Tls> {
+        self.tls.as_ref()
+    }
+
+    /// An admin connection: over TCP, or through the Unix socket of a TLS server.
+    fn admin(&self) -> Result<postgres::Client, postgres::Error> {
+        match &self.tls {
+            None => postgres::Client::connect(&self.url("postgres"), postgres::NoTls),
+            Some(tls) => postgres::Client::connect(
+                &format!(
+                    "host={} port={} user=queens dbname=postgres",
+                    tls.socket_dir.display(),
+                    self.port
+                ),
+                postgres::NoTls,
+            ),
+        }
     }
 
     /// Creates an empty database for one test and returns its URL.
@@ -37,8 +75,7 @@ impl Cluster {
             .take(40)
             .collect();
         let name = format!("t{}_{label}", self.next.fetch_add(1, Ordering::Relaxed));
-        let mut admin = postgres::Client::connect(&self.url("postgres"), postgres::NoTls)
-            .expect("connect to the test server");
+        let mut admin = self.admin().expect("connect to the test server");
         admin
             .batch_execute(&format!("CREATE DATABASE \"{name}\""))
             .expect("create a test database");
@@ -50,7 +87,7 @@ impl Cluster {
 /// when none can be started here.
 pub fn cluster() -> Option<&'static Cluster> {
     static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
-    match CLUSTER.get_or_init(start) {
+    match CLUSTER.get_or_init(|| start(false)) {
         Ok(cluster) => Some(cluster),
         Err(why) => {
             static SAID: std::sync::Once = std::sync::Once::new();
@@ -58,6 +95,24 @@ pub fn cluster() -> Option<&'static Cluster> {
                 crate::need::missing("a throw-away Postgres server", why);
             }
             SAID.call_once(|| eprintln!("no test Postgres, skipping its tests: {why}"));
+            None
+        }
+    }
+}
+
+/// The test process's TLS server (`ssl=on`, a certificate made with `openssl` for
+/// `localhost`, TCP connections without TLS refused), started on first use. `None` with the
+/// reason printed when none can be started here; with `CI` set, that fails the test.
+pub fn tls_cluster() -> Option<&'static Cluster> {
+    static CLUSTER: OnceLock<Result<Cluster, String>> = OnceLock::new();
+    match CLUSTER.get_or_init(|| start(true)) {
+        Ok(cluster) => Some(cluster),
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set and no TLS test Postgres could be started: {why}"
+            );
+            eprintln!("no TLS test Postgres, skipping its tests: {why}");
             None
         }
     }
@@ -116,7 +171,36 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| format!("no free port on 127.0.0.1: {e}"))
 }
 
-fn start() -> Result<Cluster, String> {
+/// Makes a CA and a server certificate for `localhost` signed by it, and a second CA, with
+/// `openssl`, in `dir`.
+fn make_certificates(dir: &Path) -> Result<(), String> {
+    let script = r#"
+        set -e
+        ec="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes"
+        openssl req -x509 $ec -days 2 -subj /CN=queens-test-ca -keyout ca.key -out ca.pem
+        openssl req -x509 $ec -days 2 -subj /CN=queens-other-ca -keyout other.key -out other-ca.pem
+        openssl req $ec -subj /CN=localhost -keyout server.key -out server.csr
+        printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n' >server.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+            -extfile server.ext -out server.crt
+        chmod 600 server.key
+    "#;
+    let out = Command::new("sh")
+        .args(["-c", script])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("running openssl: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "openssl failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(())
+}
+
+fn start(tls: bool) -> Result<Cluster, String> {
     let bin = bin_dir()?;
     let root = is_root();
     // Removed on the way out of a failed start; once the watchdog runs, it removes it.
@@ -159,6 +243,33 @@ fn start() -> Result<Cluster, String> {
         }
     };
     drop(initdb);
+    let mut extra = String::new();
+    let certs = dir.join("certs");
+    if tls {
+        std::fs::create_dir(&certs).map_err(|e| format!("making {}: {e}", certs.display()))?;
+        make_certificates(&certs)?;
+        // The Unix socket for the tests' admin connections; TCP only with TLS.
+        std::fs::write(
+            data.join("pg_hba.conf"),
+            "local all all trust\nhostnossl all all all reject\nhostssl all all all trust\n",
+        )
+        .map_err(|e| format!("writing pg_hba.conf: {e}"))?;
+        if root {
+            let chown = Command::new("chown")
+                .args(["-R", "postgres:"])
+                .arg(&certs)
+                .arg(data.join("pg_hba.conf"))
+                .status()
+                .map_err(|e| format!("chown: {e}"))?;
+            if !chown.success() {
+                return Err("chown of the certificates failed".into());
+            }
+        }
+        extra = format!(
+            "-c ssl=on -c ssl_cert_file={0}/server.crt -c ssl_key_file={0}/server.key",
+            certs.display()
+        );
+    }
     let port = free_port()?;
     let run = if root { "runuser -u postgres --" } else { "" };
     // The watchdog: starts the server, waits for the test process to end (or the server to
@@ -168,7 +279,7 @@ fn start() -> Result<Cluster, String> {
         r#"
         {run} "$BIN/postgres" -D "$DIR/data" -p "$PORT" -k "$DIR" \
             -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
-            -c full_page_writes=off -c max_connections=200 >"$DIR/log" 2>&1 &
+            -c full_page_writes=off -c max_connections=200 $EXTRA >"$DIR/log" 2>&1 &
         pg=$!
         while kill -0 "$PARENT" 2>/dev/null && kill -0 "$pg" 2>/dev/null; do sleep 0.3; done
         if kill -0 "$PARENT" 2>/dev/null; then cat "$DIR/log" >&2; fi
@@ -182,6 +293,7 @@ fn start() -> Result<Cluster, String> {
         .env("BIN", &bin)
         .env("DIR", &dir)
         .env("PORT", port.to_string())
+        .env("EXTRA", &extra)
         .env("PARENT", std::process::id().to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -194,10 +306,15 @@ fn start() -> Result<Cluster, String> {
     let cluster = Cluster {
         port,
         next: AtomicUsize::new(0),
+        tls: tls.then(|| Tls {
+            socket_dir: dir.clone(),
+            ca: certs.join("ca.pem"),
+            other_ca: certs.join("other-ca.pem"),
+        }),
     };
     let until = Instant::now() + Duration::from_secs(30);
     loop {
-        match postgres::Client::connect(&cluster.url("postgres"), postgres::NoTls) {
+        match cluster.admin() {
             Ok(_) => return Ok(cluster),
             Err(e) => {
                 if let Ok(Some(_)) = watchdog.try_wait() {

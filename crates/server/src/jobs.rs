@@ -28,7 +28,7 @@ use crate::ops::{Context, Request, Response};
 pub(super) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(submit))
-        .routes(routes!(status, cancel))
+        .routes(routes!(status, delete))
         .routes(routes!(events))
         .routes(routes!(proof))
         .routes(routes!(cnf))
@@ -166,7 +166,10 @@ fn problem_from_value(v: &serde_json::Value) -> Option<Problem> {
                headers(("Location" = String, description = "The job's URL"))),
               (status = 400, body = Problem),
               (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
+              (status = 500, body = Problem), (status = 503, body = Problem),
+              (status = 507, body = Problem,
+               description = "A proof job while the artifacts folder is at its quota \
+                              (`--max-artifacts-total`): delete finished jobs or retry later.")))]
 async fn submit(
     State(s): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -174,6 +177,7 @@ async fn submit(
 ) -> Result<HttpResponse, ApiError> {
     let req = super::parse_job(&body)?;
     s.admit(&req, false)?;
+    super::retention::admit(&s, &req)?;
     if s.shutting_down.load(Ordering::SeqCst) {
         return Err(ApiError::busy("the server is shutting down"));
     }
@@ -220,27 +224,40 @@ async fn status(
     Ok(Json(JobView::of(load(&s, &caller, id).await?)))
 }
 
-/// Cancel a queued or running job (a running one stops within milliseconds); a finished
-/// job is left as it is.
+/// Delete a job with its result, proof and CNF. A queued job is cancelled first, and a
+/// running one is stopped wherever it runs (within a second). The answer is the job as it
+/// was when deleted (`cancelled` if it had not finished); afterwards it is 404.
 #[utoipa::path(delete, path = "/v1/jobs/{id}", params(("id" = String, Path)),
-    responses((status = 200, body = JobView), (status = 404, body = Problem)))]
-async fn cancel(
+    responses((status = 200, body = JobView,
+               description = "The job as it was when deleted; it is gone now."),
+              (status = 404, body = Problem)))]
+async fn delete(
     State(s): State<AppState>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Json<JobView>, ApiError> {
-    // Another key's job is not there for this caller: nothing is cancelled.
+    // Another key's job is not there for this caller: nothing is deleted.
     load(&s, &caller, id.clone()).await?;
     let state = s.clone();
     let wanted = id.clone();
-    let before = blocking(move || state.store.cancel(&wanted).map_err(store_error)).await?;
-    if before.is_none() {
-        return Err(ApiError::not_found(format!("no job {id}")));
-    }
+    let job = blocking(move || {
+        // Cancelled first, so the answer says so and its owner stops it even if the delete
+        // below fails.
+        state.store.cancel(&wanted).map_err(store_error)?;
+        let job = state.store.get(&wanted).map_err(store_error)?;
+        state.store.delete(&wanted).map_err(store_error)?;
+        super::retention::remove_files(&state.config.artifacts, &wanted);
+        Ok(job)
+    })
+    .await?
+    .ok_or_else(|| ApiError::not_found(format!("no job {id}")))?;
     if let Some(flag) = s.running.lock().unwrap_or_else(|e| e.into_inner()).get(&id) {
         flag.store(true, Ordering::SeqCst);
     }
-    Ok(Json(JobView::of(load(&s, &caller, id).await?)))
+    Ok(Json(JobView::of(Job {
+        artifacts: Vec::new(),
+        ..job
+    })))
 }
 
 /// The job's status as server-sent events (`event: job`, data: the job as `GET` shows it),
@@ -523,11 +540,16 @@ fn run(state: AppState, job: Job) {
     let cancel = Arc::new(AtomicBool::new(false));
     {
         let mut running = state.running.lock().unwrap_or_else(|e| e.into_inner());
-        running.insert(id.clone(), cancel.clone());
-        // A shutdown that began before the job was registered did not see its flag.
+        // A shutdown that began before the job was registered: it has not started, so it
+        // goes back to the queue whatever the store.
         if state.shutting_down.load(Ordering::SeqCst) {
-            cancel.store(true, Ordering::SeqCst);
+            drop(running);
+            if let Err(e) = state.store.requeue(&id) {
+                tracing::error!(job = %id, error = %e, "handing back a job failed");
+            }
+            return;
         }
+        running.insert(id.clone(), cancel.clone());
     }
     // Unregistered however the job ends, a panic included.
     struct Registered<'a>(&'a AppState, &'a str);
@@ -618,11 +640,7 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
     });
     // A proof streams to the job's folder as it is written: neither this process nor the
     // store holds it.
-    let proving = match &req {
-        Request::Solve(r) => r.proof.is_some(),
-        Request::Explain(r) => r.proof.is_some(),
-        _ => false,
-    };
+    let proving = super::retention::streams_proof(&req);
     let folder = job_folder(&state.config.artifacts, id).filter(|_| proving);
     let mut ctx = ctx;
     if let Some(folder) = &folder {
@@ -646,16 +664,18 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
     state
         .metrics
         .op_time(req.op(), start.elapsed().as_secs_f64());
-    // Stopped by the shutdown, not by the client: it runs again at the next start. A job
-    // that finished all the same keeps its result.
+    // Stopped by the server (shutdown, artifacts quota), not by the client: recorded as
+    // retention.rs says, its partial files gone. A job that finished all the same keeps its
+    // result.
     let cut_short = match &result {
         Ok((resp, _)) => resp.interrupted(),
         Err(_) => true,
     };
-    if cut_short && cancel.load(Ordering::SeqCst) && state.shutting_down.load(Ordering::SeqCst) {
-        remove_folder();
-        state.store.requeue(id)?;
-        return Ok(());
+    if cut_short && cancel.load(Ordering::SeqCst) {
+        if let Some(halt) = super::retention::halted(state, id) {
+            remove_folder();
+            return super::retention::record(state, id, halt);
+        }
     }
     let result = result.and_then(|(mut resp, mut artifacts)| {
         let files = proof_files(&mut resp, &mut artifacts, folder.as_deref(), id)?;

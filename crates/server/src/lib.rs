@@ -6,7 +6,8 @@
 //! - `jobs.rs`: long work as jobs, stored before they are accepted, run by a dispatcher.
 //! - `workers.rs`: the worker pool; `store/`: the job store, SQLite or a Postgres that replicas
 //!   share (the only modules that speak SQL); `lease.rs`: renews this server's claims and
-//!   requeues the jobs of replicas that stopped renewing theirs; `error.rs`: every error
+//!   requeues the jobs of replicas that stopped renewing theirs; `retention.rs`: expiry of
+//!   finished jobs, the artifacts quota, and jobs stopped at shutdown; `error.rs`: every error
 //!   response as problem+json; `contract.rs`: completes the OpenAPI document (error bodies,
 //!   the statuses every route shares, the job body's schema); `metrics.rs`: Prometheus
 //!   counters.
@@ -23,6 +24,7 @@ mod error;
 mod jobs;
 mod lease;
 mod metrics;
+mod retention;
 mod routes;
 pub mod store;
 mod workers;
@@ -84,6 +86,12 @@ pub struct Config {
     /// The folder of the jobs' proofs and CNFs, one subfolder per job: proofs stream there
     /// as they are written and are served from there (replicas must share it).
     pub artifacts: PathBuf,
+    /// How long a finished job is kept, with its result and files, before it is removed.
+    pub keep_finished: Duration,
+    /// The most the artifacts folder may hold, bytes; `None`: no quota.
+    pub max_artifacts_total: Option<u64>,
+    /// How long running jobs may go on after SIGTERM before they are stopped.
+    pub shutdown_grace: Duration,
 }
 
 /// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
@@ -157,6 +165,20 @@ pub struct ServeArgs {
     /// Postgres store must all be given one folder they share.
     #[arg(long, value_name = "DIR")]
     pub artifacts: Option<PathBuf>,
+    /// How long a finished job (done, failed or cancelled) is kept with its result, proof and
+    /// CNF before it is removed (`30m`, `12h`, `7d`, from `1s`); afterwards it is 404.
+    #[arg(long, default_value = "7d", value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub keep_finished: Duration,
+    /// The most the artifacts folder may hold, in MB: at or over it, a new proof job is
+    /// refused with 507, and a proof being written when the folder passes it is stopped and
+    /// its job fails with 507 (default: no quota; the disk is the limit).
+    #[arg(long, value_name = "MB")]
+    pub max_artifacts_total: Option<u64>,
+    /// On SIGTERM or Ctrl-C, how long running jobs and requests may go on to finish (`10s`,
+    /// `2m`); then running jobs are stopped and go back to the queue (Postgres) or fail as
+    /// interrupted (SQLite), open requests are cut off, and the server exits.
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub shutdown_grace: Duration,
 }
 
 impl ServeArgs {
@@ -197,6 +219,15 @@ impl ServeArgs {
         // Postgres takes at most 1 GB in one value.
         if !(1..=1000).contains(&self.max_artifact) {
             return bad("--max-artifact must be from 1 to 1000 MB");
+        }
+        if self.keep_finished < Duration::from_secs(1) {
+            return bad("--keep-finished must be at least 1s");
+        }
+        if self.max_artifacts_total == Some(0) {
+            return bad("--max-artifacts-total must be at least 1 MB");
+        }
+        if self.shutdown_grace > Duration::from_secs(3600) {
+            return bad("--shutdown-grace must be at most 1h");
         }
         let store = self.store.clone().or_else(|| {
             std::env::var("QUEENS_STORE")
@@ -241,6 +272,11 @@ impl ServeArgs {
                 .artifacts
                 .clone()
                 .unwrap_or_else(|| self.data.join("artifacts")),
+            keep_finished: self.keep_finished,
+            max_artifacts_total: self
+                .max_artifacts_total
+                .map(|mb| mb.saturating_mul(1 << 20)),
+            shutdown_grace: self.shutdown_grace,
         })
     }
 }
@@ -261,6 +297,8 @@ pub struct Shared {
     shutting_down: AtomicBool,
     /// Wakes the job dispatcher when a job is submitted.
     job_signal: (Mutex<bool>, Condvar),
+    /// The artifacts quota (retention.rs).
+    quota: retention::Quota,
     /// The data folder's lock, held while the server runs (SQLite only: replicas share a
     /// Postgres store).
     _lock: Option<std::fs::File>,
@@ -351,6 +389,7 @@ impl AppState {
                 "jobs left running by the last run go back to the queue"
             );
         }
+        let quota = config.max_artifacts_total;
         let state = AppState(Arc::new(Shared {
             pool: Pool::new(config.workers, config.queue),
             config,
@@ -359,6 +398,7 @@ impl AppState {
             running: Mutex::new(HashMap::new()),
             shutting_down: AtomicBool::new(false),
             job_signal: (Mutex::new(false), Condvar::new()),
+            quota: retention::Quota::new(quota),
             _lock: lock,
         }));
         let dispatcher = state.clone();
@@ -371,6 +411,11 @@ impl AppState {
             .name("queens-leases".into())
             .spawn(move || lease::keep(keeper))
             .map_err(|e| crate::Error::internal_from("starting the lease keeper", e))?;
+        let keeper = state.clone();
+        std::thread::Builder::new()
+            .name("queens-retention".into())
+            .spawn(move || retention::keep(keeper))
+            .map_err(|e| crate::Error::internal_from("starting the retention thread", e))?;
         Ok(state)
     }
 
@@ -445,6 +490,9 @@ impl AppState {
     /// the client goes away. 503 when the queue is full.
     async fn run_sync(&self, req: Request) -> Result<(Response, Artifacts), ApiError> {
         self.admit(&req, true)?;
+        if self.shutting_down.load(Ordering::SeqCst) {
+            return Err(ApiError::busy("the server is shutting down"));
+        }
         let cancel = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(cancel.clone());
         let limit = Duration::from_millis(self.config.timeout_ms);
@@ -496,33 +544,46 @@ impl AppState {
         cv.notify_all();
     }
 
-    /// Graceful shutdown: no new job starts; running jobs are stopped and handed back to
-    /// the queue (they run again at the next start). Synchronous requests go on.
+    /// Graceful shutdown, bounded: no new job starts and no new work is accepted; running
+    /// jobs get `--shutdown-grace` to finish, then are stopped and recorded as
+    /// [`retention::record`] says (back in a shared store's queue, or failed as interrupted
+    /// on SQLite). A job that does not stop within [`HAND_BACK`] of its cancel is recorded
+    /// all the same, so none is left `running`. Returns once every job is recorded.
     pub fn shutdown(&self) {
         self.shutting_down.store(true, Ordering::SeqCst);
-        for flag in self
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-        {
+        self.wake_dispatcher();
+        let running = || self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let wait = |until: Instant| {
+            while Instant::now() < until && !running().is_empty() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        };
+        wait(Instant::now() + self.config.shutdown_grace);
+        let left: Vec<String> = running().keys().cloned().collect();
+        if left.is_empty() {
+            return;
+        }
+        tracing::warn!(
+            jobs = left.len(),
+            "running jobs did not finish within --shutdown-grace: stopping them"
+        );
+        for flag in running().values() {
             flag.store(true, Ordering::SeqCst);
         }
-        self.wake_dispatcher();
-        // Jobs notice the flag within milliseconds (a child is killed at once); wait for
-        // them to hand their jobs back.
-        let until = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < until
-            && !self
-                .running
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .is_empty()
-        {
-            std::thread::sleep(Duration::from_millis(10));
+        // Jobs notice the flag within milliseconds (a child is killed at once).
+        wait(Instant::now() + HAND_BACK);
+        for id in running().keys() {
+            tracing::error!(job = %id, "a job ignored its cancel: recording it as stopped");
+            if let Err(e) = retention::record(self, id, retention::Halt::Shutdown) {
+                tracing::error!(job = %id, error = %e, "recording a stopped job failed");
+            }
         }
     }
 }
+
+/// How long stopped jobs have to hand themselves back at shutdown before the server records
+/// them itself.
+const HAND_BACK: Duration = Duration::from_secs(5);
 
 /// A JSON request body: 413 over the size limit, 400 when it is not JSON, 422 naming the
 /// field when a value is wrong (unknown engine, off-board queen, ragged grid, …).
@@ -695,7 +756,7 @@ pub fn serve(config: Config) -> Result<(), crate::Error> {
         .thread_name("queens-http")
         .build()
         .map_err(|e| crate::Error::internal_from("starting the async runtime", e))?;
-    runtime.block_on(async move {
+    let result: Result<AppState, crate::Error> = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
             .map_err(|e| crate::Error::Io {
@@ -723,25 +784,52 @@ pub fn serve(config: Config) -> Result<(), crate::Error> {
                 state.config.data.display()
             );
         }
-        // On the signal, jobs are handed back first (event streams end with them), then
-        // axum stops accepting and lets the synchronous requests in flight finish.
+        // On the signal, work stops being accepted and the jobs get the grace period (event
+        // streams end at once); once they are recorded, axum stops accepting and the
+        // requests in flight get what is left of the grace (at least a second). Past that,
+        // they are cut off: a request that ignores its deadline cannot keep the server up.
         let stopping = state.clone();
+        let (drained, cut_off) = tokio::sync::oneshot::channel::<Instant>();
+        let grace = state.config.shutdown_grace;
         // The client's address is the rate limit's key when there are no API keys.
-        axum::serve(
+        let server = axum::serve(
             listener,
             app.into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
-            eprintln!("queens: shutting down: running jobs go back to the queue");
+            let deadline = Instant::now() + grace;
+            eprintln!(
+                "queens: shutting down: running jobs and requests get {} s (--shutdown-grace)",
+                grace.as_secs_f64()
+            );
             let _ = tokio::task::spawn_blocking(move || stopping.shutdown()).await;
-        })
-        .await
-        .map_err(|e| crate::Error::internal_from("the server failed", e))?;
+            let _ = drained.send(deadline.max(Instant::now() + Duration::from_secs(1)));
+        });
+        let cut_off = async move {
+            match cut_off.await {
+                Ok(at) => tokio::time::sleep_until(at.into()).await,
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            served = std::future::IntoFuture::into_future(server) => {
+                served.map_err(|e| crate::Error::internal_from("the server failed", e))?;
+            }
+            () = cut_off => {
+                eprintln!("queens: requests still open after --shutdown-grace are cut off");
+            }
+        }
         state.pool.close();
-        eprintln!("queens: stopped");
-        Ok(())
-    })
+        Ok(state)
+    });
+    // Blocking tasks (store calls of requests that were cut off) get a second, not forever.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    // The store is dropped here, off the runtime: a Postgres client closes its connection
+    // by blocking on a runtime of its own, which a runtime thread may not do.
+    drop(result?);
+    eprintln!("queens: stopped");
+    Ok(())
 }
 
 async fn shutdown_signal() {

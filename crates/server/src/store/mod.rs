@@ -23,6 +23,7 @@
 
 mod postgres;
 mod sqlite;
+mod tls;
 
 use std::path::Path;
 use std::str::FromStr;
@@ -312,6 +313,28 @@ impl Store {
     /// Artifact `name` of job `id`: its bytes, or the file of the artifacts folder it is in.
     pub fn artifact_source(&self, id: &str, name: &str) -> Result<Option<Artifact>, StoreError> {
         each!(self, b => b.artifact_source(id, name))
+    }
+
+    /// Removes job `id` and its stored artifacts, whatever its status, and returns the
+    /// status it had (`None`: no such job). The files of its artifacts are the caller's to
+    /// remove. A running job should be cancelled first ([`Store::cancel`]); its owner learns
+    /// from [`Store::renew`] that it is gone, and its `finish` records nothing.
+    pub fn delete(&self, id: &str) -> Result<Option<JobStatus>, StoreError> {
+        each!(self, b => b.delete(id))
+    }
+
+    /// Removes at most `limit` jobs that finished (done, failed or cancelled) more than `age`
+    /// ago, oldest first, with their stored artifacts; returns their ids (the caller removes
+    /// their files). Safe with several replicas sweeping at once: each job is removed and
+    /// returned once.
+    pub fn delete_finished(&self, age: Duration, limit: usize) -> Result<Vec<String>, StoreError> {
+        let age_ms = i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
+        each!(self, b => b.delete_finished(age_ms, limit))
+    }
+
+    /// Which of `ids` are jobs of this store (the others' files are orphans).
+    pub fn existing(&self, ids: &[String]) -> Result<Vec<String>, StoreError> {
+        each!(self, b => b.existing(ids))
     }
 
     /// How many jobs are in each status (for `/metrics`).

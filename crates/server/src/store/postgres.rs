@@ -20,6 +20,7 @@ use std::time::Duration;
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls, Row, Transaction};
 
+use super::tls::Connector;
 use super::{parse_status, Artifact, Counts, Job, JobStatus, Options, StoreError, UnknownStatus};
 
 /// The schema, one migration per version: `MIGRATIONS[i]` takes a database from version `i`
@@ -60,6 +61,10 @@ const MIGRATIONS: &[&str] = &[
     // 3: an artifact may live in a file of the artifacts folder the replicas share (a proof
     // streamed there as it was written): `path`, relative to that folder, and no bytes here.
     "ALTER TABLE queens_artifacts ADD COLUMN path TEXT;",
+    // 4: retention removes finished jobs oldest first (`--keep-finished`), a walk over this
+    // index rather than the table.
+    "CREATE INDEX queens_jobs_finished ON queens_jobs (finished_ms)
+         WHERE status IN ('done', 'failed', 'cancelled');",
 ];
 
 /// The advisory lock key ("QUEN" and one) of the schema migration.
@@ -82,6 +87,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub(super) struct Postgres {
     config: Config,
+    /// Plain TCP, or TLS as the URL's `sslmode` says (tls.rs).
+    connector: Connector,
     pool: Mutex<Pool>,
     returned: Condvar,
     origin: String,
@@ -102,14 +109,19 @@ impl Postgres {
         options: Options,
     ) -> Result<Postgres, StoreError> {
         let redacted = super::redact(url);
-        let mut config = Config::from_str(url)
+        let (url, ssl) = super::tls::split(url, &format!("--store {redacted}"))?;
+        let mut config = Config::from_str(&url)
             .map_err(|e| StoreError::Db(format!("--store {redacted}: {e}")))?;
+        let (connector, mode) =
+            Connector::new(&ssl).map_err(|e| StoreError::Db(format!("--store {redacted}: {e}")))?;
+        config.ssl_mode(mode);
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
         config.application_name("queens");
         let store = Postgres {
             config,
+            connector,
             pool: Mutex::new(Pool::default()),
             returned: Condvar::new(),
             origin: redacted,
@@ -152,14 +164,19 @@ impl Postgres {
                 if pool.open < MAX_CONNECTIONS {
                     pool.open += 1;
                     drop(pool);
-                    match self.config.connect(NoTls) {
+                    let connected = match &self.connector {
+                        Connector::Plain => self.config.connect(NoTls),
+                        Connector::Tls(tls) => self.config.connect(tls.clone()),
+                    };
+                    match connected {
                         Ok(client) => break client,
                         Err(e) => {
                             self.pool().open -= 1;
                             self.returned.notify_one();
                             return Err(StoreError::Db(format!(
-                                "{what}: connecting to {}: {e}",
-                                self.origin
+                                "{what}: connecting to {}: {}",
+                                self.origin,
+                                with_causes(&e)
                             )));
                         }
                     }
@@ -510,6 +527,66 @@ impl Postgres {
         }
         Ok(counts)
     }
+}
+
+impl Postgres {
+    pub(super) fn delete(&self, id: &str) -> Result<Option<JobStatus>, StoreError> {
+        let before: Option<String> = self
+            .with(&format!("deleting job {id}"), |c| {
+                c.query_opt(
+                    "DELETE FROM queens_jobs WHERE id = $1 RETURNING status",
+                    &[&id],
+                )
+            })?
+            .map(|row| row.get(0));
+        before.map(|status| parse_status(&status, id)).transpose()
+    }
+
+    /// Removes at most `limit` jobs finished more than `age_ms` ago by the database's clock,
+    /// oldest first. Replicas sweeping at once skip each other's rows (`SKIP LOCKED`), so
+    /// each expired job is removed, and reported, by exactly one of them.
+    pub(super) fn delete_finished(
+        &self,
+        age_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        self.with("deleting expired jobs", |c| {
+            c.query(
+                &format!(
+                    "DELETE FROM queens_jobs WHERE seq IN (
+                         SELECT seq FROM queens_jobs
+                         WHERE status IN ('done', 'failed', 'cancelled')
+                           AND finished_ms < {NOW_MS} - $1
+                         ORDER BY finished_ms LIMIT $2 FOR UPDATE SKIP LOCKED)
+                     RETURNING id"
+                ),
+                &[&age_ms, &i64::try_from(limit).unwrap_or(i64::MAX)],
+            )
+        })
+        .map(|rows| rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    pub(super) fn existing(&self, ids: &[String]) -> Result<Vec<String>, StoreError> {
+        self.with("looking up jobs", |c| {
+            c.query("SELECT id FROM queens_jobs WHERE id = ANY($1)", &[&ids])
+        })
+        .map(|rows| rows.iter().map(|r| r.get(0)).collect())
+    }
+}
+
+/// An error and its causes (a failed TLS handshake says why only in its source: an unknown
+/// issuer, a certificate for another host).
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let more = c.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        cause = c.source();
+    }
+    text
 }
 
 /// A database error with the server's own message and its SQLSTATE, when there is one.

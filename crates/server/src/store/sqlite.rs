@@ -59,6 +59,10 @@ const MIGRATIONS: &[&str] = &[
     // 4: an artifact may live in a file of the artifacts folder (a proof streamed there as
     // it was written): `path`, relative to that folder, and no bytes here.
     "ALTER TABLE artifacts ADD COLUMN path TEXT;",
+    // 5: retention removes finished jobs oldest first (`--keep-finished`); this index keeps
+    // that a walk over the expired ones, not over the whole table.
+    "CREATE INDEX jobs_finished ON jobs (finished_ms)
+         WHERE status IN ('done', 'failed', 'cancelled');",
 ];
 
 /// The schema version this binary writes: the number of migrations it knows.
@@ -536,6 +540,60 @@ impl Sqlite {
             *counts.slot(status) = u64::try_from(n).unwrap_or(0);
         }
         Ok(counts)
+    }
+}
+
+impl Sqlite {
+    /// Removes job `id` and its artifacts, whatever its status; returns the status it had
+    /// (`None`: no such job). A running job's owner learns from `renew` or `finish`.
+    pub(super) fn delete(&self, id: &str) -> Result<Option<JobStatus>, StoreError> {
+        let before: Option<String> = self.write(&format!("deleting job {id}"), |tx| {
+            tx.query_row(
+                "DELETE FROM jobs WHERE id = ?1 RETURNING status",
+                [id],
+                |row| row.get(0),
+            )
+            .optional()
+        })?;
+        before.map(|status| parse_status(&status, id)).transpose()
+    }
+
+    /// Removes at most `limit` jobs that finished more than `age_ms` ago, oldest first, with
+    /// their artifacts; returns their ids.
+    pub(super) fn delete_finished(
+        &self,
+        age_ms: i64,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let cutoff = now_ms().saturating_sub(age_ms);
+        self.write("deleting expired jobs", |tx| {
+            tx.prepare(
+                "DELETE FROM jobs WHERE seq IN (
+                     SELECT seq FROM jobs
+                     WHERE status IN ('done', 'failed', 'cancelled') AND finished_ms < ?1
+                     ORDER BY finished_ms LIMIT ?2)
+                 RETURNING id",
+            )?
+            .query_map(
+                params![cutoff, i64::try_from(limit).unwrap_or(i64::MAX)],
+                |row| row.get(0),
+            )?
+            .collect()
+        })
+    }
+
+    /// Which of `ids` are jobs of this store.
+    pub(super) fn existing(&self, ids: &[String]) -> Result<Vec<String>, StoreError> {
+        self.read("looking up jobs", |tx| {
+            let mut stmt = tx.prepare("SELECT id FROM jobs WHERE id = ?1")?;
+            let mut found = Vec::new();
+            for id in ids {
+                if let Some(id) = stmt.query_row([id], |row| row.get(0)).optional()? {
+                    found.push(id);
+                }
+            }
+            Ok(found)
+        })
     }
 }
 
