@@ -10,11 +10,12 @@
 //!
 //! // Nauck's 1850 instance: queens on b4 and d5 of the 8×8 board.
 //! let problem = formats::parse("example", r#"{"n": 8, "queens": ["b4", "d5"]}"#).unwrap();
-//! // One of its two completions, as (row, column) cells: b4 is (3, 1) and d5 is (4, 3).
-//! let good = [(0, 2), (1, 5), (2, 7), (3, 1), (4, 3), (5, 0), (6, 6), (7, 4)];
+//! // One of its two completions, as (row, column) cells, row 0 the top row: b4 is (4, 1) and
+//! // d5 is (3, 3).
+//! let good = [(0, 4), (1, 0), (2, 7), (3, 3), (4, 1), (5, 6), (6, 2), (7, 5)];
 //! assert!(verify(&problem, &good).is_ok());
 //! // Swap two columns and two queens share a diagonal.
-//! let bad = [(0, 5), (1, 2), (2, 7), (3, 1), (4, 3), (5, 0), (6, 6), (7, 4)];
+//! let bad = [(0, 0), (1, 4), (2, 7), (3, 3), (4, 1), (5, 6), (6, 2), (7, 5)];
 //! assert!(verify(&problem, &bad).is_err());
 //! ```
 #![warn(missing_docs)]

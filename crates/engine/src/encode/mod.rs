@@ -6,8 +6,8 @@
 //! Encodings of single constraints live in the submodules, e.g. [`amo`].
 //!
 //! ```
-//! use queens::encode::amo::{exactly_one, Encoding};
-//! use queens::encode::Counter;
+//! use queens_engine::encode::amo::{exactly_one, Encoding};
+//! use queens_engine::encode::Counter;
 //! use varisat::{CnfFormula, ExtendFormula, Solver};
 //!
 //! // Solve directly: exactly one of four literals.

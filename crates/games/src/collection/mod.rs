@@ -13,7 +13,7 @@
 //! - [`study`]: optima against the policies' scores on many deals: luck against play.
 //!
 //! ```
-//! use queens::games::collection::{deal, Difficulty, Rules, Move};
+//! use queens_games::collection::{deal, Difficulty, Rules, Move};
 //!
 //! let d = deal::deal(7, &Difficulty::default());
 //! let mut game = d.to_state(Rules::default()).unwrap();

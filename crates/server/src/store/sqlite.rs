@@ -1119,9 +1119,12 @@ mod tests {
         use std::process::{Command, Stdio};
 
         let dir = temp_dir("sigkill");
+        // The harness names a test by its path inside the crate, without the crate's name.
+        let (_, module) = module_path!().split_once("::").unwrap();
+        let child_test = format!("{module}::sigkill_child");
         let mut child = Command::new(std::env::current_exe().unwrap())
             .args([
-                "server::store::sqlite::tests::sigkill_child",
+                child_test.as_str(),
                 "--exact",
                 "--ignored",
                 "--nocapture",
