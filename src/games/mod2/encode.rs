@@ -348,6 +348,9 @@ fn plan(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
     let mut actions: Vec<Vec<Lit>> = Vec::with_capacity(steps);
     let mut prev_noop: Option<Lit> = None;
     for _ in 0..steps {
+        if sink.full() {
+            break;
+        }
         let parity = value_parity(sink, n, &x);
         let a: Vec<Lit> = (0..cells).map(|_| sink.new_var()).collect();
         // At most one placement per step (sequential counter), at least one unless a no-op.
