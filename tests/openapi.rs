@@ -764,3 +764,36 @@ fn requests_under_load_and_past_their_deadline_answer_as_documented() {
     let a = c.post("/v1/mod2/solve", &json!({"n": 1, "method": "auto"}));
     assert_eq!(a.status, 200);
 }
+
+/// Two types named `Encoding` (the at-most-one encoding, the mod-2 game's reachability
+/// encoding) once shared one schema, the last one registered: a SAT solve's answer with
+/// `"encoding": "auto"` then violated its documented schema. Each has its own now.
+#[test]
+fn each_encoding_has_its_own_schema() {
+    let c = Contract::new(serve().start());
+    let schemas = &c.doc["components"]["schemas"];
+    assert!(
+        schemas["Encoding"]["enum"]
+            .as_array()
+            .is_some_and(|e| e.contains(&json!("auto"))),
+        "{}",
+        schemas["Encoding"]
+    );
+    assert_eq!(schemas["Mod2Encoding"]["enum"], json!(["plan", "rank"]));
+    let a = c.post(
+        "/v1/solve",
+        &json!({"engine": "sat", "cross_check": true, "instance": {"n": 1}}),
+    );
+    assert_eq!(a.status, 200);
+    assert_eq!(a.json()["encoding"], "auto");
+    let a = c.post(
+        "/v1/solve",
+        &json!({"engine": "sat", "encoding": "pairwise", "instance": {"n": 4}}),
+    );
+    assert_eq!(a.status, 200, "{}", a.json());
+    let a = c.post(
+        "/v1/mod2/optimum",
+        &json!({"n": 3, "question": "max", "encoding": "rank"}),
+    );
+    assert_eq!(a.status, 200, "{}", a.json());
+}

@@ -43,6 +43,8 @@ use crate::model::Pos;
     utoipa::ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
+// Its own name in the OpenAPI document: the at-most-one `Encoding` is another type.
+#[schema(as = Mod2Encoding)]
 pub enum Encoding {
     /// Board after every step, one placement per step.
     Plan,
