@@ -498,9 +498,11 @@ impl AppState {
         let started_here = started.clone();
         self.pool
             .submit_by(deadline, move || {
-                // Given up by its caller (deadline passed in the queue, client gone): the
-                // worker goes on to the next task.
-                if cancel.load(Ordering::SeqCst) || Instant::now() >= deadline {
+                // Given up by its caller (client gone, or still queued a while past its
+                // deadline): the worker goes on to the next task. One that starts just past
+                // its deadline (the task ahead stopped a little after its own) runs with its
+                // budget spent and answers `timeout` at once.
+                if cancel.load(Ordering::SeqCst) || Instant::now() >= deadline + START_GRACE {
                     return;
                 }
                 started_here.store(true, Ordering::SeqCst);
@@ -526,11 +528,11 @@ impl AppState {
                     ),
                 ),
             })?;
-        let answer = match tokio::time::timeout_at(deadline.into(), &mut rx).await {
+        let answer = match tokio::time::timeout_at((deadline + START_GRACE).into(), &mut rx).await {
             Ok(answer) => answer,
             Err(_) if !started.load(Ordering::SeqCst) => {
-                // Still queued at its deadline: the task sees the cancel flag (set when this
-                // returns) and is skipped.
+                // Still queued past its deadline: the task sees the cancel flag (set when
+                // this returns) and is skipped.
                 return Err(late(
                     Duration::from_secs(1),
                     format!(
@@ -558,20 +560,18 @@ impl AppState {
             },
         };
         match answer {
-            // An operation that ran out of time with no `timeout` answer of its own (its
-            // child killed, its search stopped) is the server's time limit, not a fault.
+            // An internal failure of an operation that ran out of time (its child killed
+            // mid-answer, say) is the server's time limit, not a fault. (An operation with
+            // no `timeout` answer of its own says so with a 422, as it always has: the work
+            // is over what a synchronous call may do.)
             Ok(Err(e))
-                if Instant::now() >= deadline
-                    && matches!(
-                        e,
-                        crate::Error::TooLarge { .. } | crate::Error::Internal { .. }
-                    ) =>
+                if Instant::now() >= deadline && matches!(e, crate::Error::Internal { .. }) =>
             {
                 tracing::warn!(op, error = %e, "an operation ran out of time");
                 Err(late(
                     Duration::from_secs(1),
                     format!(
-                        "the {op} operation did not finish within the time limit of {} ms \
+                        "the {op} operation ran out of its time limit of {} ms \
                          (--timeout-ms): submit it as a job (POST /v1/jobs)",
                         self.config.timeout_ms
                     ),
@@ -624,6 +624,11 @@ impl AppState {
         }
     }
 }
+
+/// How long past its deadline a queued synchronous request may still start (with its budget
+/// spent, it answers `timeout`): the task ahead of it stops a little after its own deadline,
+/// and one that came just after it must not be a 503 for that.
+const START_GRACE: Duration = Duration::from_secs(1);
 
 /// 503 `busy`, with `Retry-After` the whole seconds of `wait` (at least 1).
 fn late(wait: Duration, detail: String) -> ApiError {
