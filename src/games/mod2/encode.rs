@@ -436,6 +436,10 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         }
     };
     for (c, &xc) in x.iter().enumerate() {
+        // Past the sink's deadline: the caller throws the formula away.
+        if sink.full() {
+            return Decoder::Rank(Vec::new());
+        }
         for k in 3..=layers {
             clause(sink, &[!at_least(c, k), at_least(c, k - 1)]);
         }
@@ -445,6 +449,10 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
     // lt[a][i]: layer of attack[a][i] < layer of a.
     let mut lt: Vec<Vec<Lit>> = Vec::with_capacity(cells);
     for (a, attackers) in attack.iter().enumerate() {
+        // Past the sink's deadline: the caller throws the formula away.
+        if sink.full() {
+            return Decoder::Rank(Vec::new());
+        }
         let mut row = Vec::with_capacity(attackers.len());
         for &b in attackers {
             let l = sink.new_var();
@@ -462,6 +470,10 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         lt.push(row);
     }
     for a in 0..cells {
+        // Past the sink's deadline: the caller throws the formula away.
+        if sink.full() {
+            return Decoder::Rank(Vec::new());
+        }
         for (i, &b) in attack[a].iter().enumerate() {
             if b < a {
                 // Attacking queens stand in different layers.
@@ -493,6 +505,10 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         })
         .collect();
     for a in 0..cells {
+        // Past the sink's deadline: the caller throws the formula away.
+        if sink.full() {
+            return Decoder::Rank(Vec::new());
+        }
         for k in 2..=layers {
             let mut cl = vec![!x[a], !at_least(a, k), at_least(a, k + 1)];
             cl.extend(attack[a].iter().map(|&b| exactly[b][k - 2]));
