@@ -13,6 +13,14 @@ mod serve;
 
 use serve::{Serve, Server};
 
+/// The tests time workers against deadlines: they run one at a time, not four servers
+/// loading two cores at once.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Status, `Retry-After`, content type and body of a request (`key`: an API key).
 fn send(
     method: &str,
@@ -94,6 +102,7 @@ fn expensive() -> Vec<(&'static str, Value, &'static str)> {
 
 #[test]
 fn a_request_past_its_deadline_frees_its_worker_within_a_second() {
+    let _serial = serial();
     let limit = Duration::from_millis(1500);
     let s = Serve::new()
         .env("RUST_LOG", "error")
@@ -143,6 +152,7 @@ fn a_request_past_its_deadline_frees_its_worker_within_a_second() {
 
 #[test]
 fn a_request_no_worker_can_start_in_time_is_refused_at_once() {
+    let _serial = serial();
     // One worker, taken by a job for up to a minute: a synchronous request cannot start
     // within its 2 s.
     let s = Serve::new()
@@ -264,6 +274,7 @@ fn wait_done(s: &Server, key: &str, id: &str, secs: u64) -> (Value, Instant) {
 
 #[test]
 fn a_flood_of_one_keys_jobs_delays_another_keys_job_by_one_job_at_most() {
+    let _serial = serial();
     // Two workers: one job slot. Alice's five jobs each run to the 1.5 s job limit.
     let s = with_keys("2", &[]);
     let limit = Duration::from_millis(1500);
@@ -309,6 +320,7 @@ fn a_flood_of_one_keys_jobs_delays_another_keys_job_by_one_job_at_most() {
 
 #[test]
 fn one_key_runs_at_most_its_share_of_the_job_workers() {
+    let _serial = serial();
     // Three workers: two job slots, one job of each key at a time.
     let s = with_keys("3", &["--jobs-per-key", "1"]);
     let flood: Vec<String> = (0..3).map(|_| submit(&s, ALICE, &flood())).collect();
