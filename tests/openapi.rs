@@ -590,3 +590,227 @@ fn keys_and_rate_limits_answer_as_documented() {
     let statuses: Vec<u16> = (0..5).map(|_| c.post("/v1/solve", &body).status).collect();
     assert!(statuses.contains(&429), "{statuses:?}");
 }
+
+/// The maximum the document gives `schema`'s property `field`.
+fn maximum(c: &Contract, schema: &str, field: &str) -> u64 {
+    c.doc["components"]["schemas"][schema]["properties"][field]["maximum"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{schema}.{field} has no maximum in the document"))
+}
+
+/// Fields that size the work are bounded in the document, and one past the bound is a 422
+/// naming the field, on the synchronous route and as a job (a job of 2,395,554 lookahead
+/// deals, which the document accepted, once held a worker for what would have been 110
+/// hours).
+#[test]
+fn the_work_a_request_may_ask_for_is_bounded_as_documented() {
+    let c = Contract::new(serve().args(["--timeout-ms", "2000"]).start());
+    let sim = maximum(&c, "SimulateRequest", "deals");
+    let sim_job = maximum(&c, "Job.collection_simulate", "deals");
+    let study = maximum(&c, "StudyRequest", "deals");
+    let study_job = maximum(&c, "Job.collection_study", "deals");
+    assert_eq!(
+        (sim, sim_job, study, study_job),
+        (10_000, 100_000, 100, 1_000)
+    );
+    let samples = maximum(&c, "Lookahead", "samples");
+    let cases = [
+        (
+            "/v1/collection/simulate",
+            json!({"policy": "greedy", "deals": sim + 1}),
+            "deals",
+        ),
+        (
+            "/v1/jobs",
+            json!({"op": "collection_simulate", "policy": "lookahead", "deals": sim_job + 1}),
+            "deals",
+        ),
+        ("/v1/collection/study", json!({"deals": study + 1}), "deals"),
+        (
+            "/v1/jobs",
+            json!({"op": "collection_study", "deals": study_job + 1}),
+            "deals",
+        ),
+        (
+            "/v1/collection/simulate",
+            json!({"policy": "lookahead", "deals": 1,
+                   "lookahead": {"candidates": 4, "samples": samples + 1}}),
+            "lookahead.samples",
+        ),
+        (
+            "/v1/mod2/solve",
+            json!({"n": maximum(&c, "Mod2SolveRequest", "n") + 1}),
+            "n",
+        ),
+        (
+            "/v1/jobs",
+            json!({"op": "mod2_optimum", "question": "max",
+                   "n": maximum(&c, "Job.mod2_optimum", "n") + 1}),
+            "n",
+        ),
+        (
+            "/v1/collection/solve",
+            json!({"deal": {"boxes": [], "hand": [], "pile": []},
+                   "beam": maximum(&c, "CollectionSolveRequest", "beam") + 1}),
+            "beam",
+        ),
+    ];
+    for (route, body, field) in cases {
+        let a = c.post(route, &body);
+        assert_eq!(a.status, 422, "{route} {body}: {}", a.json());
+        assert_eq!(a.json()["field"], field, "{route} {body}: {}", a.json());
+    }
+    // At the bound, accepted.
+    let a = c.post(
+        "/v1/collection/simulate",
+        &json!({"policy": "greedy", "deals": sim}),
+    );
+    assert_eq!(a.status, 200, "{}", a.json());
+}
+
+/// An object of the document given as an array (serde reads a struct from an array of its
+/// fields in order) is refused, naming the field: `{"difficulty": []}` was a deal.
+#[test]
+fn an_array_for_an_object_is_refused() {
+    let c = Contract::new(serve().start());
+    let cases = [
+        (
+            "/v1/collection/deal",
+            json!({"difficulty": []}),
+            "difficulty",
+        ),
+        (
+            "/v1/collection/simulate",
+            json!({"policy": "greedy", "deals": 1, "rules": [], "lookahead": {}}),
+            "rules",
+        ),
+        (
+            "/v1/jobs",
+            json!({"op": "collection_simulate", "policy": "greedy", "deals": 1, "lookahead": [4, 0]}),
+            "lookahead",
+        ),
+    ];
+    for (route, body, field) in cases {
+        let a = c.post(route, &body);
+        assert_eq!(a.status, 422, "{route} {body}: {}", a.json());
+        assert_eq!(a.json()["field"], field, "{route} {body}: {}", a.json());
+    }
+    let a = c.post("/v1/collection/deal", &json!({"difficulty": {}}));
+    assert_eq!(a.status, 200);
+}
+
+/// Answers schemathesis runs over many seeds found wrong (`benches/contract-soak.sh`), each
+/// kept: under load a bad request must not wait for a worker before its 422; work past its
+/// deadline is a `timeout` answer or a 503, never a 500, and frees its worker.
+#[test]
+fn requests_under_load_and_past_their_deadline_answer_as_documented() {
+    let c = Contract::new(serve().args(["--timeout-ms", "2000"]).start());
+    // Both workers busy until their deadlines.
+    let busy: Vec<_> = (0..2)
+        .map(|_| {
+            let url = c.server.url("/v1/mod2/solve");
+            std::thread::spawn(move || {
+                let body = json!({"n": 9, "method": "memo"}).to_string();
+                send("post", &url, Some(body.as_bytes()), None)
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    let a = c.post(
+        "/v1/collection/solve",
+        &json!({"deal": {"boxes": [], "hand": [], "pile": []}}),
+    );
+    assert_eq!(a.status, 422, "{}", a.json());
+    assert_eq!(a.json()["field"], "deal.boxes");
+    assert!(
+        start.elapsed() < Duration::from_millis(500),
+        "the 422 waited {:?} for a worker",
+        start.elapsed()
+    );
+    for t in busy {
+        let a = t.join().unwrap();
+        c.check("post", "/v1/mod2/solve", &a);
+        assert_eq!(a.status, 200);
+        assert_eq!(a.json()["status"], "timeout");
+    }
+    // A mod-2 check of a 533×533 board: once minutes of work (n⁴), a 500 after 20 s.
+    let start = Instant::now();
+    let body = json!({"instance": {"n": 533}}).to_string();
+    let a = send(
+        "post",
+        &c.server.url("/v1/mod2/check"),
+        Some(body.as_bytes()),
+        None,
+    );
+    let took = start.elapsed();
+    c.check("post", "/v1/mod2/check", &a);
+    assert_eq!(a.status, 200);
+    assert_eq!(a.json()["state"], "unlocked");
+    assert!(took < Duration::from_secs(2), "answered after {took:?}");
+    // The SAT encoding of a 21×21 mod-2 board, built before any solver runs: once a 500
+    // "the worker did not answer within its time limit" after 12 s.
+    let start = Instant::now();
+    let a = c.post(
+        "/v1/mod2/optimum",
+        &json!({"encoding": "plan", "n": 21, "question": "max"}),
+    );
+    assert!(a.status == 200 || a.status == 503, "{}", a.json());
+    assert!(
+        start.elapsed() < Duration::from_secs(4),
+        "answered after {:?}",
+        start.elapsed()
+    );
+    // The rank encoding of a 32×32 board: its building went on past the deadline (a 503
+    // "did not finish" after 5 s, the worker busy longer still).
+    let start = Instant::now();
+    let a = c.post("/v1/mod2/optimum", &json!({"n": 32, "question": "max"}));
+    assert_eq!(a.status, 200, "{}", a.json());
+    assert_eq!(a.json()["optimal"], false);
+    let a = c.post(
+        "/v1/mod2/optimum",
+        &json!({"encoding": "plan", "method": "sat", "n": 32, "question": "max",
+                "symmetry": false}),
+    );
+    assert_eq!(a.status, 200, "{}", a.json());
+    assert!(
+        start.elapsed() < Duration::from_secs(8),
+        "answered after {:?}",
+        start.elapsed()
+    );
+    let a = c.post("/v1/mod2/solve", &json!({"n": 1, "method": "auto"}));
+    assert_eq!(a.status, 200);
+}
+
+/// Two types named `Encoding` (the at-most-one encoding, the mod-2 game's reachability
+/// encoding) once shared one schema, the last one registered: a SAT solve's answer with
+/// `"encoding": "auto"` then violated its documented schema. Each has its own now.
+#[test]
+fn each_encoding_has_its_own_schema() {
+    let c = Contract::new(serve().start());
+    let schemas = &c.doc["components"]["schemas"];
+    assert!(
+        schemas["Encoding"]["enum"]
+            .as_array()
+            .is_some_and(|e| e.contains(&json!("auto"))),
+        "{}",
+        schemas["Encoding"]
+    );
+    assert_eq!(schemas["Mod2Encoding"]["enum"], json!(["plan", "rank"]));
+    let a = c.post(
+        "/v1/solve",
+        &json!({"engine": "sat", "cross_check": true, "instance": {"n": 1}}),
+    );
+    assert_eq!(a.status, 200);
+    assert_eq!(a.json()["encoding"], "auto");
+    let a = c.post(
+        "/v1/solve",
+        &json!({"engine": "sat", "encoding": "pairwise", "instance": {"n": 4}}),
+    );
+    assert_eq!(a.status, 200, "{}", a.json());
+    let a = c.post(
+        "/v1/mod2/optimum",
+        &json!({"n": 3, "question": "max", "encoding": "rank"}),
+    );
+    assert_eq!(a.status, 200, "{}", a.json());
+}

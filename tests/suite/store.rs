@@ -380,6 +380,28 @@ on_both_backends! {
         assert_eq!(removed.into_iter().collect::<HashSet<_>>(), ids);
         assert_eq!(stores[1].counts().unwrap(), Counts::default());
     }
+
+    fn keys_are_claimed_apart_and_the_queue_is_counted_by_op(db: &Db) {
+        let store = db.store();
+        let a1 = store.insert_for("solve", "{}", 10, Some("a")).unwrap();
+        let a2 = store.insert_for("count", "{}", 10, Some("a")).unwrap();
+        let b1 = store.insert_for("solve", "{}", 10, Some("b")).unwrap();
+        let n1 = store.insert_for("solve", "{}", 10, None).unwrap();
+        let keys: Vec<Option<String>> =
+            store.queued_keys().unwrap().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, [Some("a".to_string()), Some("b".to_string()), None], "oldest first");
+        assert_eq!(store.claim_next_of(Some("b")).unwrap().unwrap().id, b1.id);
+        assert_eq!(store.claim_next_of(Some("b")).unwrap(), None);
+        assert_eq!(store.claim_next_of(None).unwrap().unwrap().id, n1.id);
+        let claimed = store.claim_next_of(Some("a")).unwrap().unwrap();
+        assert_eq!((claimed.id.as_str(), claimed.status), (a1.id.as_str(), JobStatus::Running));
+        let queue = store.queue_by_op().unwrap();
+        let by = |op: &str| queue.iter().find(|q| q.op == op).unwrap().clone();
+        assert_eq!((by("solve").queued, by("solve").running), (0, 3));
+        assert_eq!(by("solve").oldest_queued_ms, None);
+        assert_eq!((by("count").queued, by("count").running), (1, 0));
+        assert_eq!(by("count").oldest_queued_ms, Some(a2.created_ms));
+    }
 }
 
 #[test]

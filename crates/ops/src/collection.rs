@@ -131,7 +131,9 @@ impl PlayRequest {
                 "give the moves to replay, or a policy to play",
             )),
             _ => validate_lookahead(&self.lookahead),
-        }
+        }?;
+        // The deal itself, so that a bad one is refused before the request waits for a worker.
+        self.start().map(|_| ())
     }
 
     fn start(&self) -> Result<State, Error> {
@@ -514,7 +516,12 @@ impl SolveRequest {
     /// Checks the request against the limits before any work.
     pub fn validate(&self) -> Result<(), Error> {
         validate_entries("max_entries", self.max_entries)?;
-        validate_beam(self.beam)
+        validate_beam(self.beam)?;
+        // The deal itself, so that a bad one is refused before the request waits for a worker.
+        self.deal
+            .to_state(self.rules)
+            .map(|_| ())
+            .map_err(|e| Error::input_at_field("request", format!("deal.{}", e.field), e.message))
     }
 }
 

@@ -387,7 +387,7 @@ impl Request {
                 .map_err(|e| Error::unsupported_at_field("difficulty.remove_wilds", e)),
             Request::SolveCnf(r) => r.validate(&Context::default()).map(|_| ()),
             Request::Mod2Check(r) => mod2::validate_check(r, None),
-            Request::Mod2Replay(r) => mod2::replay_request(r).map(|_| ()),
+            Request::Mod2Replay(r) => mod2::validate_replay(r),
             Request::Mod2Solve(r) => r.validate(),
             Request::Mod2Optimum(r) => r.validate(),
             Request::Encode(_) | Request::Decode(_) | Request::Hint(_) | Request::Grade(_) => {
@@ -528,7 +528,10 @@ impl Request {
                 (Response::SolveCnf(resp), artifacts)
             }
             Request::Mod2Check(r) => (Response::Mod2Check(mod2::check_instance(r, None)?), none()),
-            Request::Mod2Replay(r) => (Response::Mod2Replay(mod2::replay_request(r)?), none()),
+            Request::Mod2Replay(r) => (
+                Response::Mod2Replay(mod2::replay_request_until(r, &|| ctx.budget.exhausted())?),
+                none(),
+            ),
             Request::Mod2Solve(r) => (Response::Mod2Solve(mod2::solve(r, ctx)?), none()),
             Request::Mod2Optimum(r) => (Response::Mod2Optimum(mod2::optimum(r, ctx)?), none()),
         })

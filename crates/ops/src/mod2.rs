@@ -218,6 +218,15 @@ impl StrategyReplay {
 /// legal replies (a node without replies ends the strategy there, or the game when the
 /// opponent has none).
 pub fn replay_strategy(file: &StrategyFile) -> StrategyReplay {
+    replay_strategy_until(file, &|| false).unwrap_or_else(|out| out)
+}
+
+/// [`replay_strategy`], checking `stop` at every node: `Err` with the lines replayed so
+/// far when it says stop.
+fn replay_strategy_until(
+    file: &StrategyFile,
+    stop: &dyn Fn() -> bool,
+) -> Result<StrategyReplay, StrategyReplay> {
     let mut out = StrategyReplay {
         status: Status::Legal,
         n: file.n,
@@ -228,11 +237,21 @@ pub fn replay_strategy(file: &StrategyFile) -> StrategyReplay {
         problem: None,
     };
     let mut moves = Vec::new();
-    if let Err((status, problem)) = walk_strategy(file, &file.root, &mut moves, &mut out) {
+    let stopped = std::cell::Cell::new(false);
+    let stop = || {
+        let now = stop();
+        stopped.set(now);
+        now
+    };
+    if let Err((status, problem)) = walk_strategy(file, &file.root, &mut moves, &mut out, &stop) {
         out.status = status;
         out.problem = Some(problem);
     }
-    out
+    if stopped.get() {
+        Err(out)
+    } else {
+        Ok(out)
+    }
 }
 
 fn walk_strategy(
@@ -240,7 +259,11 @@ fn walk_strategy(
     node: &StrategyNode,
     moves: &mut Vec<Pos>,
     out: &mut StrategyReplay,
+    stop: &dyn Fn() -> bool,
 ) -> Result<(), (Status, String)> {
+    if stop() {
+        return Err((Status::Incomplete, "stopped".into()));
+    }
     let line = |moves: &[Pos]| {
         let v: Vec<String> = moves.iter().map(|(r, c)| format!("({r},{c})")).collect();
         v.join(" ")
@@ -287,7 +310,7 @@ fn walk_strategy(
         for (reply, then) in &node.replies {
             moves.push(*reply);
             match then {
-                Some(t) => walk_strategy(file, t, moves, out)?,
+                Some(t) => walk_strategy(file, t, moves, out, stop)?,
                 None => {
                     out.lines += 1;
                     out.plies = out.plies.max(moves.len());
@@ -868,20 +891,56 @@ impl ReplayAnswer {
 /// Replays a move list or a strategy given as text (a file's contents; errors name
 /// `origin`).
 pub fn replay_text(origin: &str, text: &str) -> Result<ReplayAnswer, Error> {
-    replay_in(origin, None, text)
+    replay_in(origin, None, text, &|| false)
 }
 
 /// [`replay_text`] on a request: errors name the field inside `game` (`game.moves[3]`).
 pub fn replay_request(req: &ReplayRequest) -> Result<ReplayAnswer, Error> {
+    replay_request_until(req, &|| false)
+}
+
+/// [`replay_request`], stopped when `stop` says so (a strategy is checked at every node; a
+/// move list replays in time linear in its moves and the board): then an error saying
+/// how far it came.
+pub fn replay_request_until(
+    req: &ReplayRequest,
+    stop: &dyn Fn() -> bool,
+) -> Result<ReplayAnswer, Error> {
     let text =
         serde_json::to_string(&req.game).map_err(|e| Error::internal_from("the move list", e))?;
-    replay_in("request", Some("game"), &text)
+    replay_in("request", Some("game"), &text, stop)
+}
+
+/// Reads the request's game (a move list or a strategy) without replaying it: what the
+/// service checks before the request waits for a worker.
+pub fn validate_replay(req: &ReplayRequest) -> Result<(), Error> {
+    let text =
+        serde_json::to_string(&req.game).map_err(|e| Error::internal_from("the move list", e))?;
+    if parse_strategy("request", Some("game"), &text)?.is_none() {
+        parse_moves("request", Some("game"), &text)?;
+    }
+    Ok(())
 }
 
 /// Reads `text` (the request field `root`, if it is one) and replays it.
-fn replay_in(origin: &str, root: Option<&str>, text: &str) -> Result<ReplayAnswer, Error> {
+fn replay_in(
+    origin: &str,
+    root: Option<&str>,
+    text: &str,
+    stop: &dyn Fn() -> bool,
+) -> Result<ReplayAnswer, Error> {
     if let Some(strategy) = parse_strategy(origin, root, text)? {
-        return Ok(ReplayAnswer::Strategy(replay_strategy(&strategy)));
+        return match replay_strategy_until(&strategy, stop) {
+            Ok(out) => Ok(ReplayAnswer::Strategy(out)),
+            Err(out) => Err(Error::too_large_at_field(
+                "game.strategy",
+                format!(
+                    "the strategy's replay did not finish within the time limit ({} lines \
+                     replayed): submit it as a job (POST /v1/jobs with \"op\": \"mod2_replay\")",
+                    out.lines
+                ),
+            )),
+        };
     }
     Ok(ReplayAnswer::Moves(replay(&parse_moves(
         origin, root, text,

@@ -491,8 +491,8 @@ async fn solution(
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
 
-/// The dispatcher thread: whenever a job slot is free, claims the oldest queued job and
-/// runs it on the pool. Ends at shutdown.
+/// The dispatcher thread: whenever a job slot is free, claims the next job (the oldest of
+/// the key served least recently, `fair.rs`) and runs it on the pool. Ends at shutdown.
 pub(super) fn dispatch(state: AppState) {
     while !state.shutting_down.load(Ordering::SeqCst) {
         if !state.pool.reserve_job_slot(Duration::from_millis(500)) {
@@ -502,10 +502,18 @@ pub(super) fn dispatch(state: AppState) {
             state.pool.release_job_slot();
             break;
         }
-        match state.store.claim_next() {
+        match state.fair.claim(&state.store, state.config.jobs_per_key) {
             Ok(Some(job)) => {
                 let st = state.clone();
-                state.pool.run_job(move || run(st, job));
+                let deadline =
+                    Instant::now().checked_add(Duration::from_millis(state.config.job_timeout_ms));
+                state.pool.run_job(deadline, move || {
+                    let key = job.key.clone();
+                    run(st.clone(), job);
+                    // Its key may run another now: the dispatcher looks again.
+                    st.fair.finished(&key);
+                    st.wake_dispatcher();
+                });
             }
             Ok(None) => {
                 state.pool.release_job_slot();

@@ -21,12 +21,15 @@ pub(crate) use queens_ops as ops;
 pub mod auth;
 mod contract;
 mod error;
+mod fair;
 mod jobs;
 mod lease;
+mod limits;
 mod metrics;
 mod retention;
 mod routes;
 pub mod store;
+mod strict;
 mod workers;
 
 use std::collections::HashMap;
@@ -92,6 +95,12 @@ pub struct Config {
     pub max_artifacts_total: Option<u64>,
     /// How long running jobs may go on after SIGTERM before they are stopped.
     pub shutdown_grace: Duration,
+    /// Most deals a `collection_simulate` may ask for (a synchronous call: at most 10,000).
+    pub max_simulate_deals: u64,
+    /// Most deals a `collection_study` may ask for (a synchronous call: at most 100).
+    pub max_study_deals: u64,
+    /// Most jobs of one API key (one client address without keys) running at once here.
+    pub jobs_per_key: usize,
 }
 
 /// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
@@ -112,8 +121,9 @@ pub struct ServeArgs {
     /// Time limit of a synchronous request, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     pub timeout_ms: u64,
-    /// Time limit of a job, in milliseconds (default: one day).
-    #[arg(long, default_value_t = 86_400_000)]
+    /// Time limit of a job, in milliseconds (default: 15 minutes; a job may ask for less).
+    /// The mod-2 retrograde sweep (n = 6) and long simulations and studies need more.
+    #[arg(long, default_value_t = 900_000)]
     pub job_timeout_ms: u64,
     /// Largest request body, in bytes.
     #[arg(long, default_value_t = 1 << 20)]
@@ -179,6 +189,21 @@ pub struct ServeArgs {
     /// interrupted (SQLite), open requests are cut off, and the server exits.
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = humantime::parse_duration)]
     pub shutdown_grace: Duration,
+    /// Most deals a collection_simulate request (a job; a synchronous call at most 10,000)
+    /// may ask for; more are refused with 422.
+    #[arg(long, default_value_t = limits::DEFAULT_SIMULATE_DEALS, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=crate::ops::collection::MAX_SIMULATE_DEALS))]
+    pub max_simulate_deals: u64,
+    /// Most deals a collection_study request (a job; a synchronous call at most 100) may ask
+    /// for; more are refused with 422.
+    #[arg(long, default_value_t = limits::DEFAULT_STUDY_DEALS, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=crate::ops::collection::MAX_STUDY_DEALS))]
+    pub max_study_deals: u64,
+    /// Most jobs of one API key running at once on this server (default: half the job
+    /// workers, at least 1); the others wait while other keys' jobs run. Without
+    /// --api-keys every job counts as one key's.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub jobs_per_key: Option<u64>,
 }
 
 impl ServeArgs {
@@ -277,6 +302,13 @@ impl ServeArgs {
                 .max_artifacts_total
                 .map(|mb| mb.saturating_mul(1 << 20)),
             shutdown_grace: self.shutdown_grace,
+            max_simulate_deals: self.max_simulate_deals,
+            max_study_deals: self.max_study_deals,
+            // Jobs get every worker but one (workers.rs).
+            jobs_per_key: self.jobs_per_key.map_or_else(
+                || workers.saturating_sub(1).max(1).div_ceil(2),
+                |k| k as usize,
+            ),
         })
     }
 }
@@ -299,6 +331,8 @@ pub struct Shared {
     job_signal: (Mutex<bool>, Condvar),
     /// The artifacts quota (retention.rs).
     quota: retention::Quota,
+    /// Which key's job runs next ([`fair`]).
+    fair: fair::Fair,
     /// The data folder's lock, held while the server runs (SQLite only: replicas share a
     /// Postgres store).
     _lock: Option<std::fs::File>,
@@ -399,6 +433,7 @@ impl AppState {
             shutting_down: AtomicBool::new(false),
             job_signal: (Mutex::new(false), Condvar::new()),
             quota: retention::Quota::new(quota),
+            fair: fair::Fair::default(),
             _lock: lock,
         }));
         let dispatcher = state.clone();
@@ -422,6 +457,7 @@ impl AppState {
     /// Checks a request against the service's limits before any work is queued.
     fn admit(&self, req: &Request, synchronous: bool) -> Result<(), ApiError> {
         req.validate()?;
+        limits::check(req, &self.config)?;
         let n = req.n();
         // A classic board past the complete engines' limit is local search's: a solve job
         // (never a synchronous call), refused up front when its memory estimate is over
@@ -487,7 +523,9 @@ impl AppState {
     }
 
     /// Runs a synchronous request on a worker, within the server's time limit, cancelled if
-    /// the client goes away. 503 when the queue is full.
+    /// the client goes away. 503 with `Retry-After` when the queue is full, when no worker
+    /// can start the request before its deadline (at once when the pool knows it cannot,
+    /// else at the deadline), and when the work does not stop at its deadline.
     async fn run_sync(&self, req: Request) -> Result<(Response, Artifacts), ApiError> {
         self.admit(&req, true)?;
         if self.shutting_down.load(Ordering::SeqCst) {
@@ -496,44 +534,113 @@ impl AppState {
         let cancel = Arc::new(AtomicBool::new(false));
         let _guard = CancelOnDrop(cancel.clone());
         let limit = Duration::from_millis(self.config.timeout_ms);
+        let deadline = Instant::now() + limit;
         let ctx = Context {
             budget: Budget {
-                deadline: Instant::now().checked_add(limit),
-                cancel: Some(cancel),
+                deadline: Some(deadline),
+                cancel: Some(cancel.clone()),
                 progress: None,
                 max_memory: Some(self.config.max_memory),
             },
             isolate: Some(self.config.exe.clone()),
             proof_file: None,
         };
-        let (tx, rx) = tokio::sync::oneshot::channel();
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
         let state = self.clone();
         let op = req.op();
+        let started = Arc::new(AtomicBool::new(false));
+        let started_here = started.clone();
         self.pool
-            .try_submit(move || {
+            .submit_by(deadline, move || {
+                // Given up by its caller (client gone, or still queued a while past its
+                // deadline): the worker goes on to the next task. One that starts just past
+                // its deadline (the task ahead stopped a little after its own) runs with its
+                // budget spent and answers `timeout` at once.
+                if cancel.load(Ordering::SeqCst) || Instant::now() >= deadline + START_GRACE {
+                    return;
+                }
+                started_here.store(true, Ordering::SeqCst);
                 let start = Instant::now();
                 let result = req.run(&ctx);
                 state.metrics.op_time(op, start.elapsed().as_secs_f64());
                 let _ = tx.send(result);
             })
-            .map_err(|_| {
-                ApiError::busy(format!(
+            .map_err(|refused| match refused {
+                workers::Refused::Full => ApiError::busy(format!(
                     "all {} workers are busy and {} requests are waiting: retry shortly, or \
                      submit a job (POST /v1/jobs)",
                     self.pool.workers(),
                     self.pool.capacity()
-                ))
+                )),
+                workers::Refused::Late(wait) => late(
+                    wait,
+                    format!(
+                        "no worker can start this request within its time limit of {} ms \
+                         (--timeout-ms): every worker is taken until then; retry later, or \
+                         submit a job (POST /v1/jobs)",
+                        self.config.timeout_ms
+                    ),
+                ),
             })?;
-        // The worker answers by the deadline (a child process is killed then); the grace
-        // period only guards against a bug.
-        match tokio::time::timeout(limit + Duration::from_secs(10), rx).await {
-            Ok(Ok(result)) => result.map_err(ApiError::from),
-            Ok(Err(_)) => Err(ApiError::from(crate::Error::internal(
-                "the worker ended without an answer",
-            ))),
-            Err(_) => Err(ApiError::from(crate::Error::internal(
-                "the worker did not answer within its time limit",
-            ))),
+        let answer = match tokio::time::timeout_at((deadline + START_GRACE).into(), &mut rx).await {
+            Ok(answer) => answer,
+            Err(_) if !started.load(Ordering::SeqCst) => {
+                // Still queued past its deadline: the task sees the cancel flag (set when
+                // this returns) and is skipped.
+                return Err(late(
+                    Duration::from_secs(1),
+                    format!(
+                        "no worker could start this request within its time limit of {} ms \
+                         (--timeout-ms): retry later, or submit a job (POST /v1/jobs)",
+                        self.config.timeout_ms
+                    ),
+                ));
+            }
+            // Running: the operation stops at the deadline (a child process is killed then)
+            // and answers `timeout`; the grace period only guards against one that does not.
+            Err(_) => match tokio::time::timeout(Duration::from_secs(2), rx).await {
+                Ok(answer) => answer,
+                Err(_) => {
+                    tracing::error!(op, "an operation did not stop at its deadline");
+                    return Err(late(
+                        Duration::from_secs(1),
+                        format!(
+                            "the {op} operation did not finish within the time limit of {} ms \
+                             (--timeout-ms): submit it as a job (POST /v1/jobs)",
+                            self.config.timeout_ms
+                        ),
+                    ));
+                }
+            },
+        };
+        match answer {
+            // An internal failure of an operation that ran out of time (its child killed
+            // mid-answer, say) is the server's time limit, not a fault. (An operation with
+            // no `timeout` answer of its own says so with a 422, as it always has: the work
+            // is over what a synchronous call may do.)
+            Ok(Err(e))
+                if Instant::now() >= deadline && matches!(e, crate::Error::Internal { .. }) =>
+            {
+                tracing::warn!(op, error = %e, "an operation ran out of time");
+                Err(late(
+                    Duration::from_secs(1),
+                    format!(
+                        "the {op} operation ran out of its time limit of {} ms \
+                         (--timeout-ms): submit it as a job (POST /v1/jobs)",
+                        self.config.timeout_ms
+                    ),
+                ))
+            }
+            Ok(result) => result.map_err(ApiError::from),
+            // The task was skipped: it came to a worker after its deadline.
+            Err(_) => Err(late(
+                Duration::from_secs(1),
+                format!(
+                    "no worker could start this request within its time limit of {} ms \
+                     (--timeout-ms): retry later, or submit a job (POST /v1/jobs)",
+                    self.config.timeout_ms
+                ),
+            )),
         }
     }
 
@@ -584,6 +691,17 @@ impl AppState {
 /// How long stopped jobs have to hand themselves back at shutdown before the server records
 /// them itself.
 const HAND_BACK: Duration = Duration::from_secs(5);
+/// How long past its deadline a queued synchronous request may still start (with its budget
+/// spent, it answers `timeout`): the task ahead of it stops a little after its own deadline,
+/// and one that came just after it must not be a 503 for that.
+const START_GRACE: Duration = Duration::from_secs(1);
+
+/// 503 `busy`, with `Retry-After` the whole seconds of `wait` (at least 1).
+fn late(wait: Duration, detail: String) -> ApiError {
+    let mut e = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", detail);
+    e.retry_after = Some(u32::try_from(wait.as_secs() + 1).unwrap_or(u32::MAX));
+    e
+}
 
 /// A JSON request body: 413 over the size limit, 400 when it is not JSON, 422 naming the
 /// field when a value is wrong (unknown engine, off-board queen, ragged grid, …).
@@ -643,7 +761,22 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })?;
     de.end()
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid JSON", e.to_string()))?;
+    if let Ok(body) = serde_json::from_slice::<serde_json::Value>(bytes) {
+        objects_only::<T>(&body)?;
+    }
     Ok(value)
+}
+
+/// 422 naming the field where `body` gives an array for an object ([`strict`]).
+fn objects_only<T: DeserializeOwned>(body: &serde_json::Value) -> Result<(), ApiError> {
+    strict::check::<T>(body).map_err(|(path, message)| {
+        ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid request",
+            format!("{path}: {message}"),
+        )
+        .field(path)
+    })
 }
 
 /// A body that does not deserialize: 400 when it is not JSON (`body` is the body as JSON,
@@ -708,7 +841,9 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
     };
     let rest = serde_json::Value::Object(object);
     fn typed<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, ApiError> {
-        serde_path_to_error::deserialize(&v).map_err(|e| invalid(e, Some(&v)))
+        let value = serde_path_to_error::deserialize(&v).map_err(|e| invalid(e, Some(&v)))?;
+        objects_only::<T>(&v)?;
+        Ok(value)
     }
     Ok(match op.as_str() {
         "solve" => Request::Solve(typed(rest)?),

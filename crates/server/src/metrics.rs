@@ -1,5 +1,6 @@
 //! Counters for `GET /metrics` in the Prometheus text format: requests by route and status,
-//! queue depth, busy workers, jobs by status, and a histogram of operation times.
+//! queue depth, busy workers, jobs by status, queued and running jobs by operation with the
+//! oldest queued job's age, and a histogram of operation times.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -41,6 +42,10 @@ pub struct Gauges {
     pub workers: usize,
     /// Jobs per status, from the store.
     pub jobs: Vec<(&'static str, u64)>,
+    /// Queued and running jobs per operation, from the store.
+    pub job_queue: Vec<super::store::OpQueue>,
+    /// Now, ms since the Unix epoch (for the oldest queued job's age).
+    pub now_ms: i64,
 }
 
 impl Metrics {
@@ -138,6 +143,34 @@ impl Metrics {
         for (status, n) in &g.jobs {
             let _ = writeln!(out, "queens_jobs{{status=\"{status}\"}} {n}");
         }
+        let _ = writeln!(
+            out,
+            "# HELP queens_jobs_queued Jobs waiting for a worker, by operation.\n\
+             # TYPE queens_jobs_queued gauge"
+        );
+        for q in &g.job_queue {
+            let _ = writeln!(out, "queens_jobs_queued{{op=\"{}\"}} {}", q.op, q.queued);
+        }
+        let _ = writeln!(
+            out,
+            "# HELP queens_jobs_running Jobs running (on any replica), by operation.\n\
+             # TYPE queens_jobs_running gauge"
+        );
+        for q in &g.job_queue {
+            let _ = writeln!(out, "queens_jobs_running{{op=\"{}\"}} {}", q.op, q.running);
+        }
+        let oldest = g
+            .job_queue
+            .iter()
+            .filter_map(|q| q.oldest_queued_ms)
+            .min()
+            .map_or(0.0, |t| (g.now_ms - t).max(0) as f64 / 1000.0);
+        let _ = writeln!(
+            out,
+            "# HELP queens_jobs_oldest_queued_seconds Age of the oldest queued job (0: none).\n\
+             # TYPE queens_jobs_oldest_queued_seconds gauge\n\
+             queens_jobs_oldest_queued_seconds {oldest}"
+        );
         let _ = writeln!(
             out,
             "# HELP queens_op_seconds Time an operation ran on a worker."

@@ -92,6 +92,7 @@ pub fn router(state: AppState) -> axum::Router {
     super::auth::document(&mut openapi, &state.config.access);
     let mut document = serde_json::to_value(&openapi).unwrap_or_default();
     super::contract::complete(&mut document, &state.config.access);
+    super::limits::document(&mut document, &state.config);
     let openapi_json = serde_json::to_string_pretty(&document).unwrap_or_default();
     let x_request_id = HeaderName::from_static("x-request-id");
     let max_body = state.config.max_body;
@@ -592,7 +593,18 @@ async fn metrics(State(s): State<AppState>) -> HttpResponse {
             ]
         })
         .unwrap_or_default();
+    let store = s.clone();
+    let job_queue = tokio::task::spawn_blocking(move || store.store.queue_by_op())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let text = s.metrics.render(&Gauges {
+        job_queue,
+        now_ms,
         queued: s.pool.queued(),
         capacity: s.pool.capacity(),
         busy: s.pool.busy(),

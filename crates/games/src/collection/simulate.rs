@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::deal::{deal, Difficulty};
-use super::policy::{play, Lookahead, PolicyName};
+use super::policy::{play_until, Lookahead, PolicyName};
 use super::rules::{IllegalMove, Rules, Status};
 use crate::rng::Rng;
 
@@ -88,16 +88,29 @@ impl Tally {
 
 /// Plays one deal: its seed, final score, turns and whether every pawn got home.
 pub fn play_one(cfg: &Config, deal_seed: u64) -> Result<(i32, usize, bool), IllegalMove> {
+    Ok(play_one_until(cfg, deal_seed, &|| false)?.expect("never stopped"))
+}
+
+/// [`play_one`], asking `stop()` before each move (a lookahead move plays thousands of
+/// games): `None` when it stopped the deal.
+fn play_one_until(
+    cfg: &Config,
+    deal_seed: u64,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<(i32, usize, bool)>, IllegalMove> {
     let start = deal(deal_seed, &cfg.difficulty)
         .to_state(cfg.rules)
         .expect("a generated deal is valid");
     let mut policy = cfg.policy.build(policy_seed(deal_seed), cfg.lookahead);
-    let game = play(&start, policy.as_mut())?;
-    Ok((
+    let game = play_until(&start, policy.as_mut(), stop)?;
+    if !game.end.is_over() {
+        return Ok(None);
+    }
+    Ok(Some((
         game.end.score(),
         game.moves.len(),
         game.end.status() == Status::Sorted,
-    ))
+    )))
 }
 
 /// Plays `cfg.deals` deals on `cfg.jobs` threads. `progress(done, total)` is called as deals
@@ -124,8 +137,10 @@ pub fn simulate(
                     if i >= cfg.deals {
                         break;
                     }
-                    match play_one(cfg, cfg.seed.wrapping_add(i)) {
-                        Ok((score, turns, won)) => {
+                    match play_one_until(cfg, cfg.seed.wrapping_add(i), stop) {
+                        // Stopped within the deal: not counted.
+                        Ok(None) => break,
+                        Ok(Some((score, turns, won))) => {
                             tally.deals += 1;
                             tally.wins += u64::from(won);
                             tally.score_sum += i64::from(score);

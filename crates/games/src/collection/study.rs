@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::deal::{deal, Difficulty};
-use super::policy::{play, Lookahead, PolicyName};
+use super::policy::{play_until, Lookahead, PolicyName};
 use super::rules::Rules;
 use super::simulate::policy_seed;
 use super::solve::{optimum, Limits};
@@ -119,14 +119,19 @@ fn one(
     let start = deal(seed, &cfg.difficulty)
         .to_state(cfg.rules)
         .map_err(|e| Error::internal(format!("deal {seed} does not read back: {e}")))?;
-    let score_of = |name: PolicyName| -> Result<i32, Error> {
+    // Asked before each move: a lookahead move plays thousands of games.
+    let score_of = |name: PolicyName| -> Result<Option<i32>, Error> {
         let mut p = name.build(policy_seed(seed), cfg.lookahead);
-        let game = play(&start, p.as_mut())
+        let game = play_until(&start, p.as_mut(), stop)
             .map_err(|e| Error::internal(format!("the {name} policy broke a rule: {e}")))?;
-        Ok(game.end.score())
+        Ok(game.end.is_over().then(|| game.end.score()))
     };
-    let greedy = score_of(PolicyName::Greedy)?;
-    let lookahead = score_of(PolicyName::Lookahead)?;
+    let (Some(greedy), Some(lookahead)) = (
+        score_of(PolicyName::Greedy)?,
+        score_of(PolicyName::Lookahead)?,
+    ) else {
+        return Ok(None);
+    };
     let began = Instant::now();
     let limits = Limits {
         deadline: began.checked_add(cfg.timeout),

@@ -43,6 +43,8 @@ use crate::model::Pos;
     utoipa::ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
+// Its own name in the OpenAPI document: the at-most-one `Encoding` is another type.
+#[schema(as = Mod2Encoding)]
 pub enum Encoding {
     /// Board after every step, one placement per step.
     Plan,
@@ -292,6 +294,10 @@ fn totalizer(sink: &mut impl ClauseSink, xs: &[Bit], cap: usize) -> Vec<Bit> {
         }
     };
     for i in 0..=a.len() {
+        // Past the sink's deadline: the caller throws the formula away.
+        if sink.full() {
+            return out;
+        }
         for j in 0..=b.len() {
             // a ≥ i ∧ b ≥ j → out ≥ i + j
             if i + j >= 1 {
@@ -344,10 +350,21 @@ fn plan(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         Goal::LockedAtMost(k) => (k, true),
     };
     let attack = attack_lists(n);
+    // Whether two cells attack each other, looked up in the Foata loop below (cells² pairs
+    // a step: a search of the attack list each made a 32×32 step take seconds).
+    let mut attacked = vec![false; cells * cells];
+    for (s, list) in attack.iter().enumerate() {
+        for &u in list {
+            attacked[s * cells + u] = true;
+        }
+    }
     let mut x = vec![Bit::Const(false); cells];
     let mut actions: Vec<Vec<Lit>> = Vec::with_capacity(steps);
     let mut prev_noop: Option<Lit> = None;
     for _ in 0..steps {
+        if sink.full() {
+            break;
+        }
         let parity = value_parity(sink, n, &x);
         let a: Vec<Lit> = (0..cells).map(|_| sink.new_var()).collect();
         // At most one placement per step (sequential counter), at least one unless a no-op.
@@ -376,8 +393,11 @@ fn plan(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         // first.
         if let Some(before) = actions.last() {
             for (s, &b) in before.iter().enumerate() {
+                if sink.full() {
+                    break;
+                }
                 for (u, &au) in a[..s].iter().enumerate() {
-                    if !attack[s].contains(&u) {
+                    if !attacked[s * cells + u] {
                         sink.add_clause(&[!b, !au]);
                     }
                 }
@@ -431,6 +451,10 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         }
     };
     for (c, &xc) in x.iter().enumerate() {
+        // Past the sink's deadline: the caller throws the formula away.
+        if sink.full() {
+            return Decoder::Rank(Vec::new());
+        }
         for k in 3..=layers {
             clause(sink, &[!at_least(c, k), at_least(c, k - 1)]);
         }
@@ -440,6 +464,10 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
     // lt[a][i]: layer of attack[a][i] < layer of a.
     let mut lt: Vec<Vec<Lit>> = Vec::with_capacity(cells);
     for (a, attackers) in attack.iter().enumerate() {
+        // Past the sink's deadline: the caller throws the formula away.
+        if sink.full() {
+            return Decoder::Rank(Vec::new());
+        }
         let mut row = Vec::with_capacity(attackers.len());
         for &b in attackers {
             let l = sink.new_var();
@@ -457,6 +485,10 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         lt.push(row);
     }
     for a in 0..cells {
+        // Past the sink's deadline: the caller throws the formula away.
+        if sink.full() {
+            return Decoder::Rank(Vec::new());
+        }
         for (i, &b) in attack[a].iter().enumerate() {
             if b < a {
                 // Attacking queens stand in different layers.
@@ -477,17 +509,25 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         clause(sink, &[!x[a], !p]);
     }
     // Longest-path layering: a queen in layer k ≥ 2 has an attacker in layer k − 1.
-    let exactly: Vec<Vec<Bit>> = (0..cells)
-        .map(|c| {
+    let mut exactly: Vec<Vec<Bit>> = Vec::with_capacity(cells);
+    for (c, &xc) in x.iter().enumerate() {
+        if sink.full() {
+            return Decoder::Rank(Vec::new());
+        }
+        exactly.push(
             (1..layers)
                 .map(|k| {
                     let at = and2(sink, at_least(c, k), !at_least(c, k + 1));
-                    and2(sink, x[c], at)
+                    and2(sink, xc, at)
                 })
-                .collect()
-        })
-        .collect();
+                .collect(),
+        );
+    }
     for a in 0..cells {
+        // Past the sink's deadline: the caller throws the formula away.
+        if sink.full() {
+            return Decoder::Rank(Vec::new());
+        }
         for k in 2..=layers {
             let mut cl = vec![!x[a], !at_least(a, k), at_least(a, k + 1)];
             cl.extend(attack[a].iter().map(|&b| exactly[b][k - 2]));
@@ -499,6 +539,9 @@ fn rank(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         Goal::LockedAtMost(k) => k,
     };
     let total = totalizer(sink, &x, count + 1);
+    if sink.full() {
+        return Decoder::Rank(Vec::new());
+    }
     match goal {
         Goal::Queens(k) => {
             if k >= 1 {

@@ -261,7 +261,18 @@ fn call(
 ) -> Result<Result<Option<Vec<Pos>>, ()>, Error> {
     let start = Instant::now();
     let mut formula = CnfFormula::new();
-    let decoder = encode::encode(&mut formula, n, goal, opts);
+    // Large boards' encodings take long to build (n = 21: more than ten seconds), before
+    // the solver's own deadline applies: the deadline stops the building too.
+    let mut sink = UntilDeadline {
+        formula: &mut formula,
+        deadline: budget.deadline,
+        clauses: 0,
+        expired: false,
+    };
+    let decoder = encode::encode(&mut sink, n, goal, opts);
+    if sink.expired {
+        return Ok(Err(()));
+    }
     let (name, k) = match goal {
         Goal::Queens(k) => ("queens", k),
         Goal::LockedAtMost(k) => ("locked_at_most", k),
@@ -307,6 +318,37 @@ fn call(
     record.time_ms = crate::engine::ms(start);
     calls.push(record);
     Ok(result)
+}
+
+/// A formula that takes clauses until `deadline`: after it, it says it is full (encoders
+/// stop between constraints) and drops the rest.
+struct UntilDeadline<'a> {
+    formula: &'a mut CnfFormula,
+    deadline: Option<Instant>,
+    clauses: u64,
+    expired: bool,
+}
+
+impl crate::encode::ClauseSink for UntilDeadline<'_> {
+    fn new_var(&mut self) -> varisat::Lit {
+        self.formula.new_var()
+    }
+
+    fn add_clause(&mut self, lits: &[varisat::Lit]) {
+        if self.expired {
+            return;
+        }
+        self.clauses += 1;
+        if self.clauses % 4096 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.expired = true;
+            return;
+        }
+        self.formula.add_clause(lits);
+    }
+
+    fn full(&self) -> bool {
+        self.expired
+    }
 }
 
 fn write_proof(

@@ -576,3 +576,62 @@ pub enum StoreError {
     #[error("job store: {0}")]
     Db(String),
 }
+
+/// Jobs of one operation waiting and running, for `/metrics`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpQueue {
+    /// The operation (`solve`, `collection_simulate`, …).
+    pub op: String,
+    /// Jobs queued.
+    pub queued: u64,
+    /// Jobs running (on any replica).
+    pub running: u64,
+    /// When the oldest queued one was accepted, ms since the Unix epoch.
+    pub oldest_queued_ms: Option<i64>,
+}
+
+/// Fair dispatch: which keys have work waiting, and a claim of one key's oldest job.
+impl Store {
+    /// The API keys (`None`: jobs without one) that have queued jobs, each with the arrival
+    /// order (`seq`) of its oldest, oldest first.
+    pub fn queued_keys(&self) -> Result<Vec<(Option<String>, i64)>, StoreError> {
+        each!(self, b => b.queued_keys())
+    }
+
+    /// [`Store::claim_next`] among the jobs of API key `key` only (`None`: jobs without one).
+    pub fn claim_next_of(&self, key: Option<&str>) -> Result<Option<Job>, StoreError> {
+        each!(self, b => b.claim_next_of(key))
+    }
+
+    /// Queued and running jobs per operation, with the oldest queued one's age.
+    pub fn queue_by_op(&self) -> Result<Vec<OpQueue>, StoreError> {
+        each!(self, b => b.queue_by_op())
+    }
+}
+
+/// Folds `(op, status, count, oldest created_ms)` rows into [`OpQueue`]s.
+fn fold_queue(rows: Vec<(String, String, i64, Option<i64>)>) -> Vec<OpQueue> {
+    let mut out: Vec<OpQueue> = Vec::new();
+    for (op, status, n, oldest) in rows {
+        let i = match out.iter().position(|q| q.op == op) {
+            Some(i) => i,
+            None => {
+                out.push(OpQueue {
+                    op,
+                    ..OpQueue::default()
+                });
+                out.len() - 1
+            }
+        };
+        let n = u64::try_from(n).unwrap_or(0);
+        match status.as_str() {
+            "queued" => {
+                out[i].queued = n;
+                out[i].oldest_queued_ms = oldest;
+            }
+            _ => out[i].running = n,
+        }
+    }
+    out.sort_by(|a, b| a.op.cmp(&b.op));
+    out
+}

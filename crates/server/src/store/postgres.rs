@@ -589,6 +589,53 @@ fn with_causes(e: &dyn std::error::Error) -> String {
     text
 }
 
+/// Fair dispatch and the queue's shape ([`super::Store::queued_keys`], …).
+impl Postgres {
+    pub(super) fn queued_keys(&self) -> Result<Vec<(Option<String>, i64)>, StoreError> {
+        let rows = self.with("listing the keys with queued jobs", |c| {
+            c.query(
+                "SELECT api_key, MIN(seq) AS first FROM queens_jobs WHERE status = 'queued'
+                 GROUP BY api_key ORDER BY first",
+                &[],
+            )
+        })?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    pub(super) fn claim_next_of(&self, key: Option<&str>) -> Result<Option<Job>, StoreError> {
+        let row = self.with("claiming the next queued job of a key", |c| {
+            c.query_opt(
+                &format!(
+                    "UPDATE queens_jobs
+                     SET status = 'running', attempts = attempts + 1, started_ms = {NOW_MS},
+                         progress = NULL, owner = $1, lease_ms = {NOW_MS} + $2
+                     WHERE seq = (SELECT seq FROM queens_jobs
+                                  WHERE status = 'queued' AND api_key IS NOT DISTINCT FROM $3
+                                  ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+                     RETURNING {JOB_COLUMNS}"
+                ),
+                &[&self.owner, &self.lease_ms, &key],
+            )
+        })?;
+        row.map(|row| job_of(&row)).transpose()
+    }
+
+    pub(super) fn queue_by_op(&self) -> Result<Vec<super::OpQueue>, StoreError> {
+        let rows = self.with("counting queued and running jobs", |c| {
+            c.query(
+                "SELECT op, status, COUNT(*), MIN(created_ms) FROM queens_jobs
+                 WHERE status IN ('queued', 'running') GROUP BY op, status",
+                &[],
+            )
+        })?;
+        Ok(super::fold_queue(
+            rows.iter()
+                .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+                .collect(),
+        ))
+    }
+}
+
 /// A database error with the server's own message and its SQLSTATE, when there is one.
 fn describe(e: &postgres::Error) -> String {
     match e.as_db_error() {

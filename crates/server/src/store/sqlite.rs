@@ -597,6 +597,61 @@ impl Sqlite {
     }
 }
 
+/// Fair dispatch and the queue's shape ([`super::Store::queued_keys`], …).
+impl Sqlite {
+    pub(super) fn queued_keys(&self) -> Result<Vec<(Option<String>, i64)>, StoreError> {
+        self.read("listing the keys with queued jobs", |tx| {
+            let mut stmt = tx.prepare(
+                "SELECT api_key, MIN(seq) AS first FROM jobs WHERE status = 'queued'
+                 GROUP BY api_key ORDER BY first",
+            )?;
+            let rows = stmt
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })
+    }
+
+    pub(super) fn claim_next_of(&self, key: Option<&str>) -> Result<Option<Job>, StoreError> {
+        let started_ms = now_ms();
+        self.write("claiming the next queued job of a key", |tx| {
+            let id: Option<String> = tx
+                .query_row(
+                    "UPDATE jobs
+                     SET status = 'running', attempts = attempts + 1, started_ms = ?1,
+                         progress = NULL, owner = ?2, lease_ms = ?1 + ?3
+                     WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued' AND api_key IS ?4
+                                  ORDER BY seq LIMIT 1)
+                     RETURNING id",
+                    params![started_ms, self.owner, self.lease_ms, key],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            match id {
+                Some(id) => load_job(tx, &id),
+                None => Ok(None),
+            }
+        })?
+        .transpose()
+    }
+
+    pub(super) fn queue_by_op(&self) -> Result<Vec<super::OpQueue>, StoreError> {
+        let rows = self.read("counting queued and running jobs", |tx| {
+            let mut stmt = tx.prepare(
+                "SELECT op, status, COUNT(*), MIN(created_ms) FROM jobs
+                 WHERE status IN ('queued', 'running') GROUP BY op, status",
+            )?;
+            let rows = stmt
+                .query_map([], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })?;
+        Ok(super::fold_queue(rows))
+    }
+}
+
 /// Wraps a database error with what was being done.
 fn ctx(what: &str) -> impl FnOnce(rusqlite::Error) -> StoreError + '_ {
     move |e| StoreError::Db(format!("{what}: {e}"))
