@@ -1797,7 +1797,7 @@ fn an_external_solvers_children_go_with_a_cancelled_or_late_job() {
         "the wrapper never started its child"
     );
     // DELETE cancels the running job first (its answer is the job as it was), then removes it.
-    let (code, body, _) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
+    let (code, _, body) = call("DELETE", &s.url(&format!("/v1/jobs/{id}")), None);
     assert_eq!(code, 200, "{body}");
     let job: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(job["status"], "cancelled", "{job}");
