@@ -77,7 +77,8 @@ fn transcripts(text: &str) -> Vec<(usize, Vec<Step>)> {
     blocks
 }
 
-/// True when `word` is a time: digits, an optional fraction, then ` ms` or ` s` follows.
+/// The line with every time (digits, an optional fraction, then ` ms` or ` s`) replaced by
+/// `TIME`, and trailing spaces dropped.
 fn normalize(line: &str) -> String {
     let mut out = String::new();
     let bytes = line.as_bytes();

@@ -17,12 +17,17 @@ pub fn missing(what: &str, why: &str) {
     eprintln!("skipped: {what} is missing ({why})");
 }
 
+/// `name` on PATH, if it is there.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
 /// `name` on PATH, or `None` after [`missing`].
 pub fn program(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    let found = std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file());
+    let found = on_path(name);
     if found.is_none() {
         missing(name, "not on PATH");
     }
@@ -32,10 +37,7 @@ pub fn program(name: &str) -> Option<PathBuf> {
 /// An outside proof checker (`drat-trim`, `lrat-check`, `cake_lpr`) on PATH, or `None` after
 /// [`missing`]. `.ci/run` builds all three from their sources and puts them on PATH.
 pub fn checker(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    let found = std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file());
+    let found = on_path(name);
     if found.is_none() {
         missing(
             name,
