@@ -78,13 +78,20 @@ fn post(s: &Server, path: &str, body: &Value) -> (u16, Option<String>, String, V
 
 /// Work that runs until its time limit stops it, one request of each kind that used to
 /// hold its worker past the deadline or that takes long: the mod-2 optimum's SAT encoding
-/// of a 21×21 board (built before any solver runs), the mod-2 game search on 9×9, a
-/// lookahead simulation. Each with the field of its answer that says `timeout`.
+/// of a 21×21 board (built before any solver runs) and its min-lock question on 22×22
+/// (3.2 million clauses, serialized for the solver's child after they are built), the
+/// mod-2 game search on 9×9, a lookahead simulation. Each with the field of its answer
+/// that says `timeout`.
 fn expensive() -> Vec<(&'static str, Value, &'static str)> {
     vec![
         (
             "/v1/mod2/optimum",
             json!({"n": 21, "question": "max", "encoding": "plan"}),
+            "status",
+        ),
+        (
+            "/v1/mod2/optimum",
+            json!({"n": 22, "question": "min-lock"}),
             "status",
         ),
         (

@@ -234,10 +234,16 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
             }
         }
     };
+    // varisat never answers by itself at the deadline: a SAT call gets no grace, so one
+    // made by a worker (the mod-2 optimum's) ends in time for that worker to answer.
+    let grace = match req {
+        Request::SolveCnf(_) => std::time::Duration::ZERO,
+        _ => KILL_GRACE,
+    };
     let exit = child::run(
         command,
         &input,
-        ctx.budget.deadline.and_then(|d| d.checked_add(KILL_GRACE)),
+        ctx.budget.deadline.and_then(|d| d.checked_add(grace)),
         &|| ctx.budget.cancelled(),
         &on_line,
     )?;
@@ -274,6 +280,19 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         }
         Request::Mod2Solve(_) => {
             Response::Mod2Solve(reply::<super::mod2::SolveResponse>(&stdout).map_err(bad)??)
+        }
+        Request::Mod2Optimum(r) => {
+            use crate::games::mod2::questions::{check_claims, Optimum, Question};
+            use crate::games::mod2::rules::State;
+            let o = reply::<Optimum>(&stdout).map_err(bad)??;
+            // The board is replayed here too: a move order the child reports is not trusted.
+            if let (Some(moves), Some(k)) = (&o.moves, o.queens) {
+                let state = check_claims(r.n, moves, k, o.state)?;
+                if r.question == Question::MinLock && state != State::Locked {
+                    return Err(Error::internal("the worker's min-lock board is not locked"));
+                }
+            }
+            Response::Mod2Optimum(o)
         }
         _ => {
             return Err(Error::internal(format!(
@@ -393,6 +412,13 @@ fn interrupted(
             time_ms,
             ..super::mod2::SolveResponse::stopped(r, status)
         }),
+        Request::Mod2Optimum(r) => {
+            use crate::games::mod2::questions::Optimum;
+            Response::Mod2Optimum(Optimum {
+                time_ms,
+                ..Optimum::stopped(r.n, r.question, r.method(), status)
+            })
+        }
         _ => {
             return Err(Error::too_large(format!(
                 "{} did not finish within the time limit ({status:?})",

@@ -571,9 +571,12 @@ impl Request {
             // The memoised search looks at the deadline, not at a cancel flag; the
             // retrograde sweep looks at both, and keeps its progress in this process.
             Request::Mod2Solve(r) => !r.retrograde(),
-            // Its SAT calls each run in a child of their own (ops::formula::runner); the
+            // The SAT method builds encodings of millions of clauses and checks proofs,
+            // which look at the deadline only between steps: under one, the whole question
+            // runs in a child (its solver calls in grandchildren, each killed at the
+            // deadline), so it ends when the child is killed, whatever it was doing. The
             // exhaustive search looks at the deadline.
-            Request::Mod2Optimum(_) => false,
+            Request::Mod2Optimum(r) => r.method == mod2::OptimumMethod::Sat,
         }
     }
 }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use varisat::CnfFormula;
 
 use super::encode::{self, Encoding, Goal};
@@ -60,11 +60,11 @@ pub struct Budget<'a> {
 }
 
 /// One SAT call of the search for the optimum.
-#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Call {
     /// `queens` (a reachable board with exactly K queens) or `locked_at_most` (a reachable
     /// locked board with at most K).
-    pub goal: &'static str,
+    pub goal: String,
     /// K.
     pub k: usize,
     /// `sat`, `unsat` (proof checked) or `timeout`.
@@ -72,7 +72,7 @@ pub struct Call {
     /// How the result was reached: `sat` (a SAT call), or `pair-parity` (every board with K
     /// queens has an odd number of attacking pairs, checked board by board, while a
     /// reachable board has an even number: see [`rules::Board::attacking_pairs`]).
-    pub by: &'static str,
+    pub by: String,
     /// Queens on the board found (SAT).
     pub found: Option<usize>,
     /// Variables of the CNF.
@@ -91,7 +91,7 @@ pub struct Call {
 }
 
 /// What an exhaustive search went through.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Covered {
     /// Reachable positions up to symmetry (all of them: the search ran to the end).
     pub classes: u64,
@@ -100,7 +100,7 @@ pub struct Covered {
 }
 
 /// The answer to [`Question::Max`] or [`Question::MinLock`].
-#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Optimum {
     /// Board side.
     pub n: usize,
@@ -119,7 +119,7 @@ pub struct Optimum {
     /// What is proven beyond the board, in words.
     pub bound: String,
     /// `sat` or `exhaustive`.
-    pub method: &'static str,
+    pub method: String,
     /// The SAT encoding (`plan` or `rank`).
     pub encoding: Option<Encoding>,
     /// The SAT calls made, in order.
@@ -130,6 +130,32 @@ pub struct Optimum {
     pub status: Status,
     /// Milliseconds in all.
     pub time_ms: f64,
+}
+
+impl Optimum {
+    /// The answer of a question stopped before it found or proved anything (its worker
+    /// killed at the deadline, say).
+    pub fn stopped(n: usize, question: Question, method: Method, status: Status) -> Optimum {
+        let (name, encoding) = match method {
+            Method::Sat(o) => ("sat", Some(o.encoding)),
+            Method::Exhaustive => ("exhaustive", None),
+        };
+        Optimum {
+            n,
+            question,
+            queens: None,
+            moves: None,
+            optimal: false,
+            state: None,
+            bound: "no bound proven".into(),
+            method: name.into(),
+            encoding,
+            calls: Vec::new(),
+            covered: None,
+            status,
+            time_ms: 0.0,
+        }
+    }
 }
 
 /// Replays `moves` in the standard game and checks the claims about the final board.
@@ -207,7 +233,7 @@ fn exhaustive(n: usize, question: Question, budget: &Budget) -> Result<Optimum, 
         optimal: false,
         state: None,
         bound: String::new(),
-        method: "exhaustive",
+        method: "exhaustive".into(),
         encoding: None,
         calls: Vec::new(),
         covered: None,
@@ -278,10 +304,10 @@ fn call(
         Goal::LockedAtMost(k) => ("locked_at_most", k),
     };
     let mut record = Call {
-        goal: name,
+        goal: name.into(),
         k,
         result: Status::Timeout,
-        by: "sat",
+        by: "sat".into(),
         found: None,
         vars: formula.var_count(),
         clauses: formula.len(),
@@ -382,7 +408,8 @@ fn write_proof(
 /// [`rules::Board::attacking_pairs`] rather than trusted; SAT solvers cannot find this
 /// parity argument (resolution proofs of such XOR sums are exponential), so it is the cut
 /// that makes Q4 answerable. Returns the cut, or None when some board fails it.
-fn pair_parity_cut(n: usize) -> Option<Call> {
+/// Also None when `deadline` passes first (n = 32 takes a second).
+fn pair_parity_cut(n: usize, deadline: Option<Instant>) -> Option<Call> {
     let start = Instant::now();
     let cells = n * n;
     if cells < 2 {
@@ -390,14 +417,17 @@ fn pair_parity_cut(n: usize) -> Option<Call> {
     }
     let all: Vec<Pos> = (0..cells).map(|c| (c / n, c % n)).collect();
     let odd = all.iter().all(|&hole| {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return false;
+        }
         let rest: Vec<Pos> = all.iter().copied().filter(|&p| p != hole).collect();
         rules::Board::with_queens(n, &rest).attacking_pairs() % 2 == 1
     });
     odd.then(|| Call {
-        goal: "queens",
+        goal: "queens".into(),
         k: cells - 1,
         result: Status::Unsat,
-        by: "pair-parity",
+        by: "pair-parity".into(),
         found: None,
         vars: 0,
         clauses: 0,
@@ -439,7 +469,7 @@ fn by_sat(
             // Reachable boards are closed under taking prefixes of their move order, so
             // "none with K" proves "none with more than K".
             let mut none_with = cells + 1;
-            if let Some(call) = pair_parity_cut(n) {
+            if let Some(call) = pair_parity_cut(n, budget.deadline) {
                 none_with = call.k;
                 calls.push(call);
             }
@@ -536,7 +566,7 @@ fn by_sat(
         optimal,
         state: None,
         bound,
-        method: "sat",
+        method: "sat".into(),
         encoding: Some(opts.encoding),
         calls,
         covered: None,
