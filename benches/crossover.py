@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The crossover study: SAT solvers against the backtracker on CSPLib prob079.
 
-Run through benches/crossover.sh, which documents the settings; BENCHMARKS.md section 11 and
+Run through benches/crossover.sh, which documents the settings; BENCHMARKS.md section 6 and
 docs/sat-solvers.md explain the protocol and the output. Python 3 standard library only.
 
     crossover.py run OUT        select the instances, run every engine and the encodings

@@ -3,7 +3,7 @@
 # (one and two threads), varisat, CaDiCaL, MiniSat, the race and the local search; then the
 # encodings (and the ring constraints) under CaDiCaL. Every answer is verified by `queens
 # compare`; engines that disagree, or an answer that contradicts the label an instance was
-# selected with, stop the run with exit 3. BENCHMARKS.md section 11 reports it and
+# selected with, stop the run with exit 3. BENCHMARKS.md section 6 reports it and
 # docs/sat-solvers.md ("The crossover study") explains the protocol.
 #
 #   benches/crossover.sh OUT                 # the study as reported: about an hour

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Each figure is the best of `--repeat` runs (default 3) on all cores; BENCHMARKS.md,
-//! section 5, quotes a run.
+//! section 7, quotes a run.
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -352,7 +352,7 @@ pub struct Lookahead {
 impl Default for Lookahead {
     /// 6 candidates × 16 samples: 96 greedy play-outs a move. On 500 normal deals this
     /// scored 17.96 on average against 15.71 for 6 × 8, 16.99 for 4 × 16 and 17.12 for
-    /// 3 × 32; those 500 deals took 11.8 s on two threads (BENCHMARKS.md, section 10).
+    /// 3 × 32; those 500 deals took 11.8 s on two threads (BENCHMARKS.md, section 16).
     fn default() -> Lookahead {
         Lookahead {
             candidates: 6,
