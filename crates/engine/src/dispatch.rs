@@ -5,12 +5,13 @@
 use std::time::Instant;
 
 use crate::encode::amo::Encoding;
+use crate::engines::{self, Core, Engine};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
 use crate::verify;
 use crate::{
-    auto, backtrack, check_local_memory, check_sat_memory, completion, ext, local, ms, sat, Answer,
-    Budget, ColumnAnswer, Counted, EngineSpec, Listed, SatMemory, Solved, SolvedColumns, Work,
+    check_local_memory, completion, ms, Answer, Budget, ColumnAnswer, Counted, EngineSpec, Listed,
+    Solved, SolvedColumns, Work,
 };
 
 /// The error for a race asked of an entry point that cannot start its SAT child, or for
@@ -35,99 +36,49 @@ pub fn checked(problem: &Problem, queens: &[Pos], engine: &str) -> Result<(), Er
 
 /// Finds one solution or proves there is none, within the budget (the SAT engine only
 /// notices the budget before it starts: run it in a child process for a hard deadline).
+/// The cells are sorted by row.
 pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Solved, Error> {
-    let start = Instant::now();
     if budget.exhausted() {
         return Ok(Solved {
             answer: Answer::Interrupted,
             work: Work::default(),
         });
     }
-    let columns = matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. })
-        || problem.is_sparse() && matches!(spec, EngineSpec::Backtrack { .. });
-    if columns {
-        let solved = solve_columns(problem, spec, budget)?;
-        let answer = solved
-            .answer
-            .map_sat(|cols| {
-                cols.iter()
-                    .enumerate()
-                    .map(|(r, &c)| (r, c as usize))
-                    .collect()
-            })
-            .map_unsat(|_| ());
-        return Ok(Solved {
-            answer,
-            work: solved.work,
+    let solved = if answers_in_columns(problem, spec) {
+        solve_columns(problem, spec, budget)?
+    } else {
+        on_whole_board(problem, engines::of(spec), spec, budget)?
+    };
+    Ok(as_cells(solved))
+}
+
+/// The engines that answer one column per row themselves: local search, `auto`, and the
+/// backtracker past [`crate::model::MAX_N`] (on the core of the completion).
+fn answers_in_columns(problem: &Problem, spec: EngineSpec) -> bool {
+    matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. })
+        || problem.is_sparse() && matches!(spec, EngineSpec::Backtrack { .. })
+}
+
+/// A complete engine on the board (on its core past [`crate::model::MAX_N`], where the core
+/// fits): `Interrupted` when the budget ran out before it started, the board refused where
+/// the engine cannot take it ([`complete_only`]), then the engine's run, timed.
+fn on_whole_board(
+    problem: &Problem,
+    engine: Result<Box<dyn Engine>, Error>,
+    spec: EngineSpec,
+    budget: &Budget,
+) -> Result<SolvedColumns, Error> {
+    let start = Instant::now();
+    if budget.exhausted() {
+        return Ok(SolvedColumns {
+            answer: ColumnAnswer::Interrupted,
+            work: Work::default(),
         });
     }
     complete_only(problem, spec)?;
-    let (found, mut work, interrupted) = match spec {
-        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => unreachable!("answered above"),
-        EngineSpec::Backtrack { .. } if problem.is_sparse() => unreachable!("answered above"),
-        EngineSpec::Backtrack { threads } => {
-            let (found, stats) =
-                backtrack::solve(problem, &backtrack::Config::within(budget, threads));
-            let work = Work {
-                nodes: Some(stats.nodes),
-                ..Work::default()
-            };
-            (found, work, stats.interrupted)
-        }
-        EngineSpec::BacktrackRings { threads } => {
-            crate::encode::rings::check_applies(problem)?;
-            let config = backtrack::Config {
-                rings: true,
-                ..backtrack::Config::within(budget, threads)
-            };
-            let (found, stats) = backtrack::solve(problem, &config);
-            let work = Work {
-                nodes: Some(stats.nodes),
-                ..Work::default()
-            };
-            (found, work, stats.interrupted)
-        }
-        EngineSpec::Race(_) => return Err(race_needs_a_caller()),
-        EngineSpec::Sat(encoding) => {
-            check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
-            let (found, stats) = sat::solve(problem, encoding)?;
-            let work = Work {
-                sat: Some(stats),
-                ..Work::default()
-            };
-            (found, work, false)
-        }
-        EngineSpec::Ext(x) => {
-            let run = ext::solve(problem, x, budget)?;
-            let work = Work {
-                sat: Some(run.stats),
-                ..Work::default()
-            };
-            // `s UNKNOWN` is no answer within the limits, as a timeout is.
-            match run.answer {
-                ext::ExtAnswer::Sat(q) => (Some(q), work, false),
-                ext::ExtAnswer::Unsat => (None, work, false),
-                ext::ExtAnswer::Unknown | ext::ExtAnswer::Interrupted => (None, work, true),
-            }
-        }
-    };
-    work.time_ms = ms(start);
-    if let (true, Some(sat)) = (problem.is_sparse(), work.sat) {
-        // Past MAX_N the formula is the core's: one variable per open cell.
-        work.core = Some(completion::CoreSize {
-            rows: completion::free_rows(problem),
-            cells: sat.cell_vars,
-        });
-    }
-    let answer = match found {
-        Some(q) => {
-            checked(problem, &q, spec.name())?;
-            Answer::Sat(q)
-        }
-        None if interrupted => Answer::Interrupted,
-        None => Answer::Unsat(()),
-    };
-    Ok(Solved { answer, work })
+    let mut solved = engine?.solve(problem, budget)?;
+    solved.work.time_ms = ms(start);
+    Ok(solved)
 }
 
 /// [`solve`] on the SAT engine, also counting the clauses the solver learns
@@ -138,29 +89,13 @@ pub fn solve_counting_learned(
     encoding: Encoding,
     budget: &Budget,
 ) -> Result<Solved, Error> {
-    let start = Instant::now();
-    if budget.exhausted() {
-        return Ok(Solved {
-            answer: Answer::Interrupted,
-            work: Work::default(),
-        });
-    }
-    complete_only(problem, EngineSpec::Sat(encoding))?;
-    check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
-    let (found, stats) = sat::solve_counting_learned(problem, encoding)?;
-    let answer = match found {
-        Some(q) => {
-            checked(problem, &q, "sat")?;
-            Answer::Sat(q)
-        }
-        None => Answer::Unsat(()),
+    let spec = EngineSpec::Sat(encoding);
+    let engine = engines::Sat {
+        encoding,
+        learned: true,
     };
-    let work = Work {
-        sat: Some(stats),
-        time_ms: ms(start),
-        ..Work::default()
-    };
-    Ok(Solved { answer, work })
+    let solved = on_whole_board(problem, Ok(Box::new(engine)), spec, budget)?;
+    Ok(as_cells(solved))
 }
 
 /// Lists solutions, up to `cap` of them, each verified.
@@ -212,55 +147,11 @@ fn visit_all(
     };
     let spec = counting_engine(spec)?;
     complete_only(problem, spec)?;
-    let (mut work, interrupted) = match spec {
-        EngineSpec::Race(_) => return Err(race_needs_a_caller()),
-        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => {
-            unreachable!("counting_engine maps these")
-        }
-        _ if budget.exhausted() => (Work::default(), true),
-        EngineSpec::Backtrack { threads } => {
-            let stats = backtrack::enumerate(
-                problem,
-                &backtrack::Config::within(budget, threads),
-                cap,
-                &mut visit,
-            );
-            let work = Work {
-                nodes: Some(stats.nodes),
-                ..Work::default()
-            };
-            (work, stats.interrupted)
-        }
-        EngineSpec::BacktrackRings { threads } => {
-            crate::encode::rings::check_applies(problem)?;
-            let config = backtrack::Config {
-                rings: true,
-                ..backtrack::Config::within(budget, threads)
-            };
-            let stats = backtrack::enumerate(problem, &config, cap, &mut visit);
-            let work = Work {
-                nodes: Some(stats.nodes),
-                ..Work::default()
-            };
-            (work, stats.interrupted)
-        }
-        EngineSpec::Sat(encoding) => {
-            check_sat_memory(problem, encoding, SatMemory::Streamed, budget)?;
-            let stats = sat::enumerate(problem, encoding, cap, &mut visit)?;
-            let work = Work {
-                sat: Some(stats),
-                ..Work::default()
-            };
-            (work, false)
-        }
-        EngineSpec::Ext(x) => {
-            let (stats, stopped) = ext::enumerate(problem, x, cap, budget, &mut visit)?;
-            let work = Work {
-                sat: Some(stats),
-                ..Work::default()
-            };
-            (work, stopped)
-        }
+    let engine = engines::of(spec)?;
+    let (mut work, interrupted) = if budget.exhausted() {
+        (Work::default(), true)
+    } else {
+        engine.list(problem, cap, budget, &mut visit)?
     };
     if let Some(e) = bad {
         return Err(e);
@@ -282,37 +173,16 @@ pub fn count(
     let by_core = matches!(spec, EngineSpec::Auto { .. }) && completion::suits_auto(problem)
         || problem.is_sparse() && matches!(spec, EngineSpec::Backtrack { .. });
     if by_core {
-        let (c, core) = completion::count(problem, limit, budget)?;
-        return Ok(Counted {
-            count: c.count,
-            unique: None,
-            limited: c.limited,
-            interrupted: c.interrupted,
-            work: Work {
-                nodes: Some(c.stats.nodes),
-                core,
-                time_ms: ms(start),
-                ..Work::default()
-            },
-        });
+        return Core { seed: 1 }
+            .count(problem, limit, budget)
+            .expect("the core search counts");
     }
     let spec = counting_engine(spec)?;
     complete_only(problem, spec)?;
-    let mut counted = match spec {
-        EngineSpec::Backtrack { threads } if !budget.exhausted() => {
-            let c = backtrack::count(problem, &backtrack::Config::within(budget, threads), limit);
-            Counted {
-                count: c.total,
-                unique: c.unique,
-                limited: c.limited,
-                interrupted: c.stats.interrupted,
-                work: Work {
-                    nodes: Some(c.stats.nodes),
-                    ..Work::default()
-                },
-            }
-        }
-        _ => {
+    let engine = engines::of(spec)?;
+    let mut counted = match engine.count(problem, limit, budget) {
+        Some(counted) => counted?,
+        None => {
             let (work, seen, interrupted) = visit_all(problem, spec, limit, budget, &mut |_| {})?;
             Counted {
                 count: seen,
@@ -380,26 +250,29 @@ pub fn solve_columns(
     budget: &Budget,
 ) -> Result<SolvedColumns, Error> {
     let start = Instant::now();
-    let mut solved = match spec {
-        EngineSpec::Local { seed } => {
+    let mut solved = if answers_in_columns(problem, spec) {
+        if let EngineSpec::Local { .. } = spec {
             check_local_memory(problem, budget)?;
-            local_columns(problem, seed, budget)?
         }
-        EngineSpec::Auto { seed } => auto::solve(problem, seed, budget)?,
-        EngineSpec::Backtrack { .. } if problem.is_sparse() => {
-            completion::solve_columns(problem, 1, budget)?
-        }
-        spec => {
-            let s = solve(problem, spec, budget)?;
-            let answer = s
-                .answer
-                .map_sat(|q| columns_of(problem.n(), &q))
-                .map_unsat(|()| None);
-            let mut work = s.work;
-            work.answered_by = Some(spec);
-            SolvedColumns { answer, work }
-        }
+        engines::of(spec)?.solve(problem, budget)?
+    } else {
+        let mut solved = on_whole_board(problem, engines::of(spec), spec, budget)?;
+        solved.work.answered_by = Some(spec);
+        solved
     };
+    verify_columns(problem, spec, &solved)?;
+    solved.work.time_ms = ms(start);
+    Ok(solved)
+}
+
+/// Checks the board of an answer given as one column per row ([`crate::verify::verify_columns`]):
+/// a board that breaks a rule is a bug, reported as [`Error::Internal`] naming the engine
+/// that answered.
+pub fn verify_columns(
+    problem: &Problem,
+    spec: EngineSpec,
+    solved: &SolvedColumns,
+) -> Result<(), Error> {
     if let ColumnAnswer::Sat(cols) = &solved.answer {
         let by = solved.work.answered_by.unwrap_or(spec).name();
         crate::verify::verify_columns(problem, cols).map_err(|v| {
@@ -408,36 +281,24 @@ pub fn solve_columns(
             ))
         })?;
     }
-    solved.work.time_ms = ms(start);
-    Ok(solved)
+    Ok(())
 }
 
-/// The local engine alone, as a [`SolvedColumns`] (not yet verified).
-pub(crate) fn local_columns(
-    problem: &Problem,
-    seed: u64,
-    budget: &Budget,
-) -> Result<SolvedColumns, Error> {
-    let config = local::Config {
-        seed,
-        ..local::Config::default()
-    };
-    let (outcome, stats) = local::solve(problem, config, budget)?;
-    let answer = match outcome {
-        local::Outcome::Solved(cols) => ColumnAnswer::Sat(cols),
-        local::Outcome::Refuted(why) => ColumnAnswer::Unsat(Some(why)),
-        local::Outcome::GaveUp => ColumnAnswer::GaveUp,
-        local::Outcome::Interrupted => ColumnAnswer::Interrupted,
-    };
-    Ok(SolvedColumns {
+/// An answer as cells sorted by row, from one column per row.
+fn as_cells(solved: SolvedColumns) -> Solved {
+    let answer = solved
+        .answer
+        .map_sat(|cols| {
+            cols.iter()
+                .enumerate()
+                .map(|(r, &c)| (r, c as usize))
+                .collect()
+        })
+        .map_unsat(|_| ());
+    Solved {
         answer,
-        work: Work {
-            local: Some(stats),
-            answered_by: Some(EngineSpec::Local { seed }),
-            time_ms: stats.time_ms,
-            ..Work::default()
-        },
-    })
+        work: solved.work,
+    }
 }
 
 /// One column per row from a full set of cells (one queen per row).

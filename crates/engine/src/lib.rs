@@ -28,6 +28,7 @@ pub mod backtrack;
 pub mod certify;
 pub mod completion;
 pub mod dispatch;
+pub mod engines;
 pub mod explain;
 pub mod ext;
 pub mod formula;
@@ -41,8 +42,10 @@ pub mod spec;
 pub use answer::{ms, Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns, Work};
 pub use dispatch::{
     checked, complete_only, count, enumerate, solve, solve_columns, solve_counting_learned,
+    verify_columns,
 };
-pub(crate) use dispatch::{columns_of, local_columns, race_needs_a_caller};
+pub(crate) use dispatch::{columns_of, race_needs_a_caller};
+pub use engines::Engine;
 pub use memory::{
     check_local_memory, check_sat_memory, default_max_memory, dimacs_text_bound, sat_estimate,
     SatEstimate, SatMemory,
