@@ -25,7 +25,6 @@ use crate::error::Error;
 pub mod answer;
 pub mod auto;
 pub mod backtrack;
-pub mod certify;
 pub mod completion;
 pub mod dispatch;
 pub mod engines;
@@ -35,6 +34,7 @@ pub mod formula;
 pub mod local;
 pub mod memory;
 pub mod name;
+pub mod prove;
 pub mod race;
 pub mod sat;
 pub mod spec;
@@ -51,4 +51,6 @@ pub use memory::{
     SatEstimate, SatMemory,
 };
 pub use name::EngineName;
+/// The proof pipeline under its earlier name.
+pub use prove as certify;
 pub use spec::EngineSpec;
