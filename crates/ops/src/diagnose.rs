@@ -6,12 +6,11 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::solve::{certificate, ProofInfo};
+use super::solve::{certificate, proof_target, ProofInfo};
 use super::{ms, Artifacts, Context, Instance, Status};
 use crate::encode::amo::Encoding;
-use crate::encode::cnf::FixedMode;
 use crate::engine::backtrack;
-use crate::engine::certify::{self, CertifiedAnswer};
+use crate::engine::prove::{self, CertifiedAnswer};
 use crate::engine::sat::{self, Explanation};
 use crate::engine::EngineName;
 use crate::engine::{self, Answer, EngineSpec};
@@ -357,18 +356,13 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
                 let alone =
                     engine::explain::with_presets(problem, &core, &blocked_core, &excluded_core)?;
                 let spec = EngineSpec::Backtrack { threads: 0 };
-                let target = ctx
-                    .proof_file
-                    .clone()
-                    .map_or(certify::ProofTarget::Memory, certify::ProofTarget::File);
-                let certified = certify::solve_certified_to(
+                let certified = prove::prove_no(
                     &alone,
                     spec,
                     req.encoding,
-                    FixedMode::Simplify,
                     format,
                     &ctx.budget,
-                    &target,
+                    &proof_target(ctx),
                 )?;
                 match certified.answer {
                     CertifiedAnswer::Unsat(cert) => {

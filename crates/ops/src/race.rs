@@ -84,8 +84,8 @@ pub(super) fn solve(
     };
     resp.engine = EngineName::Race;
     resp.answered_by = Some(match side {
-        Side::Backtrack => EngineName::Backtrack,
-        Side::Sat => EngineName::Sat,
+        Side::First => EngineName::Backtrack,
+        Side::Second => EngineName::Sat,
     });
     resp.time_ms = ms(start);
     Ok((resp, artifacts))

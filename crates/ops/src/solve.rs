@@ -8,15 +8,13 @@ use utoipa::ToSchema;
 
 use super::{ms, Artifacts, Context, Instance, Status};
 use crate::encode::amo::Encoding;
-use crate::encode::cnf;
-use crate::engine::certify::{self, CertifiedAnswer};
 use crate::engine::completion;
 use crate::engine::ext::ExtName;
+use crate::engine::prove::{self, CertifiedAnswer};
 use crate::engine::{self, Answer, EngineName, EngineSpec, Work};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
 use crate::proof::ProofFormat;
-use crate::report;
 use crate::verify::first_conflict;
 
 /// The default engine of `solve` requests: `auto`.
@@ -805,18 +803,13 @@ fn solve_with_proof(
         return solve_core_with_proof(req, format, ctx);
     }
     let start = Instant::now();
-    let target = ctx
-        .proof_file
-        .clone()
-        .map_or(certify::ProofTarget::Memory, certify::ProofTarget::File);
-    let certified = certify::solve_certified_to(
+    let certified = prove::prove_no(
         problem,
         spec,
         req.encoding,
-        cnf::FixedMode::Simplify,
         format,
         &ctx.budget,
-        &target,
+        &proof_target(ctx),
     )?;
     let mut resp = SolveResponse {
         work: WorkReport::from_work(&certified.work, req.encoding, req.ext_solver()),
@@ -855,8 +848,7 @@ fn solve_core_with_proof(
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
     let problem = &req.instance.0;
-    let lrat = format == ProofFormat::Lrat;
-    let (proved, work) = completion::prove(problem, lrat, &ctx.budget)?;
+    let (proved, work) = prove::prove_core(problem, format, &ctx.budget)?;
     let mut resp = SolveResponse {
         work: WorkReport::from_work(&work, req.encoding, req.ext_solver()),
         engine: req.engine,
@@ -865,26 +857,12 @@ fn solve_core_with_proof(
     };
     let mut artifacts = Artifacts::default();
     match proved {
-        completion::Proved::Interrupted => {}
-        completion::Proved::Sat(cols) => {
-            crate::verify::verify_columns(problem, &cols).map_err(|v| {
-                Error::internal(format!(
-                    "the backtrack engine returned a board that breaks a rule: {v}"
-                ))
-            })?;
-            artifacts = sat_columns(&mut resp, &cols);
-        }
-        completion::Proved::Unsat(why, proof) => {
+        prove::CoreProved::Interrupted => {}
+        prove::CoreProved::Sat(cols) => artifacts = sat_columns(&mut resp, &cols),
+        prove::CoreProved::Unsat(why, proof) => {
             resp.status = Status::Unsat;
             resp.reason = Some(why);
             if let Some(proof) = proof {
-                let header = vec![
-                    format!("queens CNF: {}", report::summary(problem)),
-                    format!("the core of the completion; refuted by a {format} proof from the backtrack engine"),
-                ];
-                let mut cnf_text = Vec::new();
-                completion::cnf::write_dimacs(&proof.core, &proof.formula, &header, &mut cnf_text)
-                    .map_err(|e| Error::internal_from("writing the core CNF", e))?;
                 resp.proof = Some(ProofInfo {
                     format,
                     lemmas: proof.lemmas,
@@ -899,7 +877,7 @@ fn solve_core_with_proof(
                 });
                 artifacts = Artifacts(vec![
                     ("proof".into(), proof.proof),
-                    ("cnf".into(), cnf_text),
+                    ("cnf".into(), proof.cnf),
                 ]);
             }
         }
@@ -908,27 +886,23 @@ fn solve_core_with_proof(
     Ok((resp, artifacts))
 }
 
+/// Where a proof goes: the context's proof file (the command line's `--proof FILE`), or
+/// memory.
+pub(super) fn proof_target(ctx: &Context) -> prove::ProofTarget {
+    ctx.proof_file
+        .clone()
+        .map_or(prove::ProofTarget::Memory, prove::ProofTarget::File)
+}
+
 /// A checked certificate as the answer reports it, and its files: the proof and the DIMACS
 /// CNF it refutes (with a header naming the problem, the encoding and the engine).
 pub(super) fn certificate(
     problem: &Problem,
-    cert: certify::Certificate,
+    cert: prove::Certificate,
     _encoding: Encoding,
     spec: EngineSpec,
 ) -> Result<(ProofInfo, Artifacts), Error> {
-    let header = vec![
-        format!("queens CNF: {}", report::summary(problem)),
-        format!(
-            "encoding {}; refuted by a {} proof from the {} engine",
-            cert.encoding,
-            cert.format,
-            spec.name()
-        ),
-    ];
-    let mut cnf_text = Vec::new();
-    cert.cnf
-        .write_dimacs(&mut cnf_text, &header)
-        .map_err(|e| Error::internal_from("writing the CNF", e))?;
+    let cnf_text = cert.cnf_text(problem, spec)?;
     let info = ProofInfo {
         format: cert.format,
         lemmas: cert.lemmas,

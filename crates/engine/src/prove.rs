@@ -1,7 +1,13 @@
-//! Certified answers: a verified solution, or "no solution" with a proof of unsatisfiability
-//! of the exact CNF `queens encode` writes, accepted by the built-in checker before anyone
-//! sees it. Either engine can prove: varisat writes DRAT as it solves, the backtracker turns
-//! its search tree into lemmas ([`crate::engine::backtrack::certify`]).
+//! Proving "no": the one home of certified answers. A verified solution, or "no solution"
+//! with a proof of unsatisfiability of the exact CNF `queens encode` writes, accepted by the
+//! built-in checker before anyone sees it. Every complete engine can prove: varisat writes
+//! DRAT as it solves, an external solver writes DRAT (checked by drat-trim where it may use
+//! RAT steps), the backtracker turns its search tree into lemmas or LRAT with its own hints
+//! ([`crate::engine::backtrack::certify`]); past [`crate::model::MAX_N`] the backtracker
+//! refutes the core of the completion ([`prove_core`]).
+//!
+//! The operations call [`prove_no`] and [`prove_core`]; each answer carries the CNF it
+//! refutes as DIMACS text ([`Certificate::cnf_text`], [`CoreRefutation::cnf`]).
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -125,6 +131,10 @@ pub fn solve_certified(
 /// of `budget.max_memory`. The other proofs are
 /// built in memory (the SAT engine's DRAT, the backtracker's DRAT, LRAT converted from
 /// DRAT), bounded the same way.
+///
+/// The steps: the engine that proves, the CNF (checked against the memory limit, then
+/// built), the search that writes DRAT, the solution checked or the DRAT converted to the
+/// format asked, the proof checked, and the proof stored.
 pub fn solve_certified_to(
     problem: &Problem,
     spec: EngineSpec,
@@ -135,55 +145,15 @@ pub fn solve_certified_to(
     target: &ProofTarget,
 ) -> Result<Certified, Error> {
     let start = Instant::now();
-    // Proofs come from the complete engines: `auto` proves with the backtracker.
-    let spec = match spec {
-        EngineSpec::Auto { .. } => EngineSpec::Backtrack { threads: 0 },
-        EngineSpec::Local { .. } => {
-            return Err(Error::unsupported_at_field(
-                "proof",
-                "the local engine proves nothing; ask backtrack, sat or auto \
-                 for a proof",
-            ))
-        }
-        spec => spec,
-    };
+    let spec = proving_engine(spec)?;
     super::complete_only(problem, spec)?;
     let direct = direct_lrat(spec, encoding, mode, format);
     let encoding = if direct { Encoding::Pairwise } else { encoding };
     if budget.exhausted() {
-        return Ok(Certified {
-            answer: CertifiedAnswer::Interrupted,
-            work: Work::default(),
-        });
+        return Ok(Certified::stopped(Work::default()));
     }
-    match (
-        spec,
-        super::check_sat_memory(problem, encoding, super::SatMemory::WithFormula, budget),
-    ) {
-        (_, Ok(())) => {}
-        // The SAT engine's refusal advises the backtracker; here the backtracker needs the
-        // CNF too, to refute it.
-        (EngineSpec::Backtrack { .. }, Err(Error::TooLarge { .. })) => {
-            let limit = budget.max_memory.unwrap_or(0);
-            return Err(Error::too_large(format!(
-                "the CNF a proof would refute ({encoding} encoding) needs more than the memory \
-                 limit of {} MB: raise the limit (--max-memory), or solve without a proof",
-                limit >> 20
-            )));
-        }
-        (_, Err(e)) => return Err(e),
-    }
-    let mut cnf = sat::encode_problem(problem, encoding, mode);
-    if mode == FixedMode::Assume {
-        let units: Vec<_> = cnf.map.assumptions().iter().map(|&(l, _)| l).collect();
-        for l in units {
-            cnf.formula.add_clause(&[l]);
-        }
-        cnf.stats.clauses = cnf.formula.len();
-    }
-    // The engines write DRAT; LRAT is derived from binary DRAT.
-    let binary = format != ProofFormat::Drat;
-    let mut work = Work::default();
+    check_cnf_memory(problem, spec, encoding, budget)?;
+    let mut cnf = encode(problem, encoding, mode);
     if direct {
         let vars = cnf.map.var_table();
         if let Some(ids) = ClauseIds::new(problem, &cnf.formula, &vars) {
@@ -196,7 +166,131 @@ pub fn solve_certified_to(
             );
         }
     }
-    let (found, drat) = match spec {
+    let mut work = Work::default();
+    let drat = match search(problem, spec, &mut cnf, format, budget, &mut work)? {
+        Searched::Solution(q) => {
+            checked(problem, &q, spec.name())?;
+            work.time_ms = ms(start);
+            return Ok(Certified {
+                answer: CertifiedAnswer::Sat(q),
+                work,
+            });
+        }
+        Searched::Stopped => {
+            work.time_ms = ms(start);
+            return Ok(Certified::stopped(work));
+        }
+        Searched::Refuted(drat) => drat,
+    };
+    work.time_ms = ms(start);
+    let converted = convert(&cnf, spec, format, drat)?;
+    let check = check(&cnf, spec, format, &converted.proof, budget)?;
+    let (proof, proof_file) = store(converted.proof, target)?;
+    Ok(Certified {
+        answer: CertifiedAnswer::Unsat(Box::new(Certificate {
+            cnf,
+            bytes: check.bytes,
+            proof,
+            proof_file,
+            encoding,
+            format,
+            lemmas: check.lemmas,
+            trimmed: converted.trimmed,
+            convert_ms: converted.ms,
+            check_ms: check.ms,
+            checker: check.checker,
+        })),
+        work,
+    })
+}
+
+impl Certified {
+    /// No answer: the budget ran out, or an external solver gave up.
+    fn stopped(work: Work) -> Certified {
+        Certified {
+            answer: CertifiedAnswer::Interrupted,
+            work,
+        }
+    }
+}
+
+/// The engine that proves for `spec`: the complete engines; `auto` proves with the
+/// backtracker, local search proves nothing.
+fn proving_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
+    match spec {
+        EngineSpec::Auto { .. } => Ok(EngineSpec::Backtrack { threads: 0 }),
+        EngineSpec::Local { .. } => Err(Error::unsupported_at_field(
+            "proof",
+            "the local engine proves nothing; ask backtrack, sat or auto \
+             for a proof",
+        )),
+        spec => Ok(spec),
+    }
+}
+
+/// Refuses a CNF to refute over the memory limit. The SAT engine's refusal advises the
+/// backtracker; here the backtracker needs the CNF too, to refute it.
+fn check_cnf_memory(
+    problem: &Problem,
+    spec: EngineSpec,
+    encoding: Encoding,
+    budget: &Budget,
+) -> Result<(), Error> {
+    match (
+        spec,
+        super::check_sat_memory(problem, encoding, super::SatMemory::WithFormula, budget),
+    ) {
+        (_, Ok(())) => Ok(()),
+        (EngineSpec::Backtrack { .. }, Err(Error::TooLarge { .. })) => {
+            let limit = budget.max_memory.unwrap_or(0);
+            Err(Error::too_large(format!(
+                "the CNF a proof would refute ({encoding} encoding) needs more than the memory \
+                 limit of {} MB: raise the limit (--max-memory), or solve without a proof",
+                limit >> 20
+            )))
+        }
+        (_, Err(e)) => Err(e),
+    }
+}
+
+/// The CNF the proof refutes. In [`FixedMode::Assume`] the assumptions (fixed queens, blocked
+/// cells) are written into it as unit clauses, since a DRAT proof has no assumptions.
+fn encode(problem: &Problem, encoding: Encoding, mode: FixedMode) -> Encoded {
+    let mut cnf = sat::encode_problem(problem, encoding, mode);
+    if mode == FixedMode::Assume {
+        let units: Vec<_> = cnf.map.assumptions().iter().map(|&(l, _)| l).collect();
+        for l in units {
+            cnf.formula.add_clause(&[l]);
+        }
+        cnf.stats.clauses = cnf.formula.len();
+    }
+    cnf
+}
+
+/// What a proving search found.
+enum Searched {
+    /// A solution (not yet verified).
+    Solution(Vec<Pos>),
+    /// No solution: the engine's DRAT (binary unless text DRAT was asked for; an external
+    /// solver's is text).
+    Refuted(Vec<u8>),
+    /// No answer (the budget ran out, or an external solver gave up).
+    Stopped,
+}
+
+/// The search, by the engine `spec`, that writes DRAT as it goes: the backtracker's lemmas,
+/// varisat's proof, or an external solver's. Its work goes into `work`.
+fn search(
+    problem: &Problem,
+    spec: EngineSpec,
+    cnf: &mut Encoded,
+    format: ProofFormat,
+    budget: &Budget,
+    work: &mut Work,
+) -> Result<Searched, Error> {
+    // The engines write DRAT; LRAT is derived from binary DRAT.
+    let binary = format != ProofFormat::Drat;
+    match spec {
         EngineSpec::Backtrack { threads } => {
             let vars = cnf.map.var_table();
             let style = if binary {
@@ -214,33 +308,23 @@ pub fn solve_certified_to(
             );
             work.nodes = Some(stats.nodes);
             match refutation {
-                Refutation::Sat(q) => (Some(q), Vec::new()),
-                Refutation::Unsat(p) => (None, p.bytes),
-                Refutation::Interrupted => {
-                    work.time_ms = ms(start);
-                    return Ok(Certified {
-                        answer: CertifiedAnswer::Interrupted,
-                        work,
-                    });
-                }
-                Refutation::Failed(message) => return Err(Error::internal(message)),
-                Refutation::TooLarge(bytes) => {
-                    return Err(Error::too_large(format!(
-                        "the proof outgrew its share of the memory limit ({} MB written, \
-                         limit {} MB): raise the limit (--max-memory), or solve without a \
-                         proof",
-                        bytes >> 20,
-                        max_bytes >> 20
-                    )))
-                }
+                Refutation::Sat(q) => Ok(Searched::Solution(q)),
+                Refutation::Unsat(p) => Ok(Searched::Refuted(p.bytes)),
+                Refutation::Interrupted => Ok(Searched::Stopped),
+                Refutation::Failed(message) => Err(Error::internal(message)),
+                Refutation::TooLarge(bytes) => Err(Error::too_large(format!(
+                    "the proof outgrew its share of the memory limit ({} MB written, \
+                     limit {} MB): raise the limit (--max-memory), or solve without a \
+                     proof",
+                    bytes >> 20,
+                    max_bytes >> 20
+                ))),
             }
         }
-        EngineSpec::Race(_) => return Err(super::race_needs_a_caller()),
-        EngineSpec::BacktrackRings { .. } => {
-            return Err(Error::unsupported(
-                "a proof comes from the backtracker without the ring prune: drop --rings".into(),
-            ))
-        }
+        EngineSpec::Race(_) => Err(super::race_needs_a_caller()),
+        EngineSpec::BacktrackRings { .. } => Err(Error::unsupported(
+            "a proof comes from the backtracker without the ring prune: drop --rings".into(),
+        )),
         EngineSpec::Ext(x) => {
             if format == ProofFormat::BinaryDrat {
                 return Err(Error::unsupported(
@@ -250,23 +334,23 @@ pub fn solve_certified_to(
                 ));
             }
             if x.rings {
-                super::ext::add_rings(problem, &mut cnf)?;
+                super::ext::add_rings(problem, cnf)?;
             }
-            let run = super::ext::solve_proving(problem, x, &cnf, budget)?;
+            let run = super::ext::solve_proving(problem, x, cnf, budget)?;
             work.sat = Some(run.stats);
             match run.answer {
-                super::ext::ExtAnswer::Sat(q) => (Some(q), Vec::new()),
-                super::ext::ExtAnswer::Unsat => (None, run.proof.unwrap_or_default()),
+                super::ext::ExtAnswer::Sat(q) => Ok(Searched::Solution(q)),
+                super::ext::ExtAnswer::Unsat => {
+                    Ok(Searched::Refuted(run.proof.unwrap_or_default()))
+                }
                 super::ext::ExtAnswer::Unknown | super::ext::ExtAnswer::Interrupted => {
-                    work.time_ms = ms(start);
-                    return Ok(Certified {
-                        answer: CertifiedAnswer::Interrupted,
-                        work,
-                    });
+                    Ok(Searched::Stopped)
                 }
             }
         }
-        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => unreachable!("mapped above"),
+        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => {
+            unreachable!("proving_engine maps these")
+        }
         EngineSpec::Sat(_) => {
             let solve_start = Instant::now();
             let mut drat = Vec::new();
@@ -282,64 +366,103 @@ pub fn solve_certified_to(
                 solver_calls: 1,
                 ..cnf.stats
             });
-            let found = model.map(|model| {
-                let set: HashSet<varisat::Lit> = model.into_iter().collect();
-                cnf.map.decode(|l| set.contains(&l))
-            });
-            (found, drat)
+            Ok(match model {
+                Some(model) => {
+                    let set: HashSet<varisat::Lit> = model.into_iter().collect();
+                    Searched::Solution(cnf.map.decode(|l| set.contains(&l)))
+                }
+                None => Searched::Refuted(drat),
+            })
         }
-    };
-    if let Some(q) = found {
-        checked(problem, &q, spec.name())?;
-        work.time_ms = ms(start);
-        return Ok(Certified {
-            answer: CertifiedAnswer::Sat(q),
-            work,
-        });
     }
-    work.time_ms = ms(start);
-    let rejected = |e: proof::ProofError| {
+}
+
+/// The error for a proof the checker (or the conversion) refused: a bug in the engine.
+fn rejected(spec: EngineSpec) -> impl Fn(proof::ProofError) -> Error {
+    move |e| {
         Error::internal(format!(
             "the {} engine's proof of unsatisfiability does not check: {e}",
             spec.name()
         ))
-    };
-    let convert_start = Instant::now();
-    let lrat_format = matches!(format, ProofFormat::Lrat | ProofFormat::BinaryLrat);
-    let (proof, trimmed) = if lrat_format {
-        let mut lrat = Vec::new();
-        let stats = proof::drat_to_lrat(
-            &cnf.formula,
-            &drat,
-            // An external solver writes text DRAT.
-            !matches!(spec, EngineSpec::Ext(_)),
-            &mut lrat,
-        )
-        .map_err(rejected)?;
-        if format == ProofFormat::BinaryLrat {
-            let mut binary = Vec::new();
-            proof::check_and_write(&cnf.formula, &lrat[..], false, &mut binary, false)
-                .map_err(rejected)?;
-            lrat = binary;
-        }
-        (lrat, stats.trimmed)
-    } else {
-        (drat, 0)
-    };
-    let convert_ms = if lrat_format { ms(convert_start) } else { 0.0 };
-    let check_start = Instant::now();
-    // An external solver's DRAT may use RAT steps, which the built-in checker refuses:
-    // drat-trim checks it where it is installed.
+    }
+}
+
+/// A proof in the format asked for.
+struct Converted {
+    proof: Vec<u8>,
+    /// LRAT: lemmas left out because the refutation does not use them.
+    trimmed: u64,
+    /// Milliseconds the conversion took (0 for DRAT).
+    ms: f64,
+}
+
+/// The engine's DRAT in the format asked for: kept for DRAT, turned into LRAT (text, then
+/// binary for binary LRAT) otherwise.
+fn convert(
+    cnf: &Encoded,
+    spec: EngineSpec,
+    format: ProofFormat,
+    drat: Vec<u8>,
+) -> Result<Converted, Error> {
+    let start = Instant::now();
+    if !matches!(format, ProofFormat::Lrat | ProofFormat::BinaryLrat) {
+        return Ok(Converted {
+            proof: drat,
+            trimmed: 0,
+            ms: 0.0,
+        });
+    }
+    let mut lrat = Vec::new();
+    let stats = proof::drat_to_lrat(
+        &cnf.formula,
+        &drat,
+        // An external solver writes text DRAT.
+        !matches!(spec, EngineSpec::Ext(_)),
+        &mut lrat,
+    )
+    .map_err(rejected(spec))?;
+    if format == ProofFormat::BinaryLrat {
+        let mut binary = Vec::new();
+        proof::check_and_write(&cnf.formula, &lrat[..], false, &mut binary, false)
+            .map_err(rejected(spec))?;
+        lrat = binary;
+    }
+    Ok(Converted {
+        proof: lrat,
+        trimmed: stats.trimmed,
+        ms: ms(start),
+    })
+}
+
+/// What the check of a proof found.
+struct Checked {
+    lemmas: u64,
+    bytes: u64,
+    ms: f64,
+    checker: &'static str,
+}
+
+/// The proof checked against the CNF: by the built-in checker, or, for an external solver's
+/// DRAT, which may use RAT steps the built-in checker refuses, by drat-trim where it is
+/// installed.
+fn check(
+    cnf: &Encoded,
+    spec: EngineSpec,
+    format: ProofFormat,
+    proof: &[u8],
+    budget: &Budget,
+) -> Result<Checked, Error> {
+    let start = Instant::now();
     let outside = match spec {
         EngineSpec::Ext(_) if format == ProofFormat::Drat => {
-            super::ext::check_with_drat_trim(&cnf, &proof, budget)
+            super::ext::check_with_drat_trim(cnf, proof, budget)
         }
         _ => None,
     };
-    let stats = match outside {
+    let stats = match &outside {
         Some(Ok(())) => proof::ProofStats {
             // drat-trim accepted it (see `checker` below).
-            lemmas: count_text_lemmas(&proof),
+            lemmas: count_text_lemmas(proof),
             ..proof::ProofStats::default()
         },
         Some(Err(why)) => {
@@ -347,42 +470,147 @@ pub fn solve_certified_to(
                 "the {spec} engine's proof of unsatisfiability does not check: {why}"
             )))
         }
-        None => proof::check_proof(&cnf.formula, format, &proof).map_err(rejected)?,
+        None => proof::check_proof(&cnf.formula, format, proof).map_err(rejected(spec))?,
     };
-    let check_ms = ms(check_start);
-    let mut proof_file = None;
-    if let ProofTarget::File(path) = target {
-        std::fs::write(path, &proof).map_err(|e| Error::Io {
-            path: path.clone(),
-            source: e,
-        })?;
-        proof_file = Some(path.clone());
-    }
-    let bytes = proof.len() as u64;
-    Ok(Certified {
-        answer: CertifiedAnswer::Unsat(Box::new(Certificate {
-            cnf,
-            proof: if proof_file.is_some() {
-                Vec::new()
-            } else {
-                proof
-            },
-            proof_file,
-            bytes,
-            encoding,
-            format,
-            lemmas: stats.lemmas,
-            trimmed,
-            convert_ms,
-            check_ms,
-            checker: if outside.is_some() {
-                "drat-trim"
-            } else {
-                "built-in"
-            },
-        })),
-        work,
+    Ok(Checked {
+        lemmas: stats.lemmas,
+        bytes: proof.len() as u64,
+        ms: ms(start),
+        checker: if outside.is_some() {
+            "drat-trim"
+        } else {
+            "built-in"
+        },
     })
+}
+
+/// A checked proof where it was asked to go: kept in memory, or written to the target file
+/// (and then not kept).
+fn store(proof: Vec<u8>, target: &ProofTarget) -> Result<(Vec<u8>, Option<PathBuf>), Error> {
+    match target {
+        ProofTarget::Memory => Ok((proof, None)),
+        ProofTarget::File(path) => {
+            std::fs::write(path, &proof).map_err(|e| Error::Io {
+                path: path.clone(),
+                source: e,
+            })?;
+            Ok((Vec::new(), Some(path.clone())))
+        }
+    }
+}
+
+/// Solves `problem` with `spec` and, on UNSAT, proves it in `format` for the CNF `queens
+/// encode` writes (fixed queens simplified away), the proof going to `target`: what `solve`
+/// and `explain` ask with a proof.
+pub fn prove_no(
+    problem: &Problem,
+    spec: EngineSpec,
+    encoding: Encoding,
+    format: ProofFormat,
+    budget: &Budget,
+    target: &ProofTarget,
+) -> Result<Certified, Error> {
+    solve_certified_to(
+        problem,
+        spec,
+        encoding,
+        FixedMode::Simplify,
+        format,
+        budget,
+        target,
+    )
+}
+
+impl Certificate {
+    /// The CNF the proof refutes as DIMACS text, its header naming the problem, the encoding
+    /// and the engine (`spec`) that proved.
+    pub fn cnf_text(&self, problem: &Problem, spec: EngineSpec) -> Result<Vec<u8>, Error> {
+        let header = vec![
+            format!("queens CNF: {}", crate::report::summary(problem)),
+            format!(
+                "encoding {}; refuted by a {} proof from the {} engine",
+                self.encoding,
+                self.format,
+                spec.name()
+            ),
+        ];
+        let mut text = Vec::new();
+        self.cnf
+            .write_dimacs(&mut text, &header)
+            .map_err(|e| Error::internal_from("writing the CNF", e))?;
+        Ok(text)
+    }
+}
+
+/// A checked refutation of the core of a completion, for a caller.
+pub struct CoreRefutation {
+    /// The proof: LRAT or DRAT text.
+    pub proof: Vec<u8>,
+    /// The core CNF it refutes as DIMACS text, whose comment lines map each variable to its
+    /// board cell.
+    pub cnf: Vec<u8>,
+    /// Lemmas in the proof.
+    pub lemmas: u64,
+    /// Milliseconds the built-in checker took to accept it.
+    pub check_ms: f64,
+}
+
+/// What [`prove_core`] found.
+pub enum CoreProved {
+    /// A solution, one column per row, verified.
+    Sat(Vec<u32>),
+    /// No solution: the reason, and the refutation (none when the fixed queens themselves
+    /// break a rule: no core exists, and the verifier shows the broken rule directly).
+    Unsat(String, Option<CoreRefutation>),
+    /// The budget ran out.
+    Interrupted,
+}
+
+/// Solves a classic problem past [`crate::model::MAX_N`] on the core of its completion
+/// ([`crate::completion::prove`]), the backtracker refuting the core CNF when there is no
+/// solution: LRAT or DRAT text (`format`), checked before it is returned.
+pub fn prove_core(
+    problem: &Problem,
+    format: ProofFormat,
+    budget: &Budget,
+) -> Result<(CoreProved, Work), Error> {
+    use crate::completion::{self, Proved};
+    let lrat = format == ProofFormat::Lrat;
+    let (proved, work) = completion::prove(problem, lrat, budget)?;
+    let proved = match proved {
+        Proved::Interrupted => CoreProved::Interrupted,
+        Proved::Sat(cols) => {
+            crate::verify::verify_columns(problem, &cols).map_err(|v| {
+                Error::internal(format!(
+                    "the backtrack engine returned a board that breaks a rule: {v}"
+                ))
+            })?;
+            CoreProved::Sat(cols)
+        }
+        Proved::Unsat(why, None) => CoreProved::Unsat(why, None),
+        Proved::Unsat(why, Some(proof)) => {
+            let header = vec![
+                format!("queens CNF: {}", crate::report::summary(problem)),
+                format!(
+                    "the core of the completion; refuted by a {format} proof from the \
+                     backtrack engine"
+                ),
+            ];
+            let mut cnf = Vec::new();
+            completion::cnf::write_dimacs(&proof.core, &proof.formula, &header, &mut cnf)
+                .map_err(|e| Error::internal_from("writing the core CNF", e))?;
+            CoreProved::Unsat(
+                why,
+                Some(CoreRefutation {
+                    proof: proof.proof,
+                    cnf,
+                    lemmas: proof.lemmas,
+                    check_ms: proof.check_ms,
+                }),
+            )
+        }
+    };
+    Ok((proved, work))
 }
 
 /// Lemmas (added clauses) in a text DRAT proof: its lines that are not deletions or comments.

@@ -1,0 +1,126 @@
+//! What the engines answer: one [`Answer`] for every engine, with the [`Work`] a run did,
+//! and its forms for one solution ([`Solved`]), one column per row ([`SolvedColumns`]), a
+//! listing ([`Listed`]) and a count ([`Counted`]).
+
+use std::time::Instant;
+
+use crate::engine::sat::SatStats;
+use crate::model::Pos;
+use crate::{completion, local, EngineSpec};
+
+/// The answer to "is there a solution?": a solution `S`, or a proven "no" carrying `U`, or no
+/// answer. One type for every engine: [`crate::solve`]'s (cells sorted by row, nothing more),
+/// [`ColumnAnswer`] (one column per row, and the reason a cheap refutation found) and
+/// [`crate::certify::CertifiedAnswer`] (the checked proof).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer<S = Vec<Pos>, U = ()> {
+    /// A solution, checked by the verifier.
+    Sat(S),
+    /// Proven: no solution.
+    Unsat(U),
+    /// The local engine spent its restarts: no answer (not "no solution").
+    GaveUp,
+    /// The budget ran out (deadline or cancel) before an answer.
+    Interrupted,
+}
+
+impl<S, U> Answer<S, U> {
+    /// A solution or a proven "no" (not a stop).
+    pub fn is_decided(&self) -> bool {
+        matches!(self, Answer::Sat(_) | Answer::Unsat(_))
+    }
+
+    /// The same answer with its solution given another way.
+    pub fn map_sat<T>(self, f: impl FnOnce(S) -> T) -> Answer<T, U> {
+        match self {
+            Answer::Sat(s) => Answer::Sat(f(s)),
+            Answer::Unsat(u) => Answer::Unsat(u),
+            Answer::GaveUp => Answer::GaveUp,
+            Answer::Interrupted => Answer::Interrupted,
+        }
+    }
+
+    /// The same answer with another "no".
+    pub fn map_unsat<V>(self, f: impl FnOnce(U) -> V) -> Answer<S, V> {
+        match self {
+            Answer::Sat(s) => Answer::Sat(s),
+            Answer::Unsat(u) => Answer::Unsat(f(u)),
+            Answer::GaveUp => Answer::GaveUp,
+            Answer::Interrupted => Answer::Interrupted,
+        }
+    }
+}
+
+/// The work one run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Work {
+    /// Backtracker: queens placed by the search.
+    pub nodes: Option<u64>,
+    /// SAT engine: formula size, timings, solver calls.
+    pub sat: Option<SatStats>,
+    /// Local engine: starts, swaps, collisions after the start.
+    pub local: Option<local::Stats>,
+    /// With `auto`: the engine whose answer this is.
+    pub answered_by: Option<EngineSpec>,
+    /// When the search ran on the core of a completion ([`crate::completion`]): its size.
+    pub core: Option<completion::CoreSize>,
+    /// Wall time of the whole run, milliseconds.
+    pub time_ms: f64,
+}
+
+/// [`crate::solve`]'s result.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// The answer.
+    pub answer: Answer,
+    /// Work done.
+    pub work: Work,
+}
+
+/// [`crate::enumerate`]'s result.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// The solutions found, each verified.
+    pub solutions: Vec<Vec<Pos>>,
+    /// True when the cap stopped the listing (there may be more).
+    pub limited: bool,
+    /// True when the budget ran out first: the list is incomplete.
+    pub interrupted: bool,
+    /// Work done.
+    pub work: Work,
+}
+
+/// [`crate::count`]'s result.
+#[derive(Clone, Copy, Debug)]
+pub struct Counted {
+    /// Solutions counted (a lower bound when `limited` or `interrupted`).
+    pub count: u64,
+    /// Solutions up to rotation and reflection, where defined (the empty classic board,
+    /// backtracker, counted in full).
+    pub unique: Option<u64>,
+    /// True when the count stopped at the limit.
+    pub limited: bool,
+    /// True when the budget ran out first.
+    pub interrupted: bool,
+    /// Work done.
+    pub work: Work,
+}
+
+/// Milliseconds since `t`, rounded to microseconds.
+pub fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
+
+/// An answer given as one column per row (what [`crate::solve_columns`] returns: a board of 10⁸
+/// rows is 400 MB this way, 1.6 GB as cells): `cols[r]` is the column of row `r`'s queen;
+/// a "no" carries the reason when a cheap refutation found it.
+pub type ColumnAnswer = Answer<Vec<u32>, Option<String>>;
+
+/// [`crate::solve_columns`]'s result.
+#[derive(Clone, Debug)]
+pub struct SolvedColumns {
+    /// The answer.
+    pub answer: ColumnAnswer,
+    /// Work done; `answered_by` names the engine that answered.
+    pub work: Work,
+}

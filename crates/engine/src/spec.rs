@@ -1,0 +1,151 @@
+//! The engine spec grammar: one engine configuration (`backtrack:4`, `sat:seq`, `race`,
+//! `ext:cadical:product+rings`, `local:7`, `auto`), how it is written and how `--engine`
+//! strings parse into it. [`crate::name::EngineName`] is its family.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::encode::amo::Encoding;
+use crate::{ext, EngineName};
+
+/// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
+/// or `race` / `race:ENCODING` (the backtracker on one core against the SAT engine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineSpec {
+    /// The bitset backtracker; 0 threads means all cores.
+    Backtrack {
+        /// Worker threads (0 = all cores).
+        threads: usize,
+    },
+    /// varisat on the given at-most-one encoding.
+    Sat(Encoding),
+    /// The backtracker (one thread) and varisat (this encoding, in a child process) at
+    /// once; the first answer wins ([`race`]). It answers "is there a solution?" only, and
+    /// runs through a caller that can start the child: the operations layer or `compare`.
+    Race(Encoding),
+    /// An external SAT solver ([`ext`]) on the CNF `queens encode` writes, in a child
+    /// process killed at the deadline: `ext:NAME[:ENCODING][+rings]`.
+    Ext(ext::ExtSpec),
+    /// The backtracker pruning with the ring bounds ([`crate::encode::rings`]):
+    /// `backtrack+rings`, `backtrack:T+rings`. The n-queens rule only.
+    BacktrackRings {
+        /// Worker threads (0 = all cores).
+        threads: usize,
+    },
+    /// Local search ([`local`]) with this seed: any classic board up to
+    /// [`crate::model::MAX_BIG_N`]; incomplete (it finds solutions, it proves nothing
+    /// beyond [`local::refute`]'s cheap checks).
+    Local {
+        /// The seed (`local:SEED`; 1 when not given).
+        seed: u64,
+    },
+    /// The engine for the job ([`auto`]): the backtracker on small boards and whatever must
+    /// be proved or counted, local search on boards past [`crate::model::MAX_N`], and a race
+    /// of the two in between. The answer names the engine that answered.
+    Auto {
+        /// The local engine's seed.
+        seed: u64,
+    },
+}
+
+impl EngineSpec {
+    /// The engine's family name, as JSON output reports it ([`EngineName`]).
+    pub fn name(self) -> &'static str {
+        EngineName::of(self).name()
+    }
+
+    /// The other family (for cross-checks), with its defaults and this spec's encoding.
+    pub fn other(self, encoding: Encoding) -> EngineSpec {
+        match self {
+            EngineSpec::Backtrack { .. }
+            | EngineSpec::BacktrackRings { .. }
+            | EngineSpec::Race(_) => EngineSpec::Sat(encoding),
+            EngineSpec::Sat(_)
+            | EngineSpec::Ext(_)
+            | EngineSpec::Local { .. }
+            | EngineSpec::Auto { .. } => EngineSpec::Backtrack { threads: 0 },
+        }
+    }
+
+    /// True for engines that cannot be interrupted in-process (varisat): a caller that needs
+    /// a hard deadline runs them in a child process.
+    pub fn uninterruptible(self) -> bool {
+        matches!(self, EngineSpec::Sat(_))
+    }
+}
+
+impl fmt::Display for EngineSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineSpec::Backtrack { threads: 0 } => write!(f, "backtrack"),
+            EngineSpec::Backtrack { threads } => write!(f, "backtrack:{threads}"),
+            EngineSpec::Sat(e) => write!(f, "sat:{e}"),
+            EngineSpec::Race(Encoding::Auto) => write!(f, "race"),
+            EngineSpec::Race(e) => write!(f, "race:{e}"),
+            EngineSpec::Ext(x) => write!(f, "{x}"),
+            EngineSpec::BacktrackRings { threads: 0 } => write!(f, "backtrack+rings"),
+            EngineSpec::BacktrackRings { threads } => write!(f, "backtrack:{threads}+rings"),
+            EngineSpec::Local { seed: 1 } => write!(f, "local"),
+            EngineSpec::Local { seed } => write!(f, "local:{seed}"),
+            EngineSpec::Auto { seed: 1 } => write!(f, "auto"),
+            EngineSpec::Auto { seed } => write!(f, "auto:{seed}"),
+        }
+    }
+}
+
+impl FromStr for EngineSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<EngineSpec, String> {
+        if let Some(plain) = s
+            .strip_suffix("+rings")
+            .filter(|p| p.starts_with("backtrack"))
+        {
+            return match plain.parse::<EngineSpec>() {
+                Ok(EngineSpec::Backtrack { threads }) => Ok(EngineSpec::BacktrackRings { threads }),
+                _ => Err(format!(
+                    "`{s}`: use backtrack+rings or backtrack:THREADS+rings"
+                )),
+            };
+        }
+        let (name, arg) = match s.split_once(':') {
+            Some((a, b)) => (a, Some(b)),
+            None => (s, None),
+        };
+        match (name, arg) {
+            ("backtrack", None) => Ok(EngineSpec::Backtrack { threads: 0 }),
+            ("backtrack", Some(t)) => match t.parse::<usize>() {
+                Ok(threads) if threads >= 1 => Ok(EngineSpec::Backtrack { threads }),
+                _ => Err(format!(
+                    "`{s}`: after `backtrack:` give a thread count of 1 or more"
+                )),
+            },
+            ("sat", None) => Ok(EngineSpec::Sat(Encoding::Auto)),
+            ("sat", Some(e)) => e
+                .parse::<Encoding>()
+                .map(EngineSpec::Sat)
+                .map_err(|err| format!("`{s}`: {err}")),
+            ("race", None) => Ok(EngineSpec::Race(Encoding::Auto)),
+            ("race", Some(e)) => e
+                .parse::<Encoding>()
+                .map(EngineSpec::Race)
+                .map_err(|err| format!("`{s}`: {err}")),
+            ("ext", Some(rest)) => ext::ExtSpec::parse(rest)
+                .map(EngineSpec::Ext)
+                .map_err(|err| format!("`{s}`: {err}")),
+            ("local", None) => Ok(EngineSpec::Local { seed: 1 }),
+            ("auto", None) => Ok(EngineSpec::Auto { seed: 1 }),
+            ("local" | "auto", Some(t)) => match t.parse::<u64>() {
+                Ok(seed) if name == "local" => Ok(EngineSpec::Local { seed }),
+                Ok(seed) => Ok(EngineSpec::Auto { seed }),
+                _ => Err(format!(
+                    "`{s}`: after `{name}:` give a seed (a whole number)"
+                )),
+            },
+            _ => Err(format!(
+                "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING, \
+                 race, local[:SEED], auto[:SEED] or ext:SOLVER, e.g. sat:seq or ext:cadical)"
+            )),
+        }
+    }
+}
