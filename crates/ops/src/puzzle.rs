@@ -241,3 +241,62 @@ pub fn grade(req: &GradeRequest, _ctx: &Context) -> Result<GradeResponse, Error>
         time_ms: ms(start),
     })
 }
+
+/// `hint`. Deduction looks at no deadline: under one it runs in a child.
+pub struct Hint;
+
+impl crate::Operation for Hint {
+    const NAME: &'static str = "hint";
+    const PATH: Option<&'static str> = Some("/v1/hint");
+    const SUMMARY: &'static str = "The next logical step for a region puzzle position \
+                                   (`queens` and `marks` in the instance).";
+    type Request = HintRequest;
+    type Response = HintResponse;
+
+    fn run(req: &HintRequest, ctx: &Context) -> Result<(HintResponse, crate::Artifacts), Error> {
+        Ok((hint(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn problem(req: &HintRequest) -> Option<&crate::model::Problem> {
+        Some(&req.instance.0)
+    }
+    fn uninterruptible(_req: &HintRequest) -> bool {
+        true
+    }
+    fn status(resp: &HintResponse) -> Option<Status> {
+        Some(resp.status)
+    }
+    fn stopped(req: &HintRequest, status: Status, time_ms: f64) -> Option<HintResponse> {
+        Some(HintResponse {
+            time_ms,
+            ..HintResponse::nothing(status, req.instance.0.n())
+        })
+    }
+    fn reply(stdout: &str) -> Result<HintResponse, Error> {
+        crate::operation::reply(stdout)
+    }
+}
+
+/// `grade`. Deduction looks at no deadline: under one it runs in a child (killed there, it
+/// has no answer to give).
+pub struct Grade;
+
+impl crate::Operation for Grade {
+    const NAME: &'static str = "grade";
+    const PATH: Option<&'static str> = Some("/v1/grade");
+    const SUMMARY: &'static str = "A puzzle's grade and, with `steps`, its logical path.";
+    type Request = GradeRequest;
+    type Response = GradeResponse;
+
+    fn run(req: &GradeRequest, ctx: &Context) -> Result<(GradeResponse, crate::Artifacts), Error> {
+        Ok((grade(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn problem(req: &GradeRequest) -> Option<&crate::model::Problem> {
+        Some(&req.instance.0)
+    }
+    fn uninterruptible(_req: &GradeRequest) -> bool {
+        true
+    }
+    fn reply(stdout: &str) -> Result<GradeResponse, Error> {
+        crate::operation::reply(stdout)
+    }
+}
