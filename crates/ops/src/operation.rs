@@ -168,3 +168,33 @@ pub fn reply<T: DeserializeOwned>(stdout: &str) -> Result<T, Error> {
     crate::isolate::reply::<T>(stdout)
         .map_err(|e| Error::internal(format!("unreadable worker reply ({e})")))?
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every operation's name is its variant's serde tag: a job body with that `op` is read
+    /// as that operation's request (and refused for its missing fields, not its `op`).
+    #[test]
+    fn names_are_the_serde_tags() {
+        struct Tags(Vec<String>);
+        impl Visit for Tags {
+            fn visit<O: Member>(&mut self) {
+                let body = serde_json::json!({ "op": O::NAME });
+                if let Err(e) = serde_json::from_value::<Request>(body) {
+                    if e.to_string().contains("unknown variant") {
+                        self.0.push(format!("{}: {e}", O::NAME));
+                    }
+                }
+            }
+        }
+        let mut wrong = Tags(Vec::new());
+        crate::for_each(&mut wrong);
+        assert!(wrong.0.is_empty(), "{:?}", wrong.0);
+        let names = Request::names();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(names.len(), unique.len(), "two operations share a name: {names:?}");
+    }
+}
