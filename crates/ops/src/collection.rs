@@ -528,7 +528,10 @@ impl CollectionSolveRequest {
 /// The clairvoyant optimum of a deal ([`crate::games::collection::solve`]): the best score
 /// with the whole pile known, its moves (replayed before they are returned), and whether it
 /// is proven. The context's deadline or cancel flag ends the search with the best game found.
-pub fn solve(req: &CollectionSolveRequest, ctx: &Context) -> Result<CollectionSolveResponse, Error> {
+pub fn solve(
+    req: &CollectionSolveRequest,
+    ctx: &Context,
+) -> Result<CollectionSolveResponse, Error> {
     let max_entries = validate_entries("max_entries", req.max_entries)?;
     validate_beam(req.beam)?;
     check_memory(
@@ -544,7 +547,7 @@ pub fn solve(req: &CollectionSolveRequest, ctx: &Context) -> Result<CollectionSo
         .map_err(|e| Error::input_at_field("request", format!("deal.{}", e.field), e.message))?;
     let began = Instant::now();
     if req.method == SolveMethod::Sat {
-        let runner = super::formula::runner(ctx);
+        let runner = super::solve_cnf::runner(ctx);
         let sat = runner.as_ref().map(|r| r as crate::engine::formula::Runner);
         let best = plan::optimum(&start, ctx.budget.deadline, sat)?;
         let end = crate::games::collection::replay(&start, &best.moves)

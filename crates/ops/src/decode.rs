@@ -127,7 +127,10 @@ impl crate::Operation for Decode {
     type Request = DecodeRequest;
     type Response = DecodeResponse;
 
-    fn run(req: &DecodeRequest, ctx: &Context) -> Result<(DecodeResponse, crate::Artifacts), Error> {
+    fn run(
+        req: &DecodeRequest,
+        ctx: &Context,
+    ) -> Result<(DecodeResponse, crate::Artifacts), Error> {
         Ok((decode(req, ctx)?, crate::Artifacts::default()))
     }
     fn problem(req: &DecodeRequest) -> Option<&crate::model::Problem> {

@@ -1,6 +1,5 @@
 //! `encode`: the problem as DIMACS CNF with its cell map.
 
-
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -99,7 +98,10 @@ impl crate::Operation for Encode {
     type Request = EncodeRequest;
     type Response = EncodeResponse;
 
-    fn run(req: &EncodeRequest, ctx: &Context) -> Result<(EncodeResponse, crate::Artifacts), Error> {
+    fn run(
+        req: &EncodeRequest,
+        ctx: &Context,
+    ) -> Result<(EncodeResponse, crate::Artifacts), Error> {
         Ok((encode(req, ctx)?, crate::Artifacts::default()))
     }
     fn problem(req: &EncodeRequest) -> Option<&crate::model::Problem> {

@@ -31,14 +31,15 @@ mod decode;
 #[path = "encode.rs"]
 mod encode_op;
 mod explain;
-mod formula;
 mod generate;
+mod grade;
+mod hint;
 mod isolate;
 pub mod mod2;
 mod operation;
-mod puzzle;
 mod race;
 mod solve;
+mod solve_cnf;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -64,18 +65,17 @@ pub use count::{count, Count, CountRequest, CountResponse};
 pub use decode::{decode, Decode, DecodeRequest, DecodeResponse};
 pub use encode_op::{encode, Encode, EncodeRequest, EncodeResponse};
 pub use explain::{explain, Explain, ExplainRequest, ExplainResponse};
-pub use formula::{solve_cnf, SolveCnf, SolveCnfRequest, SolveCnfResponse};
 pub use generate::{
     generate, Generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource,
     MAX_GENERATE_COUNT,
 };
+pub use grade::{grade, Grade, GradeRequest, GradeResponse, StepReport};
+pub use hint::{hint, Hint, HintRequest, HintResponse};
 pub use isolate::{child_main, child_main_of};
 pub use mod2::{Mod2Check, Mod2Optimum, Mod2Replay, Mod2Solve};
 pub use operation::{Member, Operation, PlainText, Sparse, Visit};
-pub use puzzle::{
-    grade, hint, Grade, GradeRequest, GradeResponse, Hint, HintRequest, HintResponse, StepReport,
-};
 pub use solve::{check_memory, ProofInfo, SolveRequest, SolveResponse, WorkReport, INLINE_MAX_N};
+pub use solve_cnf::{solve_cnf, SolveCnf, SolveCnfRequest, SolveCnfResponse};
 
 /// An instance inside a request: the JSON instance format the CLI reads (an object with
 /// `n`, `regions`, `queens`, …), or `{"text": "<the contents of a grid or JSON file>"}`.
@@ -258,14 +258,14 @@ operations! {
     Encode => encode_op::Encode,
     Decode => decode::Decode,
     Generate => generate::Generate,
-    Hint => puzzle::Hint,
-    Grade => puzzle::Grade,
+    Hint => hint::Hint,
+    Grade => grade::Grade,
     CollectionDeal => collection::CollectionDeal,
     CollectionPlay => collection::CollectionPlay,
     CollectionSimulate => collection::CollectionSimulate,
     CollectionSolve => collection::CollectionSolve,
     CollectionStudy => collection::CollectionStudy,
-    SolveCnf => formula::SolveCnf,
+    SolveCnf => solve_cnf::SolveCnf,
     Mod2Check => mod2::Mod2Check,
     Mod2Replay => mod2::Mod2Replay,
     Mod2Solve => mod2::Mod2Solve,
@@ -369,7 +369,8 @@ impl Request {
 
     /// The answer when a child running the request was killed ([`Operation::stopped`]).
     pub(crate) fn stopped(&self, status: Status, time_ms: f64) -> Option<Response> {
-        with_request!(self, |O, r| O::stopped(r, status, time_ms).map(O::wrap_response))
+        with_request!(self, |O, r| O::stopped(r, status, time_ms)
+            .map(O::wrap_response))
     }
 
     /// A child's reply to the request ([`Operation::reply`]).

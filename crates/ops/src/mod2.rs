@@ -799,7 +799,7 @@ pub const MAX_OPTIMUM_N: usize = 32;
 /// The most queens on a reachable board, or the fewest on a reachable locked one.
 pub fn optimum(req: &Mod2OptimumRequest, ctx: &Context) -> Result<Optimum, Error> {
     req.validate()?;
-    let runner = super::formula::runner(ctx);
+    let runner = super::solve_cnf::runner(ctx);
     let budget = questions::Budget {
         deadline: ctx.budget.deadline,
         sat: runner.as_ref().map(|r| r as crate::engine::formula::Runner),
@@ -823,7 +823,10 @@ pub struct Mod2CheckRequest {
 /// [`check`] on an instance, refusing what the game does not have (regions, blocked cells,
 /// excluded diagonals); errors name the `file` it was read from, or the request field
 /// `instance` when there is none.
-pub fn check_instance(req: &Mod2CheckRequest, file: Option<&str>) -> Result<Mod2CheckResponse, Error> {
+pub fn check_instance(
+    req: &Mod2CheckRequest,
+    file: Option<&str>,
+) -> Result<Mod2CheckResponse, Error> {
     validate_check(req, file)?;
     let p = &req.instance.0;
     Ok(check(p.n(), p.fixed()))
@@ -1066,7 +1069,7 @@ impl crate::Operation for Mod2Solve {
 }
 
 /// `mod2_optimum`. Its SAT calls each run in a child of their own
-/// ([`crate::formula::runner`]); the exhaustive search looks at the deadline.
+/// ([`crate::solve_cnf::runner`]); the exhaustive search looks at the deadline.
 pub struct Mod2Optimum;
 
 impl crate::Operation for Mod2Optimum {

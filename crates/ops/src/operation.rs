@@ -195,6 +195,10 @@ mod tests {
         let mut unique = names.clone();
         unique.sort_unstable();
         unique.dedup();
-        assert_eq!(names.len(), unique.len(), "two operations share a name: {names:?}");
+        assert_eq!(
+            names.len(),
+            unique.len(),
+            "two operations share a name: {names:?}"
+        );
     }
 }

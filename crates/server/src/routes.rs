@@ -156,7 +156,9 @@ impl Visit for Operations {
         let mut schemas = Vec::new();
         let response = match O::PLAIN_TEXT {
             Some(_) => ContentBuilder::new()
-                .schema(Some(ObjectBuilder::new().schema_type(SchemaType::Type(Type::String))))
+                .schema(Some(
+                    ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)),
+                ))
                 .build(),
             None => {
                 <O::Response as ToSchema>::schemas(&mut schemas);
@@ -208,9 +210,9 @@ impl Visit for Operations {
                     .content(
                         "application/json",
                         ContentBuilder::new()
-                            .schema(Some(Ref::from_schema_name(
-                                <O::Request as ToSchema>::name(),
-                            )))
+                            .schema(Some(
+                                Ref::from_schema_name(<O::Request as ToSchema>::name()),
+                            ))
                             .build(),
                     )
                     .required(Some(Required::True))

@@ -1099,7 +1099,10 @@ impl Limits {
         }
         let (resp, artifacts) = req.run(&ctx)?;
         let resp = O::response(resp).ok_or_else(|| {
-            Error::internal(format!("{} answered with another operation's answer", O::NAME))
+            Error::internal(format!(
+                "{} answered with another operation's answer",
+                O::NAME
+            ))
         })?;
         Ok((resp, artifacts))
     }

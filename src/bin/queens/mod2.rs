@@ -10,7 +10,7 @@ use queens::formats::sources::{self, Selection};
 use queens::games::mod2::encode::Encoding;
 use queens::games::mod2::questions::{Optimum, Question};
 use queens::games::mod2::rules::Variant;
-use queens::ops::mod2::{self as op, Mod2CheckResponse, ReplayResponse, Mod2SolveResponse};
+use queens::ops::mod2::{self as op, Mod2CheckResponse, Mod2SolveResponse, ReplayResponse};
 use queens::ops::Context;
 use queens::{formats, Error};
 
