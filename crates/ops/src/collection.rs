@@ -361,9 +361,9 @@ pub const TABLE_ENTRY_BYTES: u64 = 64;
 /// [`solve`]'s request: a deal (or any position) whose whole pile is known.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-// Named apart from the puzzle operations' `SolveRequest` in the OpenAPI document.
+// Named apart from the puzzle operations' `CollectionSolveRequest` in the OpenAPI document.
 #[schema(as = CollectionSolveRequest)]
-pub struct SolveRequest {
+pub struct CollectionSolveRequest {
     /// The deal, pile included.
     pub deal: Deal,
     /// The readings of the rules.
@@ -418,7 +418,7 @@ impl std::str::FromStr for SolveMethod {
 /// [`solve`]'s answer: the best game with the pile known, and whether it is proven best.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[schema(as = CollectionSolveResponse)]
-pub struct SolveResponse {
+pub struct CollectionSolveResponse {
     /// The moves of the best game found, replayed to `score`.
     pub moves: Vec<Move>,
     /// Its final score.
@@ -450,7 +450,7 @@ pub struct SolveResponse {
     pub time_ms: f64,
 }
 
-impl SolveResponse {
+impl CollectionSolveResponse {
     /// 0 for a proven optimum, 4 when the budget ended the search first.
     pub fn exit_code(&self) -> u8 {
         if self.proven {
@@ -512,7 +512,7 @@ fn validate_beam(beam: Option<usize>) -> Result<(), Error> {
     }
 }
 
-impl SolveRequest {
+impl CollectionSolveRequest {
     /// Checks the request against the limits before any work.
     pub fn validate(&self) -> Result<(), Error> {
         validate_entries("max_entries", self.max_entries)?;
@@ -528,7 +528,10 @@ impl SolveRequest {
 /// The clairvoyant optimum of a deal ([`crate::games::collection::solve`]): the best score
 /// with the whole pile known, its moves (replayed before they are returned), and whether it
 /// is proven. The context's deadline or cancel flag ends the search with the best game found.
-pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> {
+pub fn solve(
+    req: &CollectionSolveRequest,
+    ctx: &Context,
+) -> Result<CollectionSolveResponse, Error> {
     let max_entries = validate_entries("max_entries", req.max_entries)?;
     validate_beam(req.beam)?;
     check_memory(
@@ -544,13 +547,13 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
         .map_err(|e| Error::input_at_field("request", format!("deal.{}", e.field), e.message))?;
     let began = Instant::now();
     if req.method == SolveMethod::Sat {
-        let runner = super::formula::runner(ctx);
+        let runner = super::solve_cnf::runner(ctx);
         let sat = runner.as_ref().map(|r| r as crate::engine::formula::Runner);
         let best = plan::optimum(&start, ctx.budget.deadline, sat)?;
         let end = crate::games::collection::replay(&start, &best.moves)
             .map_err(|e| Error::internal_from("the SAT plan does not replay", e))?;
         let max_score = start.board().max_score();
-        return Ok(SolveResponse {
+        return Ok(CollectionSolveResponse {
             turns: best.moves.len(),
             moves: best.moves,
             score: best.score,
@@ -573,7 +576,7 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> 
     };
     let best = solve::optimum(&start, limits, &|| ctx.budget.cancelled())?;
     let budget = finished(best.proven, ctx);
-    Ok(SolveResponse {
+    Ok(CollectionSolveResponse {
         turns: best.moves.len(),
         moves: best.moves,
         score: best.score,
@@ -728,4 +731,148 @@ pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> 
         status,
         time_ms: ms(began),
     })
+}
+
+/// `collection_deal`.
+pub struct CollectionDeal;
+
+impl crate::Operation for CollectionDeal {
+    const NAME: &'static str = "collection_deal";
+    const PATH: Option<&'static str> = Some("/v1/collection/deal");
+    const SUMMARY: &'static str =
+        "A seeded solo deal of The Queen's Collection (`{\"seed\", \"difficulty\"}`).";
+    type Request = DealRequest;
+    type Response = Deal;
+
+    fn run(req: &DealRequest, ctx: &Context) -> Result<(Deal, crate::Artifacts), Error> {
+        Ok((deal(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn validate(req: &DealRequest) -> Result<(), Error> {
+        req.difficulty
+            .validate()
+            .map_err(|e| Error::unsupported_at_field("difficulty.remove_wilds", e))
+    }
+}
+
+/// `collection_play`. Play checks no deadline but is bounded (35 turns).
+pub struct CollectionPlay;
+
+impl crate::Operation for CollectionPlay {
+    const NAME: &'static str = "collection_play";
+    const PATH: Option<&'static str> = Some("/v1/collection/play");
+    const SUMMARY: &'static str = "Play a deal with a move list (the first illegal move is a \
+                                   422 naming its index and rule)\nor a policy.";
+    type Request = PlayRequest;
+    type Response = PlayResponse;
+
+    fn run(req: &PlayRequest, ctx: &Context) -> Result<(PlayResponse, crate::Artifacts), Error> {
+        Ok((play(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn validate(req: &PlayRequest) -> Result<(), Error> {
+        req.validate()
+    }
+}
+
+/// `collection_simulate`: stops between deals.
+pub struct CollectionSimulate;
+
+impl crate::Operation for CollectionSimulate {
+    const NAME: &'static str = "collection_simulate";
+    const PATH: Option<&'static str> = Some("/v1/collection/simulate");
+    const SUMMARY: &'static str = "Play seeded deals with a policy: mean, win rate, histogram. \
+                                   At most 10,000 deals here\n(more as a job); the server's time \
+                                   limit may end the run first (`status: timeout`).";
+    type Request = SimulateRequest;
+    type Response = SimulateResponse;
+
+    fn run(
+        req: &SimulateRequest,
+        ctx: &Context,
+    ) -> Result<(SimulateResponse, crate::Artifacts), Error> {
+        Ok((simulate(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn validate(req: &SimulateRequest) -> Result<(), Error> {
+        req.validate()
+    }
+    fn unbounded(req: &SimulateRequest, _n: usize) -> Option<String> {
+        (req.deals > MAX_SYNC_SIMULATE_DEALS).then(|| {
+            format!(
+                "{} deals is over the {} a synchronous simulation plays: submit it as a \
+                 job (POST /v1/jobs with \"op\": \"collection_simulate\")",
+                req.deals, MAX_SYNC_SIMULATE_DEALS
+            )
+        })
+    }
+    fn status(resp: &SimulateResponse) -> Option<Outcome> {
+        Some(resp.status)
+    }
+    fn exit_code(resp: &SimulateResponse) -> u8 {
+        resp.exit_code()
+    }
+}
+
+/// `collection_solve`. The optimum's search looks at the deadline every 4096 positions; its
+/// SAT method runs each solver call in a child of the context's executable itself.
+pub struct CollectionSolve;
+
+impl crate::Operation for CollectionSolve {
+    const NAME: &'static str = "collection_solve";
+    const PATH: Option<&'static str> = Some("/v1/collection/solve");
+    const SUMMARY: &'static str = "The clairvoyant optimum of a deal whose whole pile is known: \
+                                   the best game, its score,\nand whether no game scores more \
+                                   (`proven`); the server's time limit may end the search\nfirst \
+                                   (`budget: timeout`, the best game found and an upper bound).";
+    type Request = CollectionSolveRequest;
+    type Response = CollectionSolveResponse;
+
+    fn run(
+        req: &CollectionSolveRequest,
+        ctx: &Context,
+    ) -> Result<(CollectionSolveResponse, crate::Artifacts), Error> {
+        Ok((self::solve(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn validate(req: &CollectionSolveRequest) -> Result<(), Error> {
+        req.validate()
+    }
+    fn status(resp: &CollectionSolveResponse) -> Option<Outcome> {
+        Some(resp.budget)
+    }
+    fn exit_code(resp: &CollectionSolveResponse) -> u8 {
+        resp.exit_code()
+    }
+}
+
+/// `collection_study`.
+pub struct CollectionStudy;
+
+impl crate::Operation for CollectionStudy {
+    const NAME: &'static str = "collection_study";
+    const PATH: Option<&'static str> = Some("/v1/collection/study");
+    const SUMMARY: &'static str = "Optima against the policies' scores on seeded deals: how \
+                                   much of a player's loss is luck\nand how much play. At most \
+                                   100 deals here (more as a job).";
+    type Request = StudyRequest;
+    type Response = StudyResponse;
+
+    fn run(req: &StudyRequest, ctx: &Context) -> Result<(StudyResponse, crate::Artifacts), Error> {
+        Ok((study(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn validate(req: &StudyRequest) -> Result<(), Error> {
+        req.validate()
+    }
+    fn unbounded(req: &StudyRequest, _n: usize) -> Option<String> {
+        (req.deals > MAX_SYNC_STUDY_DEALS).then(|| {
+            format!(
+                "{} deals is over the {} a synchronous study solves: submit it as a job \
+                 (POST /v1/jobs with \"op\": \"collection_study\")",
+                req.deals, MAX_SYNC_STUDY_DEALS
+            )
+        })
+    }
+    fn status(resp: &StudyResponse) -> Option<Outcome> {
+        Some(resp.status)
+    }
+    fn exit_code(resp: &StudyResponse) -> u8 {
+        resp.exit_code()
+    }
 }

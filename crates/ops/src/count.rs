@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::solve::{check_limit, disagree, no_answer, WorkReport};
-use super::{ms, Context, Instance, Status};
+use super::{ms, Artifacts, Context, Instance, Status};
 use crate::encode::amo::Encoding;
 use crate::engine::ext::ExtName;
 use crate::engine::{self, EngineName, EngineSpec};
@@ -219,4 +219,71 @@ fn count_shard(
             all_tasks: c.all_tasks,
         }),
     })
+}
+
+/// `count`.
+pub struct Count;
+
+impl crate::Operation for Count {
+    const NAME: &'static str = "count";
+    const PATH: Option<&'static str> = Some("/v1/count");
+    const SUMMARY: &'static str =
+        "Count solutions (up to `limit`); without a limit only boards up to n = 16.";
+    const SPARSE: crate::Sparse = crate::Sparse::Taken;
+    type Request = CountRequest;
+    type Response = CountResponse;
+
+    fn run(req: &CountRequest, ctx: &Context) -> Result<(CountResponse, Artifacts), Error> {
+        Ok((count(req, ctx)?, Artifacts::default()))
+    }
+    fn problem(req: &CountRequest) -> Option<&crate::model::Problem> {
+        Some(&req.instance.0)
+    }
+    fn validate(req: &CountRequest) -> Result<(), Error> {
+        req.validate()
+    }
+    fn unbounded(req: &CountRequest, n: usize) -> Option<String> {
+        (req.limit.is_none() && n > crate::UNBOUNDED_COUNT_N).then(|| {
+            format!(
+                "counting every solution of a {n}×{n} board can take hours: give `limit`, or \
+                 submit it as a job (POST /v1/jobs with \"op\": \"count\")"
+            )
+        })
+    }
+    fn uninterruptible(req: &CountRequest) -> bool {
+        req.engine == EngineName::Sat || req.cross_check
+    }
+    fn timeout_ms(req: &CountRequest) -> Option<u64> {
+        req.timeout_ms
+    }
+    fn status(resp: &CountResponse) -> Option<Status> {
+        Some(resp.status)
+    }
+    fn exit_code(resp: &CountResponse) -> u8 {
+        // A finished shard is a success whatever its part of the count (a scheduler would
+        // take exit 1 for a failed task).
+        let interrupted = matches!(resp.status, Status::Timeout | Status::Cancelled);
+        if resp.shard.is_some() && !interrupted {
+            0
+        } else {
+            resp.status.exit_code()
+        }
+    }
+    fn stopped(req: &CountRequest, status: Status, time_ms: f64) -> Option<CountResponse> {
+        Some(CountResponse {
+            status,
+            count: 0,
+            unique: None,
+            limited: false,
+            n: req.instance.0.n(),
+            engine: req.engine,
+            time_ms,
+            work: WorkReport::default(),
+            cross_checked: None,
+            shard: None,
+        })
+    }
+    fn reply(stdout: &str) -> Result<CountResponse, Error> {
+        crate::operation::reply(stdout)
+    }
 }

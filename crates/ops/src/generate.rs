@@ -225,3 +225,44 @@ impl GenerateResponse {
             .collect()
     }
 }
+
+/// `generate`.
+pub struct Generate;
+
+impl crate::Operation for Generate {
+    const NAME: &'static str = "generate";
+    const PATH: Option<&'static str> = Some("/v1/generate");
+    const SUMMARY: &'static str =
+        "Seeded instances: completions, excluded diagonals, unique region puzzles.";
+    type Request = GenerateRequest;
+    type Response = GenerateResponse;
+
+    fn run(
+        req: &GenerateRequest,
+        ctx: &Context,
+    ) -> Result<(GenerateResponse, crate::Artifacts), Error> {
+        Ok((generate(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn n(req: &GenerateRequest) -> usize {
+        req.n
+    }
+    fn validate(req: &GenerateRequest) -> Result<(), Error> {
+        req.validate()
+    }
+    fn uninterruptible(req: &GenerateRequest) -> bool {
+        req.kind == GenerateKind::Regions
+    }
+    fn status(resp: &GenerateResponse) -> Option<Status> {
+        Some(resp.status)
+    }
+    fn stopped(_req: &GenerateRequest, status: Status, _time_ms: f64) -> Option<GenerateResponse> {
+        Some(GenerateResponse {
+            status,
+            instances: Vec::new(),
+            grades: Vec::new(),
+        })
+    }
+    fn reply(stdout: &str) -> Result<GenerateResponse, Error> {
+        crate::operation::reply(stdout)
+    }
+}

@@ -21,10 +21,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    ms, Artifacts, Context, CountResponse, ExplainResponse, GenerateResponse, GradeResponse,
-    HintResponse, Request, Response, SolveCnfResponse, SolveResponse, Status, WorkReport,
-};
+use super::{ms, Artifacts, Context, Request, Response, Status};
 use crate::child::{self, Exit};
 use crate::engine::checked;
 use crate::error::Error;
@@ -186,13 +183,7 @@ const KILL_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 /// when its cancel flag is set (then the answer is `timeout` / `cancelled`).
 pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifacts), Error> {
     let start = Instant::now();
-    let timeout_ms = match req {
-        Request::Solve(r) => r.timeout_ms,
-        Request::Count(r) => r.timeout_ms,
-        Request::Explain(r) => r.timeout_ms,
-        _ => None,
-    };
-    let ctx = &ctx.with_timeout_ms(timeout_ms);
+    let ctx = &ctx.with_timeout_ms(req.timeout_ms());
     if ctx.budget.exhausted() {
         return interrupted(req, Status::interrupted(&ctx.budget), start);
     }
@@ -265,71 +256,18 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
         }
     };
     let problem = req.problem();
-    let bad = |e: serde_json::Error| Error::internal(format!("unreadable worker reply ({e})"));
-    let response = match req {
-        Request::Solve(_) => Response::Solve(reply::<SolveResponse>(&stdout).map_err(bad)??),
-        Request::Count(_) => Response::Count(reply::<CountResponse>(&stdout).map_err(bad)??),
-        Request::Explain(_) => Response::Explain(reply::<ExplainResponse>(&stdout).map_err(bad)??),
-        Request::Generate(_) => {
-            Response::Generate(reply::<GenerateResponse>(&stdout).map_err(bad)??)
-        }
-        Request::Hint(_) => Response::Hint(reply::<HintResponse>(&stdout).map_err(bad)??),
-        Request::Grade(_) => Response::Grade(reply::<GradeResponse>(&stdout).map_err(bad)??),
-        Request::SolveCnf(_) => {
-            Response::SolveCnf(reply::<SolveCnfResponse>(&stdout).map_err(bad)??)
-        }
-        Request::Mod2Solve(_) => {
-            Response::Mod2Solve(reply::<super::mod2::SolveResponse>(&stdout).map_err(bad)??)
-        }
-        Request::Mod2Optimum(r) => {
-            use crate::games::mod2::questions::{check_claims, Optimum, Question};
-            use crate::games::mod2::rules::State;
-            let o = reply::<Optimum>(&stdout).map_err(bad)??;
-            // The board is replayed here too: a move order the child reports is not trusted.
-            if let (Some(moves), Some(k)) = (&o.moves, o.queens) {
-                let state = check_claims(r.n, moves, k, o.state)?;
-                if r.question == Question::MinLock && state != State::Locked {
-                    return Err(Error::internal("the worker's min-lock board is not locked"));
-                }
-            }
-            Response::Mod2Optimum(o)
-        }
-        _ => {
-            return Err(Error::internal(format!(
-                "{} is not run in a worker",
-                req.op()
-            )))
-        }
-    };
+    let response = req.reply(&stdout)?;
     // The parent trusts no board it has not checked itself.
     if let Some(problem) = problem {
-        let boards: Vec<&Vec<crate::model::Pos>> = match &response {
-            Response::Solve(r) => r
-                .queens
-                .iter()
-                .chain(r.solutions.iter().flatten())
-                .collect(),
-            Response::Explain(r) => r.queens.iter().collect(),
-            _ => Vec::new(),
-        };
-        for q in boards {
+        for q in response.boards() {
             checked(problem, q, "worker's")?;
         }
     }
     let mut response = response;
     let mut artifacts = Artifacts::default();
     // Only a certified UNSAT answer (a solve's, or an explanation's core) comes with files.
-    let certified = match &response {
-        Response::Solve(r) => r.proof.is_some(),
-        Response::Explain(r) => r.proof.is_some(),
-        Response::SolveCnf(r) => r.status == Status::Unsat,
-        _ => false,
-    };
-    let info = match &mut response {
-        Response::Solve(r) => r.proof.as_mut(),
-        Response::Explain(r) => r.proof.as_mut(),
-        _ => None,
-    };
+    let certified = response.certified();
+    let info = response.proof_mut();
     // The child's folder goes away: the answer names where the proof is now, if anywhere.
     if let Some(info) = info {
         info.path = None;
@@ -351,7 +289,7 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
     Ok((response, artifacts))
 }
 
-fn reply<T: serde::de::DeserializeOwned>(
+pub(crate) fn reply<T: serde::de::DeserializeOwned>(
     stdout: &str,
 ) -> Result<Result<T, Error>, serde_json::Error> {
     Ok(match serde_json::from_str::<Reply<T>>(stdout.trim())? {
@@ -366,65 +304,11 @@ fn interrupted(
     status: Status,
     start: Instant,
 ) -> Result<(Response, Artifacts), Error> {
-    let n = req.n();
-    let time_ms = ms(start);
-    let response = match req {
-        Request::Solve(r) => {
-            let many = r.all || r.limit.is_some();
-            Response::Solve(SolveResponse {
-                time_ms,
-                solutions: many.then(Vec::new),
-                count: many.then_some(0),
-                limited: many.then_some(false),
-                ..SolveResponse::nothing(status, n, r.engine)
-            })
-        }
-        Request::Count(r) => Response::Count(CountResponse {
-            status,
-            count: 0,
-            unique: None,
-            limited: false,
-            n,
-            engine: r.engine,
-            time_ms,
-            work: WorkReport::default(),
-            cross_checked: None,
-            shard: None,
-        }),
-        Request::Explain(r) => Response::Explain(ExplainResponse {
-            time_ms,
-            ..ExplainResponse::nothing(status, n, r.engine)
-        }),
-        Request::Generate(_) => Response::Generate(GenerateResponse {
-            status,
-            instances: Vec::new(),
-            grades: Vec::new(),
-        }),
-        Request::Hint(_) => Response::Hint(HintResponse {
-            time_ms,
-            ..HintResponse::nothing(status, n)
-        }),
-        Request::SolveCnf(_) => Response::SolveCnf(SolveCnfResponse {
-            time_ms,
-            ..SolveCnfResponse::nothing(status)
-        }),
-        Request::Mod2Solve(r) => Response::Mod2Solve(super::mod2::SolveResponse {
-            time_ms,
-            ..super::mod2::SolveResponse::stopped(r, status)
-        }),
-        Request::Mod2Optimum(r) => {
-            use crate::games::mod2::questions::Optimum;
-            Response::Mod2Optimum(Optimum {
-                time_ms,
-                ..Optimum::stopped(r.n, r.question, r.method(), status)
-            })
-        }
-        _ => {
-            return Err(Error::too_large(format!(
-                "{} did not finish within the time limit ({status:?})",
-                req.op()
-            )))
-        }
-    };
-    Ok((response, Artifacts::default()))
+    match req.stopped(status, ms(start)) {
+        Some(response) => Ok((response, Artifacts::default())),
+        None => Err(Error::too_large(format!(
+            "{} did not finish within the time limit ({status:?})",
+            req.op()
+        ))),
+    }
 }

@@ -22,17 +22,24 @@ pub(crate) use queens_model::{error, formats, model, report, status, verify};
 pub(crate) use queens_proof as proof;
 
 pub mod batch;
-mod cnf;
+mod check;
 pub mod collection;
 mod count;
-mod diagnose;
-mod formula;
+mod decode;
+// The file is named after the operation; the module is not, because `crate::encode` is the
+// engine's encodings.
+#[path = "encode.rs"]
+mod encode_op;
+mod explain;
 mod generate;
+mod grade;
+mod hint;
 mod isolate;
 pub mod mod2;
-mod puzzle;
+mod operation;
 mod race;
 mod solve;
+mod solve_cnf;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -47,19 +54,28 @@ use crate::model::Problem;
 
 pub use crate::engine::EngineName;
 pub use crate::status::Status;
-pub use cnf::{decode, encode, DecodeRequest, DecodeResponse, EncodeRequest, EncodeResponse};
-pub use count::{count, CountRequest, CountResponse};
-pub use diagnose::{
-    check, check_columns, explain, CheckRequest, CheckResponse, CheckViolation, Completions,
-    ExplainRequest, ExplainResponse, MAX_COMPLETIONS,
+pub use check::{
+    check, check_columns, Check, CheckRequest, CheckResponse, CheckViolation, Completions,
+    MAX_COMPLETIONS,
 };
-pub use formula::{solve_cnf, SolveCnfRequest, SolveCnfResponse};
+pub use collection::{
+    CollectionDeal, CollectionPlay, CollectionSimulate, CollectionSolve, CollectionStudy,
+};
+pub use count::{count, Count, CountRequest, CountResponse};
+pub use decode::{decode, Decode, DecodeRequest, DecodeResponse};
+pub use encode_op::{encode, Encode, EncodeRequest, EncodeResponse};
+pub use explain::{explain, Explain, ExplainRequest, ExplainResponse};
 pub use generate::{
-    generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource, MAX_GENERATE_COUNT,
+    generate, Generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource,
+    MAX_GENERATE_COUNT,
 };
+pub use grade::{grade, Grade, GradeRequest, GradeResponse, StepReport};
+pub use hint::{hint, Hint, HintRequest, HintResponse};
 pub use isolate::{child_main, child_main_of};
-pub use puzzle::{grade, hint, GradeRequest, GradeResponse, HintRequest, HintResponse, StepReport};
+pub use mod2::{Mod2Check, Mod2Optimum, Mod2Replay, Mod2Solve};
+pub use operation::{Member, Operation, PlainText, Sparse, Visit};
 pub use solve::{check_memory, ProofInfo, SolveRequest, SolveResponse, WorkReport, INLINE_MAX_N};
+pub use solve_cnf::{solve_cnf, SolveCnf, SolveCnfRequest, SolveCnfResponse};
 
 /// An instance inside a request: the JSON instance format the CLI reads (an object with
 /// `n`, `regions`, `queens`, …), or `{"text": "<the contents of a grid or JSON file>"}`.
@@ -158,242 +174,155 @@ impl Context {
     }
 }
 
-/// Any operation's request, tagged by `op` (the body of `POST /v1/jobs`, and what a child
-/// process `queens op` reads).
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Request {
-    /// [`solve`].
-    Solve(SolveRequest),
-    /// [`count`].
-    Count(CountRequest),
-    /// [`check`].
-    Check(CheckRequest),
-    /// [`explain`].
-    Explain(ExplainRequest),
-    /// [`encode`].
-    Encode(EncodeRequest),
-    /// [`decode`].
-    Decode(DecodeRequest),
-    /// [`generate`].
-    Generate(GenerateRequest),
-    /// [`hint`].
-    Hint(HintRequest),
-    /// [`grade`].
-    Grade(GradeRequest),
-    /// [`collection::deal`].
-    CollectionDeal(collection::DealRequest),
-    /// [`collection::play`].
-    CollectionPlay(collection::PlayRequest),
-    /// [`collection::simulate`].
-    CollectionSimulate(collection::SimulateRequest),
-    /// [`collection::solve`].
-    CollectionSolve(collection::SolveRequest),
-    /// [`collection::study`].
-    CollectionStudy(collection::StudyRequest),
-    /// [`solve_cnf`].
-    SolveCnf(SolveCnfRequest),
-    /// [`mod2::check_instance`].
-    Mod2Check(mod2::CheckRequest),
-    /// [`mod2::replay_request`].
-    Mod2Replay(mod2::ReplayRequest),
-    /// [`mod2::solve`].
-    Mod2Solve(mod2::SolveRequest),
-    /// [`mod2::optimum`].
-    Mod2Optimum(mod2::OptimumRequest),
-}
-
-/// Any operation's response (untagged: each is the operation's own JSON).
-#[derive(Clone, Debug, Serialize, ToSchema)]
-#[serde(untagged)]
-pub enum Response {
-    /// From [`solve`].
-    Solve(SolveResponse),
-    /// From [`count`].
-    Count(CountResponse),
-    /// From [`check`].
-    Check(CheckResponse),
-    /// From [`explain`].
-    Explain(ExplainResponse),
-    /// From [`encode`].
-    Encode(EncodeResponse),
-    /// From [`decode`].
-    Decode(DecodeResponse),
-    /// From [`generate`].
-    Generate(GenerateResponse),
-    /// From [`hint`].
-    Hint(HintResponse),
-    /// From [`grade`].
-    Grade(GradeResponse),
-    /// From [`collection::deal`].
-    CollectionDeal(crate::games::collection::Deal),
-    /// From [`collection::play`].
-    CollectionPlay(collection::PlayResponse),
-    /// From [`collection::simulate`].
-    CollectionSimulate(collection::SimulateResponse),
-    /// From [`collection::solve`].
-    CollectionSolve(collection::SolveResponse),
-    /// From [`collection::study`].
-    CollectionStudy(collection::StudyResponse),
-    /// From [`solve_cnf`].
-    SolveCnf(SolveCnfResponse),
-    /// From [`mod2::check_instance`].
-    Mod2Check(mod2::CheckResponse),
-    /// From [`mod2::replay_request`].
-    Mod2Replay(mod2::ReplayAnswer),
-    /// From [`mod2::solve`].
-    Mod2Solve(mod2::SolveResponse),
-    /// From [`mod2::optimum`].
-    Mod2Optimum(crate::games::mod2::questions::Optimum),
-}
-
-impl Response {
-    /// The CLI's exit code for this answer: its status's ([`Status::exit_code`]), except
-    /// that a finished count shard gives 0, that a consistent `check` whose completion search ran out of time gives 4 (no answer
-    /// within the limits), and `encode`, which always answers, gives 0.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Response::Solve(r) => r.status.exit_code(),
-            // A finished shard is a success whatever its part of the count (a scheduler
-            // would take exit 1 for a failed task).
-            Response::Count(r) if r.shard.is_some() && !self.interrupted() => 0,
-            Response::Count(r) => r.status.exit_code(),
-            Response::Check(r) if r.status == Status::Consistent && r.completable.is_none() => 4,
-            Response::Check(r) => r.status.exit_code(),
-            Response::Explain(r) => r.status.exit_code(),
-            Response::Encode(_) => 0,
-            Response::Decode(r) => r.status.exit_code(),
-            Response::Generate(r) => r.status.exit_code(),
-            Response::Hint(r) => r.status.exit_code(),
-            Response::Grade(_) => 0,
-            Response::CollectionDeal(_) | Response::CollectionPlay(_) => 0,
-            Response::CollectionSimulate(r) => r.exit_code(),
-            Response::CollectionSolve(r) => r.exit_code(),
-            Response::CollectionStudy(r) => r.exit_code(),
-            Response::SolveCnf(r) => r.status.exit_code(),
-            Response::Mod2Check(_) => 0,
-            Response::Mod2Replay(r) => r.exit_code(),
-            Response::Mod2Solve(r) => r.exit_code(),
-            Response::Mod2Optimum(r) => mod2::optimum_exit_code(r),
+/// The table of operations: each line an operation's variant in [`Request`] and
+/// [`Response`] (whose serde name, in snake case, is its [`Operation::NAME`]) and its
+/// declaration. The order is the job body's schema's.
+macro_rules! operations {
+    ($d:tt $($variant:ident => $op:ty,)*) => {
+        /// Any operation's request, tagged by `op` (the body of `POST /v1/jobs`, and what a
+        /// child process `queens op` reads).
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        #[serde(tag = "op", rename_all = "snake_case")]
+        pub enum Request {
+            $(
+                #[allow(missing_docs)]
+                $variant(<$op as Operation>::Request),
+            )*
         }
-    }
+
+        /// Any operation's response (untagged: each is the operation's own JSON).
+        #[derive(Clone, Debug, Serialize)]
+        #[serde(untagged)]
+        pub enum Response {
+            $(
+                #[allow(missing_docs)]
+                $variant(<$op as Operation>::Response),
+            )*
+        }
+
+        $(
+            impl Member for $op {
+                fn wrap(req: Self::Request) -> Request {
+                    Request::$variant(req)
+                }
+                fn request(req: &Request) -> Option<&Self::Request> {
+                    match req {
+                        Request::$variant(r) => Some(r),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+                fn wrap_response(resp: Self::Response) -> Response {
+                    Response::$variant(resp)
+                }
+                fn response(resp: Response) -> Option<Self::Response> {
+                    match resp {
+                        Response::$variant(r) => Some(r),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+            }
+        )*
+
+        /// Calls `v` with every operation of the table, in its order.
+        pub fn for_each(v: &mut impl Visit) {
+            $( v.visit::<$op>(); )*
+        }
+
+        // `with_request!(req, |O, r| body)`: `body` with `O` the request's operation and
+        // `r` its request; `with_response!` the same for a response.
+        macro_rules! with_request {
+            ($d req:expr, |$d o:ident, $d r:ident| $d body:expr) => {
+                match $d req {
+                    $( Request::$variant($d r) => { type $d o = $op; $d body } )*
+                }
+            };
+        }
+        macro_rules! with_response {
+            ($d resp:expr, |$d o:ident, $d r:ident| $d body:expr) => {
+                match $d resp {
+                    $( Response::$variant($d r) => { type $d o = $op; $d body } )*
+                }
+            };
+        }
+    };
+}
+
+operations! {
+    $
+    Solve => Solve,
+    Count => count::Count,
+    Check => check::Check,
+    Explain => explain::Explain,
+    Encode => encode_op::Encode,
+    Decode => decode::Decode,
+    Generate => generate::Generate,
+    Hint => hint::Hint,
+    Grade => grade::Grade,
+    CollectionDeal => collection::CollectionDeal,
+    CollectionPlay => collection::CollectionPlay,
+    CollectionSimulate => collection::CollectionSimulate,
+    CollectionSolve => collection::CollectionSolve,
+    CollectionStudy => collection::CollectionStudy,
+    SolveCnf => solve_cnf::SolveCnf,
+    Mod2Check => mod2::Mod2Check,
+    Mod2Replay => mod2::Mod2Replay,
+    Mod2Solve => mod2::Mod2Solve,
+    Mod2Optimum => mod2::Mod2Optimum,
 }
 
 impl Response {
+    /// The CLI's exit code for this answer: its operation's ([`Operation::exit_code`]).
+    pub fn exit_code(&self) -> u8 {
+        with_response!(self, |O, r| O::exit_code(r))
+    }
+
     /// True when the budget cut the operation short (`timeout` or `cancelled`).
     pub fn interrupted(&self) -> bool {
-        let status = match self {
-            Response::Solve(r) => Some(r.status),
-            Response::Count(r) => Some(r.status),
-            Response::Explain(r) => Some(r.status),
-            Response::Decode(r) => Some(r.status),
-            Response::Generate(r) => Some(r.status),
-            Response::Hint(r) => Some(r.status),
-            Response::Grade(_) => None,
-            Response::Check(r) => (r.status == Status::Consistent && r.completable.is_none())
-                .then_some(Status::Timeout),
-            Response::Encode(_) | Response::CollectionDeal(_) | Response::CollectionPlay(_) => None,
-            Response::CollectionSimulate(r) => Some(r.status),
-            Response::CollectionSolve(r) => Some(r.budget),
-            Response::CollectionStudy(r) => Some(r.status),
-            Response::SolveCnf(r) => Some(r.status),
-            Response::Mod2Check(_) | Response::Mod2Replay(_) => None,
-            Response::Mod2Solve(r) => Some(r.status),
-            Response::Mod2Optimum(r) => Some(r.status),
-        };
-        matches!(status, Some(Status::Timeout | Status::Cancelled))
+        with_response!(self, |O, r| matches!(
+            O::status(r),
+            Some(Status::Timeout | Status::Cancelled)
+        ))
+    }
+
+    /// The answer's proof, if it has one ([`Operation::proof_mut`]).
+    pub fn proof_mut(&mut self) -> Option<&mut ProofInfo> {
+        with_response!(self, |O, r| O::proof_mut(r))
+    }
+
+    /// The boards in the answer ([`Operation::boards`]).
+    pub(crate) fn boards(&self) -> Vec<&Vec<crate::model::Pos>> {
+        with_response!(self, |O, r| O::boards(r))
+    }
+
+    /// True when the answer comes with a proof and its CNF ([`Operation::certified`]).
+    pub(crate) fn certified(&self) -> bool {
+        with_response!(self, |O, r| O::certified(r))
     }
 }
 
 impl Request {
     /// The operation's name (`solve`, `count`, …).
     pub fn op(&self) -> &'static str {
-        match self {
-            Request::Solve(_) => "solve",
-            Request::Count(_) => "count",
-            Request::Check(_) => "check",
-            Request::Hint(_) => "hint",
-            Request::Grade(_) => "grade",
-            Request::Explain(_) => "explain",
-            Request::Encode(_) => "encode",
-            Request::Decode(_) => "decode",
-            Request::Generate(_) => "generate",
-            Request::CollectionDeal(_) => "collection_deal",
-            Request::CollectionPlay(_) => "collection_play",
-            Request::CollectionSimulate(_) => "collection_simulate",
-            Request::CollectionSolve(_) => "collection_solve",
-            Request::CollectionStudy(_) => "collection_study",
-            Request::SolveCnf(_) => "solve_cnf",
-            Request::Mod2Check(_) => "mod2_check",
-            Request::Mod2Replay(_) => "mod2_replay",
-            Request::Mod2Solve(_) => "mod2_solve",
-            Request::Mod2Optimum(_) => "mod2_optimum",
-        }
+        with_request!(self, |O, _r| O::NAME)
     }
 
-    /// The instance the request is about (none for `generate` and the collection game).
+    /// The instance the request is about (none for `generate` and the games).
     pub fn problem(&self) -> Option<&Problem> {
-        match self {
-            Request::Solve(r) => Some(&r.instance.0),
-            Request::Count(r) => Some(&r.instance.0),
-            Request::Check(r) => Some(&r.instance.0),
-            Request::Hint(r) => Some(&r.instance.0),
-            Request::Grade(r) => Some(&r.instance.0),
-            Request::Explain(r) => Some(&r.instance.0),
-            Request::Encode(r) => Some(&r.instance.0),
-            Request::Decode(r) => Some(&r.instance.0),
-            Request::Mod2Check(r) => Some(&r.instance.0),
-            Request::SolveCnf(_)
-            | Request::Mod2Replay(_)
-            | Request::Mod2Solve(_)
-            | Request::Mod2Optimum(_)
-            | Request::Generate(_)
-            | Request::CollectionDeal(_)
-            | Request::CollectionPlay(_)
-            | Request::CollectionSimulate(_)
-            | Request::CollectionSolve(_)
-            | Request::CollectionStudy(_) => None,
-        }
+        with_request!(self, |O, r| O::problem(r))
     }
 
     /// The board size the request works on.
     pub fn n(&self) -> usize {
-        match self {
-            Request::Generate(r) => r.n,
-            Request::Mod2Solve(r) => r.n,
-            Request::Mod2Optimum(r) => r.n,
-            Request::Mod2Check(r) => r.instance.0.n(),
-            r => r.problem().map_or(0, Problem::n),
-        }
+        with_request!(self, |O, r| O::n(r))
     }
 
     /// Checks the request's options against each other and the limits, before any work (the
     /// operation checks them again; the service checks before it accepts a job).
     pub fn validate(&self) -> Result<(), Error> {
         self.check_sparse()?;
-        match self {
-            Request::Solve(r) => r.validate(),
-            Request::Count(r) => r.validate(),
-            Request::Generate(r) => r.validate(),
-            Request::Explain(r) => r.validate(),
-            Request::Check(r) => r.validate(),
-            Request::CollectionPlay(r) => r.validate(),
-            Request::CollectionSimulate(r) => r.validate(),
-            Request::CollectionSolve(r) => r.validate(),
-            Request::CollectionStudy(r) => r.validate(),
-            Request::CollectionDeal(r) => r
-                .difficulty
-                .validate()
-                .map_err(|e| Error::unsupported_at_field("difficulty.remove_wilds", e)),
-            Request::SolveCnf(r) => r.validate(&Context::default()).map(|_| ()),
-            Request::Mod2Check(r) => mod2::validate_check(r, None),
-            Request::Mod2Replay(r) => mod2::validate_replay(r),
-            Request::Mod2Solve(r) => r.validate(),
-            Request::Mod2Optimum(r) => r.validate(),
-            Request::Encode(_) | Request::Decode(_) | Request::Hint(_) | Request::Grade(_) => {
-                Ok(())
-            }
-        }
+        with_request!(self, |O, r| O::validate(r))
     }
 
     /// Refuses a board past [`crate::model::MAX_N`] to every operation but `solve`, `check`,
@@ -403,17 +332,16 @@ impl Request {
         let Some(p) = self.problem().filter(|p| p.is_sparse()) else {
             return Ok(());
         };
-        match self {
-            Request::Solve(_) | Request::Check(_) | Request::Count(_) => Ok(()),
-            // The CNF of a board past MAX_N is its core's.
-            Request::Encode(_) | Request::Decode(_) => crate::engine::completion::fits(p),
-            other => Err(Error::too_large_at_field(
+        match with_request!(self, |O, _r| O::SPARSE) {
+            Sparse::Taken => Ok(()),
+            Sparse::Core => crate::engine::completion::fits(p),
+            Sparse::Refused => Err(Error::too_large_at_field(
                 "n",
                 format!(
                     "{} works on boards up to {max}×{max}, not {n}×{n}; past {max} only \
                      solve, count, check, encode and decode take a board (local search, or \
                      the complete engines on the core of a completion)",
-                    other.op(),
+                    self.op(),
                     max = crate::model::MAX_N,
                     n = p.n()
                 ),
@@ -426,39 +354,28 @@ impl Request {
     /// `/v1/*` endpoints) refuse these and point to jobs or a limit.
     pub fn unbounded(&self) -> Option<String> {
         let n = self.n();
-        match self {
-            Request::Count(r) if r.limit.is_none() && n > UNBOUNDED_COUNT_N => Some(format!(
-                "counting every solution of a {n}×{n} board can take hours: give `limit`, or \
-                 submit it as a job (POST /v1/jobs with \"op\": \"count\")"
-            )),
-            Request::Solve(r) if r.all && r.limit.is_none() && n > UNBOUNDED_LIST_N => {
-                Some(format!(
-                    "listing every solution of a {n}×{n} board is unbounded: give `limit`, or \
-                     submit it as a job (POST /v1/jobs)"
-                ))
-            }
-            Request::CollectionSimulate(r) if r.deals > collection::MAX_SYNC_SIMULATE_DEALS => {
-                Some(format!(
-                    "{} deals is over the {} a synchronous simulation plays: submit it as a \
-                     job (POST /v1/jobs with \"op\": \"collection_simulate\")",
-                    r.deals,
-                    collection::MAX_SYNC_SIMULATE_DEALS
-                ))
-            }
-            Request::CollectionStudy(r) if r.deals > collection::MAX_SYNC_STUDY_DEALS => {
-                Some(format!(
-                    "{} deals is over the {} a synchronous study solves: submit it as a job \
-                     (POST /v1/jobs with \"op\": \"collection_study\")",
-                    r.deals,
-                    collection::MAX_SYNC_STUDY_DEALS
-                ))
-            }
-            Request::Mod2Solve(r) if r.retrograde() => Some(format!(
-                "the retrograde sweep of a {n}×{n} board takes hours (n = 6: 3.5 GB): submit \
-                 it as a job (POST /v1/jobs with \"op\": \"mod2_solve\")"
-            )),
-            _ => None,
-        }
+        with_request!(self, |O, r| O::unbounded(r, n))
+    }
+
+    /// True when the request asks for a proof.
+    pub fn wants_proof(&self) -> bool {
+        with_request!(self, |O, r| O::wants_proof(r))
+    }
+
+    /// The request's own time limit ([`Operation::timeout_ms`]).
+    pub(crate) fn timeout_ms(&self) -> Option<u64> {
+        with_request!(self, |O, r| O::timeout_ms(r))
+    }
+
+    /// The answer when a child running the request was killed ([`Operation::stopped`]).
+    pub(crate) fn stopped(&self, status: Status, time_ms: f64) -> Option<Response> {
+        with_request!(self, |O, r| O::stopped(r, status, time_ms)
+            .map(O::wrap_response))
+    }
+
+    /// A child's reply to the request ([`Operation::reply`]).
+    pub(crate) fn reply(&self, stdout: &str) -> Result<Response, Error> {
+        with_request!(self, |O, _r| O::reply(stdout).map(O::wrap_response))
     }
 
     /// Runs the request under the context: in a child process when it needs an engine that
@@ -488,96 +405,207 @@ impl Request {
 
     /// Runs the request in this process.
     pub fn run_here(&self, ctx: &Context) -> Result<(Response, Artifacts), Error> {
-        let none = Artifacts::default;
-        Ok(match self {
-            Request::Solve(r) => {
-                let (resp, artifacts) = solve(r, ctx)?;
-                (Response::Solve(resp), artifacts)
-            }
-            Request::Count(r) => (Response::Count(count(r, ctx)?), none()),
-            Request::Check(r) => (Response::Check(check(r, ctx)?), none()),
-            Request::Hint(r) => (Response::Hint(hint(r, ctx)?), none()),
-            Request::Grade(r) => (Response::Grade(grade(r, ctx)?), none()),
-            Request::Explain(r) => {
-                let (resp, artifacts) = explain(r, ctx)?;
-                (Response::Explain(resp), artifacts)
-            }
-            Request::Encode(r) => (Response::Encode(encode(r, ctx)?), none()),
-            Request::Decode(r) => (Response::Decode(decode(r, ctx)?), none()),
-            Request::Generate(r) => (Response::Generate(generate(r, ctx)?), none()),
-            Request::CollectionDeal(r) => {
-                (Response::CollectionDeal(collection::deal(r, ctx)?), none())
-            }
-            Request::CollectionPlay(r) => {
-                (Response::CollectionPlay(collection::play(r, ctx)?), none())
-            }
-            Request::CollectionSimulate(r) => (
-                Response::CollectionSimulate(collection::simulate(r, ctx)?),
-                none(),
-            ),
-            Request::CollectionSolve(r) => (
-                Response::CollectionSolve(collection::solve(r, ctx)?),
-                none(),
-            ),
-            Request::CollectionStudy(r) => (
-                Response::CollectionStudy(collection::study(r, ctx)?),
-                none(),
-            ),
-            Request::SolveCnf(r) => {
-                let (resp, artifacts) = solve_cnf(r, ctx)?;
-                (Response::SolveCnf(resp), artifacts)
-            }
-            Request::Mod2Check(r) => (Response::Mod2Check(mod2::check_instance(r, None)?), none()),
-            Request::Mod2Replay(r) => (
-                Response::Mod2Replay(mod2::replay_request_until(r, &|| ctx.budget.exhausted())?),
-                none(),
-            ),
-            Request::Mod2Solve(r) => (Response::Mod2Solve(mod2::solve(r, ctx)?), none()),
-            Request::Mod2Optimum(r) => (Response::Mod2Optimum(mod2::optimum(r, ctx)?), none()),
+        with_request!(self, |O, r| {
+            let (resp, artifacts) = O::run(r, ctx)?;
+            Ok((O::wrap_response(resp), artifacts))
         })
     }
 
     /// True when the request runs part of its work in a child of the `queens` executable
     /// whatever the deadline (the race's SAT side): callers must set [`Context::isolate`].
     pub fn spawns(&self) -> bool {
-        matches!(self, Request::Solve(r) if r.engine == EngineName::Race)
+        with_request!(self, |O, r| O::spawns(r))
     }
 
     /// True when the request runs an engine that only stops when its process is killed
     /// (the SAT engine, the region generator's uniqueness search).
     pub fn uninterruptible(&self) -> bool {
-        match self {
-            // A proof's conversion and check run to the end once started.
-            Request::Solve(r) => r.engine == EngineName::Sat || r.cross_check || r.proof.is_some(),
-            Request::Count(r) => r.engine == EngineName::Sat || r.cross_check,
-            Request::Explain(r) => r.engine == EngineName::Sat || r.proof.is_some(),
-            Request::Generate(r) => r.kind == GenerateKind::Regions,
-            // Deduction looks at no deadline: under one it runs in a child.
-            Request::Hint(_) | Request::Grade(_) => true,
-            // Play checks no deadline but is bounded (35 turns); simulate stops between deals.
-            Request::Check(_)
-            | Request::Encode(_)
-            | Request::Decode(_)
-            | Request::CollectionDeal(_)
-            | Request::CollectionPlay(_)
-            | Request::CollectionSimulate(_) => false,
-            // The optimum's search looks at the deadline every 4096 positions; its SAT method
-            // runs each solver call in a child of the context's executable itself.
-            Request::CollectionSolve(_) => false,
-            Request::CollectionStudy(_) => false,
-            // varisat runs to the end once started.
-            Request::SolveCnf(_) => true,
-            Request::Mod2Check(_) | Request::Mod2Replay(_) => false,
-            // The memoised search looks at the deadline, not at a cancel flag; the
-            // retrograde sweep looks at both, and keeps its progress in this process.
-            Request::Mod2Solve(r) => !r.retrograde(),
-            // The SAT method builds encodings of millions of clauses and checks proofs,
-            // which look at the deadline only between steps: under one, the whole question
-            // runs in a child (its solver calls in grandchildren, each killed at the
-            // deadline), so it ends when the child is killed, whatever it was doing. The
-            // exhaustive search looks at the deadline.
-            Request::Mod2Optimum(r) => r.method == mod2::OptimumMethod::Sat,
+        with_request!(self, |O, r| O::uninterruptible(r))
+    }
+
+    /// Reads a job body whose `op` is `op` with `read` (which reads the rest of the body as
+    /// the operation's request type); `None` for an unknown `op`.
+    pub fn read_as<E>(op: &str, read: impl ReadRequest<E>) -> Option<Result<Request, E>> {
+        struct Reader<'a, R, E> {
+            op: &'a str,
+            read: Option<R>,
+            out: Option<Result<Request, E>>,
         }
+        impl<R: ReadRequest<E>, E> Visit for Reader<'_, R, E> {
+            fn visit<O: Member>(&mut self) {
+                if O::NAME == self.op {
+                    if let Some(read) = self.read.take() {
+                        self.out = Some(read.read::<O::Request>().map(O::wrap));
+                    }
+                }
+            }
+        }
+        let mut reader = Reader {
+            op,
+            read: Some(read),
+            out: None,
+        };
+        for_each(&mut reader);
+        reader.out
+    }
+
+    /// Every operation's name, in the table's order.
+    pub fn names() -> Vec<&'static str> {
+        struct Names(Vec<&'static str>);
+        impl Visit for Names {
+            fn visit<O: Member>(&mut self) {
+                self.0.push(O::NAME);
+            }
+        }
+        let mut names = Names(Vec::new());
+        for_each(&mut names);
+        names.0
+    }
+}
+
+/// Reads a request of a type known only once the job's `op` is ([`Request::read_as`]).
+pub trait ReadRequest<E> {
+    /// Reads the request as a `T`.
+    fn read<T: serde::de::DeserializeOwned>(self) -> Result<T, E>;
+}
+
+/// The job body's schema: one branch per operation, its request and `{"op": NAME}` (the
+/// document's completion turns them into one closed object per operation, told apart by
+/// `op`).
+impl utoipa::PartialSchema for Request {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{
+            AllOfBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
+        };
+        use utoipa::openapi::{Ref, RefOr};
+        struct Branches(OneOfBuilder);
+        impl Visit for Branches {
+            fn visit<O: Member>(&mut self) {
+                let op = ObjectBuilder::new()
+                    .property(
+                        "op",
+                        ObjectBuilder::new()
+                            .schema_type(SchemaType::Type(Type::String))
+                            .enum_values(Some([O::NAME])),
+                    )
+                    .required("op");
+                let branch = AllOfBuilder::new()
+                    .item(Ref::from_schema_name(<O::Request as ToSchema>::name()))
+                    .item(op);
+                let one_of = std::mem::take(&mut self.0);
+                self.0 = one_of.item(branch);
+            }
+        }
+        let mut branches = Branches(OneOfBuilder::new());
+        for_each(&mut branches);
+        RefOr::T(Schema::OneOf(
+            branches
+                .0
+                .description(Some(
+                    "Any operation's request, tagged by `op` (the body of `POST /v1/jobs`, and \
+                     what a child\nprocess `queens op` reads).",
+                ))
+                .build(),
+        ))
+    }
+}
+
+impl ToSchema for Request {
+    fn schemas(
+        schemas: &mut Vec<(
+            String,
+            utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+        )>,
+    ) {
+        struct Parts<'a>(
+            &'a mut Vec<(
+                String,
+                utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>,
+            )>,
+        );
+        impl Visit for Parts<'_> {
+            fn visit<O: Member>(&mut self) {
+                self.0.push((
+                    <O::Request as ToSchema>::name().into_owned(),
+                    <O::Request as utoipa::PartialSchema>::schema(),
+                ));
+                <O::Request as ToSchema>::schemas(self.0);
+            }
+        }
+        for_each(&mut Parts(schemas));
+    }
+}
+
+/// `solve`: finds a solution (or up to `limit`, or all), verified; engine `race` runs the
+/// backtracker against the SAT engine in a child ([`race`]).
+pub struct Solve;
+
+impl Operation for Solve {
+    const NAME: &'static str = "solve";
+    const PATH: Option<&'static str> = Some("/v1/solve");
+    const SUMMARY: &'static str = "Find a solution (or up to `limit`), verified; `status` is \
+                                   `sat`, `unsat`, `timeout` or\n`cancelled`.";
+    const SPARSE: Sparse = Sparse::Taken;
+    type Request = SolveRequest;
+    type Response = SolveResponse;
+
+    fn run(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
+        solve(req, ctx)
+    }
+    fn problem(req: &SolveRequest) -> Option<&Problem> {
+        Some(&req.instance.0)
+    }
+    fn validate(req: &SolveRequest) -> Result<(), Error> {
+        req.validate()
+    }
+    fn unbounded(req: &SolveRequest, n: usize) -> Option<String> {
+        (req.all && req.limit.is_none() && n > UNBOUNDED_LIST_N).then(|| {
+            format!(
+                "listing every solution of a {n}×{n} board is unbounded: give `limit`, or \
+                 submit it as a job (POST /v1/jobs)"
+            )
+        })
+    }
+    fn uninterruptible(req: &SolveRequest) -> bool {
+        // A proof's conversion and check run to the end once started.
+        req.engine == EngineName::Sat || req.cross_check || req.proof.is_some()
+    }
+    fn spawns(req: &SolveRequest) -> bool {
+        req.engine == EngineName::Race
+    }
+    fn timeout_ms(req: &SolveRequest) -> Option<u64> {
+        req.timeout_ms
+    }
+    fn status(resp: &SolveResponse) -> Option<Status> {
+        Some(resp.status)
+    }
+    fn stopped(req: &SolveRequest, status: Status, time_ms: f64) -> Option<SolveResponse> {
+        let many = req.all || req.limit.is_some();
+        Some(SolveResponse {
+            time_ms,
+            solutions: many.then(Vec::new),
+            count: many.then_some(0),
+            limited: many.then_some(false),
+            ..SolveResponse::nothing(status, req.instance.0.n(), req.engine)
+        })
+    }
+    fn reply(stdout: &str) -> Result<SolveResponse, Error> {
+        operation::reply(stdout)
+    }
+    fn boards(resp: &SolveResponse) -> Vec<&Vec<crate::model::Pos>> {
+        resp.queens
+            .iter()
+            .chain(resp.solutions.iter().flatten())
+            .collect()
+    }
+    fn certified(resp: &SolveResponse) -> bool {
+        resp.proof.is_some()
+    }
+    fn proof_mut(resp: &mut SolveResponse) -> Option<&mut ProofInfo> {
+        resp.proof.as_mut()
+    }
+    fn wants_proof(req: &SolveRequest) -> bool {
+        req.proof.is_some()
     }
 }
 

@@ -43,7 +43,7 @@ pub struct SquareValue {
 /// [`check`]'s answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(as = Mod2CheckResponse)]
-pub struct CheckResponse {
+pub struct Mod2CheckResponse {
     /// Complete, locked or unlocked.
     pub state: State,
     /// The open squares.
@@ -58,7 +58,7 @@ pub struct CheckResponse {
 }
 
 /// The state of the board holding `queens`, and every empty square's value.
-pub fn check(n: usize, queens: &[Pos]) -> CheckResponse {
+pub fn check(n: usize, queens: &[Pos]) -> Mod2CheckResponse {
     let board = Board::with_queens(n, queens);
     let empty = board
         .empty_values()
@@ -69,7 +69,7 @@ pub fn check(n: usize, queens: &[Pos]) -> CheckResponse {
             open: value % 2 == 0,
         })
         .collect();
-    CheckResponse {
+    Mod2CheckResponse {
         state: board.state(),
         open: board.open_squares(),
         n,
@@ -329,7 +329,7 @@ fn walk_strategy(
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Mod2SolveRequest)]
-pub struct SolveRequest {
+pub struct Mod2SolveRequest {
     /// Board side (1..=11; the memoised search answers n ≤ 5 in seconds, the retrograde
     /// sweep n = 6 in hours and 3.5 GB).
     pub n: usize,
@@ -364,10 +364,10 @@ fn default_strategy_plies() -> usize {
     3
 }
 
-impl SolveRequest {
+impl Mod2SolveRequest {
     /// A solve of the `variant` game on an n×n board, with the defaults.
-    pub fn new(n: usize, variant: Variant) -> SolveRequest {
-        SolveRequest {
+    pub fn new(n: usize, variant: Variant) -> Mod2SolveRequest {
+        Mod2SolveRequest {
             n,
             variant,
             reachable: false,
@@ -474,7 +474,7 @@ pub struct ReachableReport {
 /// [`solve`]'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[schema(as = Mod2SolveResponse)]
-pub struct SolveResponse {
+pub struct Mod2SolveResponse {
     /// `first` or `second` (None when the search stopped early).
     pub winner: Option<Player>,
     /// A winning first move (the first player wins).
@@ -536,10 +536,10 @@ impl Player {
     }
 }
 
-impl SolveResponse {
+impl Mod2SolveResponse {
     /// The answer to `req` before `method` has found anything: no winner yet, status "ok".
-    fn unanswered(req: &SolveRequest, method: SolveMethod) -> SolveResponse {
-        SolveResponse {
+    fn unanswered(req: &Mod2SolveRequest, method: SolveMethod) -> Mod2SolveResponse {
+        Mod2SolveResponse {
             winner: None,
             first_move: None,
             winning_moves: Vec::new(),
@@ -556,15 +556,15 @@ impl SolveResponse {
     }
 
     /// The answer of a search stopped (`status`) before it found anything.
-    pub fn stopped(req: &SolveRequest, status: Status) -> SolveResponse {
+    pub fn stopped(req: &Mod2SolveRequest, status: Status) -> Mod2SolveResponse {
         let method = if req.retrograde() {
             SolveMethod::Retrograde
         } else {
             SolveMethod::Memo
         };
-        SolveResponse {
+        Mod2SolveResponse {
             status,
-            ..SolveResponse::unanswered(req, method)
+            ..Mod2SolveResponse::unanswered(req, method)
         }
     }
 
@@ -591,16 +591,16 @@ fn stop_name(s: Stop) -> Status {
 }
 
 /// Who wins with perfect play, and (optionally) how many positions are reachable.
-pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<SolveResponse, Error> {
+pub fn solve(req: &Mod2SolveRequest, ctx: &Context) -> Result<Mod2SolveResponse, Error> {
     solve_with_progress(req, ctx, None)
 }
 
 /// [`solve`], calling `progress` during a retrograde sweep.
 pub fn solve_with_progress(
-    req: &SolveRequest,
+    req: &Mod2SolveRequest,
     ctx: &Context,
     progress: Option<&(dyn Fn(&retro::Progress) + Sync)>,
-) -> Result<SolveResponse, Error> {
+) -> Result<Mod2SolveResponse, Error> {
     req.validate()?;
     if req.retrograde() {
         return solve_retro(req, ctx, progress);
@@ -611,7 +611,7 @@ pub fn solve_with_progress(
         max_positions: max_positions(ctx),
     };
     let start = Instant::now();
-    let mut resp = SolveResponse::unanswered(req, SolveMethod::Memo);
+    let mut resp = Mod2SolveResponse::unanswered(req, SolveMethod::Memo);
     match search::solve(&geo, req.variant, &limits) {
         Ok(s) => {
             resp.winner = Some(Player::winner(s.first_wins));
@@ -649,10 +649,10 @@ pub fn solve_with_progress(
 }
 
 fn solve_retro(
-    req: &SolveRequest,
+    req: &Mod2SolveRequest,
     ctx: &Context,
     progress: Option<&(dyn Fn(&retro::Progress) + Sync)>,
-) -> Result<SolveResponse, Error> {
+) -> Result<Mod2SolveResponse, Error> {
     let plies = req.strategy_plies;
     let threads = match req.threads {
         0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
@@ -672,7 +672,7 @@ fn solve_retro(
     let estimate =
         retro::memory_estimate(&retro::Layout::new(req.n, req.variant), 5, req.reachable);
     let start = Instant::now();
-    let mut resp = SolveResponse::unanswered(req, SolveMethod::Retrograde);
+    let mut resp = Mod2SolveResponse::unanswered(req, SolveMethod::Retrograde);
     match retro::solve(req.n, req.variant, &opts) {
         Ok(sol) => {
             resp.winner = Some(Player::winner(sol.first_wins));
@@ -727,7 +727,7 @@ fn solve_retro(
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Mod2OptimumRequest)]
-pub struct OptimumRequest {
+pub struct Mod2OptimumRequest {
     /// Board side (1..=32 with `sat`; the exhaustive search holds up to 11, small n in
     /// practice).
     pub n: usize,
@@ -766,7 +766,7 @@ pub enum OptimumMethod {
     Exhaustive,
 }
 
-impl OptimumRequest {
+impl Mod2OptimumRequest {
     /// The question's method as the games module takes it.
     pub fn method(&self) -> Method {
         match self.method {
@@ -797,9 +797,9 @@ impl OptimumRequest {
 pub const MAX_OPTIMUM_N: usize = 32;
 
 /// The most queens on a reachable board, or the fewest on a reachable locked one.
-pub fn optimum(req: &OptimumRequest, ctx: &Context) -> Result<Optimum, Error> {
+pub fn optimum(req: &Mod2OptimumRequest, ctx: &Context) -> Result<Optimum, Error> {
     req.validate()?;
-    let runner = super::formula::runner(ctx);
+    let runner = super::solve_cnf::runner(ctx);
     let budget = questions::Budget {
         deadline: ctx.budget.deadline,
         sat: runner.as_ref().map(|r| r as crate::engine::formula::Runner),
@@ -813,7 +813,7 @@ pub fn optimum(req: &OptimumRequest, ctx: &Context) -> Result<Optimum, Error> {
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Mod2CheckRequest)]
-pub struct CheckRequest {
+pub struct Mod2CheckRequest {
     /// The board: an instance (`n` and `queens`) or `{"text": "<grid>"}`; no regions,
     /// blocked cells or excluded diagonals.
     #[schema(value_type = Object)]
@@ -823,7 +823,10 @@ pub struct CheckRequest {
 /// [`check`] on an instance, refusing what the game does not have (regions, blocked cells,
 /// excluded diagonals); errors name the `file` it was read from, or the request field
 /// `instance` when there is none.
-pub fn check_instance(req: &CheckRequest, file: Option<&str>) -> Result<CheckResponse, Error> {
+pub fn check_instance(
+    req: &Mod2CheckRequest,
+    file: Option<&str>,
+) -> Result<Mod2CheckResponse, Error> {
     validate_check(req, file)?;
     let p = &req.instance.0;
     Ok(check(p.n(), p.fixed()))
@@ -832,7 +835,7 @@ pub fn check_instance(req: &CheckRequest, file: Option<&str>) -> Result<CheckRes
 /// Whether [`check_instance`] can answer `req`, before any work: a plain board of at most
 /// [`crate::games::mod2::format::MAX_N`] rows (the game keeps the whole board; the instance
 /// format itself reaches big boards).
-pub fn validate_check(req: &CheckRequest, file: Option<&str>) -> Result<(), Error> {
+pub fn validate_check(req: &Mod2CheckRequest, file: Option<&str>) -> Result<(), Error> {
     let refuse = |why: String| match file {
         Some(file) => Error::unsupported(format!("{file}: {why}")),
         None => Error::unsupported_at_field("instance", why),
@@ -859,7 +862,7 @@ pub fn validate_check(req: &CheckRequest, file: Option<&str>) -> Result<(), Erro
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Mod2ReplayRequest)]
-pub struct ReplayRequest {
+pub struct Mod2ReplayRequest {
     /// What `queens mod2 replay` reads from a file: a move list `{"n": N, "moves": [[r,c],
     /// …], "variant"?, "queens"?, "state"?}` (the JSON of `max`/`min-lock` too), or a
     /// strategy `{"n": N, "variant"?, "strategy": {…}}`.
@@ -895,7 +898,7 @@ pub fn replay_text(origin: &str, text: &str) -> Result<ReplayAnswer, Error> {
 }
 
 /// [`replay_text`] on a request: errors name the field inside `game` (`game.moves[3]`).
-pub fn replay_request(req: &ReplayRequest) -> Result<ReplayAnswer, Error> {
+pub fn replay_request(req: &Mod2ReplayRequest) -> Result<ReplayAnswer, Error> {
     replay_request_until(req, &|| false)
 }
 
@@ -903,7 +906,7 @@ pub fn replay_request(req: &ReplayRequest) -> Result<ReplayAnswer, Error> {
 /// move list replays in time linear in its moves and the board): then an error saying
 /// how far it came.
 pub fn replay_request_until(
-    req: &ReplayRequest,
+    req: &Mod2ReplayRequest,
     stop: &dyn Fn() -> bool,
 ) -> Result<ReplayAnswer, Error> {
     let text =
@@ -913,7 +916,7 @@ pub fn replay_request_until(
 
 /// Reads the request's game (a move list or a strategy) without replaying it: what the
 /// service checks before the request waits for a worker.
-pub fn validate_replay(req: &ReplayRequest) -> Result<(), Error> {
+pub fn validate_replay(req: &Mod2ReplayRequest) -> Result<(), Error> {
     let text =
         serde_json::to_string(&req.game).map_err(|e| Error::internal_from("the move list", e))?;
     if parse_strategy("request", Some("game"), &text)?.is_none() {
@@ -953,5 +956,169 @@ pub fn optimum_exit_code(o: &Optimum) -> u8 {
         0
     } else {
         4
+    }
+}
+
+/// `mod2_check`.
+pub struct Mod2Check;
+
+impl crate::Operation for Mod2Check {
+    const NAME: &'static str = "mod2_check";
+    const PATH: Option<&'static str> = Some("/v1/mod2/check");
+    const SUMMARY: &'static str = "The mod-2 game: a board's state (complete, locked, unlocked) \
+                                   and every empty square's\nvalue (the queens attacking it; a \
+                                   square is open when the value is even).";
+    type Request = Mod2CheckRequest;
+    type Response = Mod2CheckResponse;
+
+    fn run(
+        req: &Mod2CheckRequest,
+        _ctx: &Context,
+    ) -> Result<(Mod2CheckResponse, crate::Artifacts), Error> {
+        Ok((check_instance(req, None)?, crate::Artifacts::default()))
+    }
+    fn problem(req: &Mod2CheckRequest) -> Option<&crate::model::Problem> {
+        Some(&req.instance.0)
+    }
+    fn validate(req: &Mod2CheckRequest) -> Result<(), Error> {
+        validate_check(req, None)
+    }
+}
+
+/// `mod2_replay`.
+pub struct Mod2Replay;
+
+impl crate::Operation for Mod2Replay {
+    const NAME: &'static str = "mod2_replay";
+    const PATH: Option<&'static str> = Some("/v1/mod2/replay");
+    const SUMMARY: &'static str = "The mod-2 game: replay a move list (naming its first illegal \
+                                   move, re-checking its claims)\nor a strategy against every \
+                                   reply; `status` is `legal`, `illegal`, `false_claim` \
+                                   or\n`incomplete`.";
+    type Request = Mod2ReplayRequest;
+    type Response = ReplayAnswer;
+
+    fn run(
+        req: &Mod2ReplayRequest,
+        ctx: &Context,
+    ) -> Result<(ReplayAnswer, crate::Artifacts), Error> {
+        let answer = replay_request_until(req, &|| ctx.budget.exhausted())?;
+        Ok((answer, crate::Artifacts::default()))
+    }
+    fn validate(req: &Mod2ReplayRequest) -> Result<(), Error> {
+        validate_replay(req)
+    }
+    fn exit_code(resp: &ReplayAnswer) -> u8 {
+        resp.exit_code()
+    }
+}
+
+/// `mod2_solve`. The memoised search looks at the deadline, not at a cancel flag (so it
+/// runs in a child); the retrograde sweep looks at both, and keeps its progress in this
+/// process.
+pub struct Mod2Solve;
+
+impl crate::Operation for Mod2Solve {
+    const NAME: &'static str = "mod2_solve";
+    const PATH: Option<&'static str> = Some("/v1/mod2/solve");
+    const SUMMARY: &'static str = "The mod-2 game: who wins with perfect play, with the winning \
+                                   first moves; `reachable`\nalso counts the reachable \
+                                   positions. The retrograde sweep (n = 6) runs as a job \
+                                   only;\n`status` is `ok`, `timeout` or `memory`.";
+    type Request = Mod2SolveRequest;
+    type Response = Mod2SolveResponse;
+
+    fn run(
+        req: &Mod2SolveRequest,
+        ctx: &Context,
+    ) -> Result<(Mod2SolveResponse, crate::Artifacts), Error> {
+        Ok((solve(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn n(req: &Mod2SolveRequest) -> usize {
+        req.n
+    }
+    fn validate(req: &Mod2SolveRequest) -> Result<(), Error> {
+        req.validate()
+    }
+    fn unbounded(req: &Mod2SolveRequest, n: usize) -> Option<String> {
+        req.retrograde().then(|| {
+            format!(
+                "the retrograde sweep of a {n}×{n} board takes hours (n = 6: 3.5 GB): submit \
+                 it as a job (POST /v1/jobs with \"op\": \"mod2_solve\")"
+            )
+        })
+    }
+    fn uninterruptible(req: &Mod2SolveRequest) -> bool {
+        !req.retrograde()
+    }
+    fn status(resp: &Mod2SolveResponse) -> Option<Status> {
+        Some(resp.status)
+    }
+    fn exit_code(resp: &Mod2SolveResponse) -> u8 {
+        resp.exit_code()
+    }
+    fn stopped(req: &Mod2SolveRequest, status: Status, time_ms: f64) -> Option<Mod2SolveResponse> {
+        Some(Mod2SolveResponse {
+            time_ms,
+            ..Mod2SolveResponse::stopped(req, status)
+        })
+    }
+    fn reply(stdout: &str) -> Result<Mod2SolveResponse, Error> {
+        crate::operation::reply(stdout)
+    }
+}
+
+/// `mod2_optimum`. The exhaustive search looks at the deadline. The SAT method builds
+/// encodings of millions of clauses and checks proofs, which look at the deadline only
+/// between steps: under one, the whole question runs in a child (its solver calls in
+/// grandchildren, [`crate::solve_cnf::runner`], each killed at the deadline), so it ends
+/// when the child is killed, whatever it was doing.
+pub struct Mod2Optimum;
+
+impl crate::Operation for Mod2Optimum {
+    const NAME: &'static str = "mod2_optimum";
+    const PATH: Option<&'static str> = Some("/v1/mod2/optimum");
+    const SUMMARY: &'static str = "The mod-2 game: the most queens on a reachable board (`max`) \
+                                   or the fewest on a reachable\nlocked one (`min-lock`), with a \
+                                   move order and, by SAT, checked LRAT proofs of the \
+                                   bound;\n`optimal` is false when the server's time limit came \
+                                   first.";
+    type Request = Mod2OptimumRequest;
+    type Response = Optimum;
+
+    fn run(req: &Mod2OptimumRequest, ctx: &Context) -> Result<(Optimum, crate::Artifacts), Error> {
+        Ok((optimum(req, ctx)?, crate::Artifacts::default()))
+    }
+    fn n(req: &Mod2OptimumRequest) -> usize {
+        req.n
+    }
+    fn validate(req: &Mod2OptimumRequest) -> Result<(), Error> {
+        req.validate()
+    }
+    fn status(resp: &Optimum) -> Option<Status> {
+        Some(resp.status)
+    }
+    fn exit_code(resp: &Optimum) -> u8 {
+        optimum_exit_code(resp)
+    }
+    fn uninterruptible(req: &Mod2OptimumRequest) -> bool {
+        req.method == OptimumMethod::Sat
+    }
+    fn stopped(req: &Mod2OptimumRequest, status: Status, time_ms: f64) -> Option<Optimum> {
+        Some(Optimum {
+            time_ms,
+            ..Optimum::stopped(req.n, req.question, req.method(), status)
+        })
+    }
+    fn reply(stdout: &str) -> Result<Optimum, Error> {
+        let o: Optimum = crate::operation::reply(stdout)?;
+        // The board is replayed here too: a move order a child reports is not trusted.
+        if let (Some(moves), Some(k)) = (&o.moves, o.queens) {
+            let state = questions::check_claims(o.n, moves, k, o.state)?;
+            if o.question == Question::MinLock && state != State::Locked {
+                return Err(Error::internal("the worker's min-lock board is not locked"));
+            }
+        }
+        Ok(o)
     }
 }

@@ -386,11 +386,7 @@ fn proof_files(
     folder: Option<&std::path::Path>,
     id: &str,
 ) -> Result<Vec<(&'static str, String)>, crate::Error> {
-    let info = match resp {
-        Response::Solve(r) => r.proof.as_mut(),
-        Response::Explain(r) => r.proof.as_mut(),
-        _ => None,
-    };
+    let info = resp.proof_mut();
     let (Some(info), Some(folder)) = (info, folder) else {
         return Ok(Vec::new());
     };
@@ -694,11 +690,7 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
     }
     match result {
         Ok((mut resp, artifacts, files)) => {
-            let proof = match &mut resp {
-                Response::Solve(r) => r.proof.as_mut(),
-                Response::Explain(r) => r.proof.as_mut(),
-                _ => None,
-            };
+            let proof = resp.proof_mut();
             if let Some(p) = proof {
                 p.url = Some(format!("/v1/jobs/{id}/proof"));
                 p.cnf_url = Some(format!("/v1/jobs/{id}/cnf"));

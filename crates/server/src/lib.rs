@@ -840,45 +840,29 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
         }
     };
     let rest = serde_json::Value::Object(object);
-    fn typed<T: DeserializeOwned>(v: serde_json::Value) -> Result<T, ApiError> {
-        let value = serde_path_to_error::deserialize(&v).map_err(|e| invalid(e, Some(&v)))?;
-        objects_only::<T>(&v)?;
-        Ok(value)
+    /// The rest of the body as the operation's request.
+    struct Typed(serde_json::Value);
+    impl crate::ops::ReadRequest<ApiError> for Typed {
+        fn read<T: DeserializeOwned>(self) -> Result<T, ApiError> {
+            let v = self.0;
+            let value = serde_path_to_error::deserialize(&v).map_err(|e| invalid(e, Some(&v)))?;
+            objects_only::<T>(&v)?;
+            Ok(value)
+        }
     }
-    Ok(match op.as_str() {
-        "solve" => Request::Solve(typed(rest)?),
-        "count" => Request::Count(typed(rest)?),
-        "check" => Request::Check(typed(rest)?),
-        "explain" => Request::Explain(typed(rest)?),
-        "encode" => Request::Encode(typed(rest)?),
-        "decode" => Request::Decode(typed(rest)?),
-        "generate" => Request::Generate(typed(rest)?),
-        "hint" => Request::Hint(typed(rest)?),
-        "grade" => Request::Grade(typed(rest)?),
-        "collection_deal" => Request::CollectionDeal(typed(rest)?),
-        "collection_play" => Request::CollectionPlay(typed(rest)?),
-        "collection_simulate" => Request::CollectionSimulate(typed(rest)?),
-        "collection_solve" => Request::CollectionSolve(typed(rest)?),
-        "collection_study" => Request::CollectionStudy(typed(rest)?),
-        "solve_cnf" => Request::SolveCnf(typed(rest)?),
-        "mod2_check" => Request::Mod2Check(typed(rest)?),
-        "mod2_replay" => Request::Mod2Replay(typed(rest)?),
-        "mod2_solve" => Request::Mod2Solve(typed(rest)?),
-        "mod2_optimum" => Request::Mod2Optimum(typed(rest)?),
-        other => {
-            return Err(ApiError::new(
+    match Request::read_as(&op, Typed(rest)) {
+        Some(req) => req,
+        None => {
+            let mut names = Request::names();
+            let last = names.pop().unwrap_or_default();
+            Err(ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "invalid request",
-                format!(
-                    "unknown op `{other}` (use solve, count, check, explain, encode, decode, \
-                     generate, hint, grade, collection_deal, collection_play, \
-                     collection_simulate, collection_solve, collection_study, solve_cnf, \
-                     mod2_check, mod2_replay, mod2_solve or mod2_optimum)"
-                ),
+                format!("unknown op `{op}` (use {} or {last})", names.join(", ")),
             )
             .field("op"))
         }
-    })
+    }
 }
 
 /// Runs the service until SIGINT or SIGTERM, then shuts down gracefully.

@@ -99,11 +99,7 @@ fn folder_size(dir: &Path, depth: u32) -> u64 {
 
 /// Whether a job writes its proof to the artifacts folder as it runs.
 pub(super) fn streams_proof(req: &Request) -> bool {
-    match req {
-        Request::Solve(r) => r.proof.is_some(),
-        Request::Explain(r) => r.proof.is_some(),
-        _ => false,
-    }
+    req.wants_proof()
 }
 
 fn mb(bytes: u64) -> String {

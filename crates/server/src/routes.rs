@@ -23,66 +23,20 @@ use utoipa_axum::routes;
 use super::error::{ApiError, Problem};
 use super::metrics::Gauges;
 use super::{jobs, AppState, JsonBody};
-use crate::games::collection::Deal;
-use crate::games::mod2::questions::Optimum as Mod2Optimum;
-use crate::ops::collection::{
-    DealRequest, PlayRequest, PlayResponse, SimulateRequest, SimulateResponse,
-    SolveRequest as CollectionSolveRequest, SolveResponse as CollectionSolveResponse, StudyRequest,
-    StudyResponse,
-};
-use crate::ops::mod2::{
-    CheckRequest as Mod2CheckRequest, CheckResponse as Mod2CheckResponse, OptimumRequest,
-    ReplayAnswer, ReplayRequest, SolveRequest as Mod2SolveRequest,
-    SolveResponse as Mod2SolveResponse,
-};
-use crate::ops::{
-    CheckRequest, CheckResponse, CountRequest, CountResponse, DecodeRequest, DecodeResponse,
-    EncodeRequest, ExplainRequest, ExplainResponse, GenerateRequest, GenerateResponse,
-    GradeRequest, GradeResponse, HintRequest, HintResponse, Request, Response, SolveRequest,
-    SolveResponse,
-};
+use crate::ops::{Member, Visit};
 
 /// The whole router: API routes (collected into the OpenAPI document as they are
 /// registered), then the layers.
 pub fn router(state: AppState) -> axum::Router {
-    let (api, mut openapi) = OpenApiRouter::new()
-        .routes(routes!(solve))
-        .routes(routes!(count))
-        .routes(routes!(check))
-        .routes(routes!(hint))
-        .routes(routes!(grade))
-        .routes(routes!(explain))
-        .routes(routes!(encode))
-        .routes(routes!(decode))
-        .routes(routes!(generate))
-        .routes(routes!(collection_deal))
-        .routes(routes!(collection_play))
-        .routes(routes!(collection_simulate))
-        .routes(routes!(collection_solve))
-        .routes(routes!(collection_study))
-        .routes(routes!(mod2_check))
-        .routes(routes!(mod2_replay))
-        .routes(routes!(mod2_solve))
-        .routes(routes!(mod2_optimum))
+    let mut operations = Operations(OpenApiRouter::new());
+    crate::ops::for_each(&mut operations);
+    let (api, mut openapi) = operations
+        .0
         .routes(routes!(healthz))
         .routes(routes!(engines))
         .routes(routes!(readyz))
         .merge(jobs::router())
         .split_for_parts();
-    // A job op with no synchronous route answers with a type no handler names: its schema
-    // goes into the document by hand, so a job's `result` is documented too.
-    {
-        use utoipa::{PartialSchema, ToSchema};
-        type JobOnly = crate::ops::SolveCnfResponse;
-        let components = openapi.components.get_or_insert_with(Default::default);
-        let mut nested = Vec::new();
-        <JobOnly as ToSchema>::schemas(&mut nested);
-        components.schemas.extend(nested);
-        components.schemas.insert(
-            <JobOnly as ToSchema>::name().into_owned(),
-            <JobOnly as PartialSchema>::schema(),
-        );
-    }
     openapi.info.title = "queens".into();
     openapi.info.description = Some(
         "Solve, count, check, explain and generate n-queens, completion and region Queens \
@@ -187,313 +141,135 @@ async fn count_requests(
     resp
 }
 
-/// A response of the wrong kind from the operations layer: a bug.
-fn mismatch(op: &str) -> ApiError {
-    ApiError::from(crate::Error::internal(format!(
-        "the {op} operation returned another operation's answer"
-    )))
-}
+/// Adds every operation of the table to the router: its synchronous endpoint, if it has
+/// one, with its OpenAPI entry, and its response's schema (a job-only operation's too, so
+/// that a job's `result` is documented).
+struct Operations(OpenApiRouter<AppState>);
 
-/// Find a solution (or up to `limit`), verified; `status` is `sat`, `unsat`, `timeout` or
-/// `cancelled`.
-#[utoipa::path(post, path = "/v1/solve", request_body = SolveRequest,
-    responses((status = 200, body = SolveResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn solve(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<SolveRequest>,
-) -> Result<Json<SolveResponse>, ApiError> {
-    match s.run_sync(Request::Solve(req)).await? {
-        (Response::Solve(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("solve")),
+impl Visit for Operations {
+    fn visit<O: Member>(&mut self) {
+        use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem, Paths};
+        use utoipa::openapi::request_body::RequestBodyBuilder;
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        use utoipa::openapi::{ContentBuilder, Ref, Required, ResponseBuilder};
+        use utoipa::{PartialSchema, ToSchema};
+        let mut schemas = Vec::new();
+        let response = match O::PLAIN_TEXT {
+            Some(_) => ContentBuilder::new()
+                .schema(Some(
+                    ObjectBuilder::new().schema_type(SchemaType::Type(Type::String)),
+                ))
+                .build(),
+            None => {
+                <O::Response as ToSchema>::schemas(&mut schemas);
+                schemas.push((
+                    <O::Response as ToSchema>::name().into_owned(),
+                    <O::Response as PartialSchema>::schema(),
+                ));
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name(
+                        <O::Response as ToSchema>::name(),
+                    )))
+                    .build()
+            }
+        };
+        let Some(path) = O::PATH else {
+            let components = self
+                .0
+                .get_openapi_mut()
+                .components
+                .get_or_insert_with(Default::default);
+            components.schemas.extend(schemas);
+            return;
+        };
+        <O::Request as ToSchema>::schemas(&mut schemas);
+        schemas.push((
+            <O::Request as ToSchema>::name().into_owned(),
+            <O::Request as PartialSchema>::schema(),
+        ));
+        let content_type = if O::PLAIN_TEXT.is_some() {
+            "text/plain"
+        } else {
+            "application/json"
+        };
+        let problem = || {
+            ResponseBuilder::new()
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name("Problem")))
+                        .build(),
+                )
+                .build()
+        };
+        let operation = OperationBuilder::new()
+            .operation_id(Some(O::NAME))
+            .summary(Some(O::SUMMARY))
+            .request_body(Some(
+                RequestBodyBuilder::new()
+                    .content(
+                        "application/json",
+                        ContentBuilder::new()
+                            .schema(Some(
+                                Ref::from_schema_name(<O::Request as ToSchema>::name()),
+                            ))
+                            .build(),
+                    )
+                    .required(Some(Required::True))
+                    .build(),
+            ))
+            .response(
+                "200",
+                ResponseBuilder::new().content(content_type, response),
+            )
+            .response("400", problem())
+            .response("413", problem())
+            .response("422", problem())
+            .response("500", problem())
+            .response("503", problem());
+        let mut paths = Paths::new();
+        paths
+            .paths
+            .insert(path.to_string(), PathItem::new(HttpMethod::Post, operation));
+        let router = std::mem::take(&mut self.0);
+        self.0 = router.routes((schemas, paths, axum::routing::post(sync::<O>)));
     }
 }
 
-/// Count solutions (up to `limit`); without a limit only boards up to n = 16.
-#[utoipa::path(post, path = "/v1/count", request_body = CountRequest,
-    responses((status = 200, body = CountResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn count(
+/// An operation's synchronous endpoint: the body read as its request, run on a worker
+/// within the server's time limit, the answer as JSON (or as text, for an operation that
+/// answers so).
+async fn sync<O: Member>(
     State(s): State<AppState>,
-    JsonBody(req): JsonBody<CountRequest>,
-) -> Result<Json<CountResponse>, ApiError> {
-    match s.run_sync(Request::Count(req)).await? {
-        (Response::Count(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("count")),
-    }
-}
-
-/// Check a placement: every conflict named; whether a partial board can still be completed.
-#[utoipa::path(post, path = "/v1/check", request_body = CheckRequest,
-    responses((status = 200, body = CheckResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn check(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<CheckRequest>,
-) -> Result<Json<CheckResponse>, ApiError> {
-    match s.run_sync(Request::Check(req)).await? {
-        (Response::Check(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("check")),
-    }
-}
-
-/// The next logical step for a region puzzle position (`queens` and `marks` in the instance).
-#[utoipa::path(post, path = "/v1/hint", request_body = HintRequest,
-    responses((status = 200, body = HintResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn hint(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<HintRequest>,
-) -> Result<Json<HintResponse>, ApiError> {
-    match s.run_sync(Request::Hint(req)).await? {
-        (Response::Hint(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("hint")),
-    }
-}
-
-/// A puzzle's grade and, with `steps`, its logical path.
-#[utoipa::path(post, path = "/v1/grade", request_body = GradeRequest,
-    responses((status = 200, body = GradeResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn grade(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<GradeRequest>,
-) -> Result<Json<GradeResponse>, ApiError> {
-    match s.run_sync(Request::Grade(req)).await? {
-        (Response::Grade(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("grade")),
-    }
-}
-
-/// A minimal set of presets with no completion (or a solution when there is one).
-#[utoipa::path(post, path = "/v1/explain", request_body = ExplainRequest,
-    responses((status = 200, body = ExplainResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn explain(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<ExplainRequest>,
-) -> Result<Json<ExplainResponse>, ApiError> {
-    match s.run_sync(Request::Explain(req)).await? {
-        (Response::Explain(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("explain")),
-    }
-}
-
-/// The SAT encoding as DIMACS CNF (`text/plain`; sizes in `x-queens-vars` and
-/// `x-queens-clauses`).
-#[utoipa::path(post, path = "/v1/encode", request_body = EncodeRequest,
-    responses((status = 200, body = String, content_type = "text/plain"),
-              (status = 400, body = Problem), (status = 413, body = Problem),
-              (status = 422, body = Problem), (status = 500, body = Problem),
-              (status = 503, body = Problem)))]
-async fn encode(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<EncodeRequest>,
+    JsonBody(req): JsonBody<O::Request>,
 ) -> Result<HttpResponse, ApiError> {
-    match s.run_sync(Request::Encode(req)).await? {
-        (Response::Encode(r), _) => Ok((
-            [
-                (
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("text/plain; charset=utf-8"),
-                ),
-                (
-                    HeaderName::from_static("x-queens-vars"),
-                    HeaderValue::from(r.vars),
-                ),
-                (
-                    HeaderName::from_static("x-queens-clauses"),
-                    HeaderValue::from(r.clauses),
-                ),
-            ],
-            r.dimacs,
-        )
-            .into_response()),
-        _ => Err(mismatch("encode")),
+    let (resp, _) = s.run_sync(O::wrap(req)).await?;
+    let resp = O::response(resp).ok_or_else(|| {
+        ApiError::from(crate::Error::internal(format!(
+            "the {} operation returned another operation's answer",
+            O::NAME
+        )))
+    })?;
+    let Some(text) = O::PLAIN_TEXT else {
+        return Ok(Json(resp).into_response());
+    };
+    let text = text(resp);
+    let mut reply = (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        )],
+        text.body,
+    )
+        .into_response();
+    for (name, value) in text.headers {
+        let value = HeaderValue::from_str(&value)
+            .map_err(|e| crate::Error::internal_from("a header value", e))?;
+        reply
+            .headers_mut()
+            .insert(HeaderName::from_static(name), value);
     }
-}
-
-/// An external solver's output read back onto the board and verified.
-#[utoipa::path(post, path = "/v1/decode", request_body = DecodeRequest,
-    responses((status = 200, body = DecodeResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn decode(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<DecodeRequest>,
-) -> Result<Json<DecodeResponse>, ApiError> {
-    match s.run_sync(Request::Decode(req)).await? {
-        (Response::Decode(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("decode")),
-    }
-}
-
-/// Seeded instances: completions, excluded diagonals, unique region puzzles.
-#[utoipa::path(post, path = "/v1/generate", request_body = GenerateRequest,
-    responses((status = 200, body = GenerateResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn generate(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<GenerateRequest>,
-) -> Result<Json<GenerateResponse>, ApiError> {
-    match s.run_sync(Request::Generate(req)).await? {
-        (Response::Generate(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("generate")),
-    }
-}
-
-/// A seeded solo deal of The Queen's Collection (`{"seed", "difficulty"}`).
-#[utoipa::path(post, path = "/v1/collection/deal", request_body = DealRequest,
-    responses((status = 200, body = Deal), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn collection_deal(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<DealRequest>,
-) -> Result<Json<Deal>, ApiError> {
-    match s.run_sync(Request::CollectionDeal(req)).await? {
-        (Response::CollectionDeal(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("collection_deal")),
-    }
-}
-
-/// Play a deal with a move list (the first illegal move is a 422 naming its index and rule)
-/// or a policy.
-#[utoipa::path(post, path = "/v1/collection/play", request_body = PlayRequest,
-    responses((status = 200, body = PlayResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn collection_play(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<PlayRequest>,
-) -> Result<Json<PlayResponse>, ApiError> {
-    match s.run_sync(Request::CollectionPlay(req)).await? {
-        (Response::CollectionPlay(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("collection_play")),
-    }
-}
-
-/// Play seeded deals with a policy: mean, win rate, histogram. At most 10,000 deals here
-/// (more as a job); the server's time limit may end the run first (`status: timeout`).
-#[utoipa::path(post, path = "/v1/collection/simulate", request_body = SimulateRequest,
-    responses((status = 200, body = SimulateResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn collection_simulate(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<SimulateRequest>,
-) -> Result<Json<SimulateResponse>, ApiError> {
-    match s.run_sync(Request::CollectionSimulate(req)).await? {
-        (Response::CollectionSimulate(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("collection_simulate")),
-    }
-}
-
-/// The clairvoyant optimum of a deal whose whole pile is known: the best game, its score,
-/// and whether no game scores more (`proven`); the server's time limit may end the search
-/// first (`budget: timeout`, the best game found and an upper bound).
-#[utoipa::path(post, path = "/v1/collection/solve", request_body = CollectionSolveRequest,
-    responses((status = 200, body = CollectionSolveResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn collection_solve(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<CollectionSolveRequest>,
-) -> Result<Json<CollectionSolveResponse>, ApiError> {
-    match s.run_sync(Request::CollectionSolve(req)).await? {
-        (Response::CollectionSolve(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("collection_solve")),
-    }
-}
-
-/// Optima against the policies' scores on seeded deals: how much of a player's loss is luck
-/// and how much play. At most 100 deals here (more as a job).
-#[utoipa::path(post, path = "/v1/collection/study", request_body = StudyRequest,
-    responses((status = 200, body = StudyResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn collection_study(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<StudyRequest>,
-) -> Result<Json<StudyResponse>, ApiError> {
-    match s.run_sync(Request::CollectionStudy(req)).await? {
-        (Response::CollectionStudy(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("collection_study")),
-    }
-}
-
-/// The mod-2 game: a board's state (complete, locked, unlocked) and every empty square's
-/// value (the queens attacking it; a square is open when the value is even).
-#[utoipa::path(post, path = "/v1/mod2/check", request_body = Mod2CheckRequest,
-    responses((status = 200, body = Mod2CheckResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn mod2_check(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<Mod2CheckRequest>,
-) -> Result<Json<Mod2CheckResponse>, ApiError> {
-    match s.run_sync(Request::Mod2Check(req)).await? {
-        (Response::Mod2Check(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("mod2_check")),
-    }
-}
-
-/// The mod-2 game: replay a move list (naming its first illegal move, re-checking its claims)
-/// or a strategy against every reply; `status` is `legal`, `illegal`, `false_claim` or
-/// `incomplete`.
-#[utoipa::path(post, path = "/v1/mod2/replay", request_body = ReplayRequest,
-    responses((status = 200, body = ReplayAnswer), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn mod2_replay(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<ReplayRequest>,
-) -> Result<Json<ReplayAnswer>, ApiError> {
-    match s.run_sync(Request::Mod2Replay(req)).await? {
-        (Response::Mod2Replay(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("mod2_replay")),
-    }
-}
-
-/// The mod-2 game: who wins with perfect play, with the winning first moves; `reachable`
-/// also counts the reachable positions. The retrograde sweep (n = 6) runs as a job only;
-/// `status` is `ok`, `timeout` or `memory`.
-#[utoipa::path(post, path = "/v1/mod2/solve", request_body = Mod2SolveRequest,
-    responses((status = 200, body = Mod2SolveResponse), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn mod2_solve(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<Mod2SolveRequest>,
-) -> Result<Json<Mod2SolveResponse>, ApiError> {
-    match s.run_sync(Request::Mod2Solve(req)).await? {
-        (Response::Mod2Solve(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("mod2_solve")),
-    }
-}
-
-/// The mod-2 game: the most queens on a reachable board (`max`) or the fewest on a reachable
-/// locked one (`min-lock`), with a move order and, by SAT, checked LRAT proofs of the bound;
-/// `optimal` is false when the server's time limit came first.
-#[utoipa::path(post, path = "/v1/mod2/optimum", request_body = OptimumRequest,
-    responses((status = 200, body = Mod2Optimum), (status = 400, body = Problem),
-              (status = 413, body = Problem), (status = 422, body = Problem),
-              (status = 500, body = Problem), (status = 503, body = Problem)))]
-async fn mod2_optimum(
-    State(s): State<AppState>,
-    JsonBody(req): JsonBody<OptimumRequest>,
-) -> Result<Json<Mod2Optimum>, ApiError> {
-    match s.run_sync(Request::Mod2Optimum(req)).await? {
-        (Response::Mod2Optimum(r), _) => Ok(Json(r)),
-        _ => Err(mismatch("mod2_optimum")),
-    }
+    Ok(reply)
 }
 
 /// `GET /healthz`.

@@ -11,8 +11,8 @@ use queens::games::collection::policy::{Lookahead, PolicyName};
 use queens::games::collection::Difficulty;
 use queens::games::collection::{parse_deal, parse_moves, Deal, DrawRule, Rules, Status};
 use queens::ops::collection::{
-    self as op, DealRequest, PlayRequest, PlayResponse, SimulateRequest, SimulateResponse,
-    SolveMethod, SolveRequest, StudyRequest, StudyResponse,
+    self as op, CollectionSolveRequest, DealRequest, PlayRequest, PlayResponse, SimulateRequest,
+    SimulateResponse, SolveMethod, StudyRequest, StudyResponse,
 };
 use queens::ops::Context;
 use queens::{formats, Error};
@@ -377,7 +377,7 @@ pub(crate) fn run(
                 }
             }
             let bar = progress::spinner("solving");
-            let req = SolveRequest {
+            let req = CollectionSolveRequest {
                 deal: deal.clone(),
                 rules,
                 max_entries: Some(max_entries),

@@ -25,8 +25,8 @@ use queens::ops::compare::EngineSpec;
 use queens::ops::shard::Shard;
 use queens::ops::{
     self, Artifacts, CheckRequest, Context, CountRequest, DecodeRequest, EncodeRequest, EngineName,
-    ExplainRequest, GenerateRequest, GradeRequest, HintRequest, Instance, ProofInfo, Request,
-    Response, SolveRequest, Status,
+    ExplainRequest, GenerateRequest, GradeRequest, HintRequest, Instance, Member, Operation,
+    ProofInfo, Request, SolveRequest, Status,
 };
 use queens::proof::ProofFormat;
 use queens::{formats, Error, Problem};
@@ -724,12 +724,12 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             json,
             ..
         } => {
-            let req = Request::Grade(GradeRequest {
+            let req = ops::Grade::wrap(GradeRequest {
                 instance: input.load()?,
                 steps: true,
             });
-            let (resp, _) = limits(timeout).run(&req, None)?;
-            answer(&mut out, &req, &resp, json, &style(timeout))
+            let (resp, _) = limits(timeout).run::<ops::Grade>(&req, None)?;
+            answer::<ops::Grade>(&mut out, &req, resp, json, &style(timeout))
         }
         Command::Solve {
             input,
@@ -746,7 +746,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         } => {
             solvers.configure()?;
             let (engine_name, encoding, solver, rings) = engine.request(EngineName::Auto);
-            let req = Request::Solve(SolveRequest {
+            let req = ops::Solve::wrap(SolveRequest {
                 instance: input.load()?,
                 engine: engine_name,
                 encoding,
@@ -764,16 +764,14 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             let bar = progress::bar("solving", "rows without a conflict");
             let ran = limits(timeout)
                 .proof_to(proof.proof.clone())
-                .run(&req, bar.as_ref());
+                .run::<ops::Solve>(&req, bar.as_ref());
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
             let (mut resp, artifacts) = ran?;
-            if let Response::Solve(r) = &mut resp {
-                proof.write(&mut r.proof, &artifacts)?;
-                write_solution(r, &artifacts, output.as_deref())?;
-            }
-            answer(&mut out, &req, &resp, json, &style(timeout))
+            proof.write(&mut resp.proof, &artifacts)?;
+            write_solution(&mut resp, &artifacts, output.as_deref())?;
+            answer::<ops::Solve>(&mut out, &req, resp, json, &style(timeout))
         }
         Command::Count {
             input,
@@ -788,7 +786,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         } => {
             solvers.configure()?;
             let (engine_name, encoding, solver, rings) = engine.request(EngineName::Backtrack);
-            let req = Request::Count(CountRequest {
+            let req = ops::Count::wrap(CountRequest {
                 instance: input.load()?,
                 engine: engine_name,
                 encoding,
@@ -801,16 +799,16 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 rings,
             });
             let bar = progress::bar("counting", "subtrees");
-            let ran = limits(timeout).run(&req, bar.as_ref());
+            let ran = limits(timeout).run::<ops::Count>(&req, bar.as_ref());
             if let Some(bar) = bar {
                 bar.finish_and_clear();
             }
             let resp = ran?.0;
             if let Some(path) = output {
                 write_atomically(&path, format!("{}\n", to_json(&resp)?).as_bytes())?;
-                return Ok(resp.exit_code());
+                return Ok(ops::Count::exit_code(&resp));
             }
-            answer(&mut out, &req, &resp, json, &style(timeout))
+            answer::<ops::Count>(&mut out, &req, resp, json, &style(timeout))
         }
         Command::Encode {
             input,
@@ -869,7 +867,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 }
                 None => None,
             };
-            let req = Request::Decode(DecodeRequest {
+            let req = ops::Decode::wrap(DecodeRequest {
                 instance,
                 model: text,
                 model_origin: Some(origin),
@@ -877,8 +875,8 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 rings,
                 vars,
             });
-            let (resp, _) = limits(timeout).run(&req, None)?;
-            answer(&mut out, &req, &resp, json, &style(timeout))
+            let (resp, _) = limits(timeout).run::<ops::Decode>(&req, None)?;
+            answer::<ops::Decode>(&mut out, &req, resp, json, &style(timeout))
         }
         Command::Grade {
             file,
@@ -886,12 +884,12 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             timeout,
             json,
         } => {
-            let req = Request::Grade(GradeRequest {
+            let req = ops::Grade::wrap(GradeRequest {
                 instance: load_one(&file, &selection)?,
                 steps: false,
             });
-            let (resp, _) = limits(timeout).run(&req, None)?;
-            answer(&mut out, &req, &resp, json, &style(timeout))
+            let (resp, _) = limits(timeout).run::<ops::Grade>(&req, None)?;
+            answer::<ops::Grade>(&mut out, &req, resp, json, &style(timeout))
         }
         Command::Hint {
             file,
@@ -899,11 +897,11 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             timeout,
             json,
         } => {
-            let req = Request::Hint(HintRequest {
+            let req = ops::Hint::wrap(HintRequest {
                 instance: load_one(&file, &selection)?,
             });
-            let (resp, _) = limits(timeout).run(&req, None)?;
-            answer(&mut out, &req, &resp, json, &style(timeout))
+            let (resp, _) = limits(timeout).run::<ops::Hint>(&req, None)?;
+            answer::<ops::Hint>(&mut out, &req, resp, json, &style(timeout))
         }
         Command::Explain {
             file,
@@ -914,7 +912,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             timeout,
             json,
         } => {
-            let req = Request::Explain(ExplainRequest {
+            let req = ops::Explain::wrap(ExplainRequest {
                 instance: load_one(&file, &selection)?,
                 engine,
                 encoding,
@@ -923,11 +921,9 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
             });
             let (mut resp, artifacts) = limits(timeout)
                 .proof_to(proof.proof.clone())
-                .run(&req, None)?;
-            if let Response::Explain(r) = &mut resp {
-                proof.write(&mut r.proof, &artifacts)?;
-            }
-            answer(&mut out, &req, &resp, json, &style(timeout))
+                .run::<ops::Explain>(&req, None)?;
+            proof.write(&mut resp.proof, &artifacts)?;
+            answer::<ops::Explain>(&mut out, &req, resp, json, &style(timeout))
         }
         Command::Check {
             file,
@@ -943,25 +939,25 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
                 let (origin, bytes) = read_bytes(&board)?;
                 let cols = formats::columns::read(&origin, &bytes)?;
                 drop(bytes);
-                let resp = Response::Check(ops::check_columns(&instance.0, &cols));
-                let req = Request::Check(CheckRequest {
+                let resp = ops::check_columns(&instance.0, &cols);
+                let req = ops::Check::wrap(CheckRequest {
                     instance,
                     queens: Vec::new(),
                     timeout_ms: None,
                     hints: false,
                     completions: None,
                 });
-                return answer(&mut out, &req, &resp, json, &style(timeout));
+                return answer::<ops::Check>(&mut out, &req, resp, json, &style(timeout));
             }
-            let req = Request::Check(CheckRequest {
+            let req = ops::Check::wrap(CheckRequest {
                 instance: load_one(&file, &selection)?,
                 queens: Vec::new(),
                 timeout_ms: None,
                 hints,
                 completions,
             });
-            let (resp, _) = limits(timeout).run(&req, None)?;
-            answer(&mut out, &req, &resp, json, &style(timeout))
+            let (resp, _) = limits(timeout).run::<ops::Check>(&req, None)?;
+            answer::<ops::Check>(&mut out, &req, resp, json, &style(timeout))
         }
         Command::Generate { kind } => generate(&mut out, kind, started),
         Command::Mod2 { command } => mod2::run(&mut out, command, started),
@@ -1075,14 +1071,15 @@ impl Limits {
         self
     }
 
-    /// Runs the request under these limits, reporting progress to `bar`. Under a deadline,
-    /// work varisat does (which cannot be interrupted) runs in a child process of this
-    /// executable (`queens op`) that is killed when the deadline passes.
-    fn run(
+    /// Runs the request (operation `O`'s) under these limits, reporting progress to `bar`,
+    /// and returns `O`'s answer. Under a deadline, work varisat does (which cannot be
+    /// interrupted) runs in a child process of this executable (`queens op`) that is killed
+    /// when the deadline passes.
+    fn run<O: Member>(
         &self,
         req: &Request,
         bar: Option<&indicatif::ProgressBar>,
-    ) -> Result<(Response, Artifacts), Error> {
+    ) -> Result<(O::Response, Artifacts), Error> {
         let mut ctx = Context::default();
         ctx.budget.deadline = self.deadline;
         ctx.budget.max_memory = Some(self.max_memory);
@@ -1100,25 +1097,33 @@ impl Limits {
                 bar.set_position(done);
             });
         }
-        req.run(&ctx)
+        let (resp, artifacts) = req.run(&ctx)?;
+        let resp = O::response(resp).ok_or_else(|| {
+            Error::internal(format!(
+                "{} answered with another operation's answer",
+                O::NAME
+            ))
+        })?;
+        Ok((resp, artifacts))
     }
 }
 
-/// Prints the answer, as the operation's JSON (byte for byte what the service sends) or as
-/// text, and returns its exit code.
-fn answer(
+/// Prints the answer of operation `O` to `req`, as the operation's JSON (byte for byte what
+/// the service sends) or as text, and returns its exit code.
+fn answer<O: Member>(
     out: &mut impl Write,
     req: &Request,
-    resp: &Response,
+    resp: O::Response,
     json: bool,
     style: &print::Style,
 ) -> Result<u8, Failure> {
+    let code = O::exit_code(&resp);
     if json {
-        writeln!(out, "{}", to_json(resp)?)?;
+        writeln!(out, "{}", to_json(&resp)?)?;
     } else {
-        print::text(out, req, resp, style)?;
+        print::text(out, req, &O::wrap_response(resp), style)?;
     }
-    Ok(resp.exit_code())
+    Ok(code)
 }
 
 /// Writes a solve's solution as one column per row: to `output` when given (from the
@@ -1230,7 +1235,7 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
     let mut status = Status::Sat;
     while left > 0 && status == Status::Sat {
         let count = left.min(ops::MAX_GENERATE_COUNT);
-        let req = Request::Generate(GenerateRequest {
+        let req = ops::Generate::wrap(GenerateRequest {
             kind,
             n,
             queens,
@@ -1241,9 +1246,7 @@ fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Resul
             difficulty,
             presets,
         });
-        let Response::Generate(part) = limits.run(&req, None)?.0 else {
-            return Err(Error::internal("generate answered with something else").into());
-        };
+        let part = limits.run::<ops::Generate>(&req, None)?.0;
         instances.extend(part.instances);
         status = part.status;
         left -= count;

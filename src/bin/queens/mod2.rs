@@ -10,7 +10,7 @@ use queens::formats::sources::{self, Selection};
 use queens::games::mod2::encode::Encoding;
 use queens::games::mod2::questions::{Optimum, Question};
 use queens::games::mod2::rules::Variant;
-use queens::ops::mod2::{self as op, CheckResponse, ReplayResponse, SolveResponse};
+use queens::ops::mod2::{self as op, Mod2CheckResponse, Mod2SolveResponse, ReplayResponse};
 use queens::ops::Context;
 use queens::{formats, Error};
 
@@ -140,7 +140,7 @@ pub(crate) fn run(
     match command {
         Mod2Command::Check { file, json } => {
             let problem = sources::load_one(&file, &Selection::default())?.problem;
-            let req = op::CheckRequest {
+            let req = op::Mod2CheckRequest {
                 instance: queens::ops::Instance(problem),
             };
             let resp = op::check_instance(&req, Some(&file.display().to_string()))?;
@@ -187,7 +187,7 @@ pub(crate) fn run(
             json,
         } => {
             let ctx = context(started, timeout, false)?;
-            let req = op::SolveRequest {
+            let req = op::Mod2SolveRequest {
                 n,
                 variant,
                 reachable,
@@ -261,7 +261,7 @@ fn optimum(
         MethodArg::Exhaustive => op::OptimumMethod::Exhaustive,
     };
     let resp = op::optimum(
-        &op::OptimumRequest {
+        &op::Mod2OptimumRequest {
             n: args.n,
             question,
             method,
@@ -284,7 +284,7 @@ fn cells(list: &[(usize, usize)]) -> String {
     v.join(" ")
 }
 
-fn print_check(out: &mut impl Write, r: &CheckResponse) -> std::io::Result<()> {
+fn print_check(out: &mut impl Write, r: &Mod2CheckResponse) -> std::io::Result<()> {
     let mut grid = vec![vec!["Q".to_string(); r.n]; r.n];
     for s in &r.empty {
         grid[s.square.0][s.square.1] = s.value.to_string();
@@ -370,7 +370,7 @@ fn duration(secs: f64) -> String {
     }
 }
 
-fn print_solve(out: &mut impl Write, r: &SolveResponse) -> std::io::Result<()> {
+fn print_solve(out: &mut impl Write, r: &Mod2SolveResponse) -> std::io::Result<()> {
     match r.winner {
         Some(w) => {
             write!(

@@ -171,3 +171,38 @@ pub fn runner(ctx: &Context) -> Option<impl Fn(&CnfFormula) -> Result<Outcome, E
         }
     })
 }
+
+/// `solve_cnf`: a job or a child's work only (no synchronous endpoint); varisat runs to the
+/// end once started.
+pub struct SolveCnf;
+
+impl crate::Operation for SolveCnf {
+    const NAME: &'static str = "solve_cnf";
+    type Request = SolveCnfRequest;
+    type Response = SolveCnfResponse;
+
+    fn run(req: &SolveCnfRequest, ctx: &Context) -> Result<(SolveCnfResponse, Artifacts), Error> {
+        solve_cnf(req, ctx)
+    }
+    fn validate(req: &SolveCnfRequest) -> Result<(), Error> {
+        req.validate(&Context::default()).map(|_| ())
+    }
+    fn uninterruptible(_req: &SolveCnfRequest) -> bool {
+        true
+    }
+    fn status(resp: &SolveCnfResponse) -> Option<Status> {
+        Some(resp.status)
+    }
+    fn stopped(_req: &SolveCnfRequest, status: Status, time_ms: f64) -> Option<SolveCnfResponse> {
+        Some(SolveCnfResponse {
+            time_ms,
+            ..SolveCnfResponse::nothing(status)
+        })
+    }
+    fn reply(stdout: &str) -> Result<SolveCnfResponse, Error> {
+        crate::operation::reply(stdout)
+    }
+    fn certified(resp: &SolveCnfResponse) -> bool {
+        resp.status == Status::Unsat
+    }
+}

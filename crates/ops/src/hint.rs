@@ -139,105 +139,36 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     Ok(resp)
 }
 
-/// One step of a logical path, as JSON reports it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct StepReport {
-    /// The technique.
-    pub technique: String,
-    /// Cells that must hold a queen.
-    #[schema(value_type = Vec<Vec<usize>>)]
-    pub place: Vec<Pos>,
-    /// Cells that cannot hold one.
-    #[schema(value_type = Vec<Vec<usize>>)]
-    pub eliminate: Vec<Pos>,
-    /// The lines the reasoning is about.
-    pub lines: Vec<String>,
-    /// One sentence for the player.
-    pub reason: String,
-}
+/// `hint`. Deduction looks at no deadline: under one it runs in a child.
+pub struct Hint;
 
-/// The logical path of a puzzle (the simplest technique at every step), as reports.
-pub(super) fn path_report(
-    problem: &crate::Problem,
-) -> (queens_engine::puzzle::grade::Path, Vec<StepReport>) {
-    let path = queens_engine::puzzle::grade::logical_path(problem);
-    let pos = Position::new(problem, &[]);
-    let reports = path
-        .steps
-        .iter()
-        .map(|s| StepReport {
-            technique: s.technique.name().to_string(),
-            place: s.place.clone(),
-            eliminate: s.eliminate.clone(),
-            lines: s.lines.iter().map(|&l| pos.name(l)).collect(),
-            reason: s.reason.clone(),
-        })
-        .collect();
-    (path, reports)
-}
+impl crate::Operation for Hint {
+    const NAME: &'static str = "hint";
+    const PATH: Option<&'static str> = Some("/v1/hint");
+    const SUMMARY: &'static str = "The next logical step for a region puzzle position \
+                                   (`queens` and `marks` in the instance).";
+    type Request = HintRequest;
+    type Response = HintResponse;
 
-/// `grade`: how hard a puzzle is for a player who reasons, not guesses.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct GradeRequest {
-    /// The puzzle (its queens and marks are the starting position).
-    #[schema(value_type = Object)]
-    pub instance: Instance,
-    /// Also list the steps.
-    #[serde(default)]
-    pub steps: bool,
-}
-
-/// `grade`'s answer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct GradeResponse {
-    /// `easy`, `medium`, `hard` or `expert` (docs/puzzles.md, "Grades": the definition).
-    pub grade: String,
-    /// True when the techniques solve the puzzle without a guess.
-    pub solved_by_logic: bool,
-    /// The hardest technique the path needs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hardest: Option<String>,
-    /// Steps in the path.
-    pub step_count: usize,
-    /// Steps per technique, by name.
-    pub techniques: std::collections::BTreeMap<String, usize>,
-    /// With `steps`: the path.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steps: Option<Vec<StepReport>>,
-    /// Board size.
-    pub n: usize,
-    /// Wall time, milliseconds.
-    pub time_ms: f64,
-}
-
-/// Grades a puzzle by the path of [`queens_engine::puzzle::grade::logical_path`].
-pub fn grade(req: &GradeRequest, _ctx: &Context) -> Result<GradeResponse, Error> {
-    let start = Instant::now();
-    let problem = &req.instance.0;
-    check_size(problem.n())?;
-    let (path, reports) = path_report(problem);
-    let mut techniques = std::collections::BTreeMap::new();
-    for s in &path.steps {
-        *techniques
-            .entry(s.technique.name().to_string())
-            .or_insert(0) += 1;
+    fn run(req: &HintRequest, ctx: &Context) -> Result<(HintResponse, crate::Artifacts), Error> {
+        Ok((hint(req, ctx)?, crate::Artifacts::default()))
     }
-    Ok(GradeResponse {
-        grade: queens_engine::puzzle::grade::grade(&path)
-            .name()
-            .to_string(),
-        solved_by_logic: path.solved,
-        hardest: path
-            .steps
-            .iter()
-            .map(|s| s.technique)
-            .max()
-            .map(|t| t.name().to_string()),
-        step_count: path.steps.len(),
-        techniques,
-        steps: req.steps.then_some(reports),
-        n: problem.n(),
-        time_ms: ms(start),
-    })
+    fn problem(req: &HintRequest) -> Option<&crate::model::Problem> {
+        Some(&req.instance.0)
+    }
+    fn uninterruptible(_req: &HintRequest) -> bool {
+        true
+    }
+    fn status(resp: &HintResponse) -> Option<Status> {
+        Some(resp.status)
+    }
+    fn stopped(req: &HintRequest, status: Status, time_ms: f64) -> Option<HintResponse> {
+        Some(HintResponse {
+            time_ms,
+            ..HintResponse::nothing(status, req.instance.0.n())
+        })
+    }
+    fn reply(stdout: &str) -> Result<HintResponse, Error> {
+        crate::operation::reply(stdout)
+    }
 }

@@ -1,0 +1,204 @@
+//! What an operation is: a name, a request and a response type, a function from one to the
+//! other, and the few properties the callers ask of it (its endpoint, whether it needs a
+//! child process, what the budget did to its answer). Each operation declares them once, in
+//! its own module, and is listed once, in the table in `lib.rs` ([`crate::operations`]): the
+//! job body ([`Request`]), the dispatch, the service's routes and their OpenAPI entries,
+//! and the CLI's `queens op` all follow from that table.
+
+use std::fmt::Debug;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::error::Error;
+use crate::model::{Pos, Problem};
+use crate::{Artifacts, Context, ProofInfo, Request, Response, Status};
+
+/// An operation: one question the product answers.
+pub trait Operation: Sized + 'static {
+    /// Its name: the job body's `op`, the worker protocol's, and the endpoint's
+    /// `operationId`.
+    const NAME: &'static str;
+    /// Its synchronous endpoint (`POST PATH`); `None` for an operation only run as a job or
+    /// in a child process.
+    const PATH: Option<&'static str> = None;
+    /// The endpoint's summary in the OpenAPI document.
+    const SUMMARY: &'static str = "";
+    /// What it does with a board past [`crate::model::MAX_N`].
+    const SPARSE: Sparse = Sparse::Refused;
+    /// Over HTTP, the answer as `text/plain` instead of JSON (body and headers); `None`:
+    /// JSON.
+    const PLAIN_TEXT: Option<fn(Self::Response) -> PlainText> = None;
+
+    /// The request (a closed JSON object).
+    type Request: Serialize + DeserializeOwned + ToSchema + Clone + Debug + Send + Sync + 'static;
+    /// The response.
+    type Response: Serialize + ToSchema + Clone + Debug + Send + Sync + 'static;
+
+    /// Runs the request in this process.
+    fn run(req: &Self::Request, ctx: &Context) -> Result<(Self::Response, Artifacts), Error>;
+
+    /// The instance the request is about, if it takes one.
+    fn problem(_req: &Self::Request) -> Option<&Problem> {
+        None
+    }
+
+    /// The board size the request works on.
+    fn n(req: &Self::Request) -> usize {
+        Self::problem(req).map_or(0, Problem::n)
+    }
+
+    /// Checks the request's options against each other and the limits, before any work.
+    fn validate(_req: &Self::Request) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Why the request has no bound on its work (synchronous callers refuse it), if it has
+    /// none; `n` is [`Operation::n`].
+    fn unbounded(_req: &Self::Request, _n: usize) -> Option<String> {
+        None
+    }
+
+    /// True when the request runs an engine that only stops when its process is killed.
+    fn uninterruptible(_req: &Self::Request) -> bool {
+        false
+    }
+
+    /// True when the request runs part of its work in a child whatever the deadline.
+    fn spawns(_req: &Self::Request) -> bool {
+        false
+    }
+
+    /// The request's own time limit, in milliseconds.
+    fn timeout_ms(_req: &Self::Request) -> Option<u64> {
+        None
+    }
+
+    /// The answer's status where the budget can cut it short (`None` for an operation that
+    /// always answers in full).
+    fn status(_resp: &Self::Response) -> Option<Status> {
+        None
+    }
+
+    /// The CLI's exit code for the answer.
+    fn exit_code(resp: &Self::Response) -> u8 {
+        Self::status(resp).map_or(0, Status::exit_code)
+    }
+
+    /// The answer of a request whose child process was killed (no answer, in the
+    /// operation's shape); `None`: the operation has no such answer, and says it ran out
+    /// of time as an error.
+    fn stopped(_req: &Self::Request, _status: Status, _time_ms: f64) -> Option<Self::Response> {
+        None
+    }
+
+    /// Reads a child's reply (`{"ok": …}` or `{"error": …}`) to this operation: only those
+    /// run in a child ([`Operation::uninterruptible`]) read one.
+    fn reply(_stdout: &str) -> Result<Self::Response, Error> {
+        Err(Error::internal(format!(
+            "{} is not run in a worker",
+            Self::NAME
+        )))
+    }
+
+    /// The boards in the answer (each is verified again by a parent that got it from a
+    /// child).
+    fn boards(_resp: &Self::Response) -> Vec<&Vec<Pos>> {
+        Vec::new()
+    }
+
+    /// True when the answer comes with a proof and the CNF it refutes as artifacts.
+    fn certified(_resp: &Self::Response) -> bool {
+        false
+    }
+
+    /// The answer's proof, to name where its files went.
+    fn proof_mut(_resp: &mut Self::Response) -> Option<&mut ProofInfo> {
+        None
+    }
+
+    /// True when the request asks for a proof.
+    fn wants_proof(_req: &Self::Request) -> bool {
+        false
+    }
+}
+
+/// An operation of the table: how its request and response sit in [`Request`] and
+/// [`Response`] (implemented by the table, never by hand).
+pub trait Member: Operation {
+    /// The request as any operation's.
+    fn wrap(req: Self::Request) -> Request;
+    /// The request, if `req` is this operation's.
+    fn request(req: &Request) -> Option<&Self::Request>;
+    /// The response as any operation's.
+    fn wrap_response(resp: Self::Response) -> Response;
+    /// The response, if `resp` is this operation's.
+    fn response(resp: Response) -> Option<Self::Response>;
+}
+
+/// Something done with every operation of the table, in its order ([`crate::for_each`]).
+pub trait Visit {
+    /// Called once per operation.
+    fn visit<O: Member>(&mut self);
+}
+
+/// What an operation does with a board past [`crate::model::MAX_N`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sparse {
+    /// Refused: the operation keeps n² structures.
+    Refused,
+    /// Taken: the operation's engines refuse what they cannot do, with their reason.
+    Taken,
+    /// Taken when the core of the completion fits (its CNF is the core's).
+    Core,
+}
+
+/// An answer as text (`text/plain; charset=utf-8`) with headers.
+#[derive(Clone, Debug)]
+pub struct PlainText {
+    /// The body.
+    pub body: String,
+    /// Headers beside it (lowercase names).
+    pub headers: Vec<(&'static str, String)>,
+}
+
+/// Reads a child's reply to an operation whose response deserializes.
+pub fn reply<T: DeserializeOwned>(stdout: &str) -> Result<T, Error> {
+    crate::isolate::reply::<T>(stdout)
+        .map_err(|e| Error::internal(format!("unreadable worker reply ({e})")))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every operation's name is its variant's serde tag: a job body with that `op` is read
+    /// as that operation's request (and refused for its missing fields, not its `op`).
+    #[test]
+    fn names_are_the_serde_tags() {
+        struct Tags(Vec<String>);
+        impl Visit for Tags {
+            fn visit<O: Member>(&mut self) {
+                let body = serde_json::json!({ "op": O::NAME });
+                if let Err(e) = serde_json::from_value::<Request>(body) {
+                    if e.to_string().contains("unknown variant") {
+                        self.0.push(format!("{}: {e}", O::NAME));
+                    }
+                }
+            }
+        }
+        let mut wrong = Tags(Vec::new());
+        crate::for_each(&mut wrong);
+        assert!(wrong.0.is_empty(), "{:?}", wrong.0);
+        let names = Request::names();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(
+            names.len(),
+            unique.len(),
+            "two operations share a name: {names:?}"
+        );
+    }
+}
