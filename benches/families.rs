@@ -70,16 +70,8 @@ fn solve_families() -> Vec<(&'static str, Vec<Instance>)> {
         (
             "regions",
             vec![
-                instance(
-                    "n9-s0",
-                    queens::puzzle::generate::puzzle(9, 0).unwrap(),
-                    true,
-                ),
-                instance(
-                    "n11-s1",
-                    queens::puzzle::generate::puzzle(11, 1).unwrap(),
-                    true,
-                ),
+                instance("n9-s0", generate::puzzle(9, 0).unwrap(), true),
+                instance("n11-s1", generate::puzzle(11, 1).unwrap(), true),
             ],
         ),
     ]
@@ -96,12 +88,7 @@ fn count_families() -> Vec<(&'static str, &'static str, Problem, u64)> {
             12,
         ),
         ("diagonals", "n15-d14-s1", diagonals(15, 14, 1), 61),
-        (
-            "regions",
-            "n11-s1",
-            queens::puzzle::generate::puzzle(11, 1).unwrap(),
-            1,
-        ),
+        ("regions", "n11-s1", generate::puzzle(11, 1).unwrap(), 1),
     ]
 }
 

@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use queens::engine::Budget;
-use queens::puzzle::generate::regions;
+use queens::generate::regions;
 use queens::puzzle::grade::Grade;
 
 fn main() {

@@ -108,3 +108,965 @@ fn the_verifier_and_the_checkers_reach_nothing_that_searches() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// No circles between files.
+
+/// Cycles between files that are known and not yet broken: each is the set of files of one
+/// strongly connected component (paths from the workspace root). A component found by
+/// [`no_circles_between_files`] passes only when all its files are in one of these sets, so a
+/// known circle may shrink or vanish but not grow, and a new one fails the test.
+///
+/// Each of these runs through a crate root or a file that defines what its siblings share
+/// (`Context`, `AppState`, the engine's `EngineSpec` and memory checks) while also calling
+/// them; they go when those items move to files of their own.
+const KNOWN_CYCLES: &[&[&str]] = &[
+    &[
+        "crates/engine/src/auto.rs",
+        "crates/engine/src/backtrack/mod.rs",
+        "crates/engine/src/backtrack/restart.rs",
+        "crates/engine/src/backtrack/symmetric.rs",
+        "crates/engine/src/backtrack/symmetric/constellation.rs",
+        "crates/engine/src/completion/cnf.rs",
+        "crates/engine/src/completion/matching.rs",
+        "crates/engine/src/completion/mod.rs",
+        "crates/engine/src/completion/search.rs",
+        "crates/engine/src/encode/cnf.rs",
+        "crates/engine/src/encode/rings.rs",
+        "crates/engine/src/ext.rs",
+        "crates/engine/src/lib.rs",
+        "crates/engine/src/local/mod.rs",
+        "crates/engine/src/local/search.rs",
+        "crates/engine/src/name.rs",
+        "crates/engine/src/sat.rs",
+    ],
+    &[
+        "crates/engine/src/puzzle/deduce/attacked.rs",
+        "crates/engine/src/puzzle/deduce/confined.rs",
+        "crates/engine/src/puzzle/deduce/contradiction.rs",
+        "crates/engine/src/puzzle/deduce/last_cell.rs",
+        "crates/engine/src/puzzle/deduce/mod.rs",
+        "crates/engine/src/puzzle/deduce/subsets.rs",
+        "crates/engine/src/puzzle/deduce/would_empty.rs",
+    ],
+    &[
+        "crates/ops/src/cnf.rs",
+        "crates/ops/src/collection.rs",
+        "crates/ops/src/count.rs",
+        "crates/ops/src/diagnose.rs",
+        "crates/ops/src/formula.rs",
+        "crates/ops/src/generate.rs",
+        "crates/ops/src/isolate.rs",
+        "crates/ops/src/lib.rs",
+        "crates/ops/src/mod2.rs",
+        "crates/ops/src/puzzle.rs",
+        "crates/ops/src/race.rs",
+        "crates/ops/src/solve.rs",
+    ],
+    &[
+        "crates/ops/src/compare/mod.rs",
+        "crates/ops/src/compare/report.rs",
+    ],
+    &[
+        "crates/server/src/jobs.rs",
+        "crates/server/src/lease.rs",
+        "crates/server/src/lib.rs",
+        "crates/server/src/limits.rs",
+        "crates/server/src/retention.rs",
+        "crates/server/src/routes.rs",
+    ],
+    &[
+        "crates/server/src/store/mod.rs",
+        "crates/server/src/store/postgres.rs",
+        "crates/server/src/store/sqlite.rs",
+        "crates/server/src/store/tls.rs",
+    ],
+    &[
+        "src/bin/queens/batch.rs",
+        "src/bin/queens/collection.rs",
+        "src/bin/queens/compare.rs",
+        "src/bin/queens/main.rs",
+        "src/bin/queens/mod2.rs",
+    ],
+];
+
+/// No file of a crate uses an item of another file that, through any chain of such uses, uses
+/// an item of the first: the graph "file A uses an item defined in file B" has no strongly
+/// connected component of more than one file, in every crate of the workspace (its `src/`:
+/// libraries, the binary, the Python bindings).
+///
+/// How the graph is made, simply and without a Rust parser: each file is cut into tokens
+/// (comments, strings and character literals dropped), and the module tree is followed from
+/// each crate root through its `mod x;` declarations (a file `x.rs` or `x/mod.rs`) and its
+/// inline `mod x { … }` blocks, so `self`, `super` and `crate` mean what they mean to the
+/// compiler. An edge comes from:
+///
+/// - a `use` of an item (`use crate::a::B`, `use super::b::{C, D}`, relative `use x::Y` where
+///   `x` is a module in scope): the file that defines it. A `use` of a module adds no edge by
+///   itself; the paths through it do (`a::f()` after `use crate::a`).
+/// - a path written in code that starts with `crate::`, `super::`, `self::` or a module in
+///   scope (`crate::x::y::f`, `backtrack::count(…)`).
+/// - a glob `use p::*`: the files defining the names the importing module writes that `p`
+///   provides.
+///
+/// A path is followed segment by segment from its start: a segment that names a submodule
+/// descends into it (the deepest module file the path reaches); one that names a `use` of the
+/// module it is looked up in (an alias or re-export, `pub` or not, or a glob) continues at
+/// what that `use` names, so a re-export leads to the file that defines the item, not to the
+/// file that re-exports it; anything else is an item defined in the module reached, which
+/// ends the path (what follows, an enum's variant or an associated function, is inside that
+/// item). A path that leaves the crate (`std::…`, another crate of the workspace, or an alias
+/// of one such as `crate::model`) adds no edge.
+///
+/// A `pub use` is a re-export, not a use: it adds an edge only when its file also writes the
+/// name it imports. So a `mod.rs` or `lib.rs` that declares submodules and re-exports their
+/// items stays a plain parent: its children may use the items it *defines* (an edge to it,
+/// which counts), and a circle appears only when it also uses theirs. Macros are not expanded
+/// (their `$crate::` paths are skipped); `#[cfg(test)]` modules count like any other code.
+#[test]
+fn no_circles_between_files() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph = files::Graph::of_workspace(root);
+    let cycles = graph.cycles();
+    let mut report = String::new();
+    let mut unknown = 0;
+    for cycle in &cycles {
+        let known = KNOWN_CYCLES
+            .iter()
+            .any(|k| cycle.iter().all(|f| k.contains(&f.as_str())));
+        if !known {
+            unknown += 1;
+        }
+        report += &format!(
+            "{} ({} files):\n",
+            if known { "known circle" } else { "CIRCLE" },
+            cycle.len()
+        );
+        for edge in graph.edges_within(cycle) {
+            report += &format!("    {edge}\n");
+        }
+    }
+    eprintln!("{} circles between files\n{report}", cycles.len());
+    assert!(
+        unknown == 0,
+        "{unknown} circle(s) between files that are not in KNOWN_CYCLES (each line: a file, \
+         the file whose item it uses, where and through which path):\n{report}"
+    );
+}
+
+/// The file graph finds the circles it should, and resolves a re-export to the file that
+/// defines the item.
+#[test]
+fn the_file_graph_sees_circles_and_resolves_re_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    let write = |p: &str, text: &str| std::fs::write(src.join(p), text).unwrap();
+    write(
+        "lib.rs",
+        "mod a;\nmod b;\nmod c;\npub use a::Thing;\n/* use crate::b::X; */\n",
+    );
+    // a/mod.rs re-exports its child's item and defines one the child uses: a plain parent.
+    write(
+        "a/mod.rs",
+        "mod leaf;\npub use leaf::Thing;\npub struct Base;\n",
+    );
+    write("a/leaf.rs", "use super::Base;\npub struct Thing(Base);\n");
+    // b and c use each other, c through the root's re-export and a full path.
+    write(
+        "b.rs",
+        "use crate::Thing;\npub struct X;\npub fn f() -> Thing { let s = \"use crate::c::Y;\"; todo!() }\n",
+    );
+    write(
+        "c.rs",
+        "pub struct Y;\nfn g() { let _ = crate::b::X; }\n#[cfg(test)]\nmod tests {\n    use super::*;\n    fn h() -> Y { Y }\n}\n",
+    );
+    let graph = files::Graph::of_crate(dir.path(), &src.join("lib.rs"));
+    let edges: Vec<String> = graph.edge_pairs();
+    assert!(
+        edges.contains(&"src/a/leaf.rs -> src/a/mod.rs".to_string()),
+        "{edges:?}"
+    );
+    assert!(
+        edges.contains(&"src/b.rs -> src/a/leaf.rs".to_string()),
+        "{edges:?}"
+    );
+    assert!(
+        edges.contains(&"src/c.rs -> src/b.rs".to_string()),
+        "{edges:?}"
+    );
+    assert!(
+        !edges.iter().any(|e| e.starts_with("src/lib.rs")),
+        "{edges:?}"
+    );
+    assert!(
+        !edges.contains(&"src/a/mod.rs -> src/a/leaf.rs".to_string()),
+        "{edges:?}"
+    );
+    assert!(
+        !edges.contains(&"src/b.rs -> src/c.rs".to_string()),
+        "{edges:?}"
+    );
+    assert!(graph.cycles().is_empty(), "{:?}", graph.cycles());
+    write(
+        "b.rs",
+        "use crate::Thing;\npub struct X;\npub fn f() -> (Thing, crate::c::Y) { todo!() }\n",
+    );
+    let graph = files::Graph::of_crate(dir.path(), &src.join("lib.rs"));
+    assert_eq!(
+        graph.cycles(),
+        vec![vec!["src/b.rs".to_string(), "src/c.rs".to_string()]]
+    );
+}
+
+/// The file graph of [`no_circles_between_files`].
+mod files {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::{Path, PathBuf};
+
+    /// A token: an identifier or keyword, `::`, a lifetime, or one punctuation character.
+    struct Tok {
+        text: String,
+        line: usize,
+    }
+
+    /// Tokens of Rust source without comments, strings and character literals (a literal
+    /// becomes the token `"`).
+    fn tokens(src: &str) -> Vec<Tok> {
+        let s: Vec<char> = src.chars().collect();
+        let mut out = Vec::new();
+        let (mut i, mut line) = (0, 1);
+        let ident_start = |c: char| c.is_alphabetic() || c == '_';
+        let ident_char = |c: char| c.is_alphanumeric() || c == '_';
+        while i < s.len() {
+            let c = s[i];
+            let next = s.get(i + 1).copied().unwrap_or('\0');
+            if c == '\n' {
+                line += 1;
+                i += 1;
+            } else if c.is_whitespace() {
+                i += 1;
+            } else if c == '/' && next == '/' {
+                while i < s.len() && s[i] != '\n' {
+                    i += 1;
+                }
+            } else if c == '/' && next == '*' {
+                let mut depth = 0;
+                while i < s.len() {
+                    if s[i] == '/' && s.get(i + 1) == Some(&'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if s[i] == '*' && s.get(i + 1) == Some(&'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        line += usize::from(s[i] == '\n');
+                        i += 1;
+                    }
+                }
+            } else if let Some(len) = raw_string_start(&s[i..]) {
+                // r"…", r#"…"#, br"…": ends at the quote followed by as many #.
+                let hashes = len - 1 - usize::from(s[i] == 'b') - 1;
+                i += len;
+                while i < s.len() {
+                    if s[i] == '"' && (1..=hashes).all(|k| s.get(i + k) == Some(&'#')) {
+                        i += 1 + hashes;
+                        break;
+                    }
+                    line += usize::from(s[i] == '\n');
+                    i += 1;
+                }
+                out.push(Tok {
+                    text: "\"".into(),
+                    line,
+                });
+            } else if c == '"' || ((c == 'b' || c == 'c') && next == '"') {
+                i += if c == '"' { 1 } else { 2 };
+                while i < s.len() && s[i] != '"' {
+                    if s[i] == '\\' {
+                        i += 1;
+                    }
+                    line += usize::from(s.get(i) == Some(&'\n'));
+                    i += 1;
+                }
+                i += 1;
+                out.push(Tok {
+                    text: "\"".into(),
+                    line,
+                });
+            } else if c == '\'' || (c == 'b' && next == '\'') {
+                let q = if c == '\'' { i } else { i + 1 };
+                if s.get(q + 1) == Some(&'\\') {
+                    // An escaped character: up to the closing quote.
+                    i = q + 2;
+                    while i < s.len() && s[i] != '\'' {
+                        i += 1;
+                    }
+                    i += 1;
+                    out.push(Tok {
+                        text: "\"".into(),
+                        line,
+                    });
+                } else if s.get(q + 2) == Some(&'\'') {
+                    i = q + 3;
+                    out.push(Tok {
+                        text: "\"".into(),
+                        line,
+                    });
+                } else {
+                    // A lifetime or a label.
+                    let mut j = q + 1;
+                    while j < s.len() && ident_char(s[j]) {
+                        j += 1;
+                    }
+                    out.push(Tok {
+                        text: s[q..j].iter().collect(),
+                        line,
+                    });
+                    i = j;
+                }
+            } else if c == 'r' && next == '#' && s.get(i + 2).is_some_and(|&c| ident_start(c)) {
+                let mut j = i + 2;
+                while j < s.len() && ident_char(s[j]) {
+                    j += 1;
+                }
+                out.push(Tok {
+                    text: s[i + 2..j].iter().collect(),
+                    line,
+                });
+                i = j;
+            } else if ident_start(c) {
+                let mut j = i;
+                while j < s.len() && ident_char(s[j]) {
+                    j += 1;
+                }
+                out.push(Tok {
+                    text: s[i..j].iter().collect(),
+                    line,
+                });
+                i = j;
+            } else if c.is_ascii_digit() {
+                while i < s.len()
+                    && (ident_char(s[i])
+                        || s[i] == '.' && s.get(i + 1).is_some_and(|c| c.is_ascii_digit()))
+                {
+                    i += 1;
+                }
+                out.push(Tok {
+                    text: "0".into(),
+                    line,
+                });
+            } else if c == ':' && next == ':' {
+                out.push(Tok {
+                    text: "::".into(),
+                    line,
+                });
+                i += 2;
+            } else {
+                out.push(Tok {
+                    text: c.to_string(),
+                    line,
+                });
+                i += 1;
+            }
+        }
+        out
+    }
+
+    /// The length of a raw string's opening (`r"`, `r##"`, `br#"`), if one starts here.
+    fn raw_string_start(s: &[char]) -> Option<usize> {
+        let mut j = usize::from(s.first() == Some(&'b'));
+        if s.get(j) != Some(&'r') {
+            return None;
+        }
+        j += 1;
+        while s.get(j) == Some(&'#') {
+            j += 1;
+        }
+        (s.get(j) == Some(&'"')).then_some(j + 1)
+    }
+
+    /// What a `use` imports under a name, or `*`, or anonymously (`as _`).
+    enum Leaf {
+        Name(String),
+        Glob,
+        Anon,
+    }
+
+    struct Use {
+        path: Vec<String>,
+        leaf: Leaf,
+        public: bool,
+        line: usize,
+    }
+
+    /// A path written in code, from its first segment.
+    struct CodePath {
+        segs: Vec<String>,
+        line: usize,
+    }
+
+    struct Module {
+        parent: Option<usize>,
+        file: usize,
+        /// Where the files of its submodules are.
+        dir: PathBuf,
+        children: BTreeMap<String, usize>,
+        /// Names of the items defined in it (at its own level).
+        defs: BTreeSet<String>,
+        uses: Vec<Use>,
+        paths: Vec<CodePath>,
+        /// Identifiers written in it outside `use` declarations.
+        idents: BTreeSet<String>,
+    }
+
+    /// What a path names.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    enum Res {
+        Module(usize),
+        /// An item defined in this module.
+        Item(usize),
+        /// Outside the crate.
+        External,
+    }
+
+    /// One edge and the first reason found for it.
+    struct Edge {
+        line: usize,
+        path: String,
+    }
+
+    /// Files (paths relative to the workspace root) and the edges between them.
+    pub struct Graph {
+        files: Vec<String>,
+        edges: BTreeMap<(usize, usize), Edge>,
+    }
+
+    impl Graph {
+        /// The graph of every crate in the workspace (one graph; crates share no edges).
+        pub fn of_workspace(root: &Path) -> Graph {
+            let mut dirs = vec![root.to_path_buf(), root.join("python")];
+            let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            crates.sort();
+            dirs.extend(crates);
+            let mut roots = Vec::new();
+            for dir in dirs {
+                let src = dir.join("src");
+                for f in ["lib.rs", "main.rs"] {
+                    if src.join(f).is_file() {
+                        roots.push(src.join(f));
+                    }
+                }
+                if let Ok(bins) = std::fs::read_dir(src.join("bin")) {
+                    let mut bins: Vec<PathBuf> = bins.map(|e| e.unwrap().path()).collect();
+                    bins.sort();
+                    for b in bins {
+                        if b.is_dir() && b.join("main.rs").is_file() {
+                            roots.push(b.join("main.rs"));
+                        } else if b.extension().is_some_and(|e| e == "rs") {
+                            roots.push(b);
+                        }
+                    }
+                }
+            }
+            assert!(roots.len() >= 8, "crate roots found: {roots:?}");
+            let mut b = Builder::new(root);
+            for r in &roots {
+                b.add_crate(r);
+            }
+            b.graph()
+        }
+
+        /// The graph of one crate.
+        pub fn of_crate(root: &Path, crate_root: &Path) -> Graph {
+            let mut b = Builder::new(root);
+            b.add_crate(crate_root);
+            b.graph()
+        }
+
+        /// Every edge as `from -> to`.
+        pub fn edge_pairs(&self) -> Vec<String> {
+            self.edges
+                .keys()
+                .map(|&(a, b)| format!("{} -> {}", self.files[a], self.files[b]))
+                .collect()
+        }
+
+        /// The edges inside a set of files, with where each comes from.
+        pub fn edges_within(&self, files: &[String]) -> Vec<String> {
+            let inside = |f: usize| files.contains(&self.files[f]);
+            self.edges
+                .iter()
+                .filter(|((a, b), _)| inside(*a) && inside(*b))
+                .map(|(&(a, b), e)| {
+                    format!(
+                        "{} -> {}   (line {}: {})",
+                        self.files[a], self.files[b], e.line, e.path
+                    )
+                })
+                .collect()
+        }
+
+        /// The strongly connected components of more than one file (Tarjan), each sorted,
+        /// in order.
+        pub fn cycles(&self) -> Vec<Vec<String>> {
+            let n = self.files.len();
+            let mut next: Vec<Vec<usize>> = vec![Vec::new(); n];
+            for &(a, b) in self.edges.keys() {
+                next[a].push(b);
+            }
+            struct Tarjan<'g> {
+                next: &'g [Vec<usize>],
+                index: Vec<Option<usize>>,
+                low: Vec<usize>,
+                on_stack: Vec<bool>,
+                stack: Vec<usize>,
+                counter: usize,
+                out: Vec<Vec<usize>>,
+            }
+            impl Tarjan<'_> {
+                fn visit(&mut self, v: usize) {
+                    self.index[v] = Some(self.counter);
+                    self.low[v] = self.counter;
+                    self.counter += 1;
+                    self.stack.push(v);
+                    self.on_stack[v] = true;
+                    for &w in &self.next[v] {
+                        match self.index[w] {
+                            None => {
+                                self.visit(w);
+                                self.low[v] = self.low[v].min(self.low[w]);
+                            }
+                            Some(iw) if self.on_stack[w] => self.low[v] = self.low[v].min(iw),
+                            Some(_) => {}
+                        }
+                    }
+                    if Some(self.low[v]) == self.index[v] {
+                        let mut scc = Vec::new();
+                        loop {
+                            let w = self.stack.pop().unwrap();
+                            self.on_stack[w] = false;
+                            scc.push(w);
+                            if w == v {
+                                break;
+                            }
+                        }
+                        self.out.push(scc);
+                    }
+                }
+            }
+            let mut t = Tarjan {
+                next: &next,
+                index: vec![None; n],
+                low: vec![0; n],
+                on_stack: vec![false; n],
+                stack: Vec::new(),
+                counter: 0,
+                out: Vec::new(),
+            };
+            for v in 0..n {
+                if t.index[v].is_none() {
+                    t.visit(v);
+                }
+            }
+            let mut out: Vec<Vec<String>> = t
+                .out
+                .into_iter()
+                .filter(|scc| scc.len() > 1)
+                .map(|scc| {
+                    let mut names: Vec<String> =
+                        scc.into_iter().map(|f| self.files[f].clone()).collect();
+                    names.sort();
+                    names
+                })
+                .collect();
+            out.sort();
+            out
+        }
+    }
+
+    struct Builder {
+        root: PathBuf,
+        files: Vec<String>,
+        modules: Vec<Module>,
+        crate_modules: Vec<usize>,
+    }
+
+    impl Builder {
+        fn new(root: &Path) -> Builder {
+            Builder {
+                root: root.to_path_buf(),
+                files: Vec::new(),
+                modules: Vec::new(),
+                crate_modules: Vec::new(),
+            }
+        }
+
+        fn add_crate(&mut self, root_file: &Path) {
+            let m = self.add_module(None, root_file, root_file.parent().unwrap().to_path_buf());
+            self.crate_modules.push(m);
+        }
+
+        /// Reads a module's file and, through its `mod` declarations, its submodules'.
+        fn add_module(&mut self, parent: Option<usize>, file: &Path, dir: PathBuf) -> usize {
+            let text = std::fs::read_to_string(file)
+                .unwrap_or_else(|e| panic!("read {}: {e}", file.display()));
+            let name = file
+                .strip_prefix(&self.root)
+                .unwrap_or(file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let f = self.files.len();
+            self.files.push(name);
+            let top = self.new_module(parent, f, dir);
+            let toks = tokens(&text);
+            // The modules open at this point, with the brace depth inside each.
+            let mut stack: Vec<(usize, usize)> = vec![(top, 0)];
+            let mut depth = 0;
+            let mut i = 0;
+            while i < toks.len() {
+                let (m, level) = *stack.last().unwrap();
+                let t = toks[i].text.as_str();
+                let at = |k: usize| toks.get(k).map_or("", |t| t.text.as_str());
+                match t {
+                    "{" => depth += 1,
+                    "}" => {
+                        depth -= 1;
+                        if depth < level {
+                            stack.pop();
+                        }
+                    }
+                    "mod" if is_ident(at(i + 1)) && (at(i + 2) == ";" || at(i + 2) == "{") => {
+                        let name = at(i + 1).to_string();
+                        let sub = self.modules[m].dir.join(&name);
+                        if at(i + 2) == ";" {
+                            let file = [sub.with_extension("rs"), sub.join("mod.rs")]
+                                .into_iter()
+                                .find(|p| p.is_file())
+                                .unwrap_or_else(|| panic!("no file for module {}", sub.display()));
+                            let c = self.add_module(Some(m), &file, sub);
+                            self.modules[m].children.insert(name, c);
+                            i += 3;
+                        } else {
+                            let c = self.new_module(Some(m), f, sub);
+                            self.modules[m].children.insert(name, c);
+                            depth += 1;
+                            stack.push((c, depth));
+                            i += 3;
+                        }
+                        continue;
+                    }
+                    "use" => {
+                        let public = at(i.wrapping_sub(1)) == "pub"
+                            || (at(i.wrapping_sub(1)) == ")" && {
+                                let mut k = i - 1;
+                                while k > 0 && at(k) != "(" {
+                                    k -= 1;
+                                }
+                                at(k.wrapping_sub(1)) == "pub"
+                            });
+                        let line = toks[i].line;
+                        let mut j = i + 1;
+                        let mut leaves = Vec::new();
+                        use_tree(&toks, &mut j, Vec::new(), &mut leaves);
+                        for (path, leaf) in leaves {
+                            self.modules[m].uses.push(Use {
+                                path,
+                                leaf,
+                                public,
+                                line,
+                            });
+                        }
+                        while j < toks.len() && toks[j].text != ";" {
+                            j += 1;
+                        }
+                        i = j + 1;
+                        continue;
+                    }
+                    "fn" | "struct" | "enum" | "trait" | "type" | "const" | "static" | "union"
+                        if depth == level && is_ident(at(i + 1)) =>
+                    {
+                        self.modules[m].defs.insert(at(i + 1).to_string());
+                    }
+                    "macro_rules" if at(i + 1) == "!" => {
+                        self.modules[m].defs.insert(at(i + 2).to_string());
+                    }
+                    _ if is_ident(t) || t == "crate" || t == "self" || t == "super" => {
+                        self.modules[m].idents.insert(t.to_string());
+                        let starts = at(i + 1) == "::"
+                            && at(i.wrapping_sub(1)) != "::"
+                            && at(i.wrapping_sub(1)) != "$"
+                            && t != "Self";
+                        if starts {
+                            let line = toks[i].line;
+                            let mut segs = vec![t.to_string()];
+                            let mut j = i + 1;
+                            while at(j) == "::" && is_ident(at(j + 1)) {
+                                segs.push(at(j + 1).to_string());
+                                j += 2;
+                            }
+                            self.modules[m].paths.push(CodePath { segs, line });
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            top
+        }
+
+        fn new_module(&mut self, parent: Option<usize>, file: usize, dir: PathBuf) -> usize {
+            self.modules.push(Module {
+                parent,
+                file,
+                dir,
+                children: BTreeMap::new(),
+                defs: BTreeSet::new(),
+                uses: Vec::new(),
+                paths: Vec::new(),
+                idents: BTreeSet::new(),
+            });
+            self.modules.len() - 1
+        }
+
+        fn crate_root(&self, mut m: usize) -> usize {
+            while let Some(p) = self.modules[m].parent {
+                m = p;
+            }
+            m
+        }
+
+        /// What `segs`, written in module `from`, names.
+        fn resolve(
+            &self,
+            from: usize,
+            segs: &[String],
+            seen: &mut BTreeSet<(usize, String)>,
+        ) -> Res {
+            let Some(first) = segs.first() else {
+                return Res::Module(from);
+            };
+            let mut rest = &segs[1..];
+            let mut cur = match first.as_str() {
+                "crate" => Res::Module(self.crate_root(from)),
+                "self" => Res::Module(from),
+                "super" => {
+                    let mut m = self.modules[from].parent.expect("super of a crate root");
+                    while rest.first().is_some_and(|s| s == "super") {
+                        m = self.modules[m].parent.expect("super of a crate root");
+                        rest = &rest[1..];
+                    }
+                    Res::Module(m)
+                }
+                _ => match self.lookup(from, first, seen) {
+                    Some(r) => r,
+                    None => return Res::External,
+                },
+            };
+            for seg in rest {
+                let Res::Module(m) = cur else {
+                    break;
+                };
+                cur = self.lookup(m, seg, seen).unwrap_or(Res::Item(m));
+            }
+            cur
+        }
+
+        /// What `name` names in module `m`: a submodule, a `use`, an item, a glob's name.
+        fn lookup(
+            &self,
+            m: usize,
+            name: &str,
+            seen: &mut BTreeSet<(usize, String)>,
+        ) -> Option<Res> {
+            let module = &self.modules[m];
+            if let Some(&c) = module.children.get(name) {
+                return Some(Res::Module(c));
+            }
+            if !seen.insert((m, name.to_string())) {
+                return None;
+            }
+            let found = self.lookup_uses(m, name, seen);
+            seen.remove(&(m, name.to_string()));
+            found
+        }
+
+        fn lookup_uses(
+            &self,
+            m: usize,
+            name: &str,
+            seen: &mut BTreeSet<(usize, String)>,
+        ) -> Option<Res> {
+            let module = &self.modules[m];
+            for u in &module.uses {
+                if matches!(&u.leaf, Leaf::Name(n) if n == name) {
+                    return Some(self.resolve(m, &u.path, seen));
+                }
+            }
+            if module.defs.contains(name) {
+                return Some(Res::Item(m));
+            }
+            for u in &module.uses {
+                if let Leaf::Glob = u.leaf {
+                    if let Res::Module(g) = self.resolve(m, &u.path, seen) {
+                        if let Some(r) = self.lookup(g, name, seen) {
+                            return Some(r);
+                        }
+                    }
+                }
+            }
+            None
+        }
+
+        fn graph(self) -> Graph {
+            let mut edges: BTreeMap<(usize, usize), Edge> = BTreeMap::new();
+            let mut add = |from: usize, to: usize, line: usize, path: String| {
+                if from != to {
+                    edges.entry((from, to)).or_insert(Edge { line, path });
+                }
+            };
+            let file_of = |r: Res| match r {
+                Res::Module(x) | Res::Item(x) => Some(self.modules[x].file),
+                Res::External => None,
+            };
+            for (m, module) in self.modules.iter().enumerate() {
+                let f = module.file;
+                let seen = &mut BTreeSet::new();
+                for u in &module.uses {
+                    let written = u.path.join("::");
+                    match &u.leaf {
+                        Leaf::Name(name) => {
+                            if u.public && !module.idents.contains(name) {
+                                continue;
+                            }
+                            if let r @ Res::Item(_) = self.resolve(m, &u.path, seen) {
+                                add(f, file_of(r).unwrap(), u.line, format!("use {written}"));
+                            }
+                        }
+                        Leaf::Anon => {
+                            if let r @ Res::Item(_) = self.resolve(m, &u.path, seen) {
+                                add(
+                                    f,
+                                    file_of(r).unwrap(),
+                                    u.line,
+                                    format!("use {written} as _"),
+                                );
+                            }
+                        }
+                        Leaf::Glob => match self.resolve(m, &u.path, seen) {
+                            r @ Res::Item(_) => {
+                                add(f, file_of(r).unwrap(), u.line, format!("use {written}::*"))
+                            }
+                            Res::Module(g) => {
+                                for name in &module.idents {
+                                    if module.defs.contains(name)
+                                        || module.children.contains_key(name)
+                                    {
+                                        continue;
+                                    }
+                                    if let Some(r @ Res::Item(_)) = self.lookup(g, name, seen) {
+                                        add(
+                                            f,
+                                            file_of(r).unwrap(),
+                                            u.line,
+                                            format!("{name} through use {written}::*"),
+                                        );
+                                    }
+                                }
+                            }
+                            Res::External => {}
+                        },
+                    }
+                }
+                for p in &module.paths {
+                    let first = p.segs[0].as_str();
+                    if !matches!(first, "crate" | "self" | "super")
+                        && !matches!(self.lookup(m, first, seen), Some(Res::Module(_)))
+                    {
+                        continue;
+                    }
+                    if let Some(to) = file_of(self.resolve(m, &p.segs, seen)) {
+                        add(f, to, p.line, p.segs.join("::"));
+                    }
+                }
+            }
+            Graph {
+                files: self.files,
+                edges,
+            }
+        }
+    }
+
+    fn is_ident(t: &str) -> bool {
+        t.starts_with(|c: char| c.is_alphabetic() || c == '_')
+            && !matches!(t, "crate" | "self" | "super" | "Self" | "as" | "in")
+    }
+
+    /// One use tree from `toks[*j]`: each import with its full path.
+    fn use_tree(
+        toks: &[Tok],
+        j: &mut usize,
+        mut prefix: Vec<String>,
+        out: &mut Vec<(Vec<String>, Leaf)>,
+    ) {
+        let at = |k: usize| toks.get(k).map_or("", |t| t.text.as_str());
+        if at(*j) == "::" {
+            prefix.push("::".into());
+            *j += 1;
+        }
+        loop {
+            match at(*j) {
+                "*" => {
+                    *j += 1;
+                    out.push((prefix, Leaf::Glob));
+                    return;
+                }
+                "{" => {
+                    *j += 1;
+                    while at(*j) != "}" && *j < toks.len() {
+                        use_tree(toks, j, prefix.clone(), out);
+                        if at(*j) == "," {
+                            *j += 1;
+                        }
+                    }
+                    *j += 1;
+                    return;
+                }
+                seg => {
+                    let seg = seg.to_string();
+                    *j += 1;
+                    if at(*j) == "::" {
+                        *j += 1;
+                        prefix.push(seg);
+                        continue;
+                    }
+                    let mut local = if seg == "self" {
+                        prefix.last().cloned().unwrap_or_default()
+                    } else {
+                        seg.clone()
+                    };
+                    if seg != "self" {
+                        prefix.push(seg);
+                    }
+                    if at(*j) == "as" {
+                        local = at(*j + 1).to_string();
+                        *j += 2;
+                    }
+                    let leaf = if local == "_" {
+                        Leaf::Anon
+                    } else {
+                        Leaf::Name(local)
+                    };
+                    out.push((prefix, leaf));
+                    return;
+                }
+            }
+        }
+    }
+}

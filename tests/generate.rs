@@ -2,9 +2,8 @@
 
 use queens::engine::backtrack::{self, Config};
 use queens::engine::Budget;
-use queens::generate;
+use queens::generate::{self, puzzle, regions};
 use queens::model::Diagonal;
-use queens::puzzle::generate::{puzzle, regions};
 use queens::puzzle::grade::{grade, logical_path, Grade};
 use queens::rng::Rng;
 use queens::verify::conflicts;

@@ -202,7 +202,7 @@ fn grades_of_the_linkedin_levels() {
 
 #[test]
 fn grades_of_a_thousand_generated_9x9_puzzles() {
-    use queens::puzzle::generate::puzzle;
+    use queens::generate::puzzle;
     use queens::puzzle::grade::{grade, logical_path, Grade};
     let mut counts = std::collections::BTreeMap::new();
     for seed in 0..1000 {

@@ -133,9 +133,7 @@ pub fn generate_one(
             ))
         }
         GenerateKind::Regions => {
-            let Some(puzzle) =
-                queens_engine::puzzle::generate::regions(n, seed, req.difficulty, budget)?
-            else {
+            let Some(puzzle) = gen::regions(n, seed, req.difficulty, budget)? else {
                 return Ok(None);
             };
             let id = match req.difficulty {

@@ -1,6 +1,6 @@
-//! The LRAT checker that only follows hints: each lemma's hints are visited once, in order,
-//! against the negated lemma (no search, no watches), so checking takes time linear in the
-//! proof. The proof is read as a stream (a file of any size, a socket) and only live clauses
+//! [`check_proof`], which hands a proof to its format's checker, and the LRAT checker that
+//! only follows hints: each lemma's hints are visited once, in order, against the negated
+//! lemma (no search, no watches), so checking takes time linear in the proof. The proof is read as a stream (a file of any size, a socket) and only live clauses
 //! are kept: memory is the formula plus the lemmas not yet deleted.
 
 use std::collections::HashMap;
@@ -11,8 +11,23 @@ use std::path::Path;
 
 use varisat_formula::CnfFormula;
 
+use super::drat::check_drat;
 use super::lrat::put_varint;
-use super::{dimacs_code, rejected, show, ProofError, ProofStats, FALSE, OPEN, TRUE};
+use super::{dimacs_code, rejected, show, ProofError, ProofFormat, ProofStats, FALSE, OPEN, TRUE};
+
+/// Checks a proof in any [`ProofFormat`] against `formula`, without using varisat's checker.
+pub fn check_proof(
+    formula: &CnfFormula,
+    format: ProofFormat,
+    proof: &[u8],
+) -> Result<ProofStats, ProofError> {
+    match format {
+        ProofFormat::Drat => check_drat(formula, proof, false),
+        ProofFormat::BinaryDrat => check_drat(formula, proof, true),
+        ProofFormat::Lrat => check_lrat(formula, proof),
+        ProofFormat::BinaryLrat => check_lrat_binary_reader(formula, proof),
+    }
+}
 
 /// Checks a text LRAT proof of `formula` held in memory; see [`check_lrat_reader`].
 pub fn check_lrat(formula: &CnfFormula, proof: &[u8]) -> Result<ProofStats, ProofError> {

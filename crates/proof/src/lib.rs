@@ -6,7 +6,8 @@
 //! - [`drat`]: DRAT (text and binary): the forward RUP checker.
 //! - [`lrat`]: the LRAT a DRAT replay ([`drat_to_lrat`]) fills, and the chunk pipe the
 //!   backtracker's binary LRAT streams through to the checker.
-//! - [`check`]: the LRAT checker that only follows hints, streaming from a reader.
+//! - [`check`]: [`check_proof`], any format's check, and the LRAT checker that only follows
+//!   hints, streaming from a reader.
 
 // The model below, under the names the modules use.
 pub(crate) use queens_model::Error;
@@ -15,8 +16,6 @@ use std::fmt;
 use std::io;
 use std::str::FromStr;
 
-use varisat_formula::CnfFormula;
-
 pub mod check;
 pub mod drat;
 pub mod lrat;
@@ -24,7 +23,7 @@ pub mod write;
 
 pub use check::{
     check_and_write, check_lrat, check_lrat_binary_file, check_lrat_binary_reader, check_lrat_file,
-    check_lrat_reader,
+    check_lrat_reader, check_proof,
 };
 pub use drat::{check_drat, drat_to_lrat};
 
@@ -135,20 +134,6 @@ pub struct ProofStats {
     pub hints: u64,
     /// [`drat_to_lrat`]: lemmas left out because the refutation does not use them.
     pub trimmed: u64,
-}
-
-/// Checks a proof in any [`ProofFormat`] against `formula`, without using varisat's checker.
-pub fn check_proof(
-    formula: &CnfFormula,
-    format: ProofFormat,
-    proof: &[u8],
-) -> Result<ProofStats, ProofError> {
-    match format {
-        ProofFormat::Drat => check_drat(formula, proof, false),
-        ProofFormat::BinaryDrat => check_drat(formula, proof, true),
-        ProofFormat::Lrat => check_lrat(formula, proof),
-        ProofFormat::BinaryLrat => check_lrat_binary_reader(formula, proof),
-    }
 }
 
 /// Largest variable a proof may use; bounds the checker's per-variable arrays.

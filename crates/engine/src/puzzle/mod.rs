@@ -1,8 +1,8 @@
 //! Region puzzles as a player sees them: a position (queens placed, cells marked "no queen")
-//! and human-style deduction over it ([`deduce`]).
+//! and human-style deduction over it ([`deduce`]), and the grade that deduction gives a
+//! puzzle ([`grade`]). The generator of unique puzzles is [`crate::generate::regions`].
 
 pub mod deduce;
-pub mod generate;
 pub mod grade;
 
 use crate::model::{cell, Pos, Problem};

@@ -2,7 +2,7 @@
 //! `queens:`, `blocked:` and `diagonals:` lines; or, for boards of any size, a line `n: N`
 //! in place of the grid.
 
-use super::{strip_bom, EMPTY_INPUT};
+use super::text::{strip_bom, EMPTY_INPUT};
 use crate::error::Error;
 use crate::model::{find_duplicate, DiagonalRule, Pos, Problem, Regions, MAX_N};
 

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::csplib::to_csplib;
 use super::grid::{chess_square, grid_cells, on_board, parse_rule};
-use super::{strip_bom, EMPTY_INPUT};
+use super::text::{strip_bom, EMPTY_INPUT};
 use crate::error::Error;
 use crate::model::{find_duplicate, Diagonal, DiagonalRule, Pos, Problem, Regions};
 

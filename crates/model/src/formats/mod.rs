@@ -11,6 +11,7 @@ pub mod dimacs;
 pub mod grid;
 pub mod json;
 pub mod sources;
+mod text;
 
 use std::path::Path;
 
@@ -24,10 +25,7 @@ pub use json::{
     json_kind, json_value, not_an_object, parse_json, problem_from_json, write_json, JsonError,
     StrictValue,
 };
-
-/// What an input without any grid, JSON or option line is told.
-pub const EMPTY_INPUT: &str =
-    "empty input: expected a text grid (n lines of n cells) or a JSON object like {\"n\": 8}";
+pub use text::{strip_bom, EMPTY_INPUT};
 
 /// Reads an instance from a path, or from standard input when the path is `-`.
 pub fn read_path(path: &Path) -> Result<Problem, Error> {
@@ -82,11 +80,6 @@ pub fn decode_text(origin: &str, bytes: Vec<u8>) -> Result<String, Error> {
         text.drain(..'\u{FEFF}'.len_utf8());
     }
     Ok(text)
-}
-
-/// `text` without a leading UTF-8 byte-order mark.
-pub fn strip_bom(text: &str) -> &str {
-    text.strip_prefix('\u{FEFF}').unwrap_or(text)
 }
 
 /// Whether [`parse`] reads `text` as JSON: it starts with `{` or `[`, or is one JSON scalar

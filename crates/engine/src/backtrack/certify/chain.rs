@@ -4,30 +4,10 @@
 
 use super::depths::DepthSet;
 use super::search::Search;
-use super::Outcome;
+use super::shared::{Entry, Kind, Outcome};
 use crate::engine::backtrack::board::{Board, Line};
 use crate::model::Pos;
 use crate::proof::{FALSE, OPEN, TRUE};
-
-/// LRAT: why a refuted node's set `S` has no completion, when the node has no lemma.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    /// Lemma `¬S` with this id is in the proof.
-    Lemma(u64),
-    /// `Search::chain` derives a conflict from `S` by unit propagation.
-    Conflict,
-    /// `Search::chain` derives the negation of the node's own queen `c` from `S \ {c}`
-    /// (and so, with `c` assumed, a conflict).
-    Neg,
-}
-
-/// LRAT: one step of unit propagation: a clause id and what it propagates.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Entry {
-    pub(super) id: u64,
-    /// `cell + 1` set true, `-(cell + 1)` set false, 0 a conflict.
-    pub(super) eff: i32,
-}
 
 impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
     /// LRAT: the chain of a dead `line` (a leaf): each closed cell made false by the binary

@@ -24,11 +24,11 @@
 //! one depth, each subtree refuted into its own buffer, and the nodes above that depth
 //! refuted last from the subtrees' sets, so every lemma comes after those it relies on.
 //!
-//! This file holds the entry points ([`refute`], [`refute_lrat`]) and what every thread
-//! shares; `search.rs` is the refutation of one tree, `chain.rs` its LRAT hints,
-//! `parallel.rs` the split over the cores, `ids.rs` the CNF's clause ids, `masks.rs` and
-//! `depths.rs` the bit sets the search works on; the proof lines go through
-//! [`crate::proof::write`].
+//! This file holds the entry points ([`refute`], [`refute_lrat`]); `search.rs` is the
+//! refutation of one tree, `chain.rs` its LRAT hints, `parallel.rs` the split over the cores,
+//! `shared.rs` what every thread reads and the types those three hand each other, `ids.rs` the
+//! CNF's clause ids, `masks.rs` and `depths.rs` the bit sets the search works on; the proof
+//! lines go through [`crate::proof::write`].
 
 mod chain;
 mod depths;
@@ -36,50 +36,23 @@ mod ids;
 mod masks;
 mod parallel;
 mod search;
+mod shared;
 
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
-use super::board::{place_fixed, Board, LargeBoard, Line, SmallBoard};
+use super::board::{place_fixed, Board, LargeBoard, SmallBoard};
 use super::{threads, use_small, Config, Stats};
-use crate::model::{Pos, Problem};
+use crate::model::Problem;
 use crate::proof::lrat::{put_varint, ChunkSink};
 pub use crate::proof::write::DratStyle;
 use crate::proof::write::{empty_clause, Style};
 use depths::DepthSet;
 pub use ids::ClauseIds;
-use masks::Masks;
 use parallel::refute_parallel;
-use search::CachedLit;
 use search::Search;
-
-/// What [`refute`] found.
-#[derive(Debug)]
-pub enum Refutation {
-    /// A solution (sorted by row; not yet verified: callers verify).
-    Sat(Vec<Pos>),
-    /// No solution, and a DRAT proof of it for the CNF whose cell variables were given.
-    Unsat(DratProof),
-    /// The deadline or stop flag ended the search.
-    Interrupted,
-    /// The proof grew past the byte limit (so much, after this many bytes).
-    TooLarge(u64),
-    /// Writing the proof failed.
-    Failed(String),
-}
-
-/// A DRAT refutation.
-#[derive(Debug, Default)]
-pub struct DratProof {
-    /// The proof, ending with the empty clause.
-    pub bytes: Vec<u8>,
-    /// Lemmas added, the empty clause included.
-    pub lemmas: u64,
-    /// Lemmas deleted.
-    pub deletions: u64,
-    /// LRAT: the bytes written to the output (the proof is there, not in `bytes`).
-    pub written: u64,
-}
+use shared::{proof_buffer, Outcome, Shared};
+pub use shared::{DratProof, Refutation};
 
 /// Refutes `problem` by search, writing a DRAT proof for a CNF in which cell `(r, c)` is
 /// variable `vars[r * n + c]` (0: no variable; such a cell must be closed from the start, e.g.
@@ -266,113 +239,10 @@ fn refute_on<B: Board, S: DepthSet>(
     )
 }
 
-/// An empty proof buffer with address space for up to `max_bytes`, which the kernel backs
-/// only as it is written, so the buffer never moves (a large proof was spending a third of
-/// its time copying itself as it grew). Where the system refuses that much address space,
-/// less, down to none.
-fn proof_buffer(max_bytes: u64) -> Vec<u8> {
-    let mut buf = Vec::new();
-    let mut want = max_bytes.min(16 << 30) as usize;
-    while want >= 1 << 20 && buf.try_reserve_exact(want).is_err() {
-        want /= 2;
-    }
-    buf
-}
-
 fn empty_clause_only(style: DratStyle) -> DratProof {
     DratProof {
         bytes: empty_clause(style),
         lemmas: 1,
         ..DratProof::default()
     }
-}
-
-/// What every search thread reads.
-struct Shared<'p> {
-    problem: &'p Problem,
-    n: usize,
-    /// Queens placed before the search (the fixed ones).
-    base: usize,
-    /// Cells open after the fixed queens: the cells whose falsity a lemma must derive.
-    root: Vec<bool>,
-    vars: &'p [u32],
-    /// Cells of each region, for region lines.
-    regions: Vec<Vec<Pos>>,
-    /// Rows and columns as words, for boards up to 64 wide.
-    masks: Option<Masks>,
-    /// Each cell's literal as proof bytes, for boards up to 256 wide (empty above).
-    lits: Vec<CachedLit>,
-    style: Style,
-    max_bytes: u64,
-    /// Proof bytes written by all threads so far.
-    bytes: AtomicU64,
-    /// LRAT: the CNF's clause ids (`None`: DRAT).
-    ids: Option<&'p ClauseIds>,
-    /// LRAT: where every thread's chunks go.
-    sink: Option<&'p dyn ChunkSink>,
-    /// LRAT: the first lemma id no thread has taken yet.
-    next_id: AtomicU64,
-}
-
-impl<'p> Shared<'p> {
-    fn new<B: Board>(
-        problem: &'p Problem,
-        board: &B,
-        vars: &'p [u32],
-        style: Style,
-        max_bytes: u64,
-    ) -> Shared<'p> {
-        let n = problem.n();
-        let root: Vec<bool> = (0..n * n)
-            .map(|i| board.available((i / n, i % n)))
-            .collect();
-        let masks = (n <= 64).then(|| Masks::new(problem, &root));
-        let lits = if n <= 256 {
-            (0..n * n)
-                .map(|i| CachedLit::new((i / n, i % n), vars[i], style != Style::Text))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Shared {
-            problem,
-            n,
-            base: board.queens().len(),
-            root,
-            vars,
-            regions: problem.regions().map(|g| g.cells()).unwrap_or_default(),
-            masks,
-            lits,
-            style,
-            max_bytes,
-            bytes: AtomicU64::new(0),
-            ids: None,
-            sink: None,
-            next_id: AtomicU64::new(0),
-        }
-    }
-
-    /// Calls `f` with each cell of `line`.
-    #[inline]
-    fn line_cells(&self, line: Line, mut f: impl FnMut(Pos)) {
-        match line {
-            Line::Row(r) => (0..self.n).for_each(|c| f((r, c))),
-            Line::Col(c) => (0..self.n).for_each(|r| f((r, c))),
-            Line::Region(g) => self.regions[g].iter().for_each(|&p| f(p)),
-        }
-    }
-}
-
-enum Outcome {
-    /// Refuted: the set is in `Search::ret`, and its lemma is in the proof.
-    Refuted,
-    Sat(Vec<Pos>),
-    Interrupted,
-    /// The node limit (the probe) or another thread's answer ended the search.
-    Cut,
-    TooLarge,
-}
-
-fn proof_bytes(shared: &Shared) -> u64 {
-    shared.bytes.load(Ordering::Relaxed)
 }

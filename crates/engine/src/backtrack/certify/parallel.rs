@@ -5,42 +5,16 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::chain::Kind;
 use super::depths::DepthSet;
 use super::search::Search;
-use super::{proof_buffer, proof_bytes, DratProof, Outcome, Refutation, Shared};
+use super::shared::{
+    proof_buffer, proof_bytes, DratProof, Kind, Outcome, Refutation, Shared, Split, TaskOutcome,
+    TaskResult,
+};
 use crate::engine::backtrack::board::Board;
 use crate::engine::backtrack::{search_stack, split, threads, Config, Stats, SUBTREES_PER_THREAD};
 use crate::model::Pos;
 use crate::proof::write::{Style, Writer};
-
-/// The subtrees at depth `depth`, already refuted (or answered) by other threads, found by
-/// their queens.
-pub(super) struct Split<'s, S> {
-    pub(super) depth: usize,
-    pub(super) results: &'s [Mutex<Option<TaskResult<S>>>],
-    pub(super) index: std::collections::HashMap<Vec<Pos>, usize>,
-}
-
-pub(super) struct TaskResult<S> {
-    pub(super) outcome: TaskOutcome<S>,
-    /// LRAT: the id of the lemma that refutes the task's node.
-    pub(super) lemma: u64,
-    pub(super) nodes: u64,
-    pub(super) lemmas: u64,
-    pub(super) deletions: u64,
-    /// The thread whose buffer holds the task's lemmas, and where they end in it.
-    pub(super) thread: usize,
-    pub(super) end: usize,
-}
-
-pub(super) enum TaskOutcome<S> {
-    Refuted(S),
-    Sat(Vec<Pos>),
-    Interrupted,
-    Cut,
-    TooLarge,
-}
 
 /// The tree split at one depth: every live node there is a task searched by some thread
 /// into its own buffer (LRAT: streamed to the sink in chunks); then the nodes above are

@@ -4,14 +4,15 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::chain::{Entry, Kind};
 use super::depths::DepthSet;
-use super::parallel::{Split, TaskOutcome, TaskResult};
-use super::{proof_bytes, DratProof, Outcome, Refutation, Shared};
+use super::shared::{
+    proof_bytes, CachedLit, DratProof, Entry, Kind, Outcome, Refutation, Shared, Split,
+    TaskOutcome, TaskResult,
+};
 use crate::engine::backtrack::board::{Board, Line};
 use crate::engine::backtrack::Config;
 use crate::model::Pos;
-use crate::proof::write::{put_lit, Style, Writer};
+use crate::proof::write::{Style, Writer};
 
 /// One depth-first refutation of a subtree, into its own proof buffer.
 pub(super) struct Search<'s, 'p, S> {
@@ -430,28 +431,5 @@ impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
             TaskOutcome::Cut => Outcome::Cut,
             TaskOutcome::TooLarge => Outcome::TooLarge,
         }
-    }
-}
-
-/// A queen's negative literal as proof bytes ([`put_lit`]'s, made once a cell): a lemma is
-/// then a few fixed-size copies.
-#[derive(Clone, Copy, Default)]
-pub(super) struct CachedLit {
-    cell: Pos,
-    bytes: [u8; 16],
-    len: u8,
-}
-
-impl CachedLit {
-    pub(super) fn new(cell: Pos, var: u32, binary: bool) -> CachedLit {
-        let mut lit = CachedLit {
-            cell,
-            ..CachedLit::default()
-        };
-        let mut out = Vec::with_capacity(16);
-        put_lit(&mut out, u64::from(var), true, binary);
-        lit.bytes[..out.len()].copy_from_slice(&out);
-        lit.len = out.len() as u8;
-        lit
     }
 }
