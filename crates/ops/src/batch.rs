@@ -28,7 +28,7 @@ use serde::Serialize;
 
 use super::{ms, Context, Request, Response, SolveRequest, Status};
 use crate::batch_file::{BatchHeader, BatchLine, Member, BATCH_FORMAT};
-use crate::encode::amo::Encoding;
+use crate::engine::encode::amo::Encoding;
 use crate::error::Error;
 use crate::formats::sources::Entry;
 use crate::merge::{self, ShardFile};

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 use super::solve::{check_limit, disagree, no_answer, WorkReport};
 use super::{ms, Artifacts, Context, Instance, Status};
-use crate::encode::amo::Encoding;
+use crate::engine::encode::amo::Encoding;
 use crate::engine::ext::ExtName;
 use crate::engine::{self, EngineName, EngineSpec};
 use crate::error::Error;

@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{Context, Instance, Status};
-use crate::encode::amo::Encoding;
-use crate::encode::cnf::{self, FixedMode};
-use crate::encode::Counter;
+use crate::engine::encode::amo::Encoding;
+use crate::engine::encode::cnf::{self, FixedMode};
+use crate::engine::encode::Counter;
 use crate::engine::sat;
 use crate::error::Error;
 use crate::formats::dimacs::{self, ModelAnswer};

@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{Context, Instance};
-use crate::encode::amo::Encoding;
-use crate::encode::cnf::FixedMode;
+use crate::engine::encode::amo::Encoding;
+use crate::engine::encode::cnf::FixedMode;
 use crate::engine::sat;
 use crate::error::Error;
 use crate::report;

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 
 use super::solve::{certificate, proof_target, ProofInfo};
 use super::{ms, Artifacts, Context, Instance, Status};
-use crate::encode::amo::Encoding;
+use crate::engine::encode::amo::Encoding;
 use crate::engine::prove::{self, CertifiedAnswer};
 use crate::engine::sat::{self, Explanation};
 use crate::engine::EngineName;

@@ -16,7 +16,7 @@ pub mod shard;
 // The crates below, and this one, under the names the modules use.
 pub(crate) use crate as ops;
 pub(crate) use queens_engine as engine;
-pub(crate) use queens_engine::{child, encode};
+pub(crate) use queens_engine::child;
 pub(crate) use queens_games as games;
 pub(crate) use queens_model::{error, formats, model, report, status, verify};
 pub(crate) use queens_proof as proof;
@@ -26,10 +26,7 @@ mod check;
 pub mod collection;
 mod count;
 mod decode;
-// The file is named after the operation; the module is not, because `crate::encode` is the
-// engine's encodings.
-#[path = "encode.rs"]
-mod encode_op;
+mod encode;
 mod explain;
 mod generate;
 mod grade;
@@ -63,7 +60,7 @@ pub use collection::{
 };
 pub use count::{count, Count, CountRequest, CountResponse};
 pub use decode::{decode, Decode, DecodeRequest, DecodeResponse};
-pub use encode_op::{encode, Encode, EncodeRequest, EncodeResponse};
+pub use encode::{encode, Encode, EncodeRequest, EncodeResponse};
 pub use explain::{explain, Explain, ExplainRequest, ExplainResponse};
 pub use generate::{
     generate, Generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource,
@@ -255,7 +252,7 @@ operations! {
     Count => count::Count,
     Check => check::Check,
     Explain => explain::Explain,
-    Encode => encode_op::Encode,
+    Encode => encode::Encode,
     Decode => decode::Decode,
     Generate => generate::Generate,
     Hint => hint::Hint,

@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::{ms, Artifacts, Context, Instance, Status};
-use crate::encode::amo::Encoding;
 use crate::engine::completion;
+use crate::engine::encode::amo::Encoding;
 use crate::engine::ext::ExtName;
 use crate::engine::prove::{self, CertifiedAnswer};
 use crate::engine::{self, Answer, EngineName, EngineSpec, Work};
