@@ -1113,12 +1113,7 @@ impl crate::Operation for Mod2Optimum {
     fn reply(stdout: &str) -> Result<Optimum, Error> {
         let o: Optimum = crate::operation::reply(stdout)?;
         // The board is replayed here too: a move order a child reports is not trusted.
-        if let (Some(moves), Some(k)) = (&o.moves, o.queens) {
-            let state = questions::check_claims(o.n, moves, k, o.state)?;
-            if o.question == Question::MinLock && state != State::Locked {
-                return Err(Error::internal("the worker's min-lock board is not locked"));
-            }
-        }
+        o.check_board()?;
         Ok(o)
     }
 }

@@ -158,6 +158,26 @@ impl Optimum {
     }
 }
 
+impl Optimum {
+    /// Replays the board's move order and checks what the answer says of it: its queens,
+    /// its state when one is given, and for min-lock that it is locked. Returns the board's
+    /// state (`None`: no board). Whoever hands an answer on (this module, or a parent that
+    /// got it from a worker) calls this first.
+    pub fn check_board(&self) -> Result<Option<State>, Error> {
+        let (Some(moves), Some(k)) = (&self.moves, self.queens) else {
+            return Ok(None);
+        };
+        let state = check_claims(self.n, moves, k, self.state)?;
+        if self.question == Question::MinLock && state != State::Locked {
+            return Err(Error::internal(format!(
+                "a reported min-lock board is {}, not locked",
+                state.name()
+            )));
+        }
+        Ok(Some(state))
+    }
+}
+
 /// Replays `moves` in the standard game and checks the claims about the final board.
 pub fn check_claims(
     n: usize,
@@ -202,10 +222,7 @@ pub fn answer(
         Method::Exhaustive => exhaustive(n, question, budget)?,
         Method::Sat(opts) => by_sat(n, question, opts, budget)?,
     };
-    if let (Some(moves), Some(k)) = (&out.moves, out.queens) {
-        let want = (question == Question::MinLock).then_some(State::Locked);
-        out.state = Some(check_claims(n, moves, k, want)?);
-    }
+    out.state = out.check_board()?;
     out.time_ms = crate::engine::ms(start);
     Ok(out)
 }
@@ -225,21 +242,7 @@ fn exhaustive(n: usize, question: Question, budget: &Budget) -> Result<Optimum, 
         deadline: budget.deadline,
         max_positions: budget.max_positions,
     };
-    let mut out = Optimum {
-        n,
-        question,
-        queens: None,
-        moves: None,
-        optimal: false,
-        state: None,
-        bound: String::new(),
-        method: "exhaustive".into(),
-        encoding: None,
-        calls: Vec::new(),
-        covered: None,
-        status: Status::Ok,
-        time_ms: 0.0,
-    };
+    let mut out = Optimum::stopped(n, question, Method::Exhaustive, Status::Ok);
     let reach = match search::reachable(&geo, Variant::Standard, &limits) {
         Ok(r) => r,
         Err(stop) => {
