@@ -225,11 +225,10 @@ pub fn run(exe: &Path, req: &Request, ctx: &Context) -> Result<(Response, Artifa
             }
         }
     };
-    // varisat never answers by itself at the deadline: a SAT call gets no grace, so one
-    // made by a worker (the mod-2 optimum's) ends in time for that worker to answer.
-    let grace = match req {
-        Request::SolveCnf(_) => std::time::Duration::ZERO,
-        _ => KILL_GRACE,
+    let grace = if req.answers_at_deadline() {
+        KILL_GRACE
+    } else {
+        std::time::Duration::ZERO
     };
     let exit = child::run(
         command,

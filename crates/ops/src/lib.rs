@@ -364,6 +364,11 @@ impl Request {
         with_request!(self, |O, r| O::timeout_ms(r))
     }
 
+    /// See [`Operation::ANSWERS_AT_DEADLINE`].
+    pub(crate) fn answers_at_deadline(&self) -> bool {
+        with_request!(self, |O, _r| O::ANSWERS_AT_DEADLINE)
+    }
+
     /// The answer when a child running the request was killed ([`Operation::stopped`]).
     pub(crate) fn stopped(&self, status: Status, time_ms: f64) -> Option<Response> {
         with_request!(self, |O, r| O::stopped(r, status, time_ms)

@@ -65,6 +65,12 @@ pub trait Operation: Sized + 'static {
         false
     }
 
+    /// False when a child running the request never answers by itself at the deadline
+    /// (varisat's SAT calls): it is killed right at the deadline instead of after the grace
+    /// a child gets to send what it found, so a worker that made the call still has that
+    /// grace to answer.
+    const ANSWERS_AT_DEADLINE: bool = true;
+
     /// True when the request runs part of its work in a child whatever the deadline.
     fn spawns(_req: &Self::Request) -> bool {
         false

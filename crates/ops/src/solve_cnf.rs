@@ -178,6 +178,8 @@ pub struct SolveCnf;
 
 impl crate::Operation for SolveCnf {
     const NAME: &'static str = "solve_cnf";
+    // varisat runs to the end once started.
+    const ANSWERS_AT_DEADLINE: bool = false;
     type Request = SolveCnfRequest;
     type Response = SolveCnfResponse;
 
