@@ -1,7 +1,8 @@
 //! A queen rules out the other cells of its row, column and region, and the cells it
 //! attacks (rule `full`) or touches (rule `touch`).
 
-use super::{cells, Step, Technique};
+use super::step::{Step, Technique};
+use super::words::cells;
 use crate::puzzle::Position;
 
 pub(super) fn find(pos: &Position) -> Option<Step> {
@@ -33,7 +34,7 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::puzzle;
+    use super::super::testing::puzzle;
     use super::*;
 
     #[test]

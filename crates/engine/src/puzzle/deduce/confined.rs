@@ -2,8 +2,8 @@
 //! cell of the row can; a row (column) whose open cells all lie in one region holds that
 //! region's queen, so no other cell of the region can.
 
-use super::last_cell::capitalised;
-use super::{cells, Step, Technique};
+use super::step::{Step, Technique};
+use super::words::{capitalised, cells};
 use crate::puzzle::{Line, Position};
 
 pub(super) fn find(pos: &Position) -> Option<Step> {
@@ -85,7 +85,7 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::puzzle;
+    use super::super::testing::puzzle;
     use super::*;
 
     #[test]

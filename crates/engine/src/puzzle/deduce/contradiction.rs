@@ -1,7 +1,8 @@
 //! A cell whose queen leads, by the simpler techniques, to a line with no cell left cannot
 //! hold one: a bounded "if this cell held a queen" chain.
 
-use super::{next_step, Step, Technique};
+use super::direct::next_step;
+use super::step::{Step, Technique};
 use crate::puzzle::{Cell, Position};
 
 /// Most steps a chain may take before it is given up.
@@ -46,7 +47,7 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::puzzle;
+    use super::super::testing::puzzle;
     use super::*;
 
     #[test]

@@ -1,6 +1,7 @@
 //! A line without a queen that has one open cell left: the queen goes there.
 
-use super::{Step, Technique};
+use super::step::{Step, Technique};
+use super::words::capitalised;
 use crate::puzzle::Position;
 
 pub(super) fn find(pos: &Position) -> Option<Step> {
@@ -25,16 +26,9 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
     })
 }
 
-pub(super) fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::tests::puzzle;
+    use super::super::testing::puzzle;
     use super::*;
     use crate::puzzle::Line;
 

@@ -3,7 +3,8 @@
 //! regions' queens, so no other cell of those regions can. Columns likewise. (k = 1 is
 //! [`super::confined`].)
 
-use super::{cells, lines, Step, Technique};
+use super::step::{Step, Technique};
+use super::words::{cells, lines};
 use crate::model::Pos;
 use crate::puzzle::{Line, Position};
 
@@ -117,7 +118,7 @@ fn search(
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::puzzle;
+    use super::super::testing::puzzle;
     use super::*;
 
     #[test]

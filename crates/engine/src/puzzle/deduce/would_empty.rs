@@ -1,6 +1,6 @@
 //! A cell whose queen would rule out every open cell of some other line cannot hold one.
 
-use super::{Step, Technique};
+use super::step::{Step, Technique};
 use crate::puzzle::{Cell, Position};
 
 pub(super) fn find(pos: &Position) -> Option<Step> {
@@ -38,7 +38,7 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::puzzle;
+    use super::super::testing::puzzle;
     use super::*;
     use crate::puzzle::Line;
 
