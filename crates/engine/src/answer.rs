@@ -2,11 +2,8 @@
 //! and its forms for one solution ([`Solved`]), one column per row ([`SolvedColumns`]), a
 //! listing ([`Listed`]) and a count ([`Counted`]).
 
-use std::time::Instant;
-
-use crate::engine::sat::SatStats;
 use crate::model::Pos;
-use crate::{completion, local, EngineSpec};
+use crate::work::Work;
 
 /// The answer to "is there a solution?": a solution `S`, or a proven "no" carrying `U`, or no
 /// answer. One type for every engine: [`crate::solve`]'s (cells sorted by row, nothing more),
@@ -51,23 +48,6 @@ impl<S, U> Answer<S, U> {
     }
 }
 
-/// The work one run did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Work {
-    /// Backtracker: queens placed by the search.
-    pub nodes: Option<u64>,
-    /// SAT engine: formula size, timings, solver calls.
-    pub sat: Option<SatStats>,
-    /// Local engine: starts, swaps, collisions after the start.
-    pub local: Option<local::Stats>,
-    /// With `auto`: the engine whose answer this is.
-    pub answered_by: Option<EngineSpec>,
-    /// When the search ran on the core of a completion ([`crate::completion`]): its size.
-    pub core: Option<completion::CoreSize>,
-    /// Wall time of the whole run, milliseconds.
-    pub time_ms: f64,
-}
-
 /// [`crate::solve`]'s result.
 #[derive(Clone, Debug)]
 pub struct Solved {
@@ -106,11 +86,6 @@ pub struct Counted {
     pub work: Work,
 }
 
-/// Milliseconds since `t`, rounded to microseconds.
-pub fn ms(t: Instant) -> f64 {
-    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
-}
-
 /// An answer given as one column per row (what [`crate::solve_columns`] returns: a board of 10⁸
 /// rows is 400 MB this way, 1.6 GB as cells): `cols[r]` is the column of row `r`'s queen;
 /// a "no" carries the reason when a cheap refutation found it.
@@ -123,4 +98,15 @@ pub struct SolvedColumns {
     pub answer: ColumnAnswer,
     /// Work done; `answered_by` names the engine that answered.
     pub work: Work,
+}
+
+/// One column per row from a full set of cells (one queen per row).
+pub(crate) fn columns_of(n: usize, queens: &[Pos]) -> Vec<u32> {
+    let mut cols = vec![u32::MAX; n];
+    for &(r, c) in queens {
+        if r < n {
+            cols[r] = c as u32;
+        }
+    }
+    cols
 }

@@ -4,11 +4,12 @@
 
 use std::time::Instant;
 
+use crate::auto::Auto;
+use crate::checked::{checked, verify_columns};
 use crate::encode::amo::Encoding;
 use crate::engines::{self, Core, Engine};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
-use crate::verify;
 use crate::{
     check_local_memory, completion, ms, Answer, Budget, ColumnAnswer, Counted, EngineSpec, Listed,
     Solved, SolvedColumns, Work,
@@ -24,13 +25,26 @@ pub(crate) fn race_needs_a_caller() -> Error {
     )
 }
 
-/// Checks a board an engine returned: a board that breaks a rule is a bug, reported as
-/// [`Error::Internal`] naming the engine and the rule.
-pub fn checked(problem: &Problem, queens: &[Pos], engine: &str) -> Result<(), Error> {
-    verify(problem, queens).map_err(|v| {
-        Error::internal(format!(
-            "the {engine} engine returned a board that breaks a rule: {v}"
-        ))
+/// The engine `spec` names. A race of the backtracker and the SAT engine needs a caller that
+/// can start a child process (the operations layer), so it is not one here.
+pub fn engine_of(spec: EngineSpec) -> Result<Box<dyn Engine>, Error> {
+    Ok(match spec {
+        EngineSpec::Backtrack { threads } => Box::new(engines::Backtrack {
+            threads,
+            rings: false,
+        }),
+        EngineSpec::BacktrackRings { threads } => Box::new(engines::Backtrack {
+            threads,
+            rings: true,
+        }),
+        EngineSpec::Sat(encoding) => Box::new(engines::Sat {
+            encoding,
+            learned: false,
+        }),
+        EngineSpec::Ext(x) => Box::new(engines::Ext(x)),
+        EngineSpec::Local { seed } => Box::new(engines::Local { seed }),
+        EngineSpec::Auto { seed } => Box::new(Auto { seed }),
+        EngineSpec::Race(_) => return Err(race_needs_a_caller()),
     })
 }
 
@@ -47,7 +61,7 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
     let solved = if answers_in_columns(problem, spec) {
         solve_columns(problem, spec, budget)?
     } else {
-        on_whole_board(problem, engines::of(spec), spec, budget)?
+        on_whole_board(problem, engine_of(spec), spec, budget)?
     };
     Ok(as_cells(solved))
 }
@@ -147,7 +161,7 @@ fn visit_all(
     };
     let spec = counting_engine(spec)?;
     complete_only(problem, spec)?;
-    let engine = engines::of(spec)?;
+    let engine = engine_of(spec)?;
     let (mut work, interrupted) = if budget.exhausted() {
         (Work::default(), true)
     } else {
@@ -179,7 +193,7 @@ pub fn count(
     }
     let spec = counting_engine(spec)?;
     complete_only(problem, spec)?;
-    let engine = engines::of(spec)?;
+    let engine = engine_of(spec)?;
     let mut counted = match engine.count(problem, limit, budget) {
         Some(counted) => counted?,
         None => {
@@ -254,34 +268,15 @@ pub fn solve_columns(
         if let EngineSpec::Local { .. } = spec {
             check_local_memory(problem, budget)?;
         }
-        engines::of(spec)?.solve(problem, budget)?
+        engine_of(spec)?.solve(problem, budget)?
     } else {
-        let mut solved = on_whole_board(problem, engines::of(spec), spec, budget)?;
+        let mut solved = on_whole_board(problem, engine_of(spec), spec, budget)?;
         solved.work.answered_by = Some(spec);
         solved
     };
     verify_columns(problem, spec, &solved)?;
     solved.work.time_ms = ms(start);
     Ok(solved)
-}
-
-/// Checks the board of an answer given as one column per row ([`crate::verify::verify_columns`]):
-/// a board that breaks a rule is a bug, reported as [`Error::Internal`] naming the engine
-/// that answered.
-pub fn verify_columns(
-    problem: &Problem,
-    spec: EngineSpec,
-    solved: &SolvedColumns,
-) -> Result<(), Error> {
-    if let ColumnAnswer::Sat(cols) = &solved.answer {
-        let by = solved.work.answered_by.unwrap_or(spec).name();
-        crate::verify::verify_columns(problem, cols).map_err(|v| {
-            Error::internal(format!(
-                "the {by} engine returned a board that breaks a rule: {v}"
-            ))
-        })?;
-    }
-    Ok(())
 }
 
 /// An answer as cells sorted by row, from one column per row.
@@ -299,15 +294,4 @@ fn as_cells(solved: SolvedColumns) -> Solved {
         answer,
         work: solved.work,
     }
-}
-
-/// One column per row from a full set of cells (one queen per row).
-pub(crate) fn columns_of(n: usize, queens: &[Pos]) -> Vec<u32> {
-    let mut cols = vec![u32::MAX; n];
-    for &(r, c) in queens {
-        if r < n {
-            cols[r] = c as u32;
-        }
-    }
-    cols
 }

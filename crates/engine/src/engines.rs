@@ -7,16 +7,19 @@
 //!
 //! The leaf engines are [`Backtrack`], [`Sat`], [`Ext`], [`Local`] and [`Core`] (the
 //! backtracker on the core of a completion); [`crate::race::Race`] runs two engines at once
-//! and [`crate::auto::Auto`] picks or races them. [`of`] builds the engine an [`EngineSpec`]
-//! names.
+//! and [`crate::auto::Auto`] picks or races them. [`crate::dispatch::engine_of`] builds the
+//! engine an [`EngineSpec`] names.
 
+use crate::answer::{columns_of, ColumnAnswer, Counted, SolvedColumns};
+use crate::checked::checked;
 use crate::encode::amo::Encoding;
 use crate::error::Error;
+use crate::memory::{check_sat_memory, SatMemory};
 use crate::model::{Pos, Problem};
-use crate::{
-    auto, backtrack, check_sat_memory, checked, columns_of, completion, ext, local, ms, sat,
-    Budget, ColumnAnswer, Counted, EngineName, EngineSpec, SatMemory, SolvedColumns, Work,
-};
+use crate::name::EngineName;
+use crate::spec::EngineSpec;
+use crate::work::{ms, Work};
+use crate::{backtrack, completion, ext, local, sat, Budget};
 
 /// One engine.
 pub trait Engine: Sync {
@@ -52,29 +55,6 @@ pub trait Engine: Sync {
     ) -> Option<Result<Counted, Error>> {
         None
     }
-}
-
-/// The engine `spec` names. A race of the backtracker and the SAT engine needs a caller that
-/// can start a child process (the operations layer), so it is not one here.
-pub fn of(spec: EngineSpec) -> Result<Box<dyn Engine>, Error> {
-    Ok(match spec {
-        EngineSpec::Backtrack { threads } => Box::new(Backtrack {
-            threads,
-            rings: false,
-        }),
-        EngineSpec::BacktrackRings { threads } => Box::new(Backtrack {
-            threads,
-            rings: true,
-        }),
-        EngineSpec::Sat(encoding) => Box::new(Sat {
-            encoding,
-            learned: false,
-        }),
-        EngineSpec::Ext(x) => Box::new(Ext(x)),
-        EngineSpec::Local { seed } => Box::new(Local { seed }),
-        EngineSpec::Auto { seed } => Box::new(auto::Auto { seed }),
-        EngineSpec::Race(_) => return Err(crate::race_needs_a_caller()),
-    })
 }
 
 /// A complete engine's answer when the budget ran out before it started.

@@ -4,8 +4,10 @@
 //! does not is an [`Error::Internal`], never an answer. "No solution" is [`Answer::Unsat`], a
 //! result; running out of time or being cancelled is [`Answer::Interrupted`], neither.
 //!
-//! `spec.rs` is the engine spec grammar, `answer.rs` what engines answer, `memory.rs` the
-//! memory estimates made before any work, and `dispatch.rs` the calls that run an engine.
+//! `spec.rs` is the engine spec grammar (`name.rs` its families), `answer.rs` what engines
+//! answer and `work.rs` the work a run did, `memory.rs` the memory estimates made before any
+//! work, `checked.rs` the check of every board, and `dispatch.rs` the calls that run an
+//! engine.
 
 pub mod child;
 pub mod encode;
@@ -25,6 +27,7 @@ use crate::error::Error;
 pub mod answer;
 pub mod auto;
 pub mod backtrack;
+pub mod checked;
 pub mod completion;
 pub mod dispatch;
 pub mod engines;
@@ -38,13 +41,12 @@ pub mod prove;
 pub mod race;
 pub mod sat;
 pub mod spec;
+pub mod work;
 
-pub use answer::{ms, Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns, Work};
-pub use dispatch::{
-    checked, complete_only, count, enumerate, solve, solve_columns, solve_counting_learned,
-    verify_columns,
-};
-pub(crate) use dispatch::{columns_of, race_needs_a_caller};
+pub use answer::{Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns};
+pub use checked::{checked, verify_columns};
+pub(crate) use dispatch::race_needs_a_caller;
+pub use dispatch::{complete_only, count, enumerate, solve, solve_columns, solve_counting_learned};
 pub use engines::Engine;
 pub use memory::{
     check_local_memory, check_sat_memory, default_max_memory, dimacs_text_bound, sat_estimate,
@@ -54,3 +56,4 @@ pub use name::EngineName;
 /// The proof pipeline under its earlier name.
 pub use prove as certify;
 pub use spec::EngineSpec;
+pub use work::{ms, Work};

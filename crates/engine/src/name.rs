@@ -1,14 +1,10 @@
 //! The engines' names, one type for the command line (`--engine`), the service's JSON
-//! (`"engine"`, `"answered_by"`) and `compare`'s tables: a family of [`EngineSpec`]s.
+//! (`"engine"`, `"answered_by"`) and `compare`'s tables: a family of
+//! [`crate::EngineSpec`]s (`spec.rs` turns a name into a spec and back).
 
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-
-use super::ext::{ExtName, ExtSpec};
-use super::EngineSpec;
-use crate::encode::amo::Encoding;
-use crate::error::Error;
 
 /// Which engine answers.
 #[derive(
@@ -58,71 +54,6 @@ impl EngineName {
             EngineName::Sat | EngineName::Ext | EngineName::Local | EngineName::Auto => {
                 EngineName::Backtrack
             }
-        }
-    }
-
-    /// The engine spec of a request: `solver` names the external solver of `ext` (and is
-    /// refused with any other engine), `rings` adds the ring constraints to its CNF.
-    pub fn spec(
-        self,
-        encoding: Encoding,
-        solver: Option<ExtName>,
-        rings: bool,
-    ) -> Result<EngineSpec, Error> {
-        if rings
-            && !matches!(
-                self,
-                EngineName::Ext | EngineName::Backtrack | EngineName::Auto
-            )
-        {
-            return Err(Error::unsupported_at_field(
-                "rings",
-                "the ring bounds prune the backtracker and go into the CNF of an \
-                 external solver (engine backtrack or ext; `queens encode --rings` writes them \
-                 for any solver)",
-            ));
-        }
-        Ok(match (self, solver) {
-            (EngineName::Ext, Some(solver)) => EngineSpec::Ext(ExtSpec {
-                solver,
-                encoding,
-                rings,
-            }),
-            (EngineName::Ext, None) => {
-                return Err(Error::unsupported_at_field(
-                    "solver",
-                    "engine ext needs the name of a solver (GET /v1/engines \
-                     lists them; on the command line --engine ext:NAME)",
-                ))
-            }
-            (_, Some(_)) => {
-                return Err(Error::unsupported_at_field(
-                    "solver",
-                    "names the solver of engine ext only",
-                ))
-            }
-            (EngineName::Backtrack, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
-            (EngineName::Backtrack, None) => EngineSpec::Backtrack { threads: 0 },
-            (EngineName::Sat, None) => EngineSpec::Sat(encoding),
-            (EngineName::Race, None) => EngineSpec::Race(encoding),
-            (EngineName::Local, None) => EngineSpec::Local { seed: 1 },
-            // The ring prune is the backtracker's: `auto` with rings is the backtracker.
-            (EngineName::Auto, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
-            (EngineName::Auto, None) => EngineSpec::Auto { seed: 1 },
-        })
-    }
-
-    /// The name of the family a spec belongs to.
-    pub fn of(spec: EngineSpec) -> EngineName {
-        match spec {
-            EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => {
-                EngineName::Backtrack
-            }
-            EngineSpec::Sat(_) => EngineName::Sat,
-            EngineSpec::Race(_) => EngineName::Race,
-            EngineSpec::Ext(_) => EngineName::Ext,
-            EngineSpec::Local { .. } => EngineName::Local,
-            EngineSpec::Auto { .. } => EngineName::Auto,
         }
     }
 }

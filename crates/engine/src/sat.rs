@@ -22,30 +22,9 @@ use crate::model::{Diagonal, Pos, Problem};
 use crate::proof::write::{empty_clause, DratStyle};
 use crate::proof::{check_and_write, drat_to_lrat, ProofError, ProofFormat};
 
-/// Size and timings of one SAT run.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct SatStats {
-    /// Variables in the CNF (cells plus auxiliary).
-    pub vars: usize,
-    /// Clauses in the CNF.
-    pub clauses: usize,
-    /// Cells with a variable.
-    pub cell_vars: usize,
-    /// Milliseconds spent encoding. When solving, the clauses go straight into the solver, so
-    /// this includes the solver's loading of them.
-    pub encode_ms: f64,
-    /// Milliseconds spent in the solver (searching, and decoding each model).
-    pub solve_ms: f64,
-    /// Solver calls made.
-    pub solver_calls: u64,
-    /// Clauses the solver learned (one per conflict, plus a few from inprocessing), when
-    /// counted: see [`solve_counting_learned`].
-    pub learned: Option<u64>,
-}
+use crate::work::ms;
 
-fn ms(t: Instant) -> f64 {
-    (t.elapsed().as_secs_f64() * 1e6).round() / 1e3
-}
+pub use crate::work::SatStats;
 
 /// A problem encoded into a formula, with its cell map.
 pub struct Encoded {

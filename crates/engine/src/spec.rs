@@ -6,7 +6,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::encode::amo::Encoding;
-use crate::{ext, EngineName};
+use crate::error::Error;
+use crate::ext::spec::{ExtName, ExtSpec};
+use crate::name::EngineName;
 
 /// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
 /// or `race` / `race:ENCODING` (the backtracker on one core against the SAT engine).
@@ -23,9 +25,9 @@ pub enum EngineSpec {
     /// once; the first answer wins ([`race`]). It answers "is there a solution?" only, and
     /// runs through a caller that can start the child: the operations layer or `compare`.
     Race(Encoding),
-    /// An external SAT solver ([`ext`]) on the CNF `queens encode` writes, in a child
+    /// An external SAT solver ([`crate::ext`]) on the CNF `queens encode` writes, in a child
     /// process killed at the deadline: `ext:NAME[:ENCODING][+rings]`.
-    Ext(ext::ExtSpec),
+    Ext(ExtSpec),
     /// The backtracker pruning with the ring bounds ([`crate::encode::rings`]):
     /// `backtrack+rings`, `backtrack:T+rings`. The n-queens rule only.
     BacktrackRings {
@@ -130,7 +132,7 @@ impl FromStr for EngineSpec {
                 .parse::<Encoding>()
                 .map(EngineSpec::Race)
                 .map_err(|err| format!("`{s}`: {err}")),
-            ("ext", Some(rest)) => ext::ExtSpec::parse(rest)
+            ("ext", Some(rest)) => ExtSpec::parse(rest)
                 .map(EngineSpec::Ext)
                 .map_err(|err| format!("`{s}`: {err}")),
             ("local", None) => Ok(EngineSpec::Local { seed: 1 }),
@@ -146,6 +148,74 @@ impl FromStr for EngineSpec {
                 "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING, \
                  race, local[:SEED], auto[:SEED] or ext:SOLVER, e.g. sat:seq or ext:cadical)"
             )),
+        }
+    }
+}
+
+/// A name and a request's options as a spec, and the family of a spec.
+impl EngineName {
+    /// The engine spec of a request: `solver` names the external solver of `ext` (and is
+    /// refused with any other engine), `rings` adds the ring constraints to its CNF.
+    pub fn spec(
+        self,
+        encoding: Encoding,
+        solver: Option<ExtName>,
+        rings: bool,
+    ) -> Result<EngineSpec, Error> {
+        if rings
+            && !matches!(
+                self,
+                EngineName::Ext | EngineName::Backtrack | EngineName::Auto
+            )
+        {
+            return Err(Error::unsupported_at_field(
+                "rings",
+                "the ring bounds prune the backtracker and go into the CNF of an \
+                 external solver (engine backtrack or ext; `queens encode --rings` writes them \
+                 for any solver)",
+            ));
+        }
+        Ok(match (self, solver) {
+            (EngineName::Ext, Some(solver)) => EngineSpec::Ext(ExtSpec {
+                solver,
+                encoding,
+                rings,
+            }),
+            (EngineName::Ext, None) => {
+                return Err(Error::unsupported_at_field(
+                    "solver",
+                    "engine ext needs the name of a solver (GET /v1/engines \
+                     lists them; on the command line --engine ext:NAME)",
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(Error::unsupported_at_field(
+                    "solver",
+                    "names the solver of engine ext only",
+                ))
+            }
+            (EngineName::Backtrack, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
+            (EngineName::Backtrack, None) => EngineSpec::Backtrack { threads: 0 },
+            (EngineName::Sat, None) => EngineSpec::Sat(encoding),
+            (EngineName::Race, None) => EngineSpec::Race(encoding),
+            (EngineName::Local, None) => EngineSpec::Local { seed: 1 },
+            // The ring prune is the backtracker's: `auto` with rings is the backtracker.
+            (EngineName::Auto, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
+            (EngineName::Auto, None) => EngineSpec::Auto { seed: 1 },
+        })
+    }
+
+    /// The name of the family a spec belongs to.
+    pub fn of(spec: EngineSpec) -> EngineName {
+        match spec {
+            EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => {
+                EngineName::Backtrack
+            }
+            EngineSpec::Sat(_) => EngineName::Sat,
+            EngineSpec::Race(_) => EngineName::Race,
+            EngineSpec::Ext(_) => EngineName::Ext,
+            EngineSpec::Local { .. } => EngineName::Local,
+            EngineSpec::Auto { .. } => EngineName::Auto,
         }
     }
 }

@@ -23,7 +23,8 @@
 //! on any number of threads.
 
 use super::board::{place_fixed, Board, LargeBoard};
-use super::{solve_on, Config, Run, Stats};
+use super::config::{Config, Stats};
+use super::search::{solve_on, Run};
 use crate::model::{Pos, Problem};
 
 /// Limited runs before the complete search: Luby's sequence up to its first 16, so the

@@ -28,14 +28,14 @@
 //! machines add up to [`count`]. Within a run, threads take tasks by an atomic index.
 
 mod constellation;
+mod halt;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use super::{Config, Count, Stats};
+use super::config::{Config, Count, Stats};
+use halt::Halt;
 
-/// Largest n the symmetric counter handles (its masks are `u64` and hold a row's columns and
-/// the diagonals through them).
-pub const MAX_N: usize = 31;
+pub use constellation::MAX_N;
 
 /// The name of the way the count is split into tasks: shards made by different schemes (or
 /// for a different n) must not be added together.
@@ -126,24 +126,6 @@ pub fn count_shard(n: usize, index: usize, of: usize, config: &Config) -> Option
             interrupted: interrupted.into_inner(),
         },
     })
-}
-
-/// When a count must stop early: the caller's deadline and stop flag.
-#[derive(Default)]
-struct Halt {
-    deadline: Option<std::time::Instant>,
-    stop: Option<std::sync::Arc<AtomicBool>>,
-}
-
-impl Halt {
-    fn now(&self) -> bool {
-        self.stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
-            || self
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-    }
 }
 
 /// The number of placements distinct up to rotation and reflection, by comparing canonical

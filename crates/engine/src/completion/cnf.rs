@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use varisat::{CnfFormula, Lit, Var};
 
-use super::Core;
+use super::core::Core;
 use crate::encode::amo::{self, Encoding};
 use crate::encode::ClauseSink;
 

@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Core, NONE};
+use super::core::{Core, NONE};
 
 /// Free rows that cannot all be matched to free columns, described for people; `None` when
 /// a perfect matching exists.

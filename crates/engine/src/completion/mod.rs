@@ -16,6 +16,7 @@
 //! is lifted back to the n×n board ([`Core::lift`]) and verified there by the caller.
 
 pub mod cnf;
+mod core;
 mod matching;
 pub mod search;
 
@@ -23,8 +24,10 @@ use crate::engine::Budget;
 use crate::error::Error;
 use crate::model::{Diagonal, DiagonalRule, Problem};
 
-/// No cell / no line.
-pub(crate) const NONE: u32 = u32::MAX;
+use self::core::empty_line_reason;
+pub use self::core::Core;
+use self::core::{Lines, NONE};
+pub use crate::work::CoreSize;
 
 /// Largest core (free rows) the complete core engines take: the open cells are held in
 /// memory (about 28 bytes each: up to δ² of them, about δ² / 40 on Gent-style random
@@ -43,85 +46,6 @@ pub const CELL_BYTES: u64 = 60;
 /// `u32`.
 pub fn memory_estimate(n: usize, cells: usize) -> u64 {
     (3 * n as u64) / 4 + CELL_BYTES * cells as u64
-}
-
-/// Lists of cell indices, one list per line, in one array.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Lines {
-    start: Vec<u32>,
-    items: Vec<u32>,
-}
-
-impl Lines {
-    /// Groups `0..keys.len()` by `keys[x]` (values below `count`; [`NONE`] is left out).
-    fn group(keys: &[u32], count: usize) -> Lines {
-        let mut start = vec![0u32; count + 1];
-        for &k in keys.iter().filter(|&&k| k != NONE) {
-            start[k as usize + 1] += 1;
-        }
-        for i in 0..count {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut items = vec![0u32; start[count] as usize];
-        for (x, &k) in keys.iter().enumerate() {
-            if k != NONE {
-                items[fill[k as usize] as usize] = x as u32;
-                fill[k as usize] += 1;
-            }
-        }
-        Lines { start, items }
-    }
-
-    #[inline]
-    pub(crate) fn get(&self, line: u32) -> &[u32] {
-        &self.items[self.start[line as usize] as usize..self.start[line as usize + 1] as usize]
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.start.len() - 1
-    }
-}
-
-/// The core of a classic completion (see the module documentation).
-#[derive(Clone, Debug)]
-pub struct Core {
-    n: usize,
-    /// Original row of each core row, increasing.
-    rows: Vec<u32>,
-    /// Original column of each core column, increasing.
-    cols: Vec<u32>,
-    /// Core row and column of each open cell, row-major.
-    pub(crate) cell_row: Vec<u32>,
-    pub(crate) cell_col: Vec<u32>,
-    /// Diagonal line (sum, then difference) of each cell, [`NONE`] when no other open cell
-    /// shares it.
-    pub(crate) cell_sum: Vec<u32>,
-    pub(crate) cell_diff: Vec<u32>,
-    /// Cells of each core row (a range: cells are row-major), column and shared diagonal.
-    pub(crate) row_start: Vec<u32>,
-    pub(crate) col_cells: Lines,
-    pub(crate) sum_cells: Lines,
-    pub(crate) diff_cells: Lines,
-}
-
-/// The size of a core, as answers report it (`"core": {"rows": …, "cells": …}`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    utoipa::ToSchema,
-)]
-pub struct CoreSize {
-    /// Free rows (and free columns).
-    pub rows: usize,
-    /// Open cells among them.
-    pub cells: usize,
 }
 
 /// What [`presolve`] found.
@@ -388,79 +312,6 @@ pub fn presolve(
         }
     }
     Ok(Some(Presolved::Core(Box::new(core))))
-}
-
-/// Why a free line without an open cell leaves no solution.
-fn empty_line_reason(line: &str, index: u32) -> String {
-    format!(
-        "{line} {index} has no usable cell (each is blocked, on an excluded diagonal, or in the \
-         line of a fixed queen)"
-    )
-}
-
-impl Core {
-    /// The first free row, else column, without an open cell, as a reason.
-    fn empty_line(&self) -> Option<String> {
-        if let Some(i) = (0..self.rows() as u32).find(|&i| self.row_cells(i).is_empty()) {
-            return Some(empty_line_reason("row", self.original_row(i)));
-        }
-        let j = (0..self.rows() as u32).find(|&j| self.col_cells.get(j).is_empty())?;
-        Some(empty_line_reason("column", self.original_col(j)))
-    }
-
-    /// Free rows (= free columns).
-    pub fn rows(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Open cells.
-    pub fn cells(&self) -> usize {
-        self.cell_row.len()
-    }
-
-    /// The size as answers report it.
-    pub fn size(&self) -> CoreSize {
-        CoreSize {
-            rows: self.rows(),
-            cells: self.cells(),
-        }
-    }
-
-    /// The cells of core row `i`.
-    #[inline]
-    pub(crate) fn row_cells(&self, i: u32) -> std::ops::Range<u32> {
-        self.row_start[i as usize]..self.row_start[i as usize + 1]
-    }
-
-    /// The board cell `(row, col)` of a core cell.
-    pub fn position(&self, x: u32) -> (usize, usize) {
-        (
-            self.rows[self.cell_row[x as usize] as usize] as usize,
-            self.cols[self.cell_col[x as usize] as usize] as usize,
-        )
-    }
-
-    /// Original row of core row `i`, original column of core column `j`.
-    pub(crate) fn original_row(&self, i: u32) -> u32 {
-        self.rows[i as usize]
-    }
-    pub(crate) fn original_col(&self, j: u32) -> u32 {
-        self.cols[j as usize]
-    }
-
-    /// The whole board, one column per row, from the fixed queens and one core cell per
-    /// free row (not verified: callers verify on the n×n board).
-    pub fn lift(&self, problem: &Problem, cells: &[u32]) -> Vec<u32> {
-        let mut columns = vec![u32::MAX; self.n];
-        for &(r, c) in problem.fixed() {
-            columns[r] = c as u32;
-        }
-        for &x in cells {
-            let (r, c) = self.position(x);
-            columns[r] = c as u32;
-        }
-        columns
-    }
 }
 
 /// Below this many rows `auto` leaves a board to the engines of the whole board: they answer

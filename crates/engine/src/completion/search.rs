@@ -16,7 +16,7 @@
 
 use std::io::Write;
 
-use super::{Core, NONE};
+use super::core::{Core, Lines, NONE};
 use crate::engine::Budget;
 use crate::rng::Rng;
 
@@ -90,7 +90,7 @@ impl<'a> State<'a> {
         let col_cnt = (0..rows as u32)
             .map(|j| core.col_cells.get(j).len() as u32)
             .collect();
-        let count = |lines: &super::Lines| {
+        let count = |lines: &Lines| {
             (0..lines.len() as u32)
                 .map(|d| lines.get(d).len() as u32)
                 .collect()

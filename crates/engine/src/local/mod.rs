@@ -8,6 +8,8 @@
 //! blocked cells are never moved onto. The engine is incomplete: when it gives up the answer
 //! is [`Outcome::GaveUp`], never "no solution"; only [`refute`]'s cheap checks say "no".
 
+mod config;
+mod outcome;
 mod search;
 
 use std::time::Instant;
@@ -16,38 +18,9 @@ use crate::engine::Budget;
 use crate::error::Error;
 use crate::model::{cell, Diagonal, DiagonalRule, Problem};
 
-pub use search::Stats;
-
-/// What a run ended with.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// A solution, one column per row (not yet verified: callers verify).
-    Solved(Vec<u32>),
-    /// Proven: no solution, with the reason (a cheap refutation, see [`refute`]).
-    Refuted(String),
-    /// Every restart ran out of moves: no answer (never "no solution").
-    GaveUp,
-    /// The budget's deadline or cancel flag stopped the search.
-    Interrupted,
-}
-
-/// How long to search before giving up.
-#[derive(Clone, Copy, Debug)]
-pub struct Config {
-    /// The seed: the same seed, problem and configuration give the same answer.
-    pub seed: u64,
-    /// Fresh starts before giving up ([`Outcome::GaveUp`]).
-    pub restarts: u32,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            seed: 1,
-            restarts: 200,
-        }
-    }
-}
+pub use crate::work::LocalStats as Stats;
+pub use config::Config;
+pub use outcome::Outcome;
 
 /// Bytes the engine holds at its peak on this problem: a column and a pool slot per row
 /// (4 + 4), a bit per diagonal of each direction and a pinned-row bit (about 0.6), rounded

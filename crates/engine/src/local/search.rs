@@ -12,24 +12,11 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use super::{Config, Outcome};
+use super::config::Config;
+use super::outcome::Outcome;
 use crate::engine::Budget;
 use crate::model::{Diagonal, Problem};
-
-/// What the search did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Stats {
-    /// Fresh starts after the first.
-    pub restarts: u64,
-    /// Swaps kept.
-    pub swaps: u64,
-    /// Swaps tried (kept or undone).
-    pub tries: u64,
-    /// Collisions left by the last start, before the repair.
-    pub start_conflicts: u64,
-    /// Wall time, milliseconds.
-    pub time_ms: f64,
-}
+use crate::work::LocalStats as Stats;
 
 /// wyrand (Wang Yi's public-domain generator): one multiply per draw, which matters when
 /// the inner loop draws a row per swap. Seeded from the configuration's seed through

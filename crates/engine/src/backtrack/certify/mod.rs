@@ -42,7 +42,8 @@ use std::io;
 use std::sync::atomic::AtomicU64;
 
 use super::board::{place_fixed, Board, LargeBoard, SmallBoard};
-use super::{threads, use_small, Config, Stats};
+use super::config::{Config, Stats};
+use super::search::{threads, use_small};
 use crate::model::Problem;
 use crate::proof::lrat::{put_varint, ChunkSink};
 pub use crate::proof::write::DratStyle;

@@ -12,7 +12,8 @@ use super::shared::{
     TaskResult,
 };
 use crate::engine::backtrack::board::Board;
-use crate::engine::backtrack::{search_stack, split, threads, Config, Stats, SUBTREES_PER_THREAD};
+use crate::engine::backtrack::config::{Config, Stats};
+use crate::engine::backtrack::search::{search_stack, split, threads, SUBTREES_PER_THREAD};
 use crate::model::Pos;
 use crate::proof::write::{Style, Writer};
 

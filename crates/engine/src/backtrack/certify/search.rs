@@ -10,7 +10,7 @@ use super::shared::{
     TaskOutcome, TaskResult,
 };
 use crate::engine::backtrack::board::{Board, Line};
-use crate::engine::backtrack::Config;
+use crate::engine::backtrack::config::Config;
 use crate::model::Pos;
 use crate::proof::write::{Style, Writer};
 

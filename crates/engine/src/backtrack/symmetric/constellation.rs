@@ -3,7 +3,11 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{Halt, MAX_N};
+use super::halt::Halt;
+
+/// Largest n the symmetric counter handles (its masks are `u64` and hold a row's columns and
+/// the diagonals through them).
+pub const MAX_N: usize = 31;
 
 /// A cell as (row, column).
 type Cell = (usize, usize);
