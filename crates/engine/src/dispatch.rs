@@ -1,52 +1,19 @@
-//! The dispatch: one call per question (one solution, one solution as a column per row, a
-//! listing, a count) on the engine an [`EngineSpec`] names, and every board it returns
-//! verified before anyone sees it.
+//! The dispatch: one call per question (one solution as cells, a listing, a count) on the
+//! engine an [`EngineSpec`] names, and every board it returns verified before anyone sees
+//! it. One solution goes through the solve path's stages ([`crate::stages`]).
 
 use std::time::Instant;
 
-use crate::auto::Auto;
-use crate::checked::{checked, verify_columns};
+use crate::checked::checked;
 use crate::encode::amo::Encoding;
 use crate::engines::{self, Core, Engine};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
+use crate::named::engine_of;
+use crate::stages::{self, complete_only, on_whole_board};
 use crate::{
-    check_local_memory, completion, ms, Answer, Budget, ColumnAnswer, Counted, EngineSpec, Listed,
-    Solved, SolvedColumns, Work,
+    completion, ms, Answer, Budget, Counted, EngineSpec, Listed, Solved, SolvedColumns, Work,
 };
-
-/// The error for a race asked of an entry point that cannot start its SAT child, or for
-/// more than one solution.
-pub(crate) fn race_needs_a_caller() -> Error {
-    Error::unsupported(
-        "engine race answers whether there is a solution (solve, one solution); use \
-         backtrack or sat for counting and listing"
-            .into(),
-    )
-}
-
-/// The engine `spec` names. A race of the backtracker and the SAT engine needs a caller that
-/// can start a child process (the operations layer), so it is not one here.
-pub fn engine_of(spec: EngineSpec) -> Result<Box<dyn Engine>, Error> {
-    Ok(match spec {
-        EngineSpec::Backtrack { threads } => Box::new(engines::Backtrack {
-            threads,
-            rings: false,
-        }),
-        EngineSpec::BacktrackRings { threads } => Box::new(engines::Backtrack {
-            threads,
-            rings: true,
-        }),
-        EngineSpec::Sat(encoding) => Box::new(engines::Sat {
-            encoding,
-            learned: false,
-        }),
-        EngineSpec::Ext(x) => Box::new(engines::Ext(x)),
-        EngineSpec::Local { seed } => Box::new(engines::Local { seed }),
-        EngineSpec::Auto { seed } => Box::new(Auto { seed }),
-        EngineSpec::Race(_) => return Err(race_needs_a_caller()),
-    })
-}
 
 /// Finds one solution or proves there is none, within the budget (the SAT engine only
 /// notices the budget before it starts: run it in a child process for a hard deadline).
@@ -58,41 +25,7 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             work: Work::default(),
         });
     }
-    let solved = if answers_in_columns(problem, spec) {
-        solve_columns(problem, spec, budget)?
-    } else {
-        on_whole_board(problem, engine_of(spec), spec, budget)?
-    };
-    Ok(as_cells(solved))
-}
-
-/// The engines that answer one column per row themselves: local search, `auto`, and the
-/// backtracker past [`crate::model::MAX_N`] (on the core of the completion).
-fn answers_in_columns(problem: &Problem, spec: EngineSpec) -> bool {
-    matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. })
-        || problem.is_sparse() && matches!(spec, EngineSpec::Backtrack { .. })
-}
-
-/// A complete engine on the board (on its core past [`crate::model::MAX_N`], where the core
-/// fits): `Interrupted` when the budget ran out before it started, the board refused where
-/// the engine cannot take it ([`complete_only`]), then the engine's run, timed.
-fn on_whole_board(
-    problem: &Problem,
-    engine: Result<Box<dyn Engine>, Error>,
-    spec: EngineSpec,
-    budget: &Budget,
-) -> Result<SolvedColumns, Error> {
-    let start = Instant::now();
-    if budget.exhausted() {
-        return Ok(SolvedColumns {
-            answer: ColumnAnswer::Interrupted,
-            work: Work::default(),
-        });
-    }
-    complete_only(problem, spec)?;
-    let mut solved = engine?.solve(problem, budget)?;
-    solved.work.time_ms = ms(start);
-    Ok(solved)
+    Ok(as_cells(stages::solve(problem, spec, budget)?))
 }
 
 /// [`solve`] on the SAT engine, also counting the clauses the solver learns
@@ -223,60 +156,6 @@ fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
         )),
         spec => Ok(spec),
     }
-}
-
-/// Refuses a board past [`crate::model::MAX_N`] to the complete engines, which keep n² bits,
-/// except backtrack, sat, ext and their race on a classic board whose core fits
-/// ([`completion::fits`]): they search the core.
-pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
-    if problem.is_sparse() && !matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
-        let on_core = matches!(
-            spec,
-            EngineSpec::Backtrack { .. }
-                | EngineSpec::Sat(_)
-                | EngineSpec::Ext(_)
-                | EngineSpec::Race(_)
-        );
-        if on_core && completion::applies(problem) {
-            return completion::fits(problem);
-        }
-        let n = problem.n();
-        return Err(Error::too_large_at_field(
-            "n",
-            format!(
-                "the {} engine works on boards up to {}×{} (it keeps n² bits); a \
-                 {n}×{n} board is solved by local search: use engine local or auto",
-                spec.name(),
-                crate::model::MAX_N,
-                crate::model::MAX_N
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Finds one solution or proves there is none, as one column per row: any engine, and the
-/// only way to solve a board past [`crate::model::MAX_N`] (local or auto). Every solution has
-/// passed [`crate::verify::verify_columns`].
-pub fn solve_columns(
-    problem: &Problem,
-    spec: EngineSpec,
-    budget: &Budget,
-) -> Result<SolvedColumns, Error> {
-    let start = Instant::now();
-    let mut solved = if answers_in_columns(problem, spec) {
-        if let EngineSpec::Local { .. } = spec {
-            check_local_memory(problem, budget)?;
-        }
-        engine_of(spec)?.solve(problem, budget)?
-    } else {
-        let mut solved = on_whole_board(problem, engine_of(spec), spec, budget)?;
-        solved.work.answered_by = Some(spec);
-        solved
-    };
-    verify_columns(problem, spec, &solved)?;
-    solved.work.time_ms = ms(start);
-    Ok(solved)
 }
 
 /// An answer as cells sorted by row, from one column per row.

@@ -7,7 +7,7 @@
 //!
 //! The leaf engines are [`Backtrack`], [`Sat`], [`Ext`], [`Local`] and [`Core`] (the
 //! backtracker on the core of a completion); [`crate::race::Race`] runs two engines at once
-//! and [`crate::auto::Auto`] picks or races them. [`crate::dispatch::engine_of`] builds the
+//! and [`crate::auto::Auto`] picks or races them. [`crate::named::engine_of`] builds the
 //! engine an [`EngineSpec`] names.
 
 use crate::answer::{columns_of, ColumnAnswer, Counted, SolvedColumns};

@@ -6,8 +6,9 @@
 //!
 //! `spec.rs` is the engine spec grammar (`name.rs` its families), `answer.rs` what engines
 //! answer and `work.rs` the work a run did, `memory.rs` the memory estimates made before any
-//! work, `checked.rs` the check of every board, and `dispatch.rs` the calls that run an
-//! engine.
+//! work, `checked.rs` the check of every board, `named.rs` the engine a spec names,
+//! `stages.rs` the solve path as one line of stages (presolve → engine → lift → verify), and
+//! `dispatch.rs` the other questions (cells, listings, counts).
 
 pub mod child;
 pub mod encode;
@@ -37,23 +38,26 @@ pub mod formula;
 pub mod local;
 pub mod memory;
 pub mod name;
+pub mod named;
 pub mod prove;
 pub mod race;
 pub mod sat;
 pub mod spec;
+pub mod stages;
 pub mod work;
 
 pub use answer::{Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns};
 pub use checked::{checked, verify_columns};
-pub(crate) use dispatch::race_needs_a_caller;
-pub use dispatch::{complete_only, count, enumerate, solve, solve_columns, solve_counting_learned};
+pub use dispatch::{count, enumerate, solve, solve_counting_learned};
 pub use engines::Engine;
 pub use memory::{
     check_local_memory, check_sat_memory, default_max_memory, dimacs_text_bound, sat_estimate,
     SatEstimate, SatMemory,
 };
 pub use name::EngineName;
+pub(crate) use named::race_needs_a_caller;
 /// The proof pipeline under its earlier name.
 pub use prove as certify;
 pub use spec::EngineSpec;
+pub use stages::{complete_only, solve as solve_columns};
 pub use work::{ms, Work};

@@ -328,13 +328,18 @@ pub fn suits_auto(problem: &Problem) -> bool {
         && is_small(problem)
 }
 
-/// One solution (one column per row, not yet verified) or a proven "no" with its reason, by
-/// the core search; `work.core` gives the core's size.
-pub fn solve_columns(
-    problem: &Problem,
-    seed: u64,
-    budget: &Budget,
-) -> Result<crate::engine::SolvedColumns, Error> {
+/// What the presolve stage of the core path leaves: the answer presolving already gives (a
+/// cheap refutation, or the budget spent), or the core to search with the work so far.
+pub enum Presolve {
+    /// Decided (or interrupted) before any search.
+    Answered(crate::engine::SolvedColumns),
+    /// The core, for the engine stage.
+    Core(Box<Core>, crate::engine::Work),
+}
+
+/// The presolve stage of the core path: the fixed queens' lines taken out and the cheap
+/// refutations tried ([`presolve`]), the work counted as the backtracker's on one thread.
+pub fn presolve_stage(problem: &Problem, budget: &Budget) -> Result<Presolve, Error> {
     use crate::engine::{ColumnAnswer, EngineSpec, SolvedColumns, Work};
     let mut work = Work {
         answered_by: Some(EngineSpec::Backtrack { threads: 1 }),
@@ -343,28 +348,54 @@ pub fn solve_columns(
     };
     let core = match presolve(problem, true, budget)? {
         None => {
-            return Ok(SolvedColumns {
+            return Ok(Presolve::Answered(SolvedColumns {
                 answer: ColumnAnswer::Interrupted,
                 work,
-            })
+            }))
         }
         Some(Presolved::Refuted(why)) => {
-            return Ok(SolvedColumns {
+            return Ok(Presolve::Answered(SolvedColumns {
                 answer: ColumnAnswer::Unsat(Some(why.reason().to_string())),
                 work,
-            })
+            }))
         }
         Some(Presolved::Core(core)) => core,
     };
     work.core = Some(core.size());
-    let (found, stats) = search::solve(&core, seed, budget);
+    Ok(Presolve::Core(core, work))
+}
+
+/// The lift stage of the core path: the core search's answer back on the n×n board, one
+/// column per row (not verified: the verify stage follows).
+pub fn lift(
+    problem: &Problem,
+    core: &Core,
+    (found, stats): (search::Found, search::Stats),
+    mut work: crate::engine::Work,
+) -> crate::engine::SolvedColumns {
+    use crate::engine::{ColumnAnswer, SolvedColumns};
     work.nodes = Some(stats.nodes);
     let answer = match found {
         search::Found::Solution(cells) => ColumnAnswer::Sat(core.lift(problem, &cells)),
-        search::Found::None => ColumnAnswer::Unsat(Some(exhausted(&core, stats.nodes))),
+        search::Found::None => ColumnAnswer::Unsat(Some(exhausted(core, stats.nodes))),
         search::Found::Interrupted => ColumnAnswer::Interrupted,
     };
-    Ok(SolvedColumns { answer, work })
+    SolvedColumns { answer, work }
+}
+
+/// One solution (one column per row, not yet verified) or a proven "no" with its reason, by
+/// the core search; `work.core` gives the core's size.
+pub fn solve_columns(
+    problem: &Problem,
+    seed: u64,
+    budget: &Budget,
+) -> Result<crate::engine::SolvedColumns, Error> {
+    Ok(match presolve_stage(problem, budget)? {
+        Presolve::Answered(solved) => solved,
+        Presolve::Core(core, work) => {
+            lift(problem, &core, search::solve(&core, seed, budget), work)
+        }
+    })
 }
 
 /// The number of solutions of a classic problem, up to `limit`, by the core search.
