@@ -2,8 +2,8 @@
 //! and its forms for one solution ([`Solved`]), one column per row ([`SolvedColumns`]), a
 //! listing ([`Listed`]) and a count ([`Counted`]).
 
-use crate::model::Pos;
 use crate::work::Work;
+use queens_model::model::Pos;
 
 /// The answer to "is there a solution?": a solution `S`, or a proven "no" carrying `U`, or no
 /// answer. One type for every engine: [`crate::solve`]'s (cells sorted by row, nothing more),

@@ -5,10 +5,10 @@
 //! ([`crate::race::Race`]): each looks at its stop flag, so the loser stops within milliseconds.
 
 use crate::engines::{Backtrack, Core, Engine, Local};
-use crate::error::Error;
-use crate::model::{Problem, MAX_N};
 use crate::race::Race;
 use crate::{check_local_memory, local, Budget, EngineName, SolvedColumns};
+use queens_model::error::Error;
+use queens_model::model::{Problem, MAX_N};
 
 /// Boards smaller than this go to the backtracker alone: it answers them in well under a
 /// millisecond, and proves "no solution" where there is none (n = 2, 3).

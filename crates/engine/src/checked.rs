@@ -3,10 +3,10 @@
 //! and the rule, never an answer.
 
 use crate::answer::{ColumnAnswer, SolvedColumns};
-use crate::error::Error;
-use crate::model::{Pos, Problem};
 use crate::spec::EngineSpec;
-use crate::verify::verify;
+use queens_model::error::Error;
+use queens_model::model::{Pos, Problem};
+use queens_model::verify::verify;
 
 /// Checks a board an engine returned: a board that breaks a rule is a bug, reported as
 /// [`Error::Internal`] naming the engine and the rule.
@@ -18,7 +18,7 @@ pub fn checked(problem: &Problem, queens: &[Pos], engine: &str) -> Result<(), Er
     })
 }
 
-/// Checks the board of an answer given as one column per row ([`crate::verify::verify_columns`]):
+/// Checks the board of an answer given as one column per row ([`queens_model::verify::verify_columns`]):
 /// a board that breaks a rule is a bug, reported as [`Error::Internal`] naming the engine
 /// that answered.
 pub fn verify_columns(
@@ -28,7 +28,7 @@ pub fn verify_columns(
 ) -> Result<(), Error> {
     if let ColumnAnswer::Sat(cols) = &solved.answer {
         let by = solved.work.answered_by.unwrap_or(spec).name();
-        crate::verify::verify_columns(problem, cols).map_err(|v| {
+        queens_model::verify::verify_columns(problem, cols).map_err(|v| {
             Error::internal(format!(
                 "the {by} engine returned a board that breaks a rule: {v}"
             ))

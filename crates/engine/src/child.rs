@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use rustix::process::{kill_process_group, Pid, Signal};
 
-use crate::error::Error;
+use queens_model::error::Error;
 
 /// Ends this process with its parent, its children first: the kernel sends SIGTERM when the
 /// parent dies (prctl `PR_SET_PDEATHSIG`), and the handler [`stop_children_on_signals`]

@@ -7,13 +7,13 @@ use std::time::Instant;
 use crate::checked::checked;
 use crate::encode::amo::Encoding;
 use crate::engines::{self, Core, Engine};
-use crate::error::Error;
-use crate::model::{Pos, Problem};
 use crate::named::engine_of;
 use crate::stages::{self, complete_only, on_whole_board};
 use crate::{
     completion, ms, Answer, Budget, Counted, EngineSpec, Listed, Solved, SolvedColumns, Work,
 };
+use queens_model::error::Error;
+use queens_model::model::{Pos, Problem};
 
 /// Finds one solution or proves there is none, within the budget (the SAT engine only
 /// notices the budget before it starts: run it in a child process for a hard deadline).

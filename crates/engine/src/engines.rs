@@ -13,13 +13,13 @@
 use crate::answer::{columns_of, ColumnAnswer, Counted, SolvedColumns};
 use crate::checked::checked;
 use crate::encode::amo::Encoding;
-use crate::error::Error;
 use crate::memory::{check_sat_memory, SatMemory};
-use crate::model::{Pos, Problem};
 use crate::name::EngineName;
 use crate::spec::EngineSpec;
 use crate::work::{ms, Work};
 use crate::{backtrack, completion, ext, local, sat, Budget};
+use queens_model::error::Error;
+use queens_model::model::{Pos, Problem};
 
 /// One engine.
 pub trait Engine: Sync {
@@ -87,7 +87,7 @@ fn cells_answer(
 }
 
 /// The bitset backtracker ([`backtrack`]) on `threads` threads (0 = all cores), with the
-/// ring prune or without; past [`crate::model::MAX_N`] it searches the core of the
+/// ring prune or without; past [`queens_model::model::MAX_N`] it searches the core of the
 /// completion ([`Core`]).
 pub struct Backtrack {
     /// Worker threads (0 = all cores).
@@ -191,7 +191,7 @@ pub struct Sat {
     pub learned: bool,
 }
 
-/// The size of the core a SAT formula past [`crate::model::MAX_N`] encodes (one variable per
+/// The size of the core a SAT formula past [`queens_model::model::MAX_N`] encodes (one variable per
 /// open cell).
 fn sat_core(problem: &Problem, work: &mut Work) {
     if let (true, Some(sat)) = (problem.is_sparse(), work.sat) {

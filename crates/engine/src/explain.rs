@@ -1,13 +1,13 @@
 //! Minimal explanations by search: which presets (fixed queens, blocked cells, excluded
 //! diagonals) already leave no completion, found by dropping one at a time and asking the
 //! backtracker again. It needs no assumptions, so unlike the SAT engine's explanation
-//! ([`crate::engine::sat::explain`]) it also minimises excluded diagonals, and its core can be
+//! ([`crate::sat::explain`]) it also minimises excluded diagonals, and its core can be
 //! certified like any instance ([`super::certify`]).
 
 use super::{solve, Answer, Budget, EngineSpec};
-use crate::engine::sat::Explanation;
-use crate::error::Error;
-use crate::model::{Diagonal, Pos, Problem};
+use crate::sat::Explanation;
+use queens_model::error::Error;
+use queens_model::model::{Diagonal, Pos, Problem};
 
 /// One preset of a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,7 +113,7 @@ pub fn explain(problem: &Problem, budget: &Budget) -> Result<Explained, Error> {
             _ => None,
         })
         .collect();
-    let reason = crate::engine::sat::core_reason(problem, &queens, &blocked, Some(&excluded));
+    let reason = crate::sat::core_reason(problem, &queens, &blocked, Some(&excluded));
     Ok(Explained {
         explanation: Some(Explanation::Unsolvable {
             core: queens,

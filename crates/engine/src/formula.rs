@@ -1,5 +1,5 @@
 //! One SAT call on any formula with a certificate: a model, or UNSAT with an LRAT proof that
-//! the crate's own checker ([`crate::proof::check_lrat`]) accepts before anyone sees the
+//! the crate's own checker ([`queens_proof::check_lrat`]) accepts before anyone sees the
 //! answer. The mod-2 game's questions and the card game's planner ask their questions this
 //! way.
 //!
@@ -12,8 +12,8 @@ use std::time::Instant;
 
 use varisat::{CnfFormula, Lit};
 
-use crate::error::Error;
-use crate::proof::{self, ProofFormat};
+use queens_model::error::Error;
+use queens_proof::ProofFormat;
 
 /// How one SAT call ended.
 pub enum Outcome {
@@ -40,7 +40,7 @@ pub struct Proof {
 /// [`Outcome::Timeout`].
 pub type Runner<'a> = &'a (dyn Fn(&CnfFormula) -> Result<Outcome, Error> + Sync);
 
-fn internal(what: &str) -> impl Fn(proof::ProofError) -> Error + '_ {
+fn internal(what: &str) -> impl Fn(queens_proof::ProofError) -> Error + '_ {
     move |e| Error::internal_from(format!("SAT call {what}"), e)
 }
 
@@ -65,7 +65,7 @@ pub fn solve(
 /// UNSAT answer.
 pub fn solve_here(formula: &CnfFormula) -> Result<Outcome, Error> {
     let mut lrat = Vec::new();
-    let model = crate::engine::sat::solve_with_proof(formula, ProofFormat::Lrat, &mut lrat)
+    let model = crate::sat::solve_with_proof(formula, ProofFormat::Lrat, &mut lrat)
         .map_err(internal("in this process"))?;
     match model {
         Some(model) => Ok(Outcome::Sat(model)),
@@ -77,10 +77,10 @@ pub fn solve_here(formula: &CnfFormula) -> Result<Outcome, Error> {
 /// `formula`.
 pub fn certify(formula: &CnfFormula, lrat: Vec<u8>) -> Result<Outcome, Error> {
     let start = Instant::now();
-    let stats = proof::check_lrat(formula, &lrat).map_err(internal("proof check"))?;
+    let stats = queens_proof::check_lrat(formula, &lrat).map_err(internal("proof check"))?;
     Ok(Outcome::Unsat(Proof {
         lemmas: stats.lemmas,
-        check_ms: crate::engine::ms(start),
+        check_ms: crate::ms(start),
         lrat,
     }))
 }

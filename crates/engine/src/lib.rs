@@ -1,6 +1,6 @@
 //! One interface over every engine: which engine, within what budget, and verified answers.
 //!
-//! Every board an engine returns passes [`verify`] here before anyone sees it; a board that
+//! Every board an engine returns passes [`queens_model::verify`] here before anyone sees it; a board that
 //! does not is an [`Error::Internal`], never an answer. "No solution" is [`Answer::Unsat`], a
 //! result; running out of time or being cancelled is [`Answer::Interrupted`], neither.
 //!
@@ -17,13 +17,8 @@ pub mod puzzle;
 
 pub use queens_model::{Budget, Progress};
 
-// The crates below, and this one, under the names the modules use.
-pub(crate) use crate as engine;
-pub(crate) use queens_model::{error, formats, limits, model, report, rng, verify};
-pub(crate) use queens_proof as proof;
-
 #[cfg(doc)]
-use crate::error::Error;
+use queens_model::error::Error;
 
 pub mod answer;
 pub mod auto;

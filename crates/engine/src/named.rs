@@ -2,8 +2,8 @@
 
 use crate::auto::Auto;
 use crate::engines::{self, Engine};
-use crate::error::Error;
 use crate::spec::EngineSpec;
+use queens_model::error::Error;
 
 /// The error for a race asked of an entry point that cannot start its SAT child, or for
 /// more than one solution.

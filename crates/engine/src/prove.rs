@@ -3,7 +3,7 @@
 //! built-in checker before anyone sees it. Every complete engine can prove: varisat writes
 //! DRAT as it solves, an external solver writes DRAT (checked by drat-trim where it may use
 //! RAT steps), the backtracker turns its search tree into lemmas or LRAT with its own hints
-//! ([`crate::engine::backtrack::certify`]); past [`crate::model::MAX_N`] the backtracker
+//! ([`crate::backtrack::certify`]); past [`queens_model::model::MAX_N`] the backtracker
 //! refutes the core of the completion ([`prove_core`]).
 //!
 //! The operations call [`prove_no`] and [`prove_core`]; each answer carries the CNF it
@@ -18,16 +18,14 @@ use std::time::Instant;
 use varisat::ExtendFormula;
 
 use super::{checked, ms, Answer, Budget, EngineSpec, Work};
+use crate::backtrack::certify::{refute, refute_lrat, ClauseIds, DratStyle, LratOut, Refutation};
 use crate::encode::amo::Encoding;
 use crate::encode::cnf::FixedMode;
-use crate::engine::backtrack::certify::{
-    refute, refute_lrat, ClauseIds, DratStyle, LratOut, Refutation,
-};
-use crate::engine::sat::{self, Encoded, SatStats};
-use crate::error::Error;
-use crate::model::{Pos, Problem};
-use crate::proof::lrat::LratPipe;
-use crate::proof::{self, ProofFormat};
+use crate::sat::{self, Encoded, SatStats};
+use queens_model::error::Error;
+use queens_model::model::{Pos, Problem};
+use queens_proof::lrat::LratPipe;
+use queens_proof::ProofFormat;
 
 /// The certificate of an UNSAT answer.
 pub struct Certificate {
@@ -98,7 +96,7 @@ pub struct Certified {
 }
 
 /// Solves with `spec` and, on UNSAT, proves it: a proof in `format` of the CNF of `problem`
-/// in `encoding` and `mode`, checked by [`proof::check_proof`]. In [`FixedMode::Assume`] the
+/// in `encoding` and `mode`, checked by [`queens_proof::check_proof`]. In [`FixedMode::Assume`] the
 /// assumptions (fixed queens, blocked cells) are written into the CNF as unit clauses, since
 /// a DRAT proof has no assumptions.
 ///
@@ -304,7 +302,7 @@ fn search(
                 &vars,
                 style,
                 max_bytes,
-                &crate::engine::backtrack::Config::within(budget, threads),
+                &crate::backtrack::Config::within(budget, threads),
             );
             work.nodes = Some(stats.nodes);
             match refutation {
@@ -359,7 +357,7 @@ fn search(
             } else {
                 ProofFormat::Drat
             };
-            let model = crate::engine::sat::solve_with_proof(&cnf.formula, drat_format, &mut drat)
+            let model = crate::sat::solve_with_proof(&cnf.formula, drat_format, &mut drat)
                 .map_err(|e| Error::internal_from("proof", e))?;
             work.sat = Some(SatStats {
                 solve_ms: ms(solve_start),
@@ -378,7 +376,7 @@ fn search(
 }
 
 /// The error for a proof the checker (or the conversion) refused: a bug in the engine.
-fn rejected(spec: EngineSpec) -> impl Fn(proof::ProofError) -> Error {
+fn rejected(spec: EngineSpec) -> impl Fn(queens_proof::ProofError) -> Error {
     move |e| {
         Error::internal(format!(
             "the {} engine's proof of unsatisfiability does not check: {e}",
@@ -413,7 +411,7 @@ fn convert(
         });
     }
     let mut lrat = Vec::new();
-    let stats = proof::drat_to_lrat(
+    let stats = queens_proof::drat_to_lrat(
         &cnf.formula,
         &drat,
         // An external solver writes text DRAT.
@@ -423,7 +421,7 @@ fn convert(
     .map_err(rejected(spec))?;
     if format == ProofFormat::BinaryLrat {
         let mut binary = Vec::new();
-        proof::check_and_write(&cnf.formula, &lrat[..], false, &mut binary, false)
+        queens_proof::check_and_write(&cnf.formula, &lrat[..], false, &mut binary, false)
             .map_err(rejected(spec))?;
         lrat = binary;
     }
@@ -460,17 +458,17 @@ fn check(
         _ => None,
     };
     let stats = match &outside {
-        Some(Ok(())) => proof::ProofStats {
+        Some(Ok(())) => queens_proof::ProofStats {
             // drat-trim accepted it (see `checker` below).
             lemmas: count_text_lemmas(proof),
-            ..proof::ProofStats::default()
+            ..queens_proof::ProofStats::default()
         },
         Some(Err(why)) => {
             return Err(Error::internal(format!(
                 "the {spec} engine's proof of unsatisfiability does not check: {why}"
             )))
         }
-        None => proof::check_proof(&cnf.formula, format, proof).map_err(rejected(spec))?,
+        None => queens_proof::check_proof(&cnf.formula, format, proof).map_err(rejected(spec))?,
     };
     Ok(Checked {
         lemmas: stats.lemmas,
@@ -526,7 +524,7 @@ impl Certificate {
     /// and the engine (`spec`) that proved.
     pub fn cnf_text(&self, problem: &Problem, spec: EngineSpec) -> Result<Vec<u8>, Error> {
         let header = vec![
-            format!("queens CNF: {}", crate::report::summary(problem)),
+            format!("queens CNF: {}", queens_model::report::summary(problem)),
             format!(
                 "encoding {}; refuted by a {} proof from the {} engine",
                 self.encoding,
@@ -566,7 +564,7 @@ pub enum CoreProved {
     Interrupted,
 }
 
-/// Solves a classic problem past [`crate::model::MAX_N`] on the core of its completion
+/// Solves a classic problem past [`queens_model::model::MAX_N`] on the core of its completion
 /// ([`crate::completion::prove`]), the backtracker refuting the core CNF when there is no
 /// solution: LRAT or DRAT text (`format`), checked before it is returned.
 pub fn prove_core(
@@ -580,7 +578,7 @@ pub fn prove_core(
     let proved = match proved {
         Proved::Interrupted => CoreProved::Interrupted,
         Proved::Sat(cols) => {
-            crate::verify::verify_columns(problem, &cols).map_err(|v| {
+            queens_model::verify::verify_columns(problem, &cols).map_err(|v| {
                 Error::internal(format!(
                     "the backtrack engine returned a board that breaks a rule: {v}"
                 ))
@@ -590,7 +588,7 @@ pub fn prove_core(
         Proved::Unsat(why, None) => CoreProved::Unsat(why, None),
         Proved::Unsat(why, Some(proof)) => {
             let header = vec![
-                format!("queens CNF: {}", crate::report::summary(problem)),
+                format!("queens CNF: {}", queens_model::report::summary(problem)),
                 format!(
                     "the core of the completion; refuted by a {format} proof from the \
                      backtrack engine"
@@ -641,7 +639,7 @@ fn certify_lrat(
     format: ProofFormat,
 ) -> Result<Certified, Error> {
     let mut work = Work::default();
-    let config = crate::engine::backtrack::Config::within(budget, threads);
+    let config = crate::backtrack::Config::within(budget, threads);
     let text = format == ProofFormat::Lrat;
     let io_error = |path: &PathBuf, e: std::io::Error| Error::Io {
         path: path.clone(),
@@ -666,7 +664,7 @@ fn certify_lrat(
     let (refutation, stats, check, wait_ms) = std::thread::scope(|s| {
         let out = &mut out;
         let consumer = s.spawn(move || {
-            let checked = proof::check_and_write(formula, &mut reader, true, out, text);
+            let checked = queens_proof::check_and_write(formula, &mut reader, true, out, text);
             reader.drain();
             checked
         });
@@ -716,7 +714,7 @@ fn certify_lrat(
     }
     let (stats, bytes) = match check {
         Ok(checked) => checked,
-        Err(proof::ProofError::Io(e)) => {
+        Err(queens_proof::ProofError::Io(e)) => {
             return Err(match target {
                 ProofTarget::File(path) => io_error(path, e),
                 ProofTarget::Memory => Error::internal_from("writing the proof", e),

@@ -20,9 +20,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::engines::Engine;
-use crate::error::Error;
-use crate::model::Problem;
 use crate::{Budget, ColumnAnswer, EngineName, SolvedColumns, Work};
+use queens_model::error::Error;
+use queens_model::model::Problem;
 
 /// Which side of a race.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -16,11 +16,11 @@ use varisat::{CnfFormula, ExtendFormula, Lit, Solver, Var};
 use crate::encode::amo::Encoding;
 use crate::encode::cnf::{encode, CellMap, FixedMode, Preset};
 use crate::encode::{self, Counter};
-use crate::error::Error;
-use crate::formats::dimacs;
-use crate::model::{Diagonal, Pos, Problem};
-use crate::proof::write::{empty_clause, DratStyle};
-use crate::proof::{check_and_write, drat_to_lrat, ProofError, ProofFormat};
+use queens_model::error::Error;
+use queens_model::formats::dimacs;
+use queens_model::model::{Diagonal, Pos, Problem};
+use queens_proof::write::{empty_clause, DratStyle};
+use queens_proof::{check_and_write, drat_to_lrat, ProofError, ProofFormat};
 
 use crate::work::ms;
 
@@ -141,7 +141,7 @@ fn load<'a>(
     let mut size = Counter::default();
     let cells = encode(problem, encoding, mode, &mut size).cells().len();
     let mut order: Vec<usize> = (0..cells).collect();
-    crate::rng::Rng::new(DECLARE_SEED).shuffle(&mut order);
+    queens_model::rng::Rng::new(DECLARE_SEED).shuffle(&mut order);
     // The first variable declared is decided first, the others from the last backwards.
     let (first, rest) = order
         .split_first()

@@ -6,9 +6,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::encode::amo::Encoding;
-use crate::error::Error;
 use crate::ext::spec::{ExtName, ExtSpec};
 use crate::name::EngineName;
+use queens_model::error::Error;
 
 /// One engine configuration, written `backtrack`, `backtrack:T` (T threads), `sat:ENCODING`
 /// or `race` / `race:ENCODING` (the backtracker on one core against the SAT engine).
@@ -35,14 +35,14 @@ pub enum EngineSpec {
         threads: usize,
     },
     /// Local search ([`local`]) with this seed: any classic board up to
-    /// [`crate::model::MAX_BIG_N`]; incomplete (it finds solutions, it proves nothing
+    /// [`queens_model::model::MAX_BIG_N`]; incomplete (it finds solutions, it proves nothing
     /// beyond [`local::refute`]'s cheap checks).
     Local {
         /// The seed (`local:SEED`; 1 when not given).
         seed: u64,
     },
     /// The engine for the job ([`auto`]): the backtracker on small boards and whatever must
-    /// be proved or counted, local search on boards past [`crate::model::MAX_N`], and a race
+    /// be proved or counted, local search on boards past [`queens_model::model::MAX_N`], and a race
     /// of the two in between. The answer names the engine that answered.
     Auto {
         /// The local engine's seed.

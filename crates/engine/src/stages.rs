@@ -6,7 +6,7 @@
 //! ```
 //!
 //! - **presolve** ([`crate::completion::presolve_stage`]): where the backtracker searches the
-//!   core of a completion (the backtracker past [`crate::model::MAX_N`], `auto` where
+//!   core of a completion (the backtracker past [`queens_model::model::MAX_N`], `auto` where
 //!   [`crate::completion::suits_auto`]), the fixed queens' lines are taken out and the cheap
 //!   refutations tried; what is left is the core.
 //! - **engine**: the core search ([`crate::completion::search`]) on the core, or the engine
@@ -25,14 +25,14 @@ use std::time::Instant;
 use crate::checked::verify_columns;
 use crate::completion::{self, Core};
 use crate::engines::Engine;
-use crate::error::Error;
-use crate::model::Problem;
 use crate::named::engine_of;
 use crate::{check_local_memory, ms, Budget, ColumnAnswer, EngineSpec, SolvedColumns, Work};
+use queens_model::error::Error;
+use queens_model::model::Problem;
 
 /// Finds one solution or proves there is none, as one column per row: any engine, and the
-/// only way to solve a board past [`crate::model::MAX_N`] (local, auto, or a complete engine
-/// on the core). Every solution has passed [`crate::verify::verify_columns`].
+/// only way to solve a board past [`queens_model::model::MAX_N`] (local, auto, or a complete engine
+/// on the core). Every solution has passed [`queens_model::verify::verify_columns`].
 pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<SolvedColumns, Error> {
     let start = Instant::now();
     let mut solved = match presolve(problem, spec, budget)? {
@@ -91,12 +91,12 @@ fn engine(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Solved
 }
 
 /// The engines that answer one column per row themselves: local search and `auto` (the
-/// backtracker past [`crate::model::MAX_N`] searches the core, from the presolve stage).
+/// backtracker past [`queens_model::model::MAX_N`] searches the core, from the presolve stage).
 fn answers_in_columns(spec: EngineSpec) -> bool {
     matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. })
 }
 
-/// A complete engine on the board (on its core past [`crate::model::MAX_N`], where the core
+/// A complete engine on the board (on its core past [`queens_model::model::MAX_N`], where the core
 /// fits): `Interrupted` when the budget ran out before it started, the board refused where
 /// the engine cannot take it ([`complete_only`]), then the engine's run, timed.
 pub(crate) fn on_whole_board(
@@ -118,7 +118,7 @@ pub(crate) fn on_whole_board(
     Ok(solved)
 }
 
-/// Refuses a board past [`crate::model::MAX_N`] to the complete engines, which keep n² bits,
+/// Refuses a board past [`queens_model::model::MAX_N`] to the complete engines, which keep n² bits,
 /// except backtrack, sat, ext and their race on a classic board whose core fits
 /// ([`completion::fits`]): they search the core.
 pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
@@ -140,8 +140,8 @@ pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
                 "the {} engine works on boards up to {}×{} (it keeps n² bits); a \
                  {n}×{n} board is solved by local search: use engine local or auto",
                 spec.name(),
-                crate::model::MAX_N,
-                crate::model::MAX_N
+                queens_model::model::MAX_N,
+                queens_model::model::MAX_N
             ),
         ));
     }

@@ -5,7 +5,7 @@
 //! name the most constrained open line (row, column or region with the fewest open cells)
 //! together with its candidate cells, or report a dead end (an open line with no cell left).
 
-use crate::model::{DiagonalRule, Pos, Problem};
+use queens_model::model::{DiagonalRule, Pos, Problem};
 
 /// What the search needs from a board.
 pub(crate) trait Board: Sized {

@@ -16,7 +16,7 @@ pub mod symmetric;
 use board::{Board, LargeBoard, SmallBoard};
 use search::{count_on, enumerate_on, solve_on, use_small};
 
-use crate::model::{Pos, Problem};
+use queens_model::model::{Pos, Problem};
 
 pub use config::{BoardKind, Config, Count, Stats};
 

@@ -25,7 +25,7 @@
 use super::board::{place_fixed, Board, LargeBoard};
 use super::config::{Config, Stats};
 use super::search::{solve_on, Run};
-use crate::model::{Pos, Problem};
+use queens_model::model::{Pos, Problem};
 
 /// Limited runs before the complete search: Luby's sequence up to its first 16, so the
 /// limited runs together spend at most 31 descents and 80 units, a bounded price for a
@@ -97,7 +97,7 @@ fn luby(mut i: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Diagonal::{Diff, Sum};
+    use queens_model::model::Diagonal::{Diff, Sum};
 
     #[test]
     fn a_problem_without_solution_is_proved_after_the_limited_runs() {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::board::{place_fixed, Board};
 use super::config::{BoardKind, Config, Count, Stats};
-use crate::model::{Pos, Problem};
+use queens_model::model::{Pos, Problem};
 
 pub(super) fn use_small(problem: &Problem, kind: BoardKind) -> bool {
     match kind {

@@ -130,7 +130,7 @@ pub fn count_shard(n: usize, index: usize, of: usize, config: &Config) -> Option
 
 /// The number of placements distinct up to rotation and reflection, by comparing canonical
 /// forms: slow but obviously right, used for n < 5 and as a test oracle for [`count`].
-pub fn unique_by_canonical_form(n: usize, solutions: &[Vec<crate::model::Pos>]) -> u64 {
+pub fn unique_by_canonical_form(n: usize, solutions: &[Vec<queens_model::model::Pos>]) -> u64 {
     let mut seen = std::collections::HashSet::new();
     for s in solutions {
         let forms = (0..8).map(|k| {

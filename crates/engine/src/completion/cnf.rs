@@ -51,7 +51,7 @@ impl Core {
 }
 
 /// Writes the core CNF as DIMACS with `header` comment lines and a `c cell VAR ROW COL` line
-/// per cell variable (0-based board cells, as [`crate::formats::dimacs::write_cnf`] writes
+/// per cell variable (0-based board cells, as [`queens_model::formats::dimacs::write_cnf`] writes
 /// every CNF of the product), so a model of any solver maps back to the n×n board. The fixed
 /// queens are the instance's and are not repeated.
 pub fn write_dimacs(
@@ -69,7 +69,7 @@ pub fn write_dimacs(
     ));
     let cells: Vec<_> = (0..core.cells() as u32).map(|x| core.position(x)).collect();
     let mut out = io::BufWriter::new(out);
-    crate::formats::dimacs::write_cnf(&mut out, formula, &cells, &[], &header)?;
+    queens_model::formats::dimacs::write_cnf(&mut out, formula, &cells, &[], &header)?;
     out.flush()
 }
 

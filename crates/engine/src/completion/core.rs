@@ -1,8 +1,8 @@
 //! The core of a completion: the free rows and columns, their open cells and the lines
 //! through them, searched by the complete core engines and lifted back onto the board.
 
-use crate::model::Problem;
 use crate::work::CoreSize;
+use queens_model::model::Problem;
 
 /// No cell / no line.
 pub(crate) const NONE: u32 = u32::MAX;

@@ -20,9 +20,9 @@ mod core;
 mod matching;
 pub mod search;
 
-use crate::engine::Budget;
-use crate::error::Error;
-use crate::model::{Diagonal, DiagonalRule, Problem};
+use crate::Budget;
+use queens_model::error::Error;
+use queens_model::model::{Diagonal, DiagonalRule, Problem};
 
 use self::core::empty_line_reason;
 pub use self::core::Core;
@@ -42,7 +42,7 @@ pub const CELL_BYTES: u64 = 60;
 
 /// Bytes a core of `cells` open cells on an n×n board takes at its peak: the bitmaps of the
 /// rows, columns and diagonals, and [`CELL_BYTES`] a cell. A core has at most 4096² cells up
-/// to [`crate::model::MAX_N`] rows and [`MAX_CORE_ROWS`]² past it, so every index fits a
+/// to [`queens_model::model::MAX_N`] rows and [`MAX_CORE_ROWS`]² past it, so every index fits a
 /// `u32`.
 pub fn memory_estimate(n: usize, cells: usize) -> u64 {
     (3 * n as u64) / 4 + CELL_BYTES * cells as u64
@@ -102,8 +102,8 @@ fn is_small(problem: &Problem) -> bool {
     delta <= MAX_CORE_ROWS && 5 * delta <= 2 * problem.n()
 }
 
-/// Refuses (with [`Error::TooLarge`]) a board past [`crate::model::MAX_N`] whose core is not
-/// small (see [`suits_auto`]); up to [`crate::model::MAX_N`] every core fits (at most 4096
+/// Refuses (with [`Error::TooLarge`]) a board past [`queens_model::model::MAX_N`] whose core is not
+/// small (see [`suits_auto`]); up to [`queens_model::model::MAX_N`] every core fits (at most 4096
 /// rows).
 pub fn fits(problem: &Problem) -> Result<(), Error> {
     if !problem.is_sparse() || is_small(problem) {
@@ -117,7 +117,7 @@ pub fn fits(problem: &Problem) -> Result<(), Error> {
              take a completion with at most 40 % of its rows and at most {MAX_CORE_ROWS} \
              free: use engine local or auto",
             free_rows(problem),
-            crate::model::MAX_N
+            queens_model::model::MAX_N
         ),
     ))
 }
@@ -188,7 +188,7 @@ pub fn presolve(
         diff.set(d);
     }
     if clash || !problem.blocked().is_empty() || !problem.excluded().is_empty() {
-        if let Some(why) = crate::engine::local::refute_presets(problem) {
+        if let Some(why) = crate::local::refute_presets(problem) {
             return Ok(Some(Presolved::Refuted(Refutation::Presets(why))));
         }
     }
@@ -332,15 +332,15 @@ pub fn suits_auto(problem: &Problem) -> bool {
 /// cheap refutation, or the budget spent), or the core to search with the work so far.
 pub enum Presolve {
     /// Decided (or interrupted) before any search.
-    Answered(crate::engine::SolvedColumns),
+    Answered(crate::SolvedColumns),
     /// The core, for the engine stage.
-    Core(Box<Core>, crate::engine::Work),
+    Core(Box<Core>, crate::Work),
 }
 
 /// The presolve stage of the core path: the fixed queens' lines taken out and the cheap
 /// refutations tried ([`presolve`]), the work counted as the backtracker's on one thread.
 pub fn presolve_stage(problem: &Problem, budget: &Budget) -> Result<Presolve, Error> {
-    use crate::engine::{ColumnAnswer, EngineSpec, SolvedColumns, Work};
+    use crate::{ColumnAnswer, EngineSpec, SolvedColumns, Work};
     let mut work = Work {
         answered_by: Some(EngineSpec::Backtrack { threads: 1 }),
         nodes: Some(0),
@@ -371,9 +371,9 @@ pub fn lift(
     problem: &Problem,
     core: &Core,
     (found, stats): (search::Found, search::Stats),
-    mut work: crate::engine::Work,
-) -> crate::engine::SolvedColumns {
-    use crate::engine::{ColumnAnswer, SolvedColumns};
+    mut work: crate::Work,
+) -> crate::SolvedColumns {
+    use crate::{ColumnAnswer, SolvedColumns};
     work.nodes = Some(stats.nodes);
     let answer = match found {
         search::Found::Solution(cells) => ColumnAnswer::Sat(core.lift(problem, &cells)),
@@ -389,7 +389,7 @@ pub fn solve_columns(
     problem: &Problem,
     seed: u64,
     budget: &Budget,
-) -> Result<crate::engine::SolvedColumns, Error> {
+) -> Result<crate::SolvedColumns, Error> {
     Ok(match presolve_stage(problem, budget)? {
         Presolve::Answered(solved) => solved,
         Presolve::Core(core, work) => {
@@ -458,8 +458,8 @@ pub fn prove(
     problem: &Problem,
     lrat: bool,
     budget: &Budget,
-) -> Result<(Proved, crate::engine::Work), Error> {
-    use crate::engine::{EngineSpec, Work};
+) -> Result<(Proved, crate::Work), Error> {
+    use crate::{EngineSpec, Work};
     let mut work = Work {
         answered_by: Some(EngineSpec::Backtrack { threads: 1 }),
         nodes: Some(0),
@@ -487,16 +487,16 @@ pub fn prove(
             let start = std::time::Instant::now();
             let (proof, lemmas) = if lrat {
                 let mut out = Vec::new();
-                crate::proof::drat_to_lrat(&formula, &drat, false, &mut out)
+                queens_proof::drat_to_lrat(&formula, &drat, false, &mut out)
                     .map_err(proof_error)?;
-                let stats = crate::proof::check::check_lrat(&formula, &out).map_err(proof_error)?;
+                let stats = queens_proof::check::check_lrat(&formula, &out).map_err(proof_error)?;
                 (out, stats.lemmas)
             } else {
                 let stats =
-                    crate::proof::drat::check_drat(&formula, &drat, false).map_err(proof_error)?;
+                    queens_proof::drat::check_drat(&formula, &drat, false).map_err(proof_error)?;
                 (drat, stats.lemmas)
             };
-            let check_ms = crate::engine::ms(start);
+            let check_ms = crate::ms(start);
             // The cheap reasons say more than "exhausted" where they hold.
             let why = core
                 .empty_line()

@@ -17,8 +17,8 @@
 use std::io::Write;
 
 use super::core::{Core, Lines, NONE};
-use crate::engine::Budget;
-use crate::rng::Rng;
+use crate::Budget;
+use queens_model::rng::Rng;
 
 /// How a search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,8 +15,8 @@ use varisat::{Lit, Var};
 
 use crate::encode::amo::{at_most_one, exactly_one, Encoding};
 use crate::encode::ClauseSink;
-use crate::model::{Diagonal, DiagonalRule, Pos, Problem};
-use crate::verify::first_conflict;
+use queens_model::model::{Diagonal, DiagonalRule, Pos, Problem};
+use queens_model::verify::first_conflict;
 
 /// What to do with fixed queens and blocked cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,10 +64,10 @@ impl CellMap {
         self.lit[r * self.n + c]
     }
 
-    /// True for the map of a board's core (past [`crate::model::MAX_N`]): nothing is held per
+    /// True for the map of a board's core (past [`queens_model::model::MAX_N`]): nothing is held per
     /// cell of the board.
     pub fn is_core(&self) -> bool {
-        self.lit.is_empty() && self.n > crate::model::MAX_N
+        self.lit.is_empty() && self.n > queens_model::model::MAX_N
     }
 
     /// The cells that have a variable, in variable order (variable `i + 1` is `cells()[i]`).
@@ -76,7 +76,7 @@ impl CellMap {
     }
 
     /// Each cell's DIMACS variable, row-major (`r * n + c`), 0 for a cell without one: the
-    /// table [`crate::engine::backtrack::certify::refute`] writes its lemmas with.
+    /// table [`crate::backtrack::certify::refute`] writes its lemmas with.
     pub fn var_table(&self) -> Vec<u32> {
         self.lit
             .iter()
@@ -118,14 +118,14 @@ impl CellMap {
     }
 }
 
-/// A board past [`crate::model::MAX_N`] (classic, always) is encoded as its core
-/// ([`crate::engine::completion`]): one variable per open cell of the free rows × free
+/// A board past [`queens_model::model::MAX_N`] (classic, always) is encoded as its core
+/// ([`crate::completion`]): one variable per open cell of the free rows × free
 /// columns, in row-major order, exactly one per free row and column in `encoding`, at most
 /// one per shared diagonal (pairwise); the fixed queens are decided. Callers check
-/// [`crate::engine::completion::fits`] first: a core past it gets no clauses here, and the
+/// [`crate::completion::fits`] first: a core past it gets no clauses here, and the
 /// verifier then refuses whatever a solver makes of that.
 fn encode_core(problem: &Problem, encoding: Encoding, sink: &mut impl ClauseSink) -> CellMap {
-    use crate::engine::completion::{presolve, Presolved};
+    use crate::completion::{presolve, Presolved};
     let mut map = CellMap {
         n: problem.n(),
         lit: Vec::new(),
@@ -134,7 +134,7 @@ fn encode_core(problem: &Problem, encoding: Encoding, sink: &mut impl ClauseSink
         assumptions: Vec::new(),
         trivially_unsat: None,
     };
-    match presolve(problem, false, &crate::engine::Budget::default()) {
+    match presolve(problem, false, &crate::Budget::default()) {
         Ok(Some(Presolved::Core(core))) => {
             let lits: Vec<Lit> = (0..core.cells()).map(|_| sink.new_var()).collect();
             map.cells = (0..core.cells() as u32).map(|x| core.position(x)).collect();

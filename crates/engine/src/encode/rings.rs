@@ -27,8 +27,8 @@ use varisat::Lit;
 
 use crate::encode::cnf::CellMap;
 use crate::encode::ClauseSink;
-use crate::error::Error;
-use crate::model::{DiagonalRule, Problem};
+use queens_model::error::Error;
+use queens_model::model::{DiagonalRule, Problem};
 
 /// One ring's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

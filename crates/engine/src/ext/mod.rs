@@ -2,7 +2,7 @@
 //! as CaDiCaL, Kissat or MiniSat in a child process under the run's deadline and memory limit.
 //!
 //! The solver is untrusted, like any outside program's output read as input: its output goes
-//! through the decoder `queens decode` uses ([`crate::formats::dimacs::parse_model_for`]) and
+//! through the decoder `queens decode` uses ([`queens_model::formats::dimacs::parse_model_for`]) and
 //! every board through the verifier. A crash, an exit status that is not a SAT solver's (0, 10,
 //! 20), output that is not a model, or a model whose board breaks a rule is
 //! [`Error::Internal`]; `s UNKNOWN` is "no answer" ([`ExtAnswer::Unknown`]); neither is ever an
@@ -27,10 +27,10 @@ use varisat::{ExtendFormula, Lit};
 use super::{check_sat_memory, checked, ms, Budget, SatMemory};
 use crate::child::{self, Exit};
 use crate::encode::cnf::FixedMode;
-use crate::engine::sat::{self, Encoded, SatStats};
-use crate::error::Error;
-use crate::formats::dimacs::{self, ModelAnswer};
-use crate::model::{Pos, Problem};
+use crate::sat::{self, Encoded, SatStats};
+use queens_model::error::Error;
+use queens_model::formats::dimacs::{self, ModelAnswer};
+use queens_model::model::{Pos, Problem};
 
 pub use spec::{ExtName, ExtSpec, MAX_NAME};
 
@@ -439,7 +439,7 @@ fn run_on(
     let model_path = dir.path().join("model.txt");
     let mut text = Vec::new();
     let header = vec![
-        format!("queens CNF: {}", crate::report::summary(problem)),
+        format!("queens CNF: {}", queens_model::report::summary(problem)),
         format!("for solver {name}"),
     ];
     cnf.write_dimacs(&mut text, &header)

@@ -1,9 +1,9 @@
 //! N-queens completion instances: Gent, Jefferson & Nightingale's random presets, and presets
 //! taken from a random solution (always completable).
 
-use crate::error::Error;
-use crate::model::{Pos, Problem};
-use crate::rng::Rng;
+use queens_model::error::Error;
+use queens_model::model::{Pos, Problem};
+use queens_model::rng::Rng;
 
 /// A random n-queens completion instance with up to `queens` fixed queens (rule `full`).
 ///
@@ -13,7 +13,7 @@ use crate::rng::Rng;
 /// `queens` acceptances or n² attempts. The fixed queens never attack each other; fewer than
 /// `queens` are placed when the attempts run out (always when `queens > n`).
 ///
-/// Past [`crate::model::MAX_N`] (a sparse board) the attempts stop at 64 (n + `queens`)
+/// Past [`queens_model::model::MAX_N`] (a sparse board) the attempts stop at 64 (n + `queens`)
 /// instead of n², so the time stays linear; below half the board's rows the acceptance rate
 /// stays high enough that `queens` are placed long before that.
 pub fn completion(n: usize, queens: usize, seed: u64) -> Result<Problem, Error> {
@@ -73,18 +73,17 @@ pub fn completion_from_solution(n: usize, queens: usize, seed: u64) -> Result<Pr
     if queens == 0 {
         return Ok(problem);
     }
-    let config = crate::engine::local::Config {
+    let config = crate::local::Config {
         seed,
         restarts: 10_000,
     };
-    let (outcome, _) =
-        crate::engine::local::solve(&problem, config, &crate::engine::Budget::default())?;
-    let crate::engine::local::Outcome::Solved(cols) = outcome else {
+    let (outcome, _) = crate::local::solve(&problem, config, &crate::Budget::default())?;
+    let crate::local::Outcome::Solved(cols) = outcome else {
         return Err(Error::internal(format!(
             "local search found no solution of the empty {n}×{n} board to take presets from"
         )));
     };
-    crate::verify::verify_columns(&problem, &cols)
+    queens_model::verify::verify_columns(&problem, &cols)
         .map_err(|v| Error::internal(format!("a preset source broke a rule: {v}")))?;
     // The first `queens` places of a partial Fisher–Yates shuffle of the rows.
     let mut rng = Rng::new(seed ^ 0x5eed_0f5e_1ec7);

@@ -1,9 +1,9 @@
 //! Excluded Diagonals instances (CSPLib prob079): a random maximal list of diagonals, its
 //! prefixes, and the instance a prefix makes.
 
-use crate::error::Error;
-use crate::model::{Diagonal, Pos, Problem, MAX_N};
-use crate::rng::Rng;
+use queens_model::error::Error;
+use queens_model::model::{Diagonal, Pos, Problem, MAX_N};
+use queens_model::rng::Rng;
 
 /// A random Excluded Diagonals list (CSPLib prob079, `queens-diag-gen.py`).
 ///

@@ -1,9 +1,9 @@
 //! Instance generators, one module per kind of instance: n-queens completions
 //! (`completion.rs`), Excluded Diagonals lists (`diagonals.rs`) and region puzzles with exactly
-//! one solution (`regions.rs`). Their files are written by [`crate::formats`]; the `generate`
+//! one solution (`regions.rs`). Their files are written by [`queens_model::formats`]; the `generate`
 //! operation of the operations layer calls them.
 //!
-//! Every generator is driven by [`crate::rng::Rng`] (the model's `rng.rs`), a SplitMix64
+//! Every generator is driven by [`queens_model::rng::Rng`] (the model's `rng.rs`), a SplitMix64
 //! stream, so one seed gives the same instance on every platform and every release that keeps
 //! these files' algorithms.
 //!

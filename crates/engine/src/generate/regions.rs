@@ -15,12 +15,12 @@
 //! because it runs once per cell and region tried. The finished puzzle is checked again by the
 //! project's backtracker (exactly one solution) before it is returned.
 
-use crate::engine::backtrack::{self, Config};
-use crate::engine::Budget;
-use crate::error::Error;
-use crate::model::{DiagonalRule, Problem, Regions};
+use crate::backtrack::{self, Config};
 use crate::puzzle::grade::{grade, logical_path, Grade};
-use crate::rng::Rng;
+use crate::Budget;
+use queens_model::error::Error;
+use queens_model::model::{DiagonalRule, Problem, Regions};
+use queens_model::rng::Rng;
 
 /// Largest board the generator makes (the boards are rows of `u64` bits; grading a 32×32
 /// puzzle already takes seconds).

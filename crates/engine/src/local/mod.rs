@@ -14,9 +14,9 @@ mod search;
 
 use std::time::Instant;
 
-use crate::engine::Budget;
-use crate::error::Error;
-use crate::model::{cell, Diagonal, DiagonalRule, Problem};
+use crate::Budget;
+use queens_model::error::Error;
+use queens_model::model::{cell, Diagonal, DiagonalRule, Problem};
 
 pub use crate::work::LocalStats as Stats;
 pub use config::Config;
@@ -63,13 +63,13 @@ pub fn solve(
     let start = Instant::now();
     if let Some(why) = refute(problem) {
         let stats = Stats {
-            time_ms: crate::engine::ms(start),
+            time_ms: crate::ms(start),
             ..Stats::default()
         };
         return Ok((Outcome::Refuted(why), stats));
     }
     let (outcome, mut stats) = search::run(problem, config, budget);
-    stats.time_ms = crate::engine::ms(start);
+    stats.time_ms = crate::ms(start);
     Ok((outcome, stats))
 }
 

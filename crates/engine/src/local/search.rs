@@ -14,9 +14,9 @@ use std::hash::BuildHasherDefault;
 
 use super::config::Config;
 use super::outcome::Outcome;
-use crate::engine::Budget;
-use crate::model::{Diagonal, Problem};
 use crate::work::LocalStats as Stats;
+use crate::Budget;
+use queens_model::model::{Diagonal, Problem};
 
 /// wyrand (Wang Yi's public-domain generator): one multiply per draw, which matters when
 /// the inner loop draws a row per swap. Seeded from the configuration's seed through

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::deduce::{next_step, Step, Technique};
 use super::Position;
-use crate::model::Problem;
+use queens_model::model::Problem;
 
 /// A grade, easiest first.
 #[derive(

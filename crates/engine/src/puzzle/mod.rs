@@ -5,7 +5,7 @@
 pub mod deduce;
 pub mod grade;
 
-use crate::model::{cell, Pos, Problem};
+use queens_model::model::{cell, Pos, Problem};
 
 /// What a cell holds in a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

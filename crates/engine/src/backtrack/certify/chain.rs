@@ -5,9 +5,9 @@
 use super::depths::DepthSet;
 use super::search::Search;
 use super::shared::{Entry, Kind, Outcome};
-use crate::engine::backtrack::board::{Board, Line};
-use crate::model::Pos;
-use crate::proof::{FALSE, OPEN, TRUE};
+use crate::backtrack::board::{Board, Line};
+use queens_model::model::Pos;
+use queens_proof::{FALSE, OPEN, TRUE};
 
 impl<'s, 'p, S: DepthSet> Search<'s, 'p, S> {
     /// LRAT: the chain of a dead `line` (a leaf): each closed cell made false by the binary

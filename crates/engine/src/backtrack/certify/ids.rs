@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use crate::engine::backtrack::board::Line;
-use crate::model::{Pos, Problem};
+use crate::backtrack::board::Line;
+use queens_model::model::{Pos, Problem};
 use varisat::CnfFormula;
 
 /// The clause ids an LRAT refutation names as hints, found in the CNF: per pair of cells,

@@ -1,9 +1,9 @@
 //! Rows and columns of boards up to 64 wide as words, so that the cover of a dead line is a
 //! few loads and masks a queen.
 
-use crate::engine::backtrack::board::Line;
-use crate::model::Pos;
-use crate::model::Problem;
+use crate::backtrack::board::Line;
+use queens_model::model::Pos;
+use queens_model::model::Problem;
 
 /// Rows and columns of a board up to 64 wide as bit masks: which cells of a line were open at
 /// the root, and which a queen attacks.
@@ -30,8 +30,8 @@ impl Masks {
         let n = problem.n();
         let mut m = Masks {
             n,
-            full: problem.rule() == crate::model::DiagonalRule::Full,
-            touch: problem.rule() == crate::model::DiagonalRule::Touch,
+            full: problem.rule() == queens_model::model::DiagonalRule::Full,
+            touch: problem.rule() == queens_model::model::DiagonalRule::Touch,
             root_row: vec![0; n],
             root_col: vec![0; n],
             region_of: Vec::new(),

@@ -28,7 +28,7 @@
 //! refutation of one tree, `chain.rs` its LRAT hints, `parallel.rs` the split over the cores,
 //! `shared.rs` what every thread reads and the types those three hand each other, `ids.rs` the
 //! CNF's clause ids, `masks.rs` and `depths.rs` the bit sets the search works on; the proof
-//! lines go through [`crate::proof::write`].
+//! lines go through [`queens_proof::write`].
 
 mod chain;
 mod depths;
@@ -44,13 +44,13 @@ use std::sync::atomic::AtomicU64;
 use super::board::{place_fixed, Board, LargeBoard, SmallBoard};
 use super::config::{Config, Stats};
 use super::search::{threads, use_small};
-use crate::model::Problem;
-use crate::proof::lrat::{put_varint, ChunkSink};
-pub use crate::proof::write::DratStyle;
-use crate::proof::write::{empty_clause, Style};
 use depths::DepthSet;
 pub use ids::ClauseIds;
 use parallel::refute_parallel;
+use queens_model::model::Problem;
+use queens_proof::lrat::{put_varint, ChunkSink};
+pub use queens_proof::write::DratStyle;
+use queens_proof::write::{empty_clause, Style};
 use search::Search;
 use shared::{proof_buffer, Outcome, Shared};
 pub use shared::{DratProof, Refutation};

@@ -11,11 +11,11 @@ use super::shared::{
     proof_buffer, proof_bytes, DratProof, Kind, Outcome, Refutation, Shared, Split, TaskOutcome,
     TaskResult,
 };
-use crate::engine::backtrack::board::Board;
-use crate::engine::backtrack::config::{Config, Stats};
-use crate::engine::backtrack::search::{search_stack, split, threads, SUBTREES_PER_THREAD};
-use crate::model::Pos;
-use crate::proof::write::{Style, Writer};
+use crate::backtrack::board::Board;
+use crate::backtrack::config::{Config, Stats};
+use crate::backtrack::search::{search_stack, split, threads, SUBTREES_PER_THREAD};
+use queens_model::model::Pos;
+use queens_proof::write::{Style, Writer};
 
 /// The tree split at one depth: every live node there is a task searched by some thread
 /// into its own buffer (LRAT: streamed to the sink in chunks); then the nodes above are

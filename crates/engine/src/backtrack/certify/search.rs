@@ -9,10 +9,10 @@ use super::shared::{
     proof_bytes, CachedLit, DratProof, Entry, Kind, Outcome, Refutation, Shared, Split,
     TaskOutcome, TaskResult,
 };
-use crate::engine::backtrack::board::{Board, Line};
-use crate::engine::backtrack::config::Config;
-use crate::model::Pos;
-use crate::proof::write::{Style, Writer};
+use crate::backtrack::board::{Board, Line};
+use crate::backtrack::config::Config;
+use queens_model::model::Pos;
+use queens_proof::write::{Style, Writer};
 
 /// One depth-first refutation of a subtree, into its own proof buffer.
 pub(super) struct Search<'s, 'p, S> {

@@ -9,10 +9,10 @@ use std::sync::Mutex;
 
 use super::ids::ClauseIds;
 use super::masks::Masks;
-use crate::engine::backtrack::board::{Board, Line};
-use crate::model::{Pos, Problem};
-use crate::proof::lrat::ChunkSink;
-use crate::proof::write::{put_lit, Style};
+use crate::backtrack::board::{Board, Line};
+use queens_model::model::{Pos, Problem};
+use queens_proof::lrat::ChunkSink;
+use queens_proof::write::{put_lit, Style};
 
 /// What [`super::refute`] found.
 #[derive(Debug)]

@@ -22,8 +22,8 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
                     ","
                 },
                 match pos.problem().rule() {
-                    crate::model::DiagonalRule::Touch => "touches",
-                    crate::model::DiagonalRule::Full => "attacks along its diagonals",
+                    queens_model::model::DiagonalRule::Touch => "touches",
+                    queens_model::model::DiagonalRule::Full => "attacks along its diagonals",
                 },
                 cells(pos, &out)
             ),

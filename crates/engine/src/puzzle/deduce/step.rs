@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-use crate::model::Pos;
 use crate::puzzle::{Line, Position};
+use queens_model::model::Pos;
 
 /// The techniques, simplest first: [`super::next_step`] tries them in this order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -5,8 +5,8 @@
 
 use super::step::{Step, Technique};
 use super::words::{cells, lines};
-use crate::model::Pos;
 use crate::puzzle::{Line, Position};
+use queens_model::model::Pos;
 
 /// Largest k tried: the search over sets of lines grows fast, and larger sets are found as
 /// their complements (n − k lines of the other kind).

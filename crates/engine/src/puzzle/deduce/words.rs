@@ -1,7 +1,7 @@
 //! Cells and lines named in a sentence for the player.
 
-use crate::model::Pos;
 use crate::puzzle::{Line, Position};
+use queens_model::model::Pos;
 
 /// Names cells for a sentence: `(1,2)`, `(1,2) and (3,4)`, `(1,2), (3,4) and (5,6)`.
 pub(super) fn cells(pos: &Position, cells: &[Pos]) -> String {
