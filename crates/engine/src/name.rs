@@ -2,16 +2,14 @@
 //! (`"engine"`, `"answered_by"`) and `compare`'s tables: a family of
 //! [`crate::EngineSpec`]s (`spec.rs` turns a name into a spec and back).
 
-use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// Which engine answers.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema, ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
-#[value(rename_all = "lowercase")]
+#[cfg_attr(feature = "clap", value(rename_all = "lowercase"))]
 pub enum EngineName {
     /// Native bitset backtracking on all cores.
     #[default]
@@ -24,7 +22,7 @@ pub enum EngineName {
     /// An external SAT solver named by `solver` (from the list `GET /v1/engines` gives), on
     /// the CNF `encode` writes; killed at the deadline, its answer verified. On the command
     /// line: `--engine ext:SOLVER`.
-    #[value(skip)]
+    #[cfg_attr(feature = "clap", value(skip))]
     Ext,
     /// Local search (iterative repair): classic boards of any size up to 2³¹ − 1, one
     /// solution; it proves nothing beyond cheap checks, and gives up as `timeout`.
