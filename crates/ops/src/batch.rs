@@ -26,8 +26,9 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{ms, Context, Request, Response, SolveRequest, Status};
+use super::{Context, Request, Response, SolveRequest, Status};
 use crate::batch_file::{BatchHeader, BatchLine, Member, BATCH_FORMAT};
+use crate::context::ms;
 use crate::engine::encode::amo::Encoding;
 use crate::error::Error;
 use crate::formats::sources::Entry;

@@ -5,11 +5,13 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Artifacts, Context, Instance, Status};
+use crate::context::{ms, Artifacts, Context};
 use crate::engine::backtrack;
 use crate::engine::{self, Answer, EngineSpec};
 use crate::error::Error;
+use crate::instance::Instance;
 use crate::model::Pos;
+use crate::status::Status;
 use crate::verify::{conflicts_up_to, Violation};
 
 /// Most conflicts a `check` lists: a placement with m queens in one line has m(m − 1)/2
@@ -238,12 +240,12 @@ pub fn check_columns(problem: &crate::model::Problem, cols: &[u32]) -> CheckResp
 /// `check`.
 pub struct Check;
 
-impl crate::Operation for Check {
+impl crate::operation::Operation for Check {
     const NAME: &'static str = "check";
     const PATH: Option<&'static str> = Some("/v1/check");
     const SUMMARY: &'static str =
         "Check a placement: every conflict named; whether a partial board can still be completed.";
-    const SPARSE: crate::Sparse = crate::Sparse::Taken;
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Taken;
     type Request = CheckRequest;
     type Response = CheckResponse;
 

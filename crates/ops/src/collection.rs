@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Context};
+use crate::context::{ms, Context};
 use crate::error::Error;
 use crate::games::collection::deal::{deal as deal_of, Difficulty};
 use crate::games::collection::policy::{self, Lookahead, PolicyName};
@@ -736,7 +736,7 @@ pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> 
 /// `collection_deal`.
 pub struct CollectionDeal;
 
-impl crate::Operation for CollectionDeal {
+impl crate::operation::Operation for CollectionDeal {
     const NAME: &'static str = "collection_deal";
     const PATH: Option<&'static str> = Some("/v1/collection/deal");
     const SUMMARY: &'static str =
@@ -744,8 +744,8 @@ impl crate::Operation for CollectionDeal {
     type Request = DealRequest;
     type Response = Deal;
 
-    fn run(req: &DealRequest, ctx: &Context) -> Result<(Deal, crate::Artifacts), Error> {
-        Ok((deal(req, ctx)?, crate::Artifacts::default()))
+    fn run(req: &DealRequest, ctx: &Context) -> Result<(Deal, crate::context::Artifacts), Error> {
+        Ok((deal(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &DealRequest) -> Result<(), Error> {
         req.difficulty
@@ -757,7 +757,7 @@ impl crate::Operation for CollectionDeal {
 /// `collection_play`. Play checks no deadline but is bounded (35 turns).
 pub struct CollectionPlay;
 
-impl crate::Operation for CollectionPlay {
+impl crate::operation::Operation for CollectionPlay {
     const NAME: &'static str = "collection_play";
     const PATH: Option<&'static str> = Some("/v1/collection/play");
     const SUMMARY: &'static str = "Play a deal with a move list (the first illegal move is a \
@@ -765,8 +765,11 @@ impl crate::Operation for CollectionPlay {
     type Request = PlayRequest;
     type Response = PlayResponse;
 
-    fn run(req: &PlayRequest, ctx: &Context) -> Result<(PlayResponse, crate::Artifacts), Error> {
-        Ok((play(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &PlayRequest,
+        ctx: &Context,
+    ) -> Result<(PlayResponse, crate::context::Artifacts), Error> {
+        Ok((play(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &PlayRequest) -> Result<(), Error> {
         req.validate()
@@ -776,7 +779,7 @@ impl crate::Operation for CollectionPlay {
 /// `collection_simulate`: stops between deals.
 pub struct CollectionSimulate;
 
-impl crate::Operation for CollectionSimulate {
+impl crate::operation::Operation for CollectionSimulate {
     const NAME: &'static str = "collection_simulate";
     const PATH: Option<&'static str> = Some("/v1/collection/simulate");
     const SUMMARY: &'static str = "Play seeded deals with a policy: mean, win rate, histogram. \
@@ -788,8 +791,8 @@ impl crate::Operation for CollectionSimulate {
     fn run(
         req: &SimulateRequest,
         ctx: &Context,
-    ) -> Result<(SimulateResponse, crate::Artifacts), Error> {
-        Ok((simulate(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(SimulateResponse, crate::context::Artifacts), Error> {
+        Ok((simulate(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &SimulateRequest) -> Result<(), Error> {
         req.validate()
@@ -815,7 +818,7 @@ impl crate::Operation for CollectionSimulate {
 /// SAT method runs each solver call in a child of the context's executable itself.
 pub struct CollectionSolve;
 
-impl crate::Operation for CollectionSolve {
+impl crate::operation::Operation for CollectionSolve {
     const NAME: &'static str = "collection_solve";
     const PATH: Option<&'static str> = Some("/v1/collection/solve");
     const SUMMARY: &'static str = "The clairvoyant optimum of a deal whose whole pile is known: \
@@ -828,8 +831,8 @@ impl crate::Operation for CollectionSolve {
     fn run(
         req: &CollectionSolveRequest,
         ctx: &Context,
-    ) -> Result<(CollectionSolveResponse, crate::Artifacts), Error> {
-        Ok((self::solve(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(CollectionSolveResponse, crate::context::Artifacts), Error> {
+        Ok((self::solve(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &CollectionSolveRequest) -> Result<(), Error> {
         req.validate()
@@ -845,7 +848,7 @@ impl crate::Operation for CollectionSolve {
 /// `collection_study`.
 pub struct CollectionStudy;
 
-impl crate::Operation for CollectionStudy {
+impl crate::operation::Operation for CollectionStudy {
     const NAME: &'static str = "collection_study";
     const PATH: Option<&'static str> = Some("/v1/collection/study");
     const SUMMARY: &'static str = "Optima against the policies' scores on seeded deals: how \
@@ -854,8 +857,11 @@ impl crate::Operation for CollectionStudy {
     type Request = StudyRequest;
     type Response = StudyResponse;
 
-    fn run(req: &StudyRequest, ctx: &Context) -> Result<(StudyResponse, crate::Artifacts), Error> {
-        Ok((study(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &StudyRequest,
+        ctx: &Context,
+    ) -> Result<(StudyResponse, crate::context::Artifacts), Error> {
+        Ok((study(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &StudyRequest) -> Result<(), Error> {
         req.validate()

@@ -6,14 +6,17 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::solve::{check_limit, disagree, no_answer, WorkReport};
-use super::{ms, Artifacts, Context, Instance, Status};
+use crate::context::{ms, Artifacts, Context};
 use crate::engine::encode::amo::Encoding;
 use crate::engine::ext::ExtName;
 use crate::engine::{self, EngineName, EngineSpec};
 use crate::error::Error;
+use crate::instance::Instance;
+use crate::limits::check_limit;
 use crate::model::Problem;
 use crate::shard::{content_hash, Shard, ShardInfo};
+use crate::solve::{disagree, no_answer, WorkReport};
+use crate::status::Status;
 
 /// `count`: the number of solutions, up to `limit`.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -224,12 +227,12 @@ fn count_shard(
 /// `count`.
 pub struct Count;
 
-impl crate::Operation for Count {
+impl crate::operation::Operation for Count {
     const NAME: &'static str = "count";
     const PATH: Option<&'static str> = Some("/v1/count");
     const SUMMARY: &'static str =
         "Count solutions (up to `limit`); without a limit only boards up to n = 16.";
-    const SPARSE: crate::Sparse = crate::Sparse::Taken;
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Taken;
     type Request = CountRequest;
     type Response = CountResponse;
 
@@ -243,7 +246,7 @@ impl crate::Operation for Count {
         req.validate()
     }
     fn unbounded(req: &CountRequest, n: usize) -> Option<String> {
-        (req.limit.is_none() && n > crate::UNBOUNDED_COUNT_N).then(|| {
+        (req.limit.is_none() && n > crate::limits::UNBOUNDED_COUNT_N).then(|| {
             format!(
                 "counting every solution of a {n}×{n} board can take hours: give `limit`, or \
                  submit it as a job (POST /v1/jobs with \"op\": \"count\")"

@@ -5,14 +5,16 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Context, Instance, Status};
+use crate::context::Context;
 use crate::engine::encode::amo::Encoding;
 use crate::engine::encode::cnf::{self, FixedMode};
 use crate::engine::encode::Counter;
 use crate::engine::sat;
 use crate::error::Error;
 use crate::formats::dimacs::{self, ModelAnswer};
+use crate::instance::Instance;
 use crate::model::Pos;
+use crate::status::Status;
 
 /// `decode`: an external solver's output for the instance's CNF.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -118,20 +120,20 @@ pub fn decode(req: &DecodeRequest, ctx: &Context) -> Result<DecodeResponse, Erro
 /// `decode`.
 pub struct Decode;
 
-impl crate::Operation for Decode {
+impl crate::operation::Operation for Decode {
     const NAME: &'static str = "decode";
     const PATH: Option<&'static str> = Some("/v1/decode");
     const SUMMARY: &'static str =
         "An external solver's output read back onto the board and verified.";
-    const SPARSE: crate::Sparse = crate::Sparse::Core;
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Core;
     type Request = DecodeRequest;
     type Response = DecodeResponse;
 
     fn run(
         req: &DecodeRequest,
         ctx: &Context,
-    ) -> Result<(DecodeResponse, crate::Artifacts), Error> {
-        Ok((decode(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(DecodeResponse, crate::context::Artifacts), Error> {
+        Ok((decode(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn problem(req: &DecodeRequest) -> Option<&crate::model::Problem> {
         Some(&req.instance.0)

@@ -3,11 +3,12 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Context, Instance};
+use crate::context::Context;
 use crate::engine::encode::amo::Encoding;
 use crate::engine::encode::cnf::FixedMode;
 use crate::engine::sat;
 use crate::error::Error;
+use crate::instance::Instance;
 use crate::report;
 
 /// `encode`: the SAT encoding of the instance.
@@ -82,27 +83,28 @@ pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Erro
 /// `encode`: over HTTP the DIMACS text itself, its sizes in headers.
 pub struct Encode;
 
-impl crate::Operation for Encode {
+impl crate::operation::Operation for Encode {
     const NAME: &'static str = "encode";
     const PATH: Option<&'static str> = Some("/v1/encode");
     const SUMMARY: &'static str = "The SAT encoding as DIMACS CNF (`text/plain`; sizes in \
                                    `x-queens-vars` and\n`x-queens-clauses`).";
-    const SPARSE: crate::Sparse = crate::Sparse::Core;
-    const PLAIN_TEXT: Option<fn(EncodeResponse) -> crate::PlainText> = Some(|r| crate::PlainText {
-        body: r.dimacs,
-        headers: vec![
-            ("x-queens-vars", r.vars.to_string()),
-            ("x-queens-clauses", r.clauses.to_string()),
-        ],
-    });
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Core;
+    const PLAIN_TEXT: Option<fn(EncodeResponse) -> crate::operation::PlainText> =
+        Some(|r| crate::operation::PlainText {
+            body: r.dimacs,
+            headers: vec![
+                ("x-queens-vars", r.vars.to_string()),
+                ("x-queens-clauses", r.clauses.to_string()),
+            ],
+        });
     type Request = EncodeRequest;
     type Response = EncodeResponse;
 
     fn run(
         req: &EncodeRequest,
         ctx: &Context,
-    ) -> Result<(EncodeResponse, crate::Artifacts), Error> {
-        Ok((encode(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(EncodeResponse, crate::context::Artifacts), Error> {
+        Ok((encode(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn problem(req: &EncodeRequest) -> Option<&crate::model::Problem> {
         Some(&req.instance.0)

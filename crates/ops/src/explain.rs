@@ -5,8 +5,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::solve::{certificate, proof_target, ProofInfo};
-use super::{ms, Artifacts, Context, Instance, Status};
+use crate::context::{ms, Artifacts, Context};
 use crate::engine::encode::amo::Encoding;
 use crate::engine::prove::{self, CertifiedAnswer};
 use crate::engine::sat::{self, Explanation};
@@ -14,8 +13,12 @@ use crate::engine::EngineName;
 use crate::engine::{self, EngineSpec};
 use crate::error::Error;
 use crate::formats::csplib::to_csplib;
+use crate::instance::Instance;
 use crate::model::Pos;
 use crate::proof::ProofFormat;
+use crate::proof_info::ProofInfo;
+use crate::solve::{certificate, proof_target};
+use crate::status::Status;
 
 /// `explain`: why the presets have no completion.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -203,7 +206,7 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
 /// `explain`.
 pub struct Explain;
 
-impl crate::Operation for Explain {
+impl crate::operation::Operation for Explain {
     const NAME: &'static str = "explain";
     const PATH: Option<&'static str> = Some("/v1/explain");
     const SUMMARY: &'static str =

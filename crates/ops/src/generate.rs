@@ -4,10 +4,12 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Context, Instance, Status};
+use crate::context::Context;
 use crate::engine::Budget;
 use crate::error::Error;
+use crate::instance::Instance;
 use crate::model::Problem;
+use crate::status::Status;
 use queens_engine::generate as gen;
 use queens_engine::puzzle::grade::Grade;
 
@@ -227,7 +229,7 @@ impl GenerateResponse {
 /// `generate`.
 pub struct Generate;
 
-impl crate::Operation for Generate {
+impl crate::operation::Operation for Generate {
     const NAME: &'static str = "generate";
     const PATH: Option<&'static str> = Some("/v1/generate");
     const SUMMARY: &'static str =
@@ -238,8 +240,8 @@ impl crate::Operation for Generate {
     fn run(
         req: &GenerateRequest,
         ctx: &Context,
-    ) -> Result<(GenerateResponse, crate::Artifacts), Error> {
-        Ok((generate(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(GenerateResponse, crate::context::Artifacts), Error> {
+        Ok((generate(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn n(req: &GenerateRequest) -> usize {
         req.n

@@ -6,9 +6,10 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::hint::check_size;
-use super::{ms, Context, Instance};
+use crate::context::{ms, Context};
 use crate::error::Error;
+use crate::instance::Instance;
+use crate::limits::check_size;
 use crate::model::Pos;
 use queens_engine::puzzle::Position;
 
@@ -31,7 +32,7 @@ pub struct StepReport {
 
 /// The logical path of a puzzle (the simplest technique at every step), as reports.
 pub(super) fn path_report(
-    problem: &crate::Problem,
+    problem: &crate::model::Problem,
 ) -> (queens_engine::puzzle::grade::Path, Vec<StepReport>) {
     let path = queens_engine::puzzle::grade::logical_path(problem);
     let pos = Position::new(problem, &[]);
@@ -119,15 +120,18 @@ pub fn grade(req: &GradeRequest, _ctx: &Context) -> Result<GradeResponse, Error>
 /// has no answer to give).
 pub struct Grade;
 
-impl crate::Operation for Grade {
+impl crate::operation::Operation for Grade {
     const NAME: &'static str = "grade";
     const PATH: Option<&'static str> = Some("/v1/grade");
     const SUMMARY: &'static str = "A puzzle's grade and, with `steps`, its logical path.";
     type Request = GradeRequest;
     type Response = GradeResponse;
 
-    fn run(req: &GradeRequest, ctx: &Context) -> Result<(GradeResponse, crate::Artifacts), Error> {
-        Ok((grade(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &GradeRequest,
+        ctx: &Context,
+    ) -> Result<(GradeResponse, crate::context::Artifacts), Error> {
+        Ok((grade(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn problem(req: &GradeRequest) -> Option<&crate::model::Problem> {
         Some(&req.instance.0)

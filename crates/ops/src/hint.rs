@@ -6,10 +6,13 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Context, Instance, Status};
+use crate::context::{ms, Context};
 use crate::engine::{self, Answer, EngineSpec};
 use crate::error::Error;
+use crate::instance::Instance;
+use crate::limits::check_size;
 use crate::model::Pos;
+use crate::status::Status;
 use queens_engine::puzzle::deduce::{next_step, Technique};
 use queens_engine::puzzle::{Line, Position};
 
@@ -68,25 +71,6 @@ impl HintResponse {
     }
 }
 
-/// Largest board hints and grades are given for: deduction is polynomial but steep (the
-/// contradiction technique tries every open cell with a chain of up to 64 steps), and
-/// region puzzles are far smaller.
-pub const MAX_PUZZLE_N: usize = 32;
-
-/// Refuses boards over [`MAX_PUZZLE_N`].
-pub(super) fn check_size(n: usize) -> Result<(), Error> {
-    if n > MAX_PUZZLE_N {
-        return Err(Error::too_large_at_field(
-            "instance",
-            format!(
-                "hints and grades are for puzzles up to {MAX_PUZZLE_N}×{MAX_PUZZLE_N}; \
-                 this board is {n}×{n}"
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// The next step for the position, or why there is none.
 pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     let start = Instant::now();
@@ -142,7 +126,7 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
 /// `hint`. Deduction looks at no deadline: under one it runs in a child.
 pub struct Hint;
 
-impl crate::Operation for Hint {
+impl crate::operation::Operation for Hint {
     const NAME: &'static str = "hint";
     const PATH: Option<&'static str> = Some("/v1/hint");
     const SUMMARY: &'static str = "The next logical step for a region puzzle position \
@@ -150,8 +134,11 @@ impl crate::Operation for Hint {
     type Request = HintRequest;
     type Response = HintResponse;
 
-    fn run(req: &HintRequest, ctx: &Context) -> Result<(HintResponse, crate::Artifacts), Error> {
-        Ok((hint(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &HintRequest,
+        ctx: &Context,
+    ) -> Result<(HintResponse, crate::context::Artifacts), Error> {
+        Ok((hint(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn problem(req: &HintRequest) -> Option<&crate::model::Problem> {
         Some(&req.instance.0)

@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Context, Instance, Status};
+use crate::context::{ms, Context};
 use crate::error::Error;
 use crate::games::mod2::encode::Encoding;
 use crate::games::mod2::format::{
@@ -17,7 +17,9 @@ use crate::games::mod2::questions::{self, Method, Optimum, Question};
 use crate::games::mod2::retro;
 use crate::games::mod2::rules::{self, Board, State, Variant};
 use crate::games::mod2::search::{self, Geometry, Layer, Limits, Stop};
+use crate::instance::Instance;
 use crate::model::Pos;
+use crate::status::Status;
 
 /// Bytes one stored position takes in a search table, as a rough measure (key, value, and
 /// the hash table's slack).
@@ -962,7 +964,7 @@ pub fn optimum_exit_code(o: &Optimum) -> u8 {
 /// `mod2_check`.
 pub struct Mod2Check;
 
-impl crate::Operation for Mod2Check {
+impl crate::operation::Operation for Mod2Check {
     const NAME: &'static str = "mod2_check";
     const PATH: Option<&'static str> = Some("/v1/mod2/check");
     const SUMMARY: &'static str = "The mod-2 game: a board's state (complete, locked, unlocked) \
@@ -974,8 +976,11 @@ impl crate::Operation for Mod2Check {
     fn run(
         req: &Mod2CheckRequest,
         _ctx: &Context,
-    ) -> Result<(Mod2CheckResponse, crate::Artifacts), Error> {
-        Ok((check_instance(req, None)?, crate::Artifacts::default()))
+    ) -> Result<(Mod2CheckResponse, crate::context::Artifacts), Error> {
+        Ok((
+            check_instance(req, None)?,
+            crate::context::Artifacts::default(),
+        ))
     }
     fn problem(req: &Mod2CheckRequest) -> Option<&crate::model::Problem> {
         Some(&req.instance.0)
@@ -988,7 +993,7 @@ impl crate::Operation for Mod2Check {
 /// `mod2_replay`.
 pub struct Mod2Replay;
 
-impl crate::Operation for Mod2Replay {
+impl crate::operation::Operation for Mod2Replay {
     const NAME: &'static str = "mod2_replay";
     const PATH: Option<&'static str> = Some("/v1/mod2/replay");
     const SUMMARY: &'static str = "The mod-2 game: replay a move list (naming its first illegal \
@@ -1001,9 +1006,9 @@ impl crate::Operation for Mod2Replay {
     fn run(
         req: &Mod2ReplayRequest,
         ctx: &Context,
-    ) -> Result<(ReplayAnswer, crate::Artifacts), Error> {
+    ) -> Result<(ReplayAnswer, crate::context::Artifacts), Error> {
         let answer = replay_request_until(req, &|| ctx.budget.exhausted())?;
-        Ok((answer, crate::Artifacts::default()))
+        Ok((answer, crate::context::Artifacts::default()))
     }
     fn validate(req: &Mod2ReplayRequest) -> Result<(), Error> {
         validate_replay(req)
@@ -1018,7 +1023,7 @@ impl crate::Operation for Mod2Replay {
 /// process.
 pub struct Mod2Solve;
 
-impl crate::Operation for Mod2Solve {
+impl crate::operation::Operation for Mod2Solve {
     const NAME: &'static str = "mod2_solve";
     const PATH: Option<&'static str> = Some("/v1/mod2/solve");
     const SUMMARY: &'static str = "The mod-2 game: who wins with perfect play, with the winning \
@@ -1031,8 +1036,8 @@ impl crate::Operation for Mod2Solve {
     fn run(
         req: &Mod2SolveRequest,
         ctx: &Context,
-    ) -> Result<(Mod2SolveResponse, crate::Artifacts), Error> {
-        Ok((solve(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(Mod2SolveResponse, crate::context::Artifacts), Error> {
+        Ok((solve(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn n(req: &Mod2SolveRequest) -> usize {
         req.n
@@ -1075,7 +1080,7 @@ impl crate::Operation for Mod2Solve {
 /// when the child is killed, whatever it was doing.
 pub struct Mod2Optimum;
 
-impl crate::Operation for Mod2Optimum {
+impl crate::operation::Operation for Mod2Optimum {
     const NAME: &'static str = "mod2_optimum";
     const PATH: Option<&'static str> = Some("/v1/mod2/optimum");
     const SUMMARY: &'static str = "The mod-2 game: the most queens on a reachable board (`max`) \
@@ -1086,8 +1091,11 @@ impl crate::Operation for Mod2Optimum {
     type Request = Mod2OptimumRequest;
     type Response = Optimum;
 
-    fn run(req: &Mod2OptimumRequest, ctx: &Context) -> Result<(Optimum, crate::Artifacts), Error> {
-        Ok((optimum(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &Mod2OptimumRequest,
+        ctx: &Context,
+    ) -> Result<(Optimum, crate::context::Artifacts), Error> {
+        Ok((optimum(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn n(req: &Mod2OptimumRequest) -> usize {
         req.n

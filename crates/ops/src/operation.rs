@@ -2,7 +2,7 @@
 //! other, and the few properties the callers ask of it (its endpoint, whether it needs a
 //! child process, what the budget did to its answer). Each operation declares them once, in
 //! its own module, and is listed once, in the table in `lib.rs` ([`crate::operations`]): the
-//! job body ([`Request`]), the dispatch, the service's routes and their OpenAPI entries,
+//! job body ([`crate::Request`]), the dispatch, the service's routes and their OpenAPI entries,
 //! and the CLI's `queens op` all follow from that table.
 
 use std::fmt::Debug;
@@ -11,9 +11,11 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::context::{Artifacts, Context};
 use crate::error::Error;
 use crate::model::{Pos, Problem};
-use crate::{Artifacts, Context, ProofInfo, Request, Response, Status};
+use crate::proof_info::ProofInfo;
+use crate::status::Status;
 
 /// An operation: one question the product answers.
 pub trait Operation: Sized + 'static {
@@ -130,25 +132,6 @@ pub trait Operation: Sized + 'static {
     }
 }
 
-/// An operation of the table: how its request and response sit in [`Request`] and
-/// [`Response`] (implemented by the table, never by hand).
-pub trait Member: Operation {
-    /// The request as any operation's.
-    fn wrap(req: Self::Request) -> Request;
-    /// The request, if `req` is this operation's.
-    fn request(req: &Request) -> Option<&Self::Request>;
-    /// The response as any operation's.
-    fn wrap_response(resp: Self::Response) -> Response;
-    /// The response, if `resp` is this operation's.
-    fn response(resp: Response) -> Option<Self::Response>;
-}
-
-/// Something done with every operation of the table, in its order ([`crate::for_each`]).
-pub trait Visit {
-    /// Called once per operation.
-    fn visit<O: Member>(&mut self);
-}
-
 /// What an operation does with a board past [`crate::model::MAX_N`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sparse {
@@ -171,40 +154,6 @@ pub struct PlainText {
 
 /// Reads a child's reply to an operation whose response deserializes.
 pub fn reply<T: DeserializeOwned>(stdout: &str) -> Result<T, Error> {
-    crate::isolate::reply::<T>(stdout)
+    crate::reply::read::<T>(stdout)
         .map_err(|e| Error::internal(format!("unreadable worker reply ({e})")))?
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every operation's name is its variant's serde tag: a job body with that `op` is read
-    /// as that operation's request (and refused for its missing fields, not its `op`).
-    #[test]
-    fn names_are_the_serde_tags() {
-        struct Tags(Vec<String>);
-        impl Visit for Tags {
-            fn visit<O: Member>(&mut self) {
-                let body = serde_json::json!({ "op": O::NAME });
-                if let Err(e) = serde_json::from_value::<Request>(body) {
-                    if e.to_string().contains("unknown variant") {
-                        self.0.push(format!("{}: {e}", O::NAME));
-                    }
-                }
-            }
-        }
-        let mut wrong = Tags(Vec::new());
-        crate::for_each(&mut wrong);
-        assert!(wrong.0.is_empty(), "{:?}", wrong.0);
-        let names = Request::names();
-        let mut unique = names.clone();
-        unique.sort_unstable();
-        unique.dedup();
-        assert_eq!(
-            names.len(),
-            unique.len(),
-            "two operations share a name: {names:?}"
-        );
-    }
 }

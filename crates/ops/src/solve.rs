@@ -6,15 +6,19 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Artifacts, Context, Instance, Status};
+use crate::context::{ms, Artifacts, Context};
 use crate::engine::completion;
 use crate::engine::encode::amo::Encoding;
 use crate::engine::ext::ExtName;
 use crate::engine::prove::{self, CertifiedAnswer};
 use crate::engine::{self, Answer, EngineName, EngineSpec, Work};
 use crate::error::Error;
+use crate::instance::Instance;
+use crate::limits::check_limit;
 use crate::model::{Pos, Problem};
 use crate::proof::ProofFormat;
+use crate::proof_info::ProofInfo;
+use crate::status::Status;
 use crate::verify::first_conflict;
 
 /// The default engine of `solve` requests: `auto`.
@@ -370,37 +374,6 @@ impl WorkReport {
     }
 }
 
-/// The proof that certifies an UNSAT answer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ProofInfo {
-    /// `drat`, `binary-drat` or `lrat`.
-    pub format: ProofFormat,
-    /// Lemmas in the proof.
-    pub lemmas: u64,
-    /// Always true: the built-in checker accepted the proof before the answer was given.
-    pub checked: bool,
-    /// Milliseconds the built-in check took.
-    pub check_ms: f64,
-    /// The checker that accepted the proof, when it is not the built-in one (`drat-trim`,
-    /// for an external solver's DRAT where drat-trim is installed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checker: Option<String>,
-    /// Size of the proof in bytes.
-    pub bytes: usize,
-    /// CLI: where the proof was written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// CLI: where the CNF it refutes was written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cnf: Option<String>,
-    /// Service: where to download the proof (`GET /v1/jobs/{id}/proof`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// Service: where to download the CNF it refutes (`GET /v1/jobs/{id}/cnf`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cnf_url: Option<String>,
-}
-
 /// `solve`'s answer. `status`: `sat`, `unsat`, `timeout` or `cancelled` (with `all`/`limit`,
 /// also when some solutions were found before the deadline: they are in `solutions`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -493,13 +466,6 @@ pub const MAX_LISTED_CELLS: u64 = 2_000_000;
 /// Most solutions of an n×n board one `solve` lists.
 pub fn max_listed(n: usize) -> u64 {
     (MAX_LISTED_CELLS / n.max(1) as u64).max(1)
-}
-
-pub(super) fn check_limit(limit: Option<u64>) -> Result<(), Error> {
-    if limit == Some(0) {
-        return Err(Error::unsupported_at_field("limit", "must be at least 1"));
-    }
-    Ok(())
 }
 
 /// What one engine found: solutions (verified) and whether the listing is complete.

@@ -9,9 +9,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use varisat::{CnfFormula, Lit};
 
-use super::{ms, Artifacts, Context, Request, Response, Status};
+use crate::context::{ms, Artifacts, Context};
 use crate::engine::formula::{self, Outcome};
 use crate::error::Error;
+use crate::isolate;
+use crate::operation::Operation;
+use crate::status::Status;
 
 /// `solve_cnf`'s request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -138,18 +141,10 @@ pub fn solve_cnf(
 /// work in, each call is a `solve_cnf` request in a child process killed at the deadline,
 /// its proof checked again here against the caller's formula; otherwise here (`None`).
 pub fn runner(ctx: &Context) -> Option<impl Fn(&CnfFormula) -> Result<Outcome, Error> + Sync + '_> {
-    ctx.isolate.as_ref()?;
+    let exe = ctx.isolate.as_ref()?;
     ctx.budget.deadline?;
     Some(move |f: &CnfFormula| {
-        let req = Request::SolveCnf(SolveCnfRequest::of(f)?);
-        let (resp, artifacts) = match req.run(ctx)? {
-            (Response::SolveCnf(r), a) => (r, a),
-            _ => {
-                return Err(Error::internal(
-                    "solve_cnf answered another kind of request",
-                ))
-            }
-        };
+        let (resp, artifacts) = isolate::run::<SolveCnf>(exe, &SolveCnfRequest::of(f)?, ctx)?;
         match resp.status {
             Status::Sat => {
                 let model = resp.model.unwrap_or_default();
@@ -176,7 +171,7 @@ pub fn runner(ctx: &Context) -> Option<impl Fn(&CnfFormula) -> Result<Outcome, E
 /// end once started.
 pub struct SolveCnf;
 
-impl crate::Operation for SolveCnf {
+impl Operation for SolveCnf {
     const NAME: &'static str = "solve_cnf";
     // varisat runs to the end once started.
     const ANSWERS_AT_DEADLINE: bool = false;

@@ -36,8 +36,19 @@ pub use crate::engine::EngineSpec;
 mod growth;
 mod report;
 
-pub use growth::*;
-pub use report::*;
+pub use growth::{growth, growth_plot, growth_text, GrowthFit, GrowthPoint};
+pub use report::{
+    check_plot, csv, fmt_attempt, fmt_bytes, fmt_count, fmt_ms, fmt_seconds, id_width, plan_csv,
+    plot, problems, summary_text, table_header, table_line, to_json,
+};
+
+/// The id an entry is listed under, loaded or not.
+pub fn entry_id(entry: &Entry) -> &str {
+    match entry {
+        Ok(inst) => &inst.id,
+        Err(broken) => &broken.id,
+    }
+}
 
 /// What an attempt that finished reports beside its answer.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,7 +1,11 @@
 //! How a comparison reads: times, counts and sizes in the unit that reads best, the table,
 //! the per-engine summary, the problems worth a look, CSV, JSON and the plot.
 
-use super::*;
+use std::path::Path;
+
+use super::{
+    entry_id, Attempt, EngineName, EngineSpec, Entry, Plan, ProofRun, Row, Status, Summary,
+};
 
 /// `1.23s`, `45ms`, `812µs`: three significant figures.
 pub fn fmt_seconds(s: f64) -> String {
@@ -92,14 +96,6 @@ pub fn fmt_attempt(a: &Attempt) -> String {
             s
         }
         (_, None) => fmt_ms(a.time_ms),
-    }
-}
-
-/// The id an entry is listed under, loaded or not.
-pub fn entry_id(entry: &Entry) -> &str {
-    match entry {
-        Ok(inst) => &inst.id,
-        Err(broken) => &broken.id,
     }
 }
 
