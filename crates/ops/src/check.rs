@@ -269,4 +269,8 @@ impl crate::operation::Operation for Check {
             None => resp.status.exit_code(),
         }
     }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut CheckRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
+    }
 }

@@ -289,4 +289,8 @@ impl crate::operation::Operation for Count {
     fn reply(stdout: &str) -> Result<CountResponse, Error> {
         crate::operation::reply(stdout)
     }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut CountRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
+    }
 }

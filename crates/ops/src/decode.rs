@@ -141,4 +141,8 @@ impl crate::operation::Operation for Decode {
     fn status(resp: &DecodeResponse) -> Option<Status> {
         Some(resp.status)
     }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut DecodeRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
+    }
 }

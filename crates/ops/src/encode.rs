@@ -109,4 +109,8 @@ impl crate::operation::Operation for Encode {
     fn problem(req: &EncodeRequest) -> Option<&crate::model::Problem> {
         Some(&req.instance.0)
     }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut EncodeRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
+    }
 }

@@ -253,4 +253,8 @@ impl crate::operation::Operation for Explain {
     fn wants_proof(req: &ExplainRequest) -> bool {
         req.proof.is_some()
     }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut ExplainRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
+    }
 }

@@ -265,4 +265,5 @@ impl crate::operation::Operation for Generate {
     fn reply(stdout: &str) -> Result<GenerateResponse, Error> {
         crate::operation::reply(stdout)
     }
+    const LIBRARY: bool = true;
 }

@@ -142,4 +142,8 @@ impl crate::operation::Operation for Grade {
     fn reply(stdout: &str) -> Result<GradeResponse, Error> {
         crate::operation::reply(stdout)
     }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut GradeRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
+    }
 }

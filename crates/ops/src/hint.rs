@@ -158,4 +158,8 @@ impl crate::operation::Operation for Hint {
     fn reply(stdout: &str) -> Result<HintResponse, Error> {
         crate::operation::reply(stdout)
     }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut HintRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
+    }
 }

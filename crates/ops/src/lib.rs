@@ -227,6 +227,12 @@ impl Request {
         with_request!(self, |O, r| O::problem(r))
     }
 
+    /// The request's instance, for a library caller to put its problem in (none for
+    /// `generate` and the games; [`Operation::instance_mut`]).
+    pub fn instance_mut(&mut self) -> Option<&mut Instance> {
+        with_request!(self, |O, r| O::instance_mut(r))
+    }
+
     /// The board size the request works on.
     pub fn n(&self) -> usize {
         with_request!(self, |O, r| O::n(r))
@@ -336,14 +342,31 @@ impl Request {
     /// Reads a job body whose `op` is `op` with `read` (which reads the rest of the body as
     /// the operation's request type); `None` for an unknown `op`.
     pub fn read_as<E>(op: &str, read: impl ReadRequest<E>) -> Option<Result<Request, E>> {
+        Request::read_of(op, read, false)
+    }
+
+    /// [`Request::read_as`] for a library caller: `None` also for an operation not offered
+    /// to library callers ([`Operation::LIBRARY`]).
+    pub fn read_for_library<E>(op: &str, read: impl ReadRequest<E>) -> Option<Result<Request, E>> {
+        Request::read_of(op, read, true)
+    }
+
+    /// The request of operation `op` read by `read`, of the library's operations only when
+    /// `library` is set.
+    fn read_of<E>(
+        op: &str,
+        read: impl ReadRequest<E>,
+        library: bool,
+    ) -> Option<Result<Request, E>> {
         struct Reader<'a, R, E> {
             op: &'a str,
+            library: bool,
             read: Option<R>,
             out: Option<Result<Request, E>>,
         }
         impl<R: ReadRequest<E>, E> Visit for Reader<'_, R, E> {
             fn visit<O: Member>(&mut self) {
-                if O::NAME == self.op {
+                if O::NAME == self.op && (O::LIBRARY || !self.library) {
                     if let Some(read) = self.read.take() {
                         self.out = Some(read.read::<O::Request>().map(O::wrap));
                     }
@@ -352,6 +375,7 @@ impl Request {
         }
         let mut reader = Reader {
             op,
+            library,
             read: Some(read),
             out: None,
         };
@@ -516,6 +540,10 @@ impl Operation for Solve {
     }
     fn wants_proof(req: &SolveRequest) -> bool {
         req.proof.is_some()
+    }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut SolveRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
     }
 }
 

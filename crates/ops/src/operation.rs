@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 
 use crate::context::{Artifacts, Context};
 use crate::error::Error;
+use crate::instance::Instance;
 use crate::model::{Pos, Problem};
 use crate::proof_info::ProofInfo;
 use crate::status::Status;
@@ -129,6 +130,15 @@ pub trait Operation: Sized + 'static {
     /// True when the request asks for a proof.
     fn wants_proof(_req: &Self::Request) -> bool {
         false
+    }
+
+    /// True when library callers (the Python package) may run the operation by its name.
+    const LIBRARY: bool = false;
+
+    /// The request's instance, for a library caller to put its problem in; `None` when the
+    /// operation takes none.
+    fn instance_mut(_req: &mut Self::Request) -> Option<&mut Instance> {
+        None
     }
 }
 
