@@ -6,13 +6,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::{ms, Artifacts, Context};
-use crate::engine::backtrack;
-use crate::engine::{self, Answer, EngineSpec};
-use crate::error::Error;
 use crate::instance::Instance;
-use crate::model::Pos;
-use crate::status::Status;
-use crate::verify::{conflicts_up_to, Violation};
+use queens_engine::backtrack;
+use queens_engine::{Answer, EngineSpec};
+use queens_model::error::Error;
+use queens_model::model::Pos;
+use queens_model::status::Status;
+use queens_model::verify::{conflicts_up_to, Violation};
 
 /// Most conflicts a `check` lists: a placement with m queens in one line has m(m − 1)/2
 /// pairs, which must not make a small request a huge answer.
@@ -122,7 +122,7 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
             format!(
                 "a {n}×{n} board is past {}, where hints and completion counts are not \
                  offered; check a full board with --board (column per row)",
-                crate::model::MAX_N,
+                queens_model::model::MAX_N,
                 n = base.n()
             ),
         ));
@@ -149,7 +149,8 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
         // A board past the complete engines: whether it completes is `solve`'s question.
         (Status::Consistent, Some(_)) if base.is_sparse() => None,
         (Status::Consistent, Some(problem)) => {
-            let solved = engine::solve(problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
+            let solved =
+                queens_engine::solve(problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
             match solved.answer {
                 Answer::Sat(_) => Some(true),
                 Answer::Unsat(()) => Some(false),
@@ -172,7 +173,7 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
     });
     let completions = match (req.completions, &placed, completable) {
         (Some(limit), Some(problem), Some(true)) => {
-            let config = crate::engine::backtrack::Config::within(&ctx.budget, 0);
+            let config = queens_engine::backtrack::Config::within(&ctx.budget, 0);
             let count = backtrack::count(problem, &config, Some(limit));
             (!count.stats.interrupted).then_some(Completions {
                 count: count.total,
@@ -206,13 +207,13 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
 
 /// Checks a full board given as one column per row (`cols[r]` is row r's column) against the
 /// problem in time linear in n and the presets
-/// ([`crate::verify::columns_conflicts_up_to`]): `solved`, or `invalid` with every broken
+/// ([`queens_model::verify::columns_conflicts_up_to`]): `solved`, or `invalid` with every broken
 /// rule, at most [`MAX_VIOLATIONS`] of them listed and all counted. What
 /// `check FILE --board SOLUTION` answers.
-pub fn check_columns(problem: &crate::model::Problem, cols: &[u32]) -> CheckResponse {
+pub fn check_columns(problem: &queens_model::model::Problem, cols: &[u32]) -> CheckResponse {
     let start = Instant::now();
     let (found, violations_total) =
-        crate::verify::columns_conflicts_up_to(problem, cols, MAX_VIOLATIONS);
+        queens_model::verify::columns_conflicts_up_to(problem, cols, MAX_VIOLATIONS);
     let violations: Vec<CheckViolation> = found
         .into_iter()
         .map(|v| CheckViolation {
@@ -252,7 +253,7 @@ impl crate::operation::Operation for Check {
     fn run(req: &CheckRequest, ctx: &Context) -> Result<(CheckResponse, Artifacts), Error> {
         Ok((check(req, ctx)?, Artifacts::default()))
     }
-    fn problem(req: &CheckRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &CheckRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn validate(req: &CheckRequest) -> Result<(), Error> {

@@ -1,4 +1,4 @@
-//! The Queen's Collection's operations ([`crate::games::collection`]): deal, play a deal
+//! The Queen's Collection's operations ([`queens_games::collection`]): deal, play a deal
 //! (a move list or a policy), simulate a policy over many deals, solve a deal for its
 //! clairvoyant optimum, and study optima against the policies over many deals. The CLI prints these
 //! responses; the service sends them as they are.
@@ -10,13 +10,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::{ms, Context};
-use crate::error::Error;
-use crate::games::collection::deal::{deal as deal_of, Difficulty};
-use crate::games::collection::policy::{self, Lookahead, PolicyName};
-use crate::games::collection::simulate::{self, policy_seed};
-use crate::games::collection::{plan, solve, study};
-use crate::games::collection::{Deal, Move, Rules, State, Status};
-use crate::status::Status as Outcome;
+use queens_games::collection::deal::{deal as deal_of, Difficulty};
+use queens_games::collection::policy::{self, Lookahead, PolicyName};
+use queens_games::collection::simulate::{self, policy_seed};
+use queens_games::collection::{plan, solve, study};
+use queens_games::collection::{Deal, Move, Rules, State, Status};
+use queens_model::error::Error;
+use queens_model::status::Status as Outcome;
 
 /// Most deals one simulation request may ask for.
 pub const MAX_SIMULATE_DEALS: u64 = 10_000_000;
@@ -152,7 +152,7 @@ pub fn play(req: &PlayRequest, ctx: &Context) -> Result<PlayResponse, Error> {
     let start = req.start()?;
     let (moves, end) = match (&req.moves, req.policy) {
         (Some(moves), _) => {
-            let end = crate::games::collection::replay(&start, moves).map_err(|e| {
+            let end = queens_games::collection::replay(&start, moves).map_err(|e| {
                 let origin = req.moves_origin.as_deref().unwrap_or("moves");
                 Error::input_at_field(origin, format!("moves[{}]", e.index), &e)
             })?;
@@ -386,10 +386,10 @@ pub struct CollectionSolveRequest {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SolveMethod {
-    /// Branch and bound ([`crate::games::collection::solve`]).
+    /// Branch and bound ([`queens_games::collection::solve`]).
     #[default]
     Search,
-    /// Bounded planning by SAT ([`crate::games::collection::plan`]).
+    /// Bounded planning by SAT ([`queens_games::collection::plan`]).
     Sat,
 }
 
@@ -525,7 +525,7 @@ impl CollectionSolveRequest {
     }
 }
 
-/// The clairvoyant optimum of a deal ([`crate::games::collection::solve`]): the best score
+/// The clairvoyant optimum of a deal ([`queens_games::collection::solve`]): the best score
 /// with the whole pile known, its moves (replayed before they are returned), and whether it
 /// is proven. The context's deadline or cancel flag ends the search with the best game found.
 pub fn solve(
@@ -548,9 +548,9 @@ pub fn solve(
     let began = Instant::now();
     if req.method == SolveMethod::Sat {
         let runner = super::solve_cnf::runner(ctx);
-        let sat = runner.as_ref().map(|r| r as crate::engine::formula::Runner);
+        let sat = runner.as_ref().map(|r| r as queens_engine::formula::Runner);
         let best = plan::optimum(&start, ctx.budget.deadline, sat)?;
-        let end = crate::games::collection::replay(&start, &best.moves)
+        let end = queens_games::collection::replay(&start, &best.moves)
             .map_err(|e| Error::internal_from("the SAT plan does not replay", e))?;
         let max_score = start.board().max_score();
         return Ok(CollectionSolveResponse {
@@ -697,7 +697,7 @@ impl StudyRequest {
     }
 }
 
-/// Solves and plays `deals` seeded deals ([`crate::games::collection::study`]) on `jobs`
+/// Solves and plays `deals` seeded deals ([`queens_games::collection::study`]) on `jobs`
 /// threads (default 1), reporting progress through the context.
 pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> {
     let (jobs, max_entries) = req.checked()?;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::engine::Budget;
+use queens_engine::Budget;
 
 /// Files an operation produced beside its JSON answer (an UNSAT proof and the CNF it
 /// refutes), by name: the CLI writes them where the user asked, the service stores them with
@@ -62,5 +62,5 @@ impl Context {
 
 /// Milliseconds a timeout stands for in a response, rounded to microseconds.
 pub(crate) fn ms(t: Instant) -> f64 {
-    crate::engine::ms(t)
+    queens_engine::ms(t)
 }

@@ -7,16 +7,16 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::{ms, Artifacts, Context};
-use crate::engine::encode::amo::Encoding;
-use crate::engine::ext::ExtName;
-use crate::engine::{self, EngineName, EngineSpec};
-use crate::error::Error;
 use crate::instance::Instance;
 use crate::limits::check_limit;
-use crate::model::Problem;
 use crate::shard::{content_hash, Shard, ShardInfo};
 use crate::solve::{disagree, no_answer, WorkReport};
-use crate::status::Status;
+use queens_engine::encode::amo::Encoding;
+use queens_engine::ext::ExtName;
+use queens_engine::{EngineName, EngineSpec};
+use queens_model::error::Error;
+use queens_model::model::Problem;
+use queens_model::status::Status;
 
 /// `count`: the number of solutions, up to `limit`.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -66,7 +66,7 @@ impl CountRequest {
     pub fn validate(&self) -> Result<(), Error> {
         self.engine.spec(self.encoding, self.solver, self.rings)?;
         if let Some(s) = self.solver {
-            crate::engine::ext::table().resolve(s)?;
+            queens_engine::ext::table().resolve(s)?;
         }
         if self.engine == EngineName::Ext && (self.limit.is_none() || self.shard.is_some()) {
             return Err(Error::unsupported_at_field(
@@ -143,14 +143,14 @@ pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> 
     if let Some(shard) = req.shard {
         return count_shard(req, problem, shard, spec, ctx, start);
     }
-    let counted = engine::count(problem, spec, req.limit, &ctx.budget)?;
+    let counted = queens_engine::count(problem, spec, req.limit, &ctx.budget)?;
     let mut cross_checked = None;
     if req.cross_check && !counted.interrupted {
         let other_spec = spec.other(req.encoding);
-        let other = engine::count(problem, other_spec, req.limit, &ctx.budget)?;
+        let other = queens_engine::count(problem, other_spec, req.limit, &ctx.budget)?;
         if !other.interrupted {
             if other.count != counted.count {
-                let show = |name: &str, c: &engine::Counted| {
+                let show = |name: &str, c: &queens_engine::Counted| {
                     let lim = if c.limited { " (limit)" } else { "" };
                     format!("{name}: count {}{lim}", c.count)
                 };
@@ -239,7 +239,7 @@ impl crate::operation::Operation for Count {
     fn run(req: &CountRequest, ctx: &Context) -> Result<(CountResponse, Artifacts), Error> {
         Ok((count(req, ctx)?, Artifacts::default()))
     }
-    fn problem(req: &CountRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &CountRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn validate(req: &CountRequest) -> Result<(), Error> {

@@ -6,19 +6,19 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::{ms, Artifacts, Context};
-use crate::engine::encode::amo::Encoding;
-use crate::engine::prove::{self, CertifiedAnswer};
-use crate::engine::sat::{self, Explanation};
-use crate::engine::EngineName;
-use crate::engine::{self, EngineSpec};
-use crate::error::Error;
-use crate::formats::csplib::to_csplib;
 use crate::instance::Instance;
-use crate::model::Pos;
-use crate::proof::ProofFormat;
 use crate::proof_info::ProofInfo;
 use crate::solve::{certificate, proof_target};
-use crate::status::Status;
+use queens_engine::encode::amo::Encoding;
+use queens_engine::prove::{self, CertifiedAnswer};
+use queens_engine::sat::{self, Explanation};
+use queens_engine::EngineName;
+use queens_engine::EngineSpec;
+use queens_model::error::Error;
+use queens_model::formats::csplib::to_csplib;
+use queens_model::model::Pos;
+use queens_model::status::Status;
+use queens_proof::ProofFormat;
 
 /// `explain`: why the presets have no completion.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -132,23 +132,23 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
         return Ok((resp, artifacts));
     }
     let (exp, calls) = if req.engine == EngineName::Sat {
-        engine::check_sat_memory(
+        queens_engine::check_sat_memory(
             problem,
             req.encoding,
-            engine::SatMemory::Streamed,
+            queens_engine::SatMemory::Streamed,
             &ctx.budget,
         )?;
         let (exp, stats) = sat::explain(problem, req.encoding)?;
         (Some(exp), stats.solver_calls)
     } else {
-        let found = engine::explain::explain(problem, &ctx.budget)?;
+        let found = queens_engine::explain::explain(problem, &ctx.budget)?;
         (found.explanation, found.searches)
     };
     resp.solver_calls = calls;
     match exp {
         None => {}
         Some(Explanation::Solvable(q)) => {
-            engine::checked(
+            queens_engine::checked(
                 problem,
                 &q,
                 EngineSpec::name(req.engine.spec(req.encoding, None, false)?),
@@ -163,8 +163,12 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
             reason,
         }) => {
             if let Some(format) = req.proof {
-                let alone =
-                    engine::explain::with_presets(problem, &core, &blocked_core, &excluded_core)?;
+                let alone = queens_engine::explain::with_presets(
+                    problem,
+                    &core,
+                    &blocked_core,
+                    &excluded_core,
+                )?;
                 let spec = EngineSpec::Backtrack { threads: 0 };
                 let certified = prove::prove_no(
                     &alone,
@@ -217,7 +221,7 @@ impl crate::operation::Operation for Explain {
     fn run(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, Artifacts), Error> {
         explain(req, ctx)
     }
-    fn problem(req: &ExplainRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &ExplainRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn validate(req: &ExplainRequest) -> Result<(), Error> {

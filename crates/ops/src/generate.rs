@@ -5,13 +5,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::Context;
-use crate::engine::Budget;
-use crate::error::Error;
 use crate::instance::Instance;
-use crate::model::Problem;
-use crate::status::Status;
 use queens_engine::generate as gen;
 use queens_engine::puzzle::grade::Grade;
+use queens_engine::Budget;
+use queens_model::error::Error;
+use queens_model::model::Problem;
+use queens_model::status::Status;
 
 /// Which generator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -120,7 +120,7 @@ pub fn generate_one(
                 PresetSource::Random => gen::completion(n, m, seed)?,
                 PresetSource::Solution => gen::completion_from_solution(n, m, seed)?,
             };
-            made(crate::formats::write_json(
+            made(queens_model::formats::write_json(
                 &problem,
                 &format!("completion-{n}-{m}-{seed}"),
             ))
@@ -128,7 +128,7 @@ pub fn generate_one(
         GenerateKind::Diagonals => {
             let k = req.min_free.unwrap_or(4);
             let list = gen::diagonals_prefix(n, k, seed, req.first)?;
-            made(crate::formats::json::write_diagonals_json(
+            made(queens_model::formats::json::write_diagonals_json(
                 n,
                 &list,
                 &format!("diag-{n}-{k}-{seed}"),
@@ -143,7 +143,7 @@ pub fn generate_one(
                 None => format!("regions-{n}-{seed}"),
             };
             Ok(Some(Made {
-                text: crate::formats::write_json(&puzzle.problem, &id),
+                text: queens_model::formats::write_json(&puzzle.problem, &id),
                 grade: Some(puzzle.grade),
             }))
         }

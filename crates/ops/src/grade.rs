@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::{ms, Context};
-use crate::error::Error;
 use crate::instance::Instance;
 use crate::limits::check_size;
-use crate::model::Pos;
 use queens_engine::puzzle::Position;
+use queens_model::error::Error;
+use queens_model::model::Pos;
 
 /// One step of a logical path, as JSON reports it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -32,7 +32,7 @@ pub struct StepReport {
 
 /// The logical path of a puzzle (the simplest technique at every step), as reports.
 pub(super) fn path_report(
-    problem: &crate::model::Problem,
+    problem: &queens_model::model::Problem,
 ) -> (queens_engine::puzzle::grade::Path, Vec<StepReport>) {
     let path = queens_engine::puzzle::grade::logical_path(problem);
     let pos = Position::new(problem, &[]);
@@ -133,7 +133,7 @@ impl crate::operation::Operation for Grade {
     ) -> Result<(GradeResponse, crate::context::Artifacts), Error> {
         Ok((grade(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &GradeRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &GradeRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn uninterruptible(_req: &GradeRequest) -> bool {

@@ -7,14 +7,14 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::{ms, Context};
-use crate::engine::{self, Answer, EngineSpec};
-use crate::error::Error;
 use crate::instance::Instance;
 use crate::limits::check_size;
-use crate::model::Pos;
-use crate::status::Status;
 use queens_engine::puzzle::deduce::{next_step, Technique};
 use queens_engine::puzzle::{Line, Position};
+use queens_engine::{Answer, EngineSpec};
+use queens_model::error::Error;
+use queens_model::model::Pos;
+use queens_model::status::Status;
 
 /// `hint`: the position is the instance: its `queens` are the player's queens, its `marks`
 /// the cells the player marked "no queen".
@@ -79,7 +79,7 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     let pos = Position::new(problem, problem.marks());
     let mut resp = HintResponse::nothing(Status::Unknown, problem.n());
     let named = |lines: &[Line]| lines.iter().map(|&l| pos.name(l)).collect::<Vec<_>>();
-    if pos.solved() && crate::verify::verify(problem, &pos.queens()).is_ok() {
+    if pos.solved() && queens_model::verify::verify(problem, &pos.queens()).is_ok() {
         resp.status = Status::Solved;
         resp.time_ms = ms(start);
         return Ok(resp);
@@ -88,11 +88,11 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     // lead the player further astray. (A search: milliseconds on puzzle-sized boards.)
     let marked = problem.clone().with_blocked(problem.marks())?;
     let spec = EngineSpec::Backtrack { threads: 0 };
-    match engine::solve(&marked, spec, &ctx.budget)?.answer {
+    match queens_engine::solve(&marked, spec, &ctx.budget)?.answer {
         Answer::Unsat(()) => {
             resp.status = Status::Unsat;
             resp.reason = Some(
-                match crate::verify::first_conflict(problem, problem.fixed()) {
+                match queens_model::verify::first_conflict(problem, problem.fixed()) {
                     Some(v) => format!("{v}: undo a queen"),
                     None => {
                         "these queens and marks leave no solution: undo a queen or a mark".into()
@@ -140,7 +140,7 @@ impl crate::operation::Operation for Hint {
     ) -> Result<(HintResponse, crate::context::Artifacts), Error> {
         Ok((hint(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &HintRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &HintRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn uninterruptible(_req: &HintRequest) -> bool {

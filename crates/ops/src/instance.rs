@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::error::Error;
-use crate::model::Problem;
+use queens_model::error::Error;
+use queens_model::model::Problem;
 
 /// An instance inside a request: the JSON instance format the CLI reads (an object with
 /// `n`, `regions`, `queens`, …), or `{"text": "<the contents of a grid or JSON file>"}`.
@@ -14,7 +14,7 @@ impl<'de> Deserialize<'de> for Instance {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Instance, D::Error> {
         use serde::de::Error as _;
         // Like the CLI's reader: an object with a key given twice is refused, not merged.
-        let value = crate::formats::StrictValue::deserialize(d)?.0;
+        let value = queens_model::formats::StrictValue::deserialize(d)?.0;
         let text = match &value {
             serde_json::Value::Object(m) if m.len() == 1 && m.contains_key("text") => {
                 match &m["text"] {
@@ -30,11 +30,11 @@ impl<'de> Deserialize<'de> for Instance {
             }
         };
         let problem = match text {
-            Some(t) => crate::formats::parse("text", t).map_err(|e| match e {
+            Some(t) => queens_model::formats::parse("text", t).map_err(|e| match e {
                 Error::Input { message, .. } => D::Error::custom(format!("text: {message}")),
                 e => D::Error::custom(e),
             })?,
-            None => crate::formats::problem_from_json(&value).map_err(D::Error::custom)?,
+            None => queens_model::formats::problem_from_json(&value).map_err(D::Error::custom)?,
         };
         Ok(Instance(problem))
     }
@@ -43,7 +43,7 @@ impl<'de> Deserialize<'de> for Instance {
 impl Serialize for Instance {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::Error as _;
-        let text = crate::formats::write_json(&self.0, "instance");
+        let text = queens_model::formats::write_json(&self.0, "instance");
         let value: serde_json::Value = serde_json::from_str(&text).map_err(S::Error::custom)?;
         value.serialize(s)
     }

@@ -21,12 +21,12 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::child::{self, Exit};
 use crate::context::{ms, Artifacts, Context};
-use crate::engine::checked;
-use crate::error::Error;
 use crate::operation::Operation;
-use crate::status::Status;
+use queens_engine::checked;
+use queens_engine::child::{self, Exit};
+use queens_model::error::Error;
+use queens_model::status::Status;
 
 /// A request as a child reads it: tagged with its operation's name, as in a job body.
 #[derive(Serialize)]
@@ -71,7 +71,7 @@ pub fn run<O: Operation>(
     let mut command = Command::new(exe);
     command.arg("op").arg("--artifacts").arg(dir.path());
     // The child may run exactly the external solvers this process may.
-    command.args(crate::engine::ext::table().child_args());
+    command.args(queens_engine::ext::table().child_args());
     if let Some(bytes) = ctx.budget.max_memory {
         command.arg("--max-memory").arg(bytes.to_string());
     }

@@ -5,21 +5,13 @@
 //! and whether uninterruptible work runs in a child process) and returns a serde response or
 //! a typed [`Error`]. The CLI's `--json` output and the service's response body are the same
 //! serialization of the same response type, so one schema is documented once
-//! (`GET /openapi.json`). Every board in a response has passed [`crate::verify()`].
+//! (`GET /openapi.json`). Every board in a response has passed [`queens_model::verify()`].
 
 pub mod batch_file;
 pub mod compare;
 pub mod merge;
 pub mod plot;
 pub mod shard;
-
-// The crates below, and this one, under the names the modules use.
-pub(crate) use crate as ops;
-pub(crate) use queens_engine as engine;
-pub(crate) use queens_engine::child;
-pub(crate) use queens_games as games;
-pub(crate) use queens_model::{error, formats, model, report, status, verify};
-pub(crate) use queens_proof as proof;
 
 pub mod batch;
 mod check;
@@ -47,11 +39,9 @@ mod worker;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::error::Error;
-use crate::model::Problem;
+use queens_model::error::Error;
+use queens_model::model::Problem;
 
-pub use crate::engine::EngineName;
-pub use crate::status::Status;
 pub use check::{
     check, check_columns, Check, CheckRequest, CheckResponse, CheckViolation, Completions,
     MAX_COMPLETIONS,
@@ -75,6 +65,8 @@ pub use limits::{UNBOUNDED_COUNT_N, UNBOUNDED_LIST_N};
 pub use mod2::{Mod2Check, Mod2Optimum, Mod2Replay, Mod2Solve};
 pub use operation::{Operation, PlainText, Sparse};
 pub use proof_info::ProofInfo;
+pub use queens_engine::EngineName;
+pub use queens_model::status::Status;
 pub use solve::{check_memory, SolveRequest, SolveResponse, WorkReport, INLINE_MAX_N};
 pub use solve_cnf::{solve_cnf, SolveCnf, SolveCnfRequest, SolveCnfResponse};
 pub use worker::{child_main, child_main_of};
@@ -245,7 +237,7 @@ impl Request {
         with_request!(self, |O, r| O::validate(r))
     }
 
-    /// Refuses a board past [`crate::model::MAX_N`] to every operation but `solve`, `check`,
+    /// Refuses a board past [`queens_model::model::MAX_N`] to every operation but `solve`, `check`,
     /// `count` (which refuse what their engines cannot do, with the engine's reason), and
     /// `encode` and `decode` of a core that fits: the others keep n² structures.
     pub fn check_sparse(&self) -> Result<(), Error> {
@@ -254,7 +246,7 @@ impl Request {
         };
         match with_request!(self, |O, _r| O::SPARSE) {
             Sparse::Taken => Ok(()),
-            Sparse::Core => crate::engine::completion::fits(p),
+            Sparse::Core => queens_engine::completion::fits(p),
             Sparse::Refused => Err(Error::too_large_at_field(
                 "n",
                 format!(
@@ -262,7 +254,7 @@ impl Request {
                      solve, count, check, encode and decode take a board (local search, or \
                      the complete engines on the core of a completion)",
                     self.op(),
-                    max = crate::model::MAX_N,
+                    max = queens_model::model::MAX_N,
                     n = p.n()
                 ),
             )),
@@ -526,7 +518,7 @@ impl Operation for Solve {
     fn reply(stdout: &str) -> Result<SolveResponse, Error> {
         operation::reply(stdout)
     }
-    fn boards(resp: &SolveResponse) -> Vec<&Vec<crate::model::Pos>> {
+    fn boards(resp: &SolveResponse) -> Vec<&Vec<queens_model::model::Pos>> {
         resp.queens
             .iter()
             .chain(resp.solutions.iter().flatten())

@@ -1,6 +1,6 @@
 //! Limits on the work a request may ask for, shared by the operations that take them.
 
-use crate::error::Error;
+use queens_model::error::Error;
 
 /// Largest board whose solutions a synchronous call may count without a limit (n = 16:
 /// 1.4 s on two cores).

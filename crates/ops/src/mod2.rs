@@ -1,4 +1,4 @@
-//! The mod-2 game's operations ([`crate::games::mod2`]): check a board, replay a move list,
+//! The mod-2 game's operations ([`queens_games::mod2`]): check a board, replay a move list,
 //! solve the game, and the two optimisation questions. The CLI prints these responses; the
 //! service serves them as they are (`/v1/mod2/...` and jobs `mod2_*`).
 
@@ -8,18 +8,18 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::{ms, Context};
-use crate::error::Error;
-use crate::games::mod2::encode::Encoding;
-use crate::games::mod2::format::{
+use crate::instance::Instance;
+use queens_games::mod2::encode::Encoding;
+use queens_games::mod2::format::{
     parse_moves, parse_strategy, MoveList, StrategyFile, StrategyNode,
 };
-use crate::games::mod2::questions::{self, Method, Optimum, Question};
-use crate::games::mod2::retro;
-use crate::games::mod2::rules::{self, Board, State, Variant};
-use crate::games::mod2::search::{self, Geometry, Layer, Limits, Stop};
-use crate::instance::Instance;
-use crate::model::Pos;
-use crate::status::Status;
+use queens_games::mod2::questions::{self, Method, Optimum, Question};
+use queens_games::mod2::retro;
+use queens_games::mod2::rules::{self, Board, State, Variant};
+use queens_games::mod2::search::{self, Geometry, Layer, Limits, Stop};
+use queens_model::error::Error;
+use queens_model::model::Pos;
+use queens_model::status::Status;
 
 /// Bytes one stored position takes in a search table, as a rough measure (key, value, and
 /// the hash table's slack).
@@ -772,7 +772,7 @@ impl Mod2OptimumRequest {
     /// The question's method as the games module takes it.
     pub fn method(&self) -> Method {
         match self.method {
-            OptimumMethod::Sat => Method::Sat(crate::games::mod2::encode::Options {
+            OptimumMethod::Sat => Method::Sat(queens_games::mod2::encode::Options {
                 encoding: self.encoding,
                 symmetry: self.symmetry,
             }),
@@ -804,7 +804,7 @@ pub fn optimum(req: &Mod2OptimumRequest, ctx: &Context) -> Result<Optimum, Error
     let runner = super::solve_cnf::runner(ctx);
     let budget = questions::Budget {
         deadline: ctx.budget.deadline,
-        sat: runner.as_ref().map(|r| r as crate::engine::formula::Runner),
+        sat: runner.as_ref().map(|r| r as queens_engine::formula::Runner),
         max_positions: max_positions(ctx),
         proof_dir: req.proof_dir.clone(),
     };
@@ -835,7 +835,7 @@ pub fn check_instance(
 }
 
 /// Whether [`check_instance`] can answer `req`, before any work: a plain board of at most
-/// [`crate::games::mod2::format::MAX_N`] rows (the game keeps the whole board; the instance
+/// [`queens_games::mod2::format::MAX_N`] rows (the game keeps the whole board; the instance
 /// format itself reaches big boards).
 pub fn validate_check(req: &Mod2CheckRequest, file: Option<&str>) -> Result<(), Error> {
     let refuse = |why: String| match file {
@@ -850,7 +850,7 @@ pub fn validate_check(req: &Mod2CheckRequest, file: Option<&str>) -> Result<(), 
                 .into(),
         ));
     }
-    let max = crate::games::mod2::format::MAX_N;
+    let max = queens_games::mod2::format::MAX_N;
     if p.n() > max {
         return Err(refuse(format!(
             "the mod-2 game is played on boards up to {max}×{max}, not {n}×{n}",
@@ -982,7 +982,7 @@ impl crate::operation::Operation for Mod2Check {
             crate::context::Artifacts::default(),
         ))
     }
-    fn problem(req: &Mod2CheckRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &Mod2CheckRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn validate(req: &Mod2CheckRequest) -> Result<(), Error> {

@@ -12,11 +12,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::context::{Artifacts, Context};
-use crate::error::Error;
 use crate::instance::Instance;
-use crate::model::{Pos, Problem};
 use crate::proof_info::ProofInfo;
-use crate::status::Status;
+use queens_model::error::Error;
+use queens_model::model::{Pos, Problem};
+use queens_model::status::Status;
 
 /// An operation: one question the product answers.
 pub trait Operation: Sized + 'static {
@@ -28,7 +28,7 @@ pub trait Operation: Sized + 'static {
     const PATH: Option<&'static str> = None;
     /// The endpoint's summary in the OpenAPI document.
     const SUMMARY: &'static str = "";
-    /// What it does with a board past [`crate::model::MAX_N`].
+    /// What it does with a board past [`queens_model::model::MAX_N`].
     const SPARSE: Sparse = Sparse::Refused;
     /// Over HTTP, the answer as `text/plain` instead of JSON (body and headers); `None`:
     /// JSON.
@@ -142,7 +142,7 @@ pub trait Operation: Sized + 'static {
     }
 }
 
-/// What an operation does with a board past [`crate::model::MAX_N`].
+/// What an operation does with a board past [`queens_model::model::MAX_N`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sparse {
     /// Refused: the operation keeps n² structures.

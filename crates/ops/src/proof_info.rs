@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::proof::ProofFormat;
+use queens_proof::ProofFormat;
 
 /// The proof that certifies an UNSAT answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]

@@ -1,6 +1,6 @@
 //! `solve` on the racing engine: the backtracker here on one thread, the SAT engine in a
 //! child `queens op` of this executable; the first answer wins and the other is stopped
-//! ([`crate::engine::race`]). With a proof, each side certifies its own UNSAT, so the "no"
+//! ([`queens_engine::race`]). With a proof, each side certifies its own UNSAT, so the "no"
 //! comes with whichever proof is ready first.
 
 use std::sync::atomic::AtomicBool;
@@ -8,14 +8,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::context::{ms, Artifacts, Context};
-use crate::engine::race::{race, Side};
-use crate::engine::EngineName;
-use crate::engine::EngineSpec;
-use crate::error::Error;
 use crate::isolate;
 use crate::operation::Operation;
 use crate::solve::{solve_on, SolveRequest, SolveResponse};
-use crate::status::Status;
+use queens_engine::race::{race, Side};
+use queens_engine::EngineName;
+use queens_engine::EngineSpec;
+use queens_model::error::Error;
+use queens_model::status::Status;
 
 /// Runs a validated race request under `ctx` (its timeout already applied); `Solve` is the
 /// `solve` operation, whose SAT side runs in the child.

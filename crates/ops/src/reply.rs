@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use queens_model::error::Error;
 
 /// An error crossing the process boundary.
 #[derive(Serialize, Deserialize)]

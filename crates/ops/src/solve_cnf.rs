@@ -10,11 +10,11 @@ use utoipa::ToSchema;
 use varisat::{CnfFormula, Lit};
 
 use crate::context::{ms, Artifacts, Context};
-use crate::engine::formula::{self, Outcome};
-use crate::error::Error;
 use crate::isolate;
 use crate::operation::Operation;
-use crate::status::Status;
+use queens_engine::formula::{self, Outcome};
+use queens_model::error::Error;
+use queens_model::status::Status;
 
 /// `solve_cnf`'s request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -44,7 +44,7 @@ impl SolveCnfRequest {
     /// Checks that the formula parses and fits the memory limit, before any work.
     pub fn validate(&self, ctx: &Context) -> Result<CnfFormula, Error> {
         let f = self.formula()?;
-        // The solver's figures for a formula kept whole (crate::engine::sat_estimate).
+        // The solver's figures for a formula kept whole (queens_engine::sat_estimate).
         let bytes = (16u64 << 20)
             .saturating_add(35u64.saturating_mul(f.len() as u64))
             .saturating_add(240u64.saturating_mul(f.var_count() as u64));

@@ -6,9 +6,9 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::context::{Artifacts, Context};
-use crate::error::Error;
 use crate::reply::{ErrorBody, Reply};
 use crate::Request;
+use queens_model::error::Error;
 
 /// The child's side (`queens op [--artifacts DIR]`): reads a request from stdin, runs it
 /// here, prints the reply. Returns the process exit code (0 whenever a reply was printed).
@@ -34,7 +34,7 @@ pub fn child_main_of(
     max_memory: Option<u64>,
     timeout_ms: Option<u64>,
 ) -> u8 {
-    crate::child::die_with_parent();
+    queens_engine::child::die_with_parent();
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         eprintln!("queens op: cannot read the request: {e}");

@@ -183,7 +183,7 @@ pub fn growth_plot(
     engines: &[EngineSpec],
     points: &[GrowthPoint],
     timeout: Duration,
-) -> Result<(), crate::Error> {
+) -> Result<(), queens_model::error::Error> {
     let series: Vec<(String, Vec<(f64, f64)>)> = engines
         .iter()
         .map(|e| {

@@ -352,9 +352,9 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
 }
 
 /// Whether [`plot`] can draw these engines: it needs a reference (x axis) and one more.
-pub fn check_plot(engines: &[EngineSpec]) -> Result<(), crate::Error> {
+pub fn check_plot(engines: &[EngineSpec]) -> Result<(), queens_model::error::Error> {
     if engines.len() < 2 {
-        return Err(crate::Error::unsupported(
+        return Err(queens_model::error::Error::unsupported(
             "--plot needs at least two engines (the first is the x axis)".into(),
         ));
     }
@@ -362,7 +362,7 @@ pub fn check_plot(engines: &[EngineSpec]) -> Result<(), crate::Error> {
 }
 
 /// Writes the --plot scatter: each engine's time against the first engine's, per instance.
-pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), crate::Error> {
+pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), queens_model::error::Error> {
     check_plot(&plan.engines)?;
     let series: Vec<crate::plot::Series> = (1..plan.engines.len())
         .map(|e| crate::plot::Series {
