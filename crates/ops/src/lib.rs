@@ -554,6 +554,28 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
 mod tests {
     use super::*;
 
+    /// A library caller reaches the operations offered to it and no other, and finds the
+    /// instance of a request that takes one.
+    #[test]
+    fn library_callers_reach_their_operations_and_instances() {
+        struct Json(serde_json::Value);
+        impl ReadRequest<serde_json::Error> for Json {
+            fn read<T: serde::de::DeserializeOwned>(self) -> Result<T, serde_json::Error> {
+                serde_json::from_value(self.0)
+            }
+        }
+        let solve = || Json(serde_json::json!({ "instance": { "n": 4 } }));
+        let mut req = Request::read_for_library("solve", solve())
+            .unwrap()
+            .unwrap();
+        assert_eq!(req.instance_mut().map(|i| i.0.n()), Some(4));
+        let cnf = || Json(serde_json::json!({ "cnf": "p cnf 1 1\n1 0\n" }));
+        assert!(Request::read_for_library("solve_cnf", cnf()).is_none());
+        let mut req = Request::read_as("solve_cnf", cnf()).unwrap().unwrap();
+        assert!(req.instance_mut().is_none());
+        assert!(Request::read_for_library("no_such_operation", solve()).is_none());
+    }
+
     /// Every operation's name is its variant's serde tag: a job body with that `op` is read
     /// as that operation's request (and refused for its missing fields, not its `op`).
     #[test]
