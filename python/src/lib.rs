@@ -209,30 +209,18 @@ fn request(
             raise(Error::unsupported_at_field(field, e.into_inner()))
         })
     }
-    let mut req = match op {
-        "solve" => Request::Solve(typed(value)?),
-        "count" => Request::Count(typed(value)?),
-        "check" => Request::Check(typed(value)?),
-        "explain" => Request::Explain(typed(value)?),
-        "encode" => Request::Encode(typed(value)?),
-        "decode" => Request::Decode(typed(value)?),
-        "generate" => Request::Generate(typed(value)?),
-        "hint" => Request::Hint(typed(value)?),
-        "grade" => Request::Grade(typed(value)?),
-        other => return Err(unsupported("op", format!("no operation `{other}`"))),
-    };
+    struct Typed<'a, 'py>(&'a Bound<'py, PyAny>);
+    impl ops::ReadRequest<PyErr> for Typed<'_, '_> {
+        fn read<T: DeserializeOwned>(self) -> PyResult<T> {
+            typed(self.0)
+        }
+    }
+    let mut req = Request::read_for_library(op, Typed(value))
+        .unwrap_or_else(|| Err(unsupported("op", format!("no operation `{op}`"))))?;
     if let Some(p) = problem {
-        let slot = match &mut req {
-            Request::Solve(r) => &mut r.instance,
-            Request::Count(r) => &mut r.instance,
-            Request::Check(r) => &mut r.instance,
-            Request::Explain(r) => &mut r.instance,
-            Request::Encode(r) => &mut r.instance,
-            Request::Decode(r) => &mut r.instance,
-            Request::Hint(r) => &mut r.instance,
-            Request::Grade(r) => &mut r.instance,
-            _ => return Err(unsupported("problem", format!("{op} takes no instance"))),
-        };
+        let slot = req
+            .instance_mut()
+            .ok_or_else(|| unsupported("problem", format!("{op} takes no instance")))?;
         *slot = Instance(p.problem.clone());
     }
     Ok(req)

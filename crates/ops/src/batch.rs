@@ -26,15 +26,16 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::{ms, Context, Request, Response, SolveRequest, Status};
+use super::{Context, Request, Response, SolveRequest, Status};
 use crate::batch_file::{BatchHeader, BatchLine, Member, BATCH_FORMAT};
-use crate::engine::encode::amo::Encoding;
-use crate::error::Error;
-use crate::formats::sources::Entry;
+use crate::context::ms;
 use crate::merge::{self, ShardFile};
-use crate::ops::EngineName;
-use crate::proof::ProofFormat;
 use crate::shard::{content_hash, hash_text, Shard};
+use crate::EngineName;
+use queens_engine::encode::amo::Encoding;
+use queens_model::error::Error;
+use queens_model::formats::sources::Entry;
+use queens_proof::ProofFormat;
 
 /// How to run a batch shard.
 #[derive(Clone)]
@@ -46,7 +47,7 @@ pub struct BatchOptions {
     /// The SAT engine's at-most-one encoding.
     pub encoding: Encoding,
     /// With engine `ext`: the external solver.
-    pub solver: Option<crate::engine::ext::ExtName>,
+    pub solver: Option<queens_engine::ext::ExtName>,
     /// The limit per instance, milliseconds.
     pub timeout_ms: Option<u64>,
     /// Instances solved at once (0: one per core).
@@ -365,11 +366,11 @@ fn solve_one(
 /// Puts an UNSAT answer's proof and CNF in their files (the proof is there already when it
 /// streamed) and names them in the answer's proof.
 fn write_proof(
-    info: Option<crate::ops::ProofInfo>,
+    info: Option<crate::ProofInfo>,
     artifacts: &super::Artifacts,
     proof_path: &Path,
     cnf_path: &Path,
-) -> Result<crate::ops::ProofInfo, Error> {
+) -> Result<crate::ProofInfo, Error> {
     let mut info =
         info.ok_or_else(|| Error::internal("the answer unsat came without its proof"))?;
     if info.path.is_none() {

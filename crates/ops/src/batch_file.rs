@@ -8,7 +8,7 @@
 //! - [`merge`]: batch result files and count shards back into one answer, refusing or
 //!   reporting what is missing or contradictory;
 //! - the records a batch shard file holds ([`BatchHeader`], [`BatchLine`]); the run itself
-//!   is [`crate::ops::batch`], which solves each instance through the operations layer.
+//!   is [`crate::batch`], which solves each instance through the operations layer.
 //!
 //! A batch shard file is JSON lines: one [`BatchHeader`] line naming the shard, the whole
 //! instance set and this shard's members, then one [`BatchLine`] per instance, sorted by the
@@ -18,9 +18,9 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Pos;
 pub use crate::shard::Shard;
-use crate::status::Status;
+use queens_model::model::Pos;
+use queens_model::status::Status;
 
 /// The `format` of a batch shard file's header line.
 pub const BATCH_FORMAT: &str = "queens-batch-v1";
@@ -43,7 +43,7 @@ pub struct BatchHeader {
     pub timeout_ms: Option<u64>,
     /// With `--proof`: the format of every UNSAT answer's proof.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub proof: Option<crate::proof::ProofFormat>,
+    pub proof: Option<queens_proof::ProofFormat>,
     /// This shard's instances.
     pub members: Vec<Member>,
 }
@@ -53,7 +53,7 @@ pub struct BatchHeader {
 pub struct Member {
     /// Position in the inputs, counted over all files from 0.
     pub index: usize,
-    /// The instance's id (see [`crate::formats::sources::load_all`]).
+    /// The instance's id (see [`queens_model::formats::sources::load_all`]).
     pub id: String,
     /// [`shard::content_hash`] of the instance (of the error, for an input that could not be
     /// read).
@@ -86,7 +86,7 @@ pub struct BatchLine {
     /// With `unsat` in a run with `--proof`: the proof, accepted by the built-in checker as
     /// it was written, and the files of it and of the CNF it refutes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub proof: Option<crate::ops::ProofInfo>,
+    pub proof: Option<crate::ProofInfo>,
 }
 
 /// The file name (without extension) of each member's proof and CNF, by position: its id

@@ -5,12 +5,14 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Artifacts, Context, Instance, Status};
-use crate::engine::backtrack;
-use crate::engine::{self, Answer, EngineSpec};
-use crate::error::Error;
-use crate::model::Pos;
-use crate::verify::{conflicts_up_to, Violation};
+use crate::context::{ms, Artifacts, Context};
+use crate::instance::Instance;
+use queens_engine::backtrack;
+use queens_engine::{Answer, EngineSpec};
+use queens_model::error::Error;
+use queens_model::model::Pos;
+use queens_model::status::Status;
+use queens_model::verify::{conflicts_up_to, Violation};
 
 /// Most conflicts a `check` lists: a placement with m queens in one line has m(m − 1)/2
 /// pairs, which must not make a small request a huge answer.
@@ -120,7 +122,7 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
             format!(
                 "a {n}×{n} board is past {}, where hints and completion counts are not \
                  offered; check a full board with --board (column per row)",
-                crate::model::MAX_N,
+                queens_model::model::MAX_N,
                 n = base.n()
             ),
         ));
@@ -147,7 +149,8 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
         // A board past the complete engines: whether it completes is `solve`'s question.
         (Status::Consistent, Some(_)) if base.is_sparse() => None,
         (Status::Consistent, Some(problem)) => {
-            let solved = engine::solve(problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
+            let solved =
+                queens_engine::solve(problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
             match solved.answer {
                 Answer::Sat(_) => Some(true),
                 Answer::Unsat(()) => Some(false),
@@ -170,7 +173,7 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
     });
     let completions = match (req.completions, &placed, completable) {
         (Some(limit), Some(problem), Some(true)) => {
-            let config = crate::engine::backtrack::Config::within(&ctx.budget, 0);
+            let config = queens_engine::backtrack::Config::within(&ctx.budget, 0);
             let count = backtrack::count(problem, &config, Some(limit));
             (!count.stats.interrupted).then_some(Completions {
                 count: count.total,
@@ -204,13 +207,13 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
 
 /// Checks a full board given as one column per row (`cols[r]` is row r's column) against the
 /// problem in time linear in n and the presets
-/// ([`crate::verify::columns_conflicts_up_to`]): `solved`, or `invalid` with every broken
+/// ([`queens_model::verify::columns_conflicts_up_to`]): `solved`, or `invalid` with every broken
 /// rule, at most [`MAX_VIOLATIONS`] of them listed and all counted. What
 /// `check FILE --board SOLUTION` answers.
-pub fn check_columns(problem: &crate::model::Problem, cols: &[u32]) -> CheckResponse {
+pub fn check_columns(problem: &queens_model::model::Problem, cols: &[u32]) -> CheckResponse {
     let start = Instant::now();
     let (found, violations_total) =
-        crate::verify::columns_conflicts_up_to(problem, cols, MAX_VIOLATIONS);
+        queens_model::verify::columns_conflicts_up_to(problem, cols, MAX_VIOLATIONS);
     let violations: Vec<CheckViolation> = found
         .into_iter()
         .map(|v| CheckViolation {
@@ -238,19 +241,19 @@ pub fn check_columns(problem: &crate::model::Problem, cols: &[u32]) -> CheckResp
 /// `check`.
 pub struct Check;
 
-impl crate::Operation for Check {
+impl crate::operation::Operation for Check {
     const NAME: &'static str = "check";
     const PATH: Option<&'static str> = Some("/v1/check");
     const SUMMARY: &'static str =
         "Check a placement: every conflict named; whether a partial board can still be completed.";
-    const SPARSE: crate::Sparse = crate::Sparse::Taken;
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Taken;
     type Request = CheckRequest;
     type Response = CheckResponse;
 
     fn run(req: &CheckRequest, ctx: &Context) -> Result<(CheckResponse, Artifacts), Error> {
         Ok((check(req, ctx)?, Artifacts::default()))
     }
-    fn problem(req: &CheckRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &CheckRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn validate(req: &CheckRequest) -> Result<(), Error> {
@@ -266,5 +269,9 @@ impl crate::Operation for Check {
             Some(_) => 4,
             None => resp.status.exit_code(),
         }
+    }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut CheckRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
     }
 }

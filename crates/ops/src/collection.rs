@@ -1,4 +1,4 @@
-//! The Queen's Collection's operations ([`crate::games::collection`]): deal, play a deal
+//! The Queen's Collection's operations ([`queens_games::collection`]): deal, play a deal
 //! (a move list or a policy), simulate a policy over many deals, solve a deal for its
 //! clairvoyant optimum, and study optima against the policies over many deals. The CLI prints these
 //! responses; the service sends them as they are.
@@ -9,14 +9,14 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Context};
-use crate::error::Error;
-use crate::games::collection::deal::{deal as deal_of, Difficulty};
-use crate::games::collection::policy::{self, Lookahead, PolicyName};
-use crate::games::collection::simulate::{self, policy_seed};
-use crate::games::collection::{plan, solve, study};
-use crate::games::collection::{Deal, Move, Rules, State, Status};
-use crate::status::Status as Outcome;
+use crate::context::{ms, Context};
+use queens_games::collection::deal::{deal as deal_of, Difficulty};
+use queens_games::collection::policy::{self, Lookahead, PolicyName};
+use queens_games::collection::simulate::{self, policy_seed};
+use queens_games::collection::{plan, solve, study};
+use queens_games::collection::{Deal, Move, Rules, State, Status};
+use queens_model::error::Error;
+use queens_model::status::Status as Outcome;
 
 /// Most deals one simulation request may ask for.
 pub const MAX_SIMULATE_DEALS: u64 = 10_000_000;
@@ -152,7 +152,7 @@ pub fn play(req: &PlayRequest, ctx: &Context) -> Result<PlayResponse, Error> {
     let start = req.start()?;
     let (moves, end) = match (&req.moves, req.policy) {
         (Some(moves), _) => {
-            let end = crate::games::collection::replay(&start, moves).map_err(|e| {
+            let end = queens_games::collection::replay(&start, moves).map_err(|e| {
                 let origin = req.moves_origin.as_deref().unwrap_or("moves");
                 Error::input_at_field(origin, format!("moves[{}]", e.index), &e)
             })?;
@@ -386,10 +386,10 @@ pub struct CollectionSolveRequest {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SolveMethod {
-    /// Branch and bound ([`crate::games::collection::solve`]).
+    /// Branch and bound ([`queens_games::collection::solve`]).
     #[default]
     Search,
-    /// Bounded planning by SAT ([`crate::games::collection::plan`]).
+    /// Bounded planning by SAT ([`queens_games::collection::plan`]).
     Sat,
 }
 
@@ -525,7 +525,7 @@ impl CollectionSolveRequest {
     }
 }
 
-/// The clairvoyant optimum of a deal ([`crate::games::collection::solve`]): the best score
+/// The clairvoyant optimum of a deal ([`queens_games::collection::solve`]): the best score
 /// with the whole pile known, its moves (replayed before they are returned), and whether it
 /// is proven. The context's deadline or cancel flag ends the search with the best game found.
 pub fn solve(
@@ -548,9 +548,9 @@ pub fn solve(
     let began = Instant::now();
     if req.method == SolveMethod::Sat {
         let runner = super::solve_cnf::runner(ctx);
-        let sat = runner.as_ref().map(|r| r as crate::engine::formula::Runner);
+        let sat = runner.as_ref().map(|r| r as queens_engine::formula::Runner);
         let best = plan::optimum(&start, ctx.budget.deadline, sat)?;
-        let end = crate::games::collection::replay(&start, &best.moves)
+        let end = queens_games::collection::replay(&start, &best.moves)
             .map_err(|e| Error::internal_from("the SAT plan does not replay", e))?;
         let max_score = start.board().max_score();
         return Ok(CollectionSolveResponse {
@@ -697,7 +697,7 @@ impl StudyRequest {
     }
 }
 
-/// Solves and plays `deals` seeded deals ([`crate::games::collection::study`]) on `jobs`
+/// Solves and plays `deals` seeded deals ([`queens_games::collection::study`]) on `jobs`
 /// threads (default 1), reporting progress through the context.
 pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> {
     let (jobs, max_entries) = req.checked()?;
@@ -736,7 +736,7 @@ pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> 
 /// `collection_deal`.
 pub struct CollectionDeal;
 
-impl crate::Operation for CollectionDeal {
+impl crate::operation::Operation for CollectionDeal {
     const NAME: &'static str = "collection_deal";
     const PATH: Option<&'static str> = Some("/v1/collection/deal");
     const SUMMARY: &'static str =
@@ -744,8 +744,8 @@ impl crate::Operation for CollectionDeal {
     type Request = DealRequest;
     type Response = Deal;
 
-    fn run(req: &DealRequest, ctx: &Context) -> Result<(Deal, crate::Artifacts), Error> {
-        Ok((deal(req, ctx)?, crate::Artifacts::default()))
+    fn run(req: &DealRequest, ctx: &Context) -> Result<(Deal, crate::context::Artifacts), Error> {
+        Ok((deal(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &DealRequest) -> Result<(), Error> {
         req.difficulty
@@ -757,7 +757,7 @@ impl crate::Operation for CollectionDeal {
 /// `collection_play`. Play checks no deadline but is bounded (35 turns).
 pub struct CollectionPlay;
 
-impl crate::Operation for CollectionPlay {
+impl crate::operation::Operation for CollectionPlay {
     const NAME: &'static str = "collection_play";
     const PATH: Option<&'static str> = Some("/v1/collection/play");
     const SUMMARY: &'static str = "Play a deal with a move list (the first illegal move is a \
@@ -765,8 +765,11 @@ impl crate::Operation for CollectionPlay {
     type Request = PlayRequest;
     type Response = PlayResponse;
 
-    fn run(req: &PlayRequest, ctx: &Context) -> Result<(PlayResponse, crate::Artifacts), Error> {
-        Ok((play(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &PlayRequest,
+        ctx: &Context,
+    ) -> Result<(PlayResponse, crate::context::Artifacts), Error> {
+        Ok((play(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &PlayRequest) -> Result<(), Error> {
         req.validate()
@@ -776,7 +779,7 @@ impl crate::Operation for CollectionPlay {
 /// `collection_simulate`: stops between deals.
 pub struct CollectionSimulate;
 
-impl crate::Operation for CollectionSimulate {
+impl crate::operation::Operation for CollectionSimulate {
     const NAME: &'static str = "collection_simulate";
     const PATH: Option<&'static str> = Some("/v1/collection/simulate");
     const SUMMARY: &'static str = "Play seeded deals with a policy: mean, win rate, histogram. \
@@ -788,8 +791,8 @@ impl crate::Operation for CollectionSimulate {
     fn run(
         req: &SimulateRequest,
         ctx: &Context,
-    ) -> Result<(SimulateResponse, crate::Artifacts), Error> {
-        Ok((simulate(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(SimulateResponse, crate::context::Artifacts), Error> {
+        Ok((simulate(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &SimulateRequest) -> Result<(), Error> {
         req.validate()
@@ -815,7 +818,7 @@ impl crate::Operation for CollectionSimulate {
 /// SAT method runs each solver call in a child of the context's executable itself.
 pub struct CollectionSolve;
 
-impl crate::Operation for CollectionSolve {
+impl crate::operation::Operation for CollectionSolve {
     const NAME: &'static str = "collection_solve";
     const PATH: Option<&'static str> = Some("/v1/collection/solve");
     const SUMMARY: &'static str = "The clairvoyant optimum of a deal whose whole pile is known: \
@@ -828,8 +831,8 @@ impl crate::Operation for CollectionSolve {
     fn run(
         req: &CollectionSolveRequest,
         ctx: &Context,
-    ) -> Result<(CollectionSolveResponse, crate::Artifacts), Error> {
-        Ok((self::solve(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(CollectionSolveResponse, crate::context::Artifacts), Error> {
+        Ok((self::solve(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &CollectionSolveRequest) -> Result<(), Error> {
         req.validate()
@@ -845,7 +848,7 @@ impl crate::Operation for CollectionSolve {
 /// `collection_study`.
 pub struct CollectionStudy;
 
-impl crate::Operation for CollectionStudy {
+impl crate::operation::Operation for CollectionStudy {
     const NAME: &'static str = "collection_study";
     const PATH: Option<&'static str> = Some("/v1/collection/study");
     const SUMMARY: &'static str = "Optima against the policies' scores on seeded deals: how \
@@ -854,8 +857,11 @@ impl crate::Operation for CollectionStudy {
     type Request = StudyRequest;
     type Response = StudyResponse;
 
-    fn run(req: &StudyRequest, ctx: &Context) -> Result<(StudyResponse, crate::Artifacts), Error> {
-        Ok((study(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &StudyRequest,
+        ctx: &Context,
+    ) -> Result<(StudyResponse, crate::context::Artifacts), Error> {
+        Ok((study(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn validate(req: &StudyRequest) -> Result<(), Error> {
         req.validate()

@@ -6,14 +6,17 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::solve::{check_limit, disagree, no_answer, WorkReport};
-use super::{ms, Artifacts, Context, Instance, Status};
-use crate::engine::encode::amo::Encoding;
-use crate::engine::ext::ExtName;
-use crate::engine::{self, EngineName, EngineSpec};
-use crate::error::Error;
-use crate::model::Problem;
+use crate::context::{ms, Artifacts, Context};
+use crate::instance::Instance;
+use crate::limits::check_limit;
 use crate::shard::{content_hash, Shard, ShardInfo};
+use crate::solve::{disagree, no_answer, WorkReport};
+use queens_engine::encode::amo::Encoding;
+use queens_engine::ext::ExtName;
+use queens_engine::{EngineName, EngineSpec};
+use queens_model::error::Error;
+use queens_model::model::Problem;
+use queens_model::status::Status;
 
 /// `count`: the number of solutions, up to `limit`.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -63,7 +66,7 @@ impl CountRequest {
     pub fn validate(&self) -> Result<(), Error> {
         self.engine.spec(self.encoding, self.solver, self.rings)?;
         if let Some(s) = self.solver {
-            crate::engine::ext::table().resolve(s)?;
+            queens_engine::ext::table().resolve(s)?;
         }
         if self.engine == EngineName::Ext && (self.limit.is_none() || self.shard.is_some()) {
             return Err(Error::unsupported_at_field(
@@ -140,14 +143,14 @@ pub fn count(req: &CountRequest, ctx: &Context) -> Result<CountResponse, Error> 
     if let Some(shard) = req.shard {
         return count_shard(req, problem, shard, spec, ctx, start);
     }
-    let counted = engine::count(problem, spec, req.limit, &ctx.budget)?;
+    let counted = queens_engine::count(problem, spec, req.limit, &ctx.budget)?;
     let mut cross_checked = None;
     if req.cross_check && !counted.interrupted {
         let other_spec = spec.other(req.encoding);
-        let other = engine::count(problem, other_spec, req.limit, &ctx.budget)?;
+        let other = queens_engine::count(problem, other_spec, req.limit, &ctx.budget)?;
         if !other.interrupted {
             if other.count != counted.count {
-                let show = |name: &str, c: &engine::Counted| {
+                let show = |name: &str, c: &queens_engine::Counted| {
                     let lim = if c.limited { " (limit)" } else { "" };
                     format!("{name}: count {}{lim}", c.count)
                 };
@@ -224,26 +227,26 @@ fn count_shard(
 /// `count`.
 pub struct Count;
 
-impl crate::Operation for Count {
+impl crate::operation::Operation for Count {
     const NAME: &'static str = "count";
     const PATH: Option<&'static str> = Some("/v1/count");
     const SUMMARY: &'static str =
         "Count solutions (up to `limit`); without a limit only boards up to n = 16.";
-    const SPARSE: crate::Sparse = crate::Sparse::Taken;
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Taken;
     type Request = CountRequest;
     type Response = CountResponse;
 
     fn run(req: &CountRequest, ctx: &Context) -> Result<(CountResponse, Artifacts), Error> {
         Ok((count(req, ctx)?, Artifacts::default()))
     }
-    fn problem(req: &CountRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &CountRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn validate(req: &CountRequest) -> Result<(), Error> {
         req.validate()
     }
     fn unbounded(req: &CountRequest, n: usize) -> Option<String> {
-        (req.limit.is_none() && n > crate::UNBOUNDED_COUNT_N).then(|| {
+        (req.limit.is_none() && n > crate::limits::UNBOUNDED_COUNT_N).then(|| {
             format!(
                 "counting every solution of a {n}×{n} board can take hours: give `limit`, or \
                  submit it as a job (POST /v1/jobs with \"op\": \"count\")"
@@ -285,5 +288,9 @@ impl crate::Operation for Count {
     }
     fn reply(stdout: &str) -> Result<CountResponse, Error> {
         crate::operation::reply(stdout)
+    }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut CountRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
     }
 }

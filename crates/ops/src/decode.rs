@@ -5,14 +5,16 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Context, Instance, Status};
-use crate::engine::encode::amo::Encoding;
-use crate::engine::encode::cnf::{self, FixedMode};
-use crate::engine::encode::Counter;
-use crate::engine::sat;
-use crate::error::Error;
-use crate::formats::dimacs::{self, ModelAnswer};
-use crate::model::Pos;
+use crate::context::Context;
+use crate::instance::Instance;
+use queens_engine::encode::amo::Encoding;
+use queens_engine::encode::cnf::{self, FixedMode};
+use queens_engine::encode::Counter;
+use queens_engine::sat;
+use queens_model::error::Error;
+use queens_model::formats::dimacs::{self, ModelAnswer};
+use queens_model::model::Pos;
+use queens_model::status::Status;
 
 /// `decode`: an external solver's output for the instance's CNF.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -77,14 +79,14 @@ pub fn decode(req: &DecodeRequest, ctx: &Context) -> Result<DecodeResponse, Erro
         Some(vars) => vars,
         None if req.rings => {
             // The ring bounds' variables come after the encoding's: counted by adding them.
-            crate::engine::check_sat_memory(
+            queens_engine::check_sat_memory(
                 problem,
                 req.encoding,
-                crate::engine::SatMemory::WithFormula,
+                queens_engine::SatMemory::WithFormula,
                 &ctx.budget,
             )?;
             let mut encoded = sat::encode_problem(problem, req.encoding, FixedMode::Simplify);
-            crate::engine::ext::add_rings(problem, &mut encoded)?;
+            queens_engine::ext::add_rings(problem, &mut encoded)?;
             encoded.stats.vars
         }
         None => counter.vars,
@@ -97,7 +99,7 @@ pub fn decode(req: &DecodeRequest, ctx: &Context) -> Result<DecodeResponse, Erro
         ModelAnswer::Sat(true_vars) => {
             let set: HashSet<usize> = true_vars.into_iter().collect();
             let q = map.decode(|l| set.contains(&(l.index() + 1)));
-            if let Err(v) = crate::verify(problem, &q) {
+            if let Err(v) = queens_model::verify(problem, &q) {
                 return Err(Error::input(
                     origin,
                     format!("the model does not decode to a valid board: {v}"),
@@ -118,25 +120,29 @@ pub fn decode(req: &DecodeRequest, ctx: &Context) -> Result<DecodeResponse, Erro
 /// `decode`.
 pub struct Decode;
 
-impl crate::Operation for Decode {
+impl crate::operation::Operation for Decode {
     const NAME: &'static str = "decode";
     const PATH: Option<&'static str> = Some("/v1/decode");
     const SUMMARY: &'static str =
         "An external solver's output read back onto the board and verified.";
-    const SPARSE: crate::Sparse = crate::Sparse::Core;
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Core;
     type Request = DecodeRequest;
     type Response = DecodeResponse;
 
     fn run(
         req: &DecodeRequest,
         ctx: &Context,
-    ) -> Result<(DecodeResponse, crate::Artifacts), Error> {
-        Ok((decode(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(DecodeResponse, crate::context::Artifacts), Error> {
+        Ok((decode(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &DecodeRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &DecodeRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn status(resp: &DecodeResponse) -> Option<Status> {
         Some(resp.status)
+    }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut DecodeRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
     }
 }

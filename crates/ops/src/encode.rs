@@ -3,12 +3,13 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Context, Instance};
-use crate::engine::encode::amo::Encoding;
-use crate::engine::encode::cnf::FixedMode;
-use crate::engine::sat;
-use crate::error::Error;
-use crate::report;
+use crate::context::Context;
+use crate::instance::Instance;
+use queens_engine::encode::amo::Encoding;
+use queens_engine::encode::cnf::FixedMode;
+use queens_engine::sat;
+use queens_model::error::Error;
+use queens_model::report;
 
 /// `encode`: the SAT encoding of the instance.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -41,15 +42,15 @@ pub struct EncodeResponse {
 /// Encodes the instance as DIMACS CNF (fixed queens simplified away).
 pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Error> {
     let problem = &req.instance.0;
-    crate::engine::check_sat_memory(
+    queens_engine::check_sat_memory(
         problem,
         req.encoding,
-        crate::engine::SatMemory::WithText,
+        queens_engine::SatMemory::WithText,
         &ctx.budget,
     )?;
     let mut encoded = sat::encode_problem(problem, req.encoding, FixedMode::Simplify);
     if req.rings {
-        crate::engine::ext::add_rings(problem, &mut encoded)?;
+        queens_engine::ext::add_rings(problem, &mut encoded)?;
     }
     let header = vec![
         format!("queens CNF: {}", report::summary(problem)),
@@ -65,7 +66,7 @@ pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Erro
     // would hold up to three times the text at its last reallocation.
     let literals: usize = encoded.formula.iter().map(|c| c.len()).sum();
     let bound =
-        crate::engine::dimacs_text_bound(encoded.stats.vars, encoded.stats.clauses, literals)
+        queens_engine::dimacs_text_bound(encoded.stats.vars, encoded.stats.clauses, literals)
             .saturating_add(header.iter().map(|l| l.len() as u64 + 3).sum::<u64>());
     let mut text = Vec::with_capacity(usize::try_from(bound).unwrap_or(usize::MAX));
     encoded
@@ -82,29 +83,34 @@ pub fn encode(req: &EncodeRequest, ctx: &Context) -> Result<EncodeResponse, Erro
 /// `encode`: over HTTP the DIMACS text itself, its sizes in headers.
 pub struct Encode;
 
-impl crate::Operation for Encode {
+impl crate::operation::Operation for Encode {
     const NAME: &'static str = "encode";
     const PATH: Option<&'static str> = Some("/v1/encode");
     const SUMMARY: &'static str = "The SAT encoding as DIMACS CNF (`text/plain`; sizes in \
                                    `x-queens-vars` and\n`x-queens-clauses`).";
-    const SPARSE: crate::Sparse = crate::Sparse::Core;
-    const PLAIN_TEXT: Option<fn(EncodeResponse) -> crate::PlainText> = Some(|r| crate::PlainText {
-        body: r.dimacs,
-        headers: vec![
-            ("x-queens-vars", r.vars.to_string()),
-            ("x-queens-clauses", r.clauses.to_string()),
-        ],
-    });
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Core;
+    const PLAIN_TEXT: Option<fn(EncodeResponse) -> crate::operation::PlainText> =
+        Some(|r| crate::operation::PlainText {
+            body: r.dimacs,
+            headers: vec![
+                ("x-queens-vars", r.vars.to_string()),
+                ("x-queens-clauses", r.clauses.to_string()),
+            ],
+        });
     type Request = EncodeRequest;
     type Response = EncodeResponse;
 
     fn run(
         req: &EncodeRequest,
         ctx: &Context,
-    ) -> Result<(EncodeResponse, crate::Artifacts), Error> {
-        Ok((encode(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(EncodeResponse, crate::context::Artifacts), Error> {
+        Ok((encode(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &EncodeRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &EncodeRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
+    }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut EncodeRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
     }
 }

@@ -5,17 +5,20 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::solve::{certificate, proof_target, ProofInfo};
-use super::{ms, Artifacts, Context, Instance, Status};
-use crate::engine::encode::amo::Encoding;
-use crate::engine::prove::{self, CertifiedAnswer};
-use crate::engine::sat::{self, Explanation};
-use crate::engine::EngineName;
-use crate::engine::{self, EngineSpec};
-use crate::error::Error;
-use crate::formats::csplib::to_csplib;
-use crate::model::Pos;
-use crate::proof::ProofFormat;
+use crate::context::{ms, Artifacts, Context};
+use crate::instance::Instance;
+use crate::proof_info::ProofInfo;
+use crate::solve::{certificate, proof_target};
+use queens_engine::encode::amo::Encoding;
+use queens_engine::prove::{self, CertifiedAnswer};
+use queens_engine::sat::{self, Explanation};
+use queens_engine::EngineName;
+use queens_engine::EngineSpec;
+use queens_model::error::Error;
+use queens_model::formats::csplib::to_csplib;
+use queens_model::model::Pos;
+use queens_model::status::Status;
+use queens_proof::ProofFormat;
 
 /// `explain`: why the presets have no completion.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -129,23 +132,23 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
         return Ok((resp, artifacts));
     }
     let (exp, calls) = if req.engine == EngineName::Sat {
-        engine::check_sat_memory(
+        queens_engine::check_sat_memory(
             problem,
             req.encoding,
-            engine::SatMemory::Streamed,
+            queens_engine::SatMemory::Streamed,
             &ctx.budget,
         )?;
         let (exp, stats) = sat::explain(problem, req.encoding)?;
         (Some(exp), stats.solver_calls)
     } else {
-        let found = engine::explain::explain(problem, &ctx.budget)?;
+        let found = queens_engine::explain::explain(problem, &ctx.budget)?;
         (found.explanation, found.searches)
     };
     resp.solver_calls = calls;
     match exp {
         None => {}
         Some(Explanation::Solvable(q)) => {
-            engine::checked(
+            queens_engine::checked(
                 problem,
                 &q,
                 EngineSpec::name(req.engine.spec(req.encoding, None, false)?),
@@ -160,8 +163,12 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
             reason,
         }) => {
             if let Some(format) = req.proof {
-                let alone =
-                    engine::explain::with_presets(problem, &core, &blocked_core, &excluded_core)?;
+                let alone = queens_engine::explain::with_presets(
+                    problem,
+                    &core,
+                    &blocked_core,
+                    &excluded_core,
+                )?;
                 let spec = EngineSpec::Backtrack { threads: 0 };
                 let certified = prove::prove_no(
                     &alone,
@@ -203,7 +210,7 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
 /// `explain`.
 pub struct Explain;
 
-impl crate::Operation for Explain {
+impl crate::operation::Operation for Explain {
     const NAME: &'static str = "explain";
     const PATH: Option<&'static str> = Some("/v1/explain");
     const SUMMARY: &'static str =
@@ -214,7 +221,7 @@ impl crate::Operation for Explain {
     fn run(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, Artifacts), Error> {
         explain(req, ctx)
     }
-    fn problem(req: &ExplainRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &ExplainRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn validate(req: &ExplainRequest) -> Result<(), Error> {
@@ -249,5 +256,9 @@ impl crate::Operation for Explain {
     }
     fn wants_proof(req: &ExplainRequest) -> bool {
         req.proof.is_some()
+    }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut ExplainRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
     }
 }

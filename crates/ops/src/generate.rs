@@ -4,12 +4,14 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{Context, Instance, Status};
-use crate::engine::Budget;
-use crate::error::Error;
-use crate::model::Problem;
+use crate::context::Context;
+use crate::instance::Instance;
 use queens_engine::generate as gen;
 use queens_engine::puzzle::grade::Grade;
+use queens_engine::Budget;
+use queens_model::error::Error;
+use queens_model::model::Problem;
+use queens_model::status::Status;
 
 /// Which generator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -118,7 +120,7 @@ pub fn generate_one(
                 PresetSource::Random => gen::completion(n, m, seed)?,
                 PresetSource::Solution => gen::completion_from_solution(n, m, seed)?,
             };
-            made(crate::formats::write_json(
+            made(queens_model::formats::write_json(
                 &problem,
                 &format!("completion-{n}-{m}-{seed}"),
             ))
@@ -126,7 +128,7 @@ pub fn generate_one(
         GenerateKind::Diagonals => {
             let k = req.min_free.unwrap_or(4);
             let list = gen::diagonals_prefix(n, k, seed, req.first)?;
-            made(crate::formats::json::write_diagonals_json(
+            made(queens_model::formats::json::write_diagonals_json(
                 n,
                 &list,
                 &format!("diag-{n}-{k}-{seed}"),
@@ -141,7 +143,7 @@ pub fn generate_one(
                 None => format!("regions-{n}-{seed}"),
             };
             Ok(Some(Made {
-                text: crate::formats::write_json(&puzzle.problem, &id),
+                text: queens_model::formats::write_json(&puzzle.problem, &id),
                 grade: Some(puzzle.grade),
             }))
         }
@@ -227,7 +229,7 @@ impl GenerateResponse {
 /// `generate`.
 pub struct Generate;
 
-impl crate::Operation for Generate {
+impl crate::operation::Operation for Generate {
     const NAME: &'static str = "generate";
     const PATH: Option<&'static str> = Some("/v1/generate");
     const SUMMARY: &'static str =
@@ -238,8 +240,8 @@ impl crate::Operation for Generate {
     fn run(
         req: &GenerateRequest,
         ctx: &Context,
-    ) -> Result<(GenerateResponse, crate::Artifacts), Error> {
-        Ok((generate(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(GenerateResponse, crate::context::Artifacts), Error> {
+        Ok((generate(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn n(req: &GenerateRequest) -> usize {
         req.n
@@ -263,4 +265,5 @@ impl crate::Operation for Generate {
     fn reply(stdout: &str) -> Result<GenerateResponse, Error> {
         crate::operation::reply(stdout)
     }
+    const LIBRARY: bool = true;
 }

@@ -6,11 +6,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::hint::check_size;
-use super::{ms, Context, Instance};
-use crate::error::Error;
-use crate::model::Pos;
+use crate::context::{ms, Context};
+use crate::instance::Instance;
+use crate::limits::check_size;
 use queens_engine::puzzle::Position;
+use queens_model::error::Error;
+use queens_model::model::Pos;
 
 /// One step of a logical path, as JSON reports it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -31,7 +32,7 @@ pub struct StepReport {
 
 /// The logical path of a puzzle (the simplest technique at every step), as reports.
 pub(super) fn path_report(
-    problem: &crate::Problem,
+    problem: &queens_model::model::Problem,
 ) -> (queens_engine::puzzle::grade::Path, Vec<StepReport>) {
     let path = queens_engine::puzzle::grade::logical_path(problem);
     let pos = Position::new(problem, &[]);
@@ -119,17 +120,20 @@ pub fn grade(req: &GradeRequest, _ctx: &Context) -> Result<GradeResponse, Error>
 /// has no answer to give).
 pub struct Grade;
 
-impl crate::Operation for Grade {
+impl crate::operation::Operation for Grade {
     const NAME: &'static str = "grade";
     const PATH: Option<&'static str> = Some("/v1/grade");
     const SUMMARY: &'static str = "A puzzle's grade and, with `steps`, its logical path.";
     type Request = GradeRequest;
     type Response = GradeResponse;
 
-    fn run(req: &GradeRequest, ctx: &Context) -> Result<(GradeResponse, crate::Artifacts), Error> {
-        Ok((grade(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &GradeRequest,
+        ctx: &Context,
+    ) -> Result<(GradeResponse, crate::context::Artifacts), Error> {
+        Ok((grade(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &GradeRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &GradeRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn uninterruptible(_req: &GradeRequest) -> bool {
@@ -137,5 +141,9 @@ impl crate::Operation for Grade {
     }
     fn reply(stdout: &str) -> Result<GradeResponse, Error> {
         crate::operation::reply(stdout)
+    }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut GradeRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
     }
 }

@@ -6,12 +6,15 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Context, Instance, Status};
-use crate::engine::{self, Answer, EngineSpec};
-use crate::error::Error;
-use crate::model::Pos;
+use crate::context::{ms, Context};
+use crate::instance::Instance;
+use crate::limits::check_size;
 use queens_engine::puzzle::deduce::{next_step, Technique};
 use queens_engine::puzzle::{Line, Position};
+use queens_engine::{Answer, EngineSpec};
+use queens_model::error::Error;
+use queens_model::model::Pos;
+use queens_model::status::Status;
 
 /// `hint`: the position is the instance: its `queens` are the player's queens, its `marks`
 /// the cells the player marked "no queen".
@@ -68,25 +71,6 @@ impl HintResponse {
     }
 }
 
-/// Largest board hints and grades are given for: deduction is polynomial but steep (the
-/// contradiction technique tries every open cell with a chain of up to 64 steps), and
-/// region puzzles are far smaller.
-pub const MAX_PUZZLE_N: usize = 32;
-
-/// Refuses boards over [`MAX_PUZZLE_N`].
-pub(super) fn check_size(n: usize) -> Result<(), Error> {
-    if n > MAX_PUZZLE_N {
-        return Err(Error::too_large_at_field(
-            "instance",
-            format!(
-                "hints and grades are for puzzles up to {MAX_PUZZLE_N}×{MAX_PUZZLE_N}; \
-                 this board is {n}×{n}"
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// The next step for the position, or why there is none.
 pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     let start = Instant::now();
@@ -95,7 +79,7 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     let pos = Position::new(problem, problem.marks());
     let mut resp = HintResponse::nothing(Status::Unknown, problem.n());
     let named = |lines: &[Line]| lines.iter().map(|&l| pos.name(l)).collect::<Vec<_>>();
-    if pos.solved() && crate::verify::verify(problem, &pos.queens()).is_ok() {
+    if pos.solved() && queens_model::verify::verify(problem, &pos.queens()).is_ok() {
         resp.status = Status::Solved;
         resp.time_ms = ms(start);
         return Ok(resp);
@@ -104,11 +88,11 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
     // lead the player further astray. (A search: milliseconds on puzzle-sized boards.)
     let marked = problem.clone().with_blocked(problem.marks())?;
     let spec = EngineSpec::Backtrack { threads: 0 };
-    match engine::solve(&marked, spec, &ctx.budget)?.answer {
+    match queens_engine::solve(&marked, spec, &ctx.budget)?.answer {
         Answer::Unsat(()) => {
             resp.status = Status::Unsat;
             resp.reason = Some(
-                match crate::verify::first_conflict(problem, problem.fixed()) {
+                match queens_model::verify::first_conflict(problem, problem.fixed()) {
                     Some(v) => format!("{v}: undo a queen"),
                     None => {
                         "these queens and marks leave no solution: undo a queen or a mark".into()
@@ -142,7 +126,7 @@ pub fn hint(req: &HintRequest, ctx: &Context) -> Result<HintResponse, Error> {
 /// `hint`. Deduction looks at no deadline: under one it runs in a child.
 pub struct Hint;
 
-impl crate::Operation for Hint {
+impl crate::operation::Operation for Hint {
     const NAME: &'static str = "hint";
     const PATH: Option<&'static str> = Some("/v1/hint");
     const SUMMARY: &'static str = "The next logical step for a region puzzle position \
@@ -150,10 +134,13 @@ impl crate::Operation for Hint {
     type Request = HintRequest;
     type Response = HintResponse;
 
-    fn run(req: &HintRequest, ctx: &Context) -> Result<(HintResponse, crate::Artifacts), Error> {
-        Ok((hint(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &HintRequest,
+        ctx: &Context,
+    ) -> Result<(HintResponse, crate::context::Artifacts), Error> {
+        Ok((hint(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &HintRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &HintRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn uninterruptible(_req: &HintRequest) -> bool {
@@ -170,5 +157,9 @@ impl crate::Operation for Hint {
     }
     fn reply(stdout: &str) -> Result<HintResponse, Error> {
         crate::operation::reply(stdout)
+    }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut HintRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
     }
 }

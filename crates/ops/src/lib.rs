@@ -5,7 +5,7 @@
 //! and whether uninterruptible work runs in a child process) and returns a serde response or
 //! a typed [`Error`]. The CLI's `--json` output and the service's response body are the same
 //! serialization of the same response type, so one schema is documented once
-//! (`GET /openapi.json`). Every board in a response has passed [`crate::verify()`].
+//! (`GET /openapi.json`). Every board in a response has passed [`queens_model::verify()`].
 
 pub mod batch_file;
 pub mod compare;
@@ -13,17 +13,10 @@ pub mod merge;
 pub mod plot;
 pub mod shard;
 
-// The crates below, and this one, under the names the modules use.
-pub(crate) use crate as ops;
-pub(crate) use queens_engine as engine;
-pub(crate) use queens_engine::child;
-pub(crate) use queens_games as games;
-pub(crate) use queens_model::{error, formats, model, report, status, verify};
-pub(crate) use queens_proof as proof;
-
 pub mod batch;
 mod check;
 pub mod collection;
+mod context;
 mod count;
 mod decode;
 mod encode;
@@ -31,26 +24,24 @@ mod explain;
 mod generate;
 mod grade;
 mod hint;
+mod instance;
 mod isolate;
+mod limits;
 pub mod mod2;
 mod operation;
+mod proof_info;
 mod race;
+mod reply;
 mod solve;
 mod solve_cnf;
+mod worker;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::engine::Budget;
-use crate::error::Error;
-use crate::model::Problem;
+use queens_model::error::Error;
+use queens_model::model::Problem;
 
-pub use crate::engine::EngineName;
-pub use crate::status::Status;
 pub use check::{
     check, check_columns, Check, CheckRequest, CheckResponse, CheckViolation, Completions,
     MAX_COMPLETIONS,
@@ -58,6 +49,7 @@ pub use check::{
 pub use collection::{
     CollectionDeal, CollectionPlay, CollectionSimulate, CollectionSolve, CollectionStudy,
 };
+pub use context::{Artifacts, Context};
 pub use count::{count, Count, CountRequest, CountResponse};
 pub use decode::{decode, Decode, DecodeRequest, DecodeResponse};
 pub use encode::{encode, Encode, EncodeRequest, EncodeResponse};
@@ -68,107 +60,34 @@ pub use generate::{
 };
 pub use grade::{grade, Grade, GradeRequest, GradeResponse, StepReport};
 pub use hint::{hint, Hint, HintRequest, HintResponse};
-pub use isolate::{child_main, child_main_of};
+pub use instance::Instance;
+pub use limits::{UNBOUNDED_COUNT_N, UNBOUNDED_LIST_N};
 pub use mod2::{Mod2Check, Mod2Optimum, Mod2Replay, Mod2Solve};
-pub use operation::{Member, Operation, PlainText, Sparse, Visit};
-pub use solve::{check_memory, ProofInfo, SolveRequest, SolveResponse, WorkReport, INLINE_MAX_N};
+pub use operation::{Operation, PlainText, Sparse};
+pub use proof_info::ProofInfo;
+pub use queens_engine::EngineName;
+pub use queens_model::status::Status;
+pub use solve::{check_memory, SolveRequest, SolveResponse, WorkReport, INLINE_MAX_N};
 pub use solve_cnf::{solve_cnf, SolveCnf, SolveCnfRequest, SolveCnfResponse};
+pub use worker::{child_main, child_main_of};
 
-/// An instance inside a request: the JSON instance format the CLI reads (an object with
-/// `n`, `regions`, `queens`, …), or `{"text": "<the contents of a grid or JSON file>"}`.
-#[derive(Clone, Debug)]
-pub struct Instance(pub Problem);
-
-impl<'de> Deserialize<'de> for Instance {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Instance, D::Error> {
-        use serde::de::Error as _;
-        // Like the CLI's reader: an object with a key given twice is refused, not merged.
-        let value = crate::formats::StrictValue::deserialize(d)?.0;
-        let text = match &value {
-            serde_json::Value::Object(m) if m.len() == 1 && m.contains_key("text") => {
-                match &m["text"] {
-                    serde_json::Value::String(t) => Some(t.as_str()),
-                    _ => return Err(D::Error::custom("field `text`: expected a string")),
-                }
-            }
-            serde_json::Value::Object(_) => None,
-            _ => {
-                return Err(D::Error::custom(
-                    "expected a JSON object (an instance, or {\"text\": \"<grid>\"})",
-                ))
-            }
-        };
-        let problem = match text {
-            Some(t) => crate::formats::parse("text", t).map_err(|e| match e {
-                Error::Input { message, .. } => D::Error::custom(format!("text: {message}")),
-                e => D::Error::custom(e),
-            })?,
-            None => crate::formats::problem_from_json(&value).map_err(D::Error::custom)?,
-        };
-        Ok(Instance(problem))
-    }
+/// An operation of the table: how its request and response sit in [`Request`] and
+/// [`Response`] (implemented by the table, never by hand).
+pub trait Member: Operation {
+    /// The request as any operation's.
+    fn wrap(req: Self::Request) -> Request;
+    /// The request, if `req` is this operation's.
+    fn request(req: &Request) -> Option<&Self::Request>;
+    /// The response as any operation's.
+    fn wrap_response(resp: Self::Response) -> Response;
+    /// The response, if `resp` is this operation's.
+    fn response(resp: Response) -> Option<Self::Response>;
 }
 
-impl Serialize for Instance {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::Error as _;
-        let text = crate::formats::write_json(&self.0, "instance");
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(S::Error::custom)?;
-        value.serialize(s)
-    }
-}
-
-/// Files an operation produced beside its JSON answer (an UNSAT proof and the CNF it
-/// refutes), by name: the CLI writes them where the user asked, the service stores them with
-/// the job.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Artifacts(pub Vec<(String, Vec<u8>)>);
-
-impl Artifacts {
-    /// The artifact called `name`.
-    pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.0
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, b)| b.as_slice())
-    }
-}
-
-/// How an operation may run: its budget, and whether work on an engine that cannot be
-/// interrupted (varisat) runs in a child process of `isolate` (this program's executable,
-/// as `queens op`), killed at the deadline or on cancel.
-#[derive(Clone, Default)]
-pub struct Context {
-    /// Deadline, cancel flag and progress callback.
-    pub budget: Budget,
-    /// The `queens` executable to run uninterruptible work in; `None` runs it in-process
-    /// (the deadline is then only looked at between solver calls).
-    pub isolate: Option<PathBuf>,
-    /// Where a proof goes when the caller wants it in a file (the CLI's `--proof`): the
-    /// backtracker's LRAT then streams there instead of coming back as an artifact, so the
-    /// disk, not memory, bounds it. `None`: proofs are artifacts.
-    pub proof_file: Option<PathBuf>,
-}
-
-impl Context {
-    /// This context with the deadline moved up to `timeout_ms` from now, if that is sooner.
-    pub fn with_timeout_ms(&self, timeout_ms: Option<u64>) -> Context {
-        let mut ctx = self.clone();
-        if let Some(ms) = timeout_ms {
-            let d = Instant::now().checked_add(Duration::from_millis(ms));
-            ctx.budget.deadline = match (ctx.budget.deadline, d) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-        }
-        ctx
-    }
-
-    /// This context with a progress callback.
-    pub fn with_progress(mut self, progress: impl Fn(u64, u64) + Send + Sync + 'static) -> Self {
-        self.budget.progress = Some(Arc::new(progress));
-        self
-    }
+/// Something done with every operation of the table, in its order ([`crate::for_each`]).
+pub trait Visit {
+    /// Called once per operation.
+    fn visit<O: Member>(&mut self);
 }
 
 /// The table of operations: each line an operation's variant in [`Request`] and
@@ -287,16 +206,6 @@ impl Response {
     pub fn proof_mut(&mut self) -> Option<&mut ProofInfo> {
         with_response!(self, |O, r| O::proof_mut(r))
     }
-
-    /// The boards in the answer ([`Operation::boards`]).
-    pub(crate) fn boards(&self) -> Vec<&Vec<crate::model::Pos>> {
-        with_response!(self, |O, r| O::boards(r))
-    }
-
-    /// True when the answer comes with a proof and its CNF ([`Operation::certified`]).
-    pub(crate) fn certified(&self) -> bool {
-        with_response!(self, |O, r| O::certified(r))
-    }
 }
 
 impl Request {
@@ -308,6 +217,12 @@ impl Request {
     /// The instance the request is about (none for `generate` and the games).
     pub fn problem(&self) -> Option<&Problem> {
         with_request!(self, |O, r| O::problem(r))
+    }
+
+    /// The request's instance, for a library caller to put its problem in (none for
+    /// `generate` and the games; [`Operation::instance_mut`]).
+    pub fn instance_mut(&mut self) -> Option<&mut Instance> {
+        with_request!(self, |O, r| O::instance_mut(r))
     }
 
     /// The board size the request works on.
@@ -322,7 +237,7 @@ impl Request {
         with_request!(self, |O, r| O::validate(r))
     }
 
-    /// Refuses a board past [`crate::model::MAX_N`] to every operation but `solve`, `check`,
+    /// Refuses a board past [`queens_model::model::MAX_N`] to every operation but `solve`, `check`,
     /// `count` (which refuse what their engines cannot do, with the engine's reason), and
     /// `encode` and `decode` of a core that fits: the others keep n² structures.
     pub fn check_sparse(&self) -> Result<(), Error> {
@@ -331,7 +246,7 @@ impl Request {
         };
         match with_request!(self, |O, _r| O::SPARSE) {
             Sparse::Taken => Ok(()),
-            Sparse::Core => crate::engine::completion::fits(p),
+            Sparse::Core => queens_engine::completion::fits(p),
             Sparse::Refused => Err(Error::too_large_at_field(
                 "n",
                 format!(
@@ -339,7 +254,7 @@ impl Request {
                      solve, count, check, encode and decode take a board (local search, or \
                      the complete engines on the core of a completion)",
                     self.op(),
-                    max = crate::model::MAX_N,
+                    max = queens_model::model::MAX_N,
                     n = p.n()
                 ),
             )),
@@ -359,34 +274,13 @@ impl Request {
         with_request!(self, |O, r| O::wants_proof(r))
     }
 
-    /// The request's own time limit ([`Operation::timeout_ms`]).
-    pub(crate) fn timeout_ms(&self) -> Option<u64> {
-        with_request!(self, |O, r| O::timeout_ms(r))
-    }
-
-    /// See [`Operation::ANSWERS_AT_DEADLINE`].
-    pub(crate) fn answers_at_deadline(&self) -> bool {
-        with_request!(self, |O, _r| O::ANSWERS_AT_DEADLINE)
-    }
-
-    /// The answer when a child running the request was killed ([`Operation::stopped`]).
-    pub(crate) fn stopped(&self, status: Status, time_ms: f64) -> Option<Response> {
-        with_request!(self, |O, r| O::stopped(r, status, time_ms)
-            .map(O::wrap_response))
-    }
-
-    /// A child's reply to the request ([`Operation::reply`]).
-    pub(crate) fn reply(&self, stdout: &str) -> Result<Response, Error> {
-        with_request!(self, |O, _r| O::reply(stdout).map(O::wrap_response))
-    }
-
     /// Runs the request under the context: in a child process when it needs an engine that
     /// cannot be interrupted and the context asks for isolation, in-process otherwise.
     pub fn run(&self, ctx: &Context) -> Result<(Response, Artifacts), Error> {
         self.check_sparse()?;
         if let Some(exe) = &ctx.isolate {
             if self.uninterruptible() {
-                return isolate::run(exe, self, ctx);
+                return self.run_isolated(exe, ctx);
             }
         }
         self.run_here(ctx)
@@ -402,7 +296,19 @@ impl Request {
         ctx: &Context,
     ) -> Result<(Response, Artifacts), Error> {
         self.check_sparse()?;
-        isolate::run(exe, self, ctx)
+        self.run_isolated(exe, ctx)
+    }
+
+    /// [`Request::run_in_child`] of a request already checked.
+    fn run_isolated(
+        &self,
+        exe: &std::path::Path,
+        ctx: &Context,
+    ) -> Result<(Response, Artifacts), Error> {
+        with_request!(self, |O, r| {
+            let (resp, artifacts) = isolate::run::<O>(exe, r, ctx)?;
+            Ok((O::wrap_response(resp), artifacts))
+        })
     }
 
     /// Runs the request in this process.
@@ -428,14 +334,31 @@ impl Request {
     /// Reads a job body whose `op` is `op` with `read` (which reads the rest of the body as
     /// the operation's request type); `None` for an unknown `op`.
     pub fn read_as<E>(op: &str, read: impl ReadRequest<E>) -> Option<Result<Request, E>> {
+        Request::read_of(op, read, false)
+    }
+
+    /// [`Request::read_as`] for a library caller: `None` also for an operation not offered
+    /// to library callers ([`Operation::LIBRARY`]).
+    pub fn read_for_library<E>(op: &str, read: impl ReadRequest<E>) -> Option<Result<Request, E>> {
+        Request::read_of(op, read, true)
+    }
+
+    /// The request of operation `op` read by `read`, of the library's operations only when
+    /// `library` is set.
+    fn read_of<E>(
+        op: &str,
+        read: impl ReadRequest<E>,
+        library: bool,
+    ) -> Option<Result<Request, E>> {
         struct Reader<'a, R, E> {
             op: &'a str,
+            library: bool,
             read: Option<R>,
             out: Option<Result<Request, E>>,
         }
         impl<R: ReadRequest<E>, E> Visit for Reader<'_, R, E> {
             fn visit<O: Member>(&mut self) {
-                if O::NAME == self.op {
+                if O::NAME == self.op && (O::LIBRARY || !self.library) {
                     if let Some(read) = self.read.take() {
                         self.out = Some(read.read::<O::Request>().map(O::wrap));
                     }
@@ -444,6 +367,7 @@ impl Request {
         }
         let mut reader = Reader {
             op,
+            library,
             read: Some(read),
             out: None,
         };
@@ -594,7 +518,7 @@ impl Operation for Solve {
     fn reply(stdout: &str) -> Result<SolveResponse, Error> {
         operation::reply(stdout)
     }
-    fn boards(resp: &SolveResponse) -> Vec<&Vec<crate::model::Pos>> {
+    fn boards(resp: &SolveResponse) -> Vec<&Vec<queens_model::model::Pos>> {
         resp.queens
             .iter()
             .chain(resp.solutions.iter().flatten())
@@ -609,6 +533,10 @@ impl Operation for Solve {
     fn wants_proof(req: &SolveRequest) -> bool {
         req.proof.is_some()
     }
+    const LIBRARY: bool = true;
+    fn instance_mut(req: &mut SolveRequest) -> Option<&mut Instance> {
+        Some(&mut req.instance)
+    }
 }
 
 /// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
@@ -617,19 +545,63 @@ impl Operation for Solve {
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
     if req.engine == EngineName::Race {
         req.validate()?;
-        return race::solve(req, &ctx.with_timeout_ms(req.timeout_ms));
+        return race::solve::<Solve>(req, &ctx.with_timeout_ms(req.timeout_ms));
     }
     solve::solve(req, ctx)
 }
 
-/// Largest board whose solutions a synchronous call may count without a limit (n = 16:
-/// 1.4 s on two cores).
-pub const UNBOUNDED_COUNT_N: usize = 16;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Largest board whose solutions a synchronous call may list without a limit (n = 10: 724).
-pub const UNBOUNDED_LIST_N: usize = 10;
+    /// A library caller reaches the operations offered to it and no other, and finds the
+    /// instance of a request that takes one.
+    #[test]
+    fn library_callers_reach_their_operations_and_instances() {
+        struct Json(serde_json::Value);
+        impl ReadRequest<serde_json::Error> for Json {
+            fn read<T: serde::de::DeserializeOwned>(self) -> Result<T, serde_json::Error> {
+                serde_json::from_value(self.0)
+            }
+        }
+        let solve = || Json(serde_json::json!({ "instance": { "n": 4 } }));
+        let mut req = Request::read_for_library("solve", solve())
+            .unwrap()
+            .unwrap();
+        assert_eq!(req.instance_mut().map(|i| i.0.n()), Some(4));
+        let cnf = || Json(serde_json::json!({ "cnf": "p cnf 1 1\n1 0\n" }));
+        assert!(Request::read_for_library("solve_cnf", cnf()).is_none());
+        let mut req = Request::read_as("solve_cnf", cnf()).unwrap().unwrap();
+        assert!(req.instance_mut().is_none());
+        assert!(Request::read_for_library("no_such_operation", solve()).is_none());
+    }
 
-/// Milliseconds a timeout stands for in a response, rounded to microseconds.
-pub(crate) fn ms(t: Instant) -> f64 {
-    crate::engine::ms(t)
+    /// Every operation's name is its variant's serde tag: a job body with that `op` is read
+    /// as that operation's request (and refused for its missing fields, not its `op`).
+    #[test]
+    fn names_are_the_serde_tags() {
+        struct Tags(Vec<String>);
+        impl Visit for Tags {
+            fn visit<O: Member>(&mut self) {
+                let body = serde_json::json!({ "op": O::NAME });
+                if let Err(e) = serde_json::from_value::<Request>(body) {
+                    if e.to_string().contains("unknown variant") {
+                        self.0.push(format!("{}: {e}", O::NAME));
+                    }
+                }
+            }
+        }
+        let mut wrong = Tags(Vec::new());
+        for_each(&mut wrong);
+        assert!(wrong.0.is_empty(), "{:?}", wrong.0);
+        let names = Request::names();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(
+            names.len(),
+            unique.len(),
+            "two operations share a name: {names:?}"
+        );
+    }
 }

@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::batch_file::{BatchHeader, BatchLine, Member, BATCH_FORMAT};
-use crate::error::Error;
 use crate::shard::ShardInfo;
-use crate::status::Status;
+use queens_model::error::Error;
+use queens_model::status::Status;
 
 /// One file given to `queens merge`, read.
 #[derive(Clone, Debug)]
@@ -61,7 +61,7 @@ pub struct CountShard {
 
 /// Reads a file given to `queens merge` (or `-` for stdin, as `origin`).
 pub fn read(path: &Path) -> Result<ShardFile, Error> {
-    let (origin, text) = crate::formats::read_text(path)?;
+    let (origin, text) = queens_model::formats::read_text(path)?;
     parse(&origin, &text)
 }
 

@@ -1,4 +1,4 @@
-//! The mod-2 game's operations ([`crate::games::mod2`]): check a board, replay a move list,
+//! The mod-2 game's operations ([`queens_games::mod2`]): check a board, replay a move list,
 //! solve the game, and the two optimisation questions. The CLI prints these responses; the
 //! service serves them as they are (`/v1/mod2/...` and jobs `mod2_*`).
 
@@ -7,17 +7,19 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Context, Instance, Status};
-use crate::error::Error;
-use crate::games::mod2::encode::Encoding;
-use crate::games::mod2::format::{
+use crate::context::{ms, Context};
+use crate::instance::Instance;
+use queens_games::mod2::encode::Encoding;
+use queens_games::mod2::format::{
     parse_moves, parse_strategy, MoveList, StrategyFile, StrategyNode,
 };
-use crate::games::mod2::questions::{self, Method, Optimum, Question};
-use crate::games::mod2::retro;
-use crate::games::mod2::rules::{self, Board, State, Variant};
-use crate::games::mod2::search::{self, Geometry, Layer, Limits, Stop};
-use crate::model::Pos;
+use queens_games::mod2::questions::{self, Method, Optimum, Question};
+use queens_games::mod2::retro;
+use queens_games::mod2::rules::{self, Board, State, Variant};
+use queens_games::mod2::search::{self, Geometry, Layer, Limits, Stop};
+use queens_model::error::Error;
+use queens_model::model::Pos;
+use queens_model::status::Status;
 
 /// Bytes one stored position takes in a search table, as a rough measure (key, value, and
 /// the hash table's slack).
@@ -770,7 +772,7 @@ impl Mod2OptimumRequest {
     /// The question's method as the games module takes it.
     pub fn method(&self) -> Method {
         match self.method {
-            OptimumMethod::Sat => Method::Sat(crate::games::mod2::encode::Options {
+            OptimumMethod::Sat => Method::Sat(queens_games::mod2::encode::Options {
                 encoding: self.encoding,
                 symmetry: self.symmetry,
             }),
@@ -802,7 +804,7 @@ pub fn optimum(req: &Mod2OptimumRequest, ctx: &Context) -> Result<Optimum, Error
     let runner = super::solve_cnf::runner(ctx);
     let budget = questions::Budget {
         deadline: ctx.budget.deadline,
-        sat: runner.as_ref().map(|r| r as crate::engine::formula::Runner),
+        sat: runner.as_ref().map(|r| r as queens_engine::formula::Runner),
         max_positions: max_positions(ctx),
         proof_dir: req.proof_dir.clone(),
     };
@@ -833,7 +835,7 @@ pub fn check_instance(
 }
 
 /// Whether [`check_instance`] can answer `req`, before any work: a plain board of at most
-/// [`crate::games::mod2::format::MAX_N`] rows (the game keeps the whole board; the instance
+/// [`queens_games::mod2::format::MAX_N`] rows (the game keeps the whole board; the instance
 /// format itself reaches big boards).
 pub fn validate_check(req: &Mod2CheckRequest, file: Option<&str>) -> Result<(), Error> {
     let refuse = |why: String| match file {
@@ -848,7 +850,7 @@ pub fn validate_check(req: &Mod2CheckRequest, file: Option<&str>) -> Result<(), 
                 .into(),
         ));
     }
-    let max = crate::games::mod2::format::MAX_N;
+    let max = queens_games::mod2::format::MAX_N;
     if p.n() > max {
         return Err(refuse(format!(
             "the mod-2 game is played on boards up to {max}×{max}, not {n}×{n}",
@@ -962,7 +964,7 @@ pub fn optimum_exit_code(o: &Optimum) -> u8 {
 /// `mod2_check`.
 pub struct Mod2Check;
 
-impl crate::Operation for Mod2Check {
+impl crate::operation::Operation for Mod2Check {
     const NAME: &'static str = "mod2_check";
     const PATH: Option<&'static str> = Some("/v1/mod2/check");
     const SUMMARY: &'static str = "The mod-2 game: a board's state (complete, locked, unlocked) \
@@ -974,10 +976,13 @@ impl crate::Operation for Mod2Check {
     fn run(
         req: &Mod2CheckRequest,
         _ctx: &Context,
-    ) -> Result<(Mod2CheckResponse, crate::Artifacts), Error> {
-        Ok((check_instance(req, None)?, crate::Artifacts::default()))
+    ) -> Result<(Mod2CheckResponse, crate::context::Artifacts), Error> {
+        Ok((
+            check_instance(req, None)?,
+            crate::context::Artifacts::default(),
+        ))
     }
-    fn problem(req: &Mod2CheckRequest) -> Option<&crate::model::Problem> {
+    fn problem(req: &Mod2CheckRequest) -> Option<&queens_model::model::Problem> {
         Some(&req.instance.0)
     }
     fn validate(req: &Mod2CheckRequest) -> Result<(), Error> {
@@ -988,7 +993,7 @@ impl crate::Operation for Mod2Check {
 /// `mod2_replay`.
 pub struct Mod2Replay;
 
-impl crate::Operation for Mod2Replay {
+impl crate::operation::Operation for Mod2Replay {
     const NAME: &'static str = "mod2_replay";
     const PATH: Option<&'static str> = Some("/v1/mod2/replay");
     const SUMMARY: &'static str = "The mod-2 game: replay a move list (naming its first illegal \
@@ -1001,9 +1006,9 @@ impl crate::Operation for Mod2Replay {
     fn run(
         req: &Mod2ReplayRequest,
         ctx: &Context,
-    ) -> Result<(ReplayAnswer, crate::Artifacts), Error> {
+    ) -> Result<(ReplayAnswer, crate::context::Artifacts), Error> {
         let answer = replay_request_until(req, &|| ctx.budget.exhausted())?;
-        Ok((answer, crate::Artifacts::default()))
+        Ok((answer, crate::context::Artifacts::default()))
     }
     fn validate(req: &Mod2ReplayRequest) -> Result<(), Error> {
         validate_replay(req)
@@ -1018,7 +1023,7 @@ impl crate::Operation for Mod2Replay {
 /// process.
 pub struct Mod2Solve;
 
-impl crate::Operation for Mod2Solve {
+impl crate::operation::Operation for Mod2Solve {
     const NAME: &'static str = "mod2_solve";
     const PATH: Option<&'static str> = Some("/v1/mod2/solve");
     const SUMMARY: &'static str = "The mod-2 game: who wins with perfect play, with the winning \
@@ -1031,8 +1036,8 @@ impl crate::Operation for Mod2Solve {
     fn run(
         req: &Mod2SolveRequest,
         ctx: &Context,
-    ) -> Result<(Mod2SolveResponse, crate::Artifacts), Error> {
-        Ok((solve(req, ctx)?, crate::Artifacts::default()))
+    ) -> Result<(Mod2SolveResponse, crate::context::Artifacts), Error> {
+        Ok((solve(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn n(req: &Mod2SolveRequest) -> usize {
         req.n
@@ -1075,7 +1080,7 @@ impl crate::Operation for Mod2Solve {
 /// when the child is killed, whatever it was doing.
 pub struct Mod2Optimum;
 
-impl crate::Operation for Mod2Optimum {
+impl crate::operation::Operation for Mod2Optimum {
     const NAME: &'static str = "mod2_optimum";
     const PATH: Option<&'static str> = Some("/v1/mod2/optimum");
     const SUMMARY: &'static str = "The mod-2 game: the most queens on a reachable board (`max`) \
@@ -1086,8 +1091,11 @@ impl crate::Operation for Mod2Optimum {
     type Request = Mod2OptimumRequest;
     type Response = Optimum;
 
-    fn run(req: &Mod2OptimumRequest, ctx: &Context) -> Result<(Optimum, crate::Artifacts), Error> {
-        Ok((optimum(req, ctx)?, crate::Artifacts::default()))
+    fn run(
+        req: &Mod2OptimumRequest,
+        ctx: &Context,
+    ) -> Result<(Optimum, crate::context::Artifacts), Error> {
+        Ok((optimum(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn n(req: &Mod2OptimumRequest) -> usize {
         req.n

@@ -2,7 +2,7 @@
 //! other, and the few properties the callers ask of it (its endpoint, whether it needs a
 //! child process, what the budget did to its answer). Each operation declares them once, in
 //! its own module, and is listed once, in the table in `lib.rs` ([`crate::operations`]): the
-//! job body ([`Request`]), the dispatch, the service's routes and their OpenAPI entries,
+//! job body ([`crate::Request`]), the dispatch, the service's routes and their OpenAPI entries,
 //! and the CLI's `queens op` all follow from that table.
 
 use std::fmt::Debug;
@@ -11,9 +11,12 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::error::Error;
-use crate::model::{Pos, Problem};
-use crate::{Artifacts, Context, ProofInfo, Request, Response, Status};
+use crate::context::{Artifacts, Context};
+use crate::instance::Instance;
+use crate::proof_info::ProofInfo;
+use queens_model::error::Error;
+use queens_model::model::{Pos, Problem};
+use queens_model::status::Status;
 
 /// An operation: one question the product answers.
 pub trait Operation: Sized + 'static {
@@ -25,7 +28,7 @@ pub trait Operation: Sized + 'static {
     const PATH: Option<&'static str> = None;
     /// The endpoint's summary in the OpenAPI document.
     const SUMMARY: &'static str = "";
-    /// What it does with a board past [`crate::model::MAX_N`].
+    /// What it does with a board past [`queens_model::model::MAX_N`].
     const SPARSE: Sparse = Sparse::Refused;
     /// Over HTTP, the answer as `text/plain` instead of JSON (body and headers); `None`:
     /// JSON.
@@ -128,28 +131,18 @@ pub trait Operation: Sized + 'static {
     fn wants_proof(_req: &Self::Request) -> bool {
         false
     }
+
+    /// True when library callers (the Python package) may run the operation by its name.
+    const LIBRARY: bool = false;
+
+    /// The request's instance, for a library caller to put its problem in; `None` when the
+    /// operation takes none.
+    fn instance_mut(_req: &mut Self::Request) -> Option<&mut Instance> {
+        None
+    }
 }
 
-/// An operation of the table: how its request and response sit in [`Request`] and
-/// [`Response`] (implemented by the table, never by hand).
-pub trait Member: Operation {
-    /// The request as any operation's.
-    fn wrap(req: Self::Request) -> Request;
-    /// The request, if `req` is this operation's.
-    fn request(req: &Request) -> Option<&Self::Request>;
-    /// The response as any operation's.
-    fn wrap_response(resp: Self::Response) -> Response;
-    /// The response, if `resp` is this operation's.
-    fn response(resp: Response) -> Option<Self::Response>;
-}
-
-/// Something done with every operation of the table, in its order ([`crate::for_each`]).
-pub trait Visit {
-    /// Called once per operation.
-    fn visit<O: Member>(&mut self);
-}
-
-/// What an operation does with a board past [`crate::model::MAX_N`].
+/// What an operation does with a board past [`queens_model::model::MAX_N`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sparse {
     /// Refused: the operation keeps n² structures.
@@ -171,40 +164,6 @@ pub struct PlainText {
 
 /// Reads a child's reply to an operation whose response deserializes.
 pub fn reply<T: DeserializeOwned>(stdout: &str) -> Result<T, Error> {
-    crate::isolate::reply::<T>(stdout)
+    crate::reply::read::<T>(stdout)
         .map_err(|e| Error::internal(format!("unreadable worker reply ({e})")))?
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every operation's name is its variant's serde tag: a job body with that `op` is read
-    /// as that operation's request (and refused for its missing fields, not its `op`).
-    #[test]
-    fn names_are_the_serde_tags() {
-        struct Tags(Vec<String>);
-        impl Visit for Tags {
-            fn visit<O: Member>(&mut self) {
-                let body = serde_json::json!({ "op": O::NAME });
-                if let Err(e) = serde_json::from_value::<Request>(body) {
-                    if e.to_string().contains("unknown variant") {
-                        self.0.push(format!("{}: {e}", O::NAME));
-                    }
-                }
-            }
-        }
-        let mut wrong = Tags(Vec::new());
-        crate::for_each(&mut wrong);
-        assert!(wrong.0.is_empty(), "{:?}", wrong.0);
-        let names = Request::names();
-        let mut unique = names.clone();
-        unique.sort_unstable();
-        unique.dedup();
-        assert_eq!(
-            names.len(),
-            unique.len(),
-            "two operations share a name: {names:?}"
-        );
-    }
 }

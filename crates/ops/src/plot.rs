@@ -11,7 +11,7 @@ use plotters::coord::Shift;
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 
-use crate::error::Error;
+use queens_model::error::Error;
 
 /// Times at or below this many seconds (including 0 and negative ones) are drawn here, so the
 /// log scale always has a finite lower end.

@@ -1,21 +1,25 @@
 //! `solve` on the racing engine: the backtracker here on one thread, the SAT engine in a
 //! child `queens op` of this executable; the first answer wins and the other is stopped
-//! ([`crate::engine::race`]). With a proof, each side certifies its own UNSAT, so the "no"
+//! ([`queens_engine::race`]). With a proof, each side certifies its own UNSAT, so the "no"
 //! comes with whichever proof is ready first.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::solve::{solve_on, SolveRequest, SolveResponse};
-use super::{isolate, ms, Artifacts, Context, Request, Response, Status};
-use crate::engine::race::{race, Side};
-use crate::engine::EngineName;
-use crate::engine::EngineSpec;
-use crate::error::Error;
+use crate::context::{ms, Artifacts, Context};
+use crate::isolate;
+use crate::operation::Operation;
+use crate::solve::{solve_on, SolveRequest, SolveResponse};
+use queens_engine::race::{race, Side};
+use queens_engine::EngineName;
+use queens_engine::EngineSpec;
+use queens_model::error::Error;
+use queens_model::status::Status;
 
-/// Runs a validated race request under `ctx` (its timeout already applied).
-pub(super) fn solve(
+/// Runs a validated race request under `ctx` (its timeout already applied); `Solve` is the
+/// `solve` operation, whose SAT side runs in the child.
+pub(super) fn solve<Solve: Operation<Request = SolveRequest, Response = SolveResponse>>(
     req: &SolveRequest,
     ctx: &Context,
 ) -> Result<(SolveResponse, Artifacts), Error> {
@@ -47,26 +51,20 @@ pub(super) fn solve(
             // Past MAX_N the backtracker searches the core and answers a column per row (in
             // a file past INLINE_MAX_N rows), as `solve --engine backtrack` does.
             let (resp, artifacts) = if req.instance.0.is_sparse() && req.proof.is_none() {
-                super::solve::solve(&side, &side_ctx(stop))?
+                crate::solve::solve(&side, &side_ctx(stop))?
             } else {
                 solve_on(&side, EngineSpec::Backtrack { threads: 1 }, &side_ctx(stop))?
             };
             Ok(definite(&resp).then_some((resp, artifacts)))
         },
         |stop| {
-            let sat = Request::Solve(one_side(EngineName::Sat));
             // Its proof comes back as an artifact: the caller's proof file is the
             // backtracking side's, and a losing side must not replace the winner's proof.
             let mut sat_ctx = side_ctx(stop);
             sat_ctx.proof_file = None;
-            match isolate::run(&exe, &sat, &sat_ctx)? {
-                (Response::Solve(resp), artifacts) => {
-                    Ok(definite(&resp).then_some((resp, artifacts)))
-                }
-                _ => Err(Error::internal(
-                    "the race's SAT side answered another kind of request",
-                )),
-            }
+            let (resp, artifacts) =
+                isolate::run::<Solve>(&exe, &one_side(EngineName::Sat), &sat_ctx)?;
+            Ok(definite(&resp).then_some((resp, artifacts)))
         },
         ctx.budget.cancel.as_deref(),
         ctx.budget.deadline,

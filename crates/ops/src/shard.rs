@@ -12,7 +12,7 @@
 //!   engine, so the sum over shards is the instance's count by the same argument the
 //!   property tests hold to brute force (every solution has exactly one queen in each row).
 //!   The empty classic board is cut by the symmetric counter's own tasks instead
-//!   ([`crate::engine::backtrack::symmetric::count_shard`]), which keeps its 8-fold speed.
+//!   ([`queens_engine::backtrack::symmetric::count_shard`]), which keeps its 8-fold speed.
 
 use std::fmt;
 use std::str::FromStr;
@@ -23,10 +23,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
 
-use crate::engine::backtrack::symmetric;
-use crate::engine::{self, Budget, EngineSpec, Work};
-use crate::error::Error;
-use crate::model::{Diagonal, Pos, Problem};
+use queens_engine::backtrack::symmetric;
+use queens_engine::{Budget, EngineSpec, Work};
+use queens_model::error::Error;
+use queens_model::model::{Diagonal, Pos, Problem};
 
 /// Shard `index` of `of` (0-based), written `i/N` on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -265,7 +265,7 @@ pub fn count(
     let start = std::time::Instant::now();
     if let EngineSpec::Backtrack { threads } = spec {
         if problem.is_empty_classic() {
-            let config = crate::engine::backtrack::Config::within(budget, threads);
+            let config = queens_engine::backtrack::Config::within(budget, threads);
             if let Some(c) = symmetric::count_shard(problem.n(), shard.index, shard.of, &config) {
                 return Ok(ShardCounted {
                     count: c.total,
@@ -276,7 +276,7 @@ pub fn count(
                     interrupted: c.stats.interrupted,
                     work: Work {
                         nodes: Some(c.stats.nodes),
-                        time_ms: engine::ms(start),
+                        time_ms: queens_engine::ms(start),
                         ..Work::default()
                     },
                 });
@@ -328,7 +328,7 @@ pub fn count(
                 let counted = problem
                     .clone()
                     .with_fixed(part)
-                    .and_then(|sub| engine::count(&sub, inner, None, &quiet));
+                    .and_then(|sub| queens_engine::count(&sub, inner, None, &quiet));
                 match counted {
                     Ok(c) => {
                         total.fetch_add(c.count, Ordering::Relaxed);
@@ -360,7 +360,7 @@ pub fn count(
         interrupted: interrupted.into_inner(),
         work: Work {
             nodes: matches!(spec, EngineSpec::Backtrack { .. }).then(|| nodes.into_inner()),
-            time_ms: engine::ms(start),
+            time_ms: queens_engine::ms(start),
             ..Work::default()
         },
     })
@@ -382,18 +382,20 @@ mod tests {
 
     #[test]
     fn hash_ignores_names_order_and_marks_but_not_content() {
-        let a = crate::formats::parse("a", r#"{"n": 8, "queens": [[1, 3], [4, 3]]}"#).unwrap();
-        let b = crate::formats::parse(
+        let a =
+            queens_model::formats::parse("a", r#"{"n": 8, "queens": [[1, 3], [4, 3]]}"#).unwrap();
+        let b = queens_model::formats::parse(
             "b",
             r#"{"id": "other", "n": 8, "queens": [[4, 3], [1, 3]], "marks": [[0, 0]]}"#,
         )
         .unwrap();
-        let c = crate::formats::parse("c", r#"{"n": 8, "queens": [[1, 3], [4, 2]]}"#).unwrap();
+        let c =
+            queens_model::formats::parse("c", r#"{"n": 8, "queens": [[1, 3], [4, 2]]}"#).unwrap();
         assert_eq!(content_hash(&a), content_hash(&b));
         assert_ne!(content_hash(&a), content_hash(&c));
         assert_eq!(content_hash(&a).len(), HASH_HEX);
-        let r1 = crate::formats::parse("r", "AAB\nACB\nCCB\n").unwrap();
-        let r2 = crate::formats::parse("r", "xxy\nxzy\nzzy\n").unwrap();
+        let r1 = queens_model::formats::parse("r", "AAB\nACB\nCCB\n").unwrap();
+        let r2 = queens_model::formats::parse("r", "xxy\nxzy\nzzy\n").unwrap();
         assert_eq!(content_hash(&r1), content_hash(&r2));
         // Pinned: a change here moves instances between shards of runs already made.
         assert_eq!(

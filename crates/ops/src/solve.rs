@@ -6,16 +6,20 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::{ms, Artifacts, Context, Instance, Status};
-use crate::engine::completion;
-use crate::engine::encode::amo::Encoding;
-use crate::engine::ext::ExtName;
-use crate::engine::prove::{self, CertifiedAnswer};
-use crate::engine::{self, Answer, EngineName, EngineSpec, Work};
-use crate::error::Error;
-use crate::model::{Pos, Problem};
-use crate::proof::ProofFormat;
-use crate::verify::first_conflict;
+use crate::context::{ms, Artifacts, Context};
+use crate::instance::Instance;
+use crate::limits::check_limit;
+use crate::proof_info::ProofInfo;
+use queens_engine::completion;
+use queens_engine::encode::amo::Encoding;
+use queens_engine::ext::ExtName;
+use queens_engine::prove::{self, CertifiedAnswer};
+use queens_engine::{Answer, EngineName, EngineSpec, Work};
+use queens_model::error::Error;
+use queens_model::model::{Pos, Problem};
+use queens_model::status::Status;
+use queens_model::verify::first_conflict;
+use queens_proof::ProofFormat;
 
 /// The default engine of `solve` requests: `auto`.
 fn auto_engine() -> EngineName {
@@ -89,7 +93,7 @@ impl SolveRequest {
         check_limit(self.limit)?;
         self.engine.spec(self.encoding, self.solver, self.rings)?;
         if let Some(s) = self.solver {
-            crate::engine::ext::table().resolve(s)?;
+            queens_engine::ext::table().resolve(s)?;
         }
         let n = self.instance.0.n();
         let most = max_listed(n);
@@ -139,7 +143,7 @@ impl SolveRequest {
             }
         }
         if self.instance.0.is_sparse() {
-            let core_proof = crate::engine::completion::applies(&self.instance.0)
+            let core_proof = queens_engine::completion::applies(&self.instance.0)
                 && matches!(self.engine, EngineName::Auto | EngineName::Backtrack);
             if core_proof
                 && matches!(
@@ -151,7 +155,7 @@ impl SolveRequest {
                     "proof",
                     format!(
                         "a proof of a board past {} refutes its core in text: lrat or drat",
-                        crate::model::MAX_N
+                        queens_model::model::MAX_N
                     ),
                 ));
             }
@@ -165,7 +169,7 @@ impl SolveRequest {
                 None
             };
             if let Some(field) = field {
-                let max = crate::model::MAX_N;
+                let max = queens_model::model::MAX_N;
                 let why = if field == "proof" {
                     format!(
                         "a {n}×{n} board is past {max}, where proofs refute the core of a \
@@ -299,7 +303,7 @@ pub struct WorkReport {
     pub start_conflicts: Option<u64>,
     /// When the search ran on the core of a completion: its free rows and open cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub core: Option<crate::engine::completion::CoreSize>,
+    pub core: Option<queens_engine::completion::CoreSize>,
     /// Engine `ext`: the external solver that ran (`cadical`), as `engine` says only `ext`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
@@ -368,37 +372,6 @@ impl WorkReport {
             },
         }
     }
-}
-
-/// The proof that certifies an UNSAT answer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct ProofInfo {
-    /// `drat`, `binary-drat` or `lrat`.
-    pub format: ProofFormat,
-    /// Lemmas in the proof.
-    pub lemmas: u64,
-    /// Always true: the built-in checker accepted the proof before the answer was given.
-    pub checked: bool,
-    /// Milliseconds the built-in check took.
-    pub check_ms: f64,
-    /// The checker that accepted the proof, when it is not the built-in one (`drat-trim`,
-    /// for an external solver's DRAT where drat-trim is installed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checker: Option<String>,
-    /// Size of the proof in bytes.
-    pub bytes: usize,
-    /// CLI: where the proof was written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// CLI: where the CNF it refutes was written.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cnf: Option<String>,
-    /// Service: where to download the proof (`GET /v1/jobs/{id}/proof`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// Service: where to download the CNF it refutes (`GET /v1/jobs/{id}/cnf`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cnf_url: Option<String>,
 }
 
 /// `solve`'s answer. `status`: `sat`, `unsat`, `timeout` or `cancelled` (with `all`/`limit`,
@@ -495,13 +468,6 @@ pub fn max_listed(n: usize) -> u64 {
     (MAX_LISTED_CELLS / n.max(1) as u64).max(1)
 }
 
-pub(super) fn check_limit(limit: Option<u64>) -> Result<(), Error> {
-    if limit == Some(0) {
-        return Err(Error::unsupported_at_field("limit", "must be at least 1"));
-    }
-    Ok(())
-}
-
 /// What one engine found: solutions (verified) and whether the listing is complete.
 struct Found {
     solutions: Vec<Vec<Pos>>,
@@ -520,9 +486,9 @@ fn find(
     if cap == Some(1) {
         let solved = match spec {
             EngineSpec::Sat(encoding) if learned => {
-                engine::solve_counting_learned(problem, encoding, &ctx.budget)?
+                queens_engine::solve_counting_learned(problem, encoding, &ctx.budget)?
             }
-            _ => engine::solve(problem, spec, &ctx.budget)?,
+            _ => queens_engine::solve(problem, spec, &ctx.budget)?,
         };
         let (solutions, interrupted) = match solved.answer {
             Answer::Sat(q) => (vec![q], false),
@@ -536,7 +502,7 @@ fn find(
             work: solved.work,
         });
     }
-    let listed = engine::enumerate(problem, spec, cap, &ctx.budget)?;
+    let listed = queens_engine::enumerate(problem, spec, cap, &ctx.budget)?;
     Ok(Found {
         solutions: listed.solutions,
         limited: listed.limited,
@@ -698,10 +664,10 @@ fn solve_columns(
     let problem = &req.instance.0;
     let n = problem.n();
     if let EngineSpec::Local { .. } = spec {
-        crate::engine::local::supports(problem)?;
+        queens_engine::local::supports(problem)?;
     }
     check_memory(problem, ctx)?;
-    let solved = engine::solve_columns(problem, spec, &ctx.budget)?;
+    let solved = queens_engine::solve_columns(problem, spec, &ctx.budget)?;
     let by = solved.work.answered_by.map(EngineName::of);
     let mut resp = SolveResponse {
         work: WorkReport::from_work(&solved.work, req.encoding, req.ext_solver()),
@@ -710,12 +676,12 @@ fn solve_columns(
     };
     let mut artifacts = Artifacts::default();
     match solved.answer {
-        engine::ColumnAnswer::Sat(cols) => artifacts = sat_columns(&mut resp, &cols),
-        engine::ColumnAnswer::Unsat(why) => {
+        queens_engine::ColumnAnswer::Sat(cols) => artifacts = sat_columns(&mut resp, &cols),
+        queens_engine::ColumnAnswer::Unsat(why) => {
             resp.status = Status::Unsat;
             resp.reason = Some(why.unwrap_or_else(|| unsat_reason(problem, solved.work.nodes)));
         }
-        engine::ColumnAnswer::GaveUp => {
+        queens_engine::ColumnAnswer::GaveUp => {
             resp.status = Status::Timeout;
             let fresh = solved.work.local.map_or(0, |s| s.restarts);
             resp.reason = Some(format!(
@@ -724,10 +690,10 @@ fn solve_columns(
                  board up to {})",
                 fresh + 1,
                 fresh,
-                crate::model::MAX_N
+                queens_model::model::MAX_N
             ));
         }
-        engine::ColumnAnswer::Interrupted => {}
+        queens_engine::ColumnAnswer::Interrupted => {}
     }
     resp.time_ms = ms(start);
     Ok((resp, artifacts))
@@ -748,12 +714,12 @@ fn sat_columns(resp: &mut SolveResponse, cols: &[u32]) -> Artifacts {
     }
     Artifacts(vec![(
         "solution".into(),
-        crate::formats::columns::write(cols),
+        queens_model::formats::columns::write(cols),
     )])
 }
 
 /// Refuses a local search (and the text of its answer) over the memory limit, before
-/// anything is allocated: [`crate::engine::local::memory_estimate`] plus 10 bytes a row for
+/// anything is allocated: [`queens_engine::local::memory_estimate`] plus 10 bytes a row for
 /// the column-per-row text of a board past [`INLINE_MAX_N`].
 pub fn check_memory(problem: &Problem, ctx: &Context) -> Result<(), Error> {
     let Some(limit) = ctx.budget.max_memory else {
@@ -766,7 +732,7 @@ pub fn check_memory(problem: &Problem, ctx: &Context) -> Result<(), Error> {
         } else {
             0
         };
-        let need = crate::engine::local::memory_estimate(problem) + text;
+        let need = queens_engine::local::memory_estimate(problem) + text;
         if need > limit {
             return Err(Error::too_large_at_field(
                 "n",
@@ -787,7 +753,7 @@ pub fn check_memory(problem: &Problem, ctx: &Context) -> Result<(), Error> {
 /// completion, whose presolve checks the memory limit against the core it builds (and whose
 /// fixed queens, most of the rows, already take more memory than local search would).
 fn local_path(problem: &Problem) -> bool {
-    crate::engine::local::supports(problem).is_ok() && !completion::suits_auto(problem)
+    queens_engine::local::supports(problem).is_ok() && !completion::suits_auto(problem)
 }
 
 /// UNSAT with a proof: the proof and the exact CNF it refutes come back as artifacts, and
@@ -838,7 +804,7 @@ fn solve_with_proof(
     Ok((resp, artifacts))
 }
 
-/// UNSAT with a proof on a board past [`crate::model::MAX_N`]: the backtracker searches the
+/// UNSAT with a proof on a board past [`queens_model::model::MAX_N`]: the backtracker searches the
 /// core ([`completion::prove`]) and its refutation of the core CNF comes back with that CNF,
 /// whose comment lines map each variable to its board cell.
 fn solve_core_with_proof(

@@ -9,9 +9,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use varisat::{CnfFormula, Lit};
 
-use super::{ms, Artifacts, Context, Request, Response, Status};
-use crate::engine::formula::{self, Outcome};
-use crate::error::Error;
+use crate::context::{ms, Artifacts, Context};
+use crate::isolate;
+use crate::operation::Operation;
+use queens_engine::formula::{self, Outcome};
+use queens_model::error::Error;
+use queens_model::status::Status;
 
 /// `solve_cnf`'s request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -41,7 +44,7 @@ impl SolveCnfRequest {
     /// Checks that the formula parses and fits the memory limit, before any work.
     pub fn validate(&self, ctx: &Context) -> Result<CnfFormula, Error> {
         let f = self.formula()?;
-        // The solver's figures for a formula kept whole (crate::engine::sat_estimate).
+        // The solver's figures for a formula kept whole (queens_engine::sat_estimate).
         let bytes = (16u64 << 20)
             .saturating_add(35u64.saturating_mul(f.len() as u64))
             .saturating_add(240u64.saturating_mul(f.var_count() as u64));
@@ -138,18 +141,10 @@ pub fn solve_cnf(
 /// work in, each call is a `solve_cnf` request in a child process killed at the deadline,
 /// its proof checked again here against the caller's formula; otherwise here (`None`).
 pub fn runner(ctx: &Context) -> Option<impl Fn(&CnfFormula) -> Result<Outcome, Error> + Sync + '_> {
-    ctx.isolate.as_ref()?;
+    let exe = ctx.isolate.as_ref()?;
     ctx.budget.deadline?;
     Some(move |f: &CnfFormula| {
-        let req = Request::SolveCnf(SolveCnfRequest::of(f)?);
-        let (resp, artifacts) = match req.run(ctx)? {
-            (Response::SolveCnf(r), a) => (r, a),
-            _ => {
-                return Err(Error::internal(
-                    "solve_cnf answered another kind of request",
-                ))
-            }
-        };
+        let (resp, artifacts) = isolate::run::<SolveCnf>(exe, &SolveCnfRequest::of(f)?, ctx)?;
         match resp.status {
             Status::Sat => {
                 let model = resp.model.unwrap_or_default();
@@ -176,7 +171,7 @@ pub fn runner(ctx: &Context) -> Option<impl Fn(&CnfFormula) -> Result<Outcome, E
 /// end once started.
 pub struct SolveCnf;
 
-impl crate::Operation for SolveCnf {
+impl Operation for SolveCnf {
     const NAME: &'static str = "solve_cnf";
     // varisat runs to the end once started.
     const ANSWERS_AT_DEADLINE: bool = false;

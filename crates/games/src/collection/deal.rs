@@ -11,7 +11,7 @@ use super::rules::{
     Board, Card, Colour, Rules, State, CARDS_PER_COLOUR, COLOURS, HAND_SIZE, PAWNS_PER_COLOUR,
     WILDS,
 };
-use crate::rng::Rng;
+use queens_model::rng::Rng;
 
 /// Pawns the solo game takes out before the deal, one of each of this many colours.
 pub const SOLO_REMOVED_PAWNS: usize = 4;

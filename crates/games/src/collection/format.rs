@@ -8,7 +8,7 @@ use super::rules::{
     card_counts, Board, Card, Colour, Move, Rules, State, CARDS_PER_COLOUR, COLOURS, HAND_SIZE,
     PAWNS_PER_COLOUR, WILDS,
 };
-use crate::error::Error;
+use queens_model::error::Error;
 
 /// One box of a deal: its colour, its spaces and the pawns on it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -186,7 +186,7 @@ fn input(origin: &str, message: String) -> Error {
 /// Reads JSON into `T`, naming the field of a bad value (``field `boxes[2].color`: …``) or
 /// the line and column of malformed JSON.
 fn from_json<T: serde::de::DeserializeOwned>(origin: &str, text: &str) -> Result<T, Error> {
-    let text = crate::formats::strip_bom(text);
+    let text = queens_model::formats::strip_bom(text);
     let mut de = serde_json::Deserializer::from_str(text);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -218,7 +218,7 @@ pub fn parse_deal(origin: &str, text: &str, rules: Rules) -> Result<(Deal, State
 /// field (``field `[3].swap.cards`: …``).
 pub fn parse_moves(origin: &str, text: &str) -> Result<Vec<Move>, Error> {
     // An untagged enum would lose the path of an error: pick the shape first, then read it.
-    let trimmed = crate::formats::strip_bom(text).trim_start();
+    let trimmed = queens_model::formats::strip_bom(text).trim_start();
     if trimmed.starts_with('[') {
         return from_json(origin, text);
     }

@@ -35,7 +35,7 @@
 //!   boxes. (Counting the misplaced pawns over every foreign cell instead was about ten
 //!   times slower to refute.)
 //!
-//! Each call goes to [`crate::engine::formula::solve`]: under a deadline in a child
+//! Each call goes to [`queens_engine::formula::solve`]: under a deadline in a child
 //! process that is killed when it passes, and every UNSAT answer with an LRAT proof checked
 //! before it is believed. A model is decoded to moves (cards by their place in the hand as
 //! [`super::rules`] keeps it) and replayed by [`super::rules::replay`] before its score counts.
@@ -47,8 +47,8 @@ use varisat::{CnfFormula, ExtendFormula, Lit};
 
 use super::policy::{self, Greedy};
 use super::rules::{replay, Card, Colour, DrawRule, Move, Pawn, State, COLOURS};
-use crate::engine::formula::{self, Outcome, Runner};
-use crate::error::Error;
+use queens_engine::formula::{self, Outcome, Runner};
+use queens_model::error::Error;
 
 /// What the SAT method found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -10,7 +10,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::rules::{Card, Colour, DrawRule, IllegalMove, Move, Pawn, Rules, State, COLOURS};
-use crate::rng::Rng;
+use queens_model::rng::Rng;
 
 /// What a player sees of a game: everything but the order of the pile.
 #[derive(Clone, Copy)]

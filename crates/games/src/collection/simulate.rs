@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::deal::{deal, Difficulty};
 use super::policy::{play_until, Lookahead, PolicyName};
 use super::rules::{IllegalMove, Rules, Status};
-use crate::rng::Rng;
+use queens_model::rng::Rng;
 
 /// What to simulate.
 #[derive(Clone, Copy, Debug)]

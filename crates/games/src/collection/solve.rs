@@ -29,7 +29,7 @@ use serde::Serialize;
 
 use super::policy::{self, Greedy};
 use super::rules::{replay, Board, Card, Colour, DrawRule, Move, Pawn, State, Status, COLOURS};
-use crate::error::Error;
+use queens_model::error::Error;
 
 /// Limits of one search.
 #[derive(Clone, Copy, Debug)]

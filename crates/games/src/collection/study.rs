@@ -18,7 +18,7 @@ use super::policy::{play_until, Lookahead, PolicyName};
 use super::rules::Rules;
 use super::simulate::policy_seed;
 use super::solve::{optimum, Limits};
-use crate::error::Error;
+use queens_model::error::Error;
 
 /// What to study.
 #[derive(Clone, Copy, Debug)]

@@ -27,8 +27,8 @@
 use varisat::Lit;
 
 use super::search::symmetry;
-use crate::encode::ClauseSink;
-use crate::model::Pos;
+use queens_engine::encode::ClauseSink;
+use queens_model::model::Pos;
 
 /// How reachability is encoded.
 #[derive(
@@ -368,7 +368,11 @@ fn plan(sink: &mut impl ClauseSink, n: usize, goal: Goal, symmetry: bool) -> Dec
         let parity = value_parity(sink, n, &x);
         let a: Vec<Lit> = (0..cells).map(|_| sink.new_var()).collect();
         // At most one placement per step (sequential counter), at least one unless a no-op.
-        crate::encode::amo::at_most_one(sink, &a, crate::encode::amo::Encoding::Seq);
+        queens_engine::encode::amo::at_most_one(
+            sink,
+            &a,
+            queens_engine::encode::amo::Encoding::Seq,
+        );
         if noops {
             let noop = sink.new_var();
             let mut some: Vec<Lit> = a.clone();

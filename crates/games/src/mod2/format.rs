@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::rules::{State, Variant};
-use crate::error::Error;
-use crate::model::Pos;
+use queens_model::error::Error;
+use queens_model::model::Pos;
 
 /// Largest board a move list may name (the rules have no limit; this keeps a hostile file
 /// from asking for a huge board).
@@ -32,7 +32,7 @@ pub struct MoveList {
 /// errors name fields under it (``field `game.moves[3]`: …``).
 pub fn parse_moves(origin: &str, root: Option<&str>, text: &str) -> Result<MoveList, Error> {
     let at = Where { origin, root };
-    let text = crate::formats::strip_bom(text);
+    let text = queens_model::formats::strip_bom(text);
     let value: Value =
         serde_json::from_str(text).map_err(|e| at.whole(format!("invalid JSON: {e}")))?;
     let Value::Object(map) = value else {
@@ -165,7 +165,7 @@ pub fn parse_strategy(
     text: &str,
 ) -> Result<Option<StrategyFile>, Error> {
     let at = Where { origin, root };
-    let text = crate::formats::strip_bom(text);
+    let text = queens_model::formats::strip_bom(text);
     let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else {
         return Ok(None);
     };

@@ -7,7 +7,7 @@
 //! - [`search`]: bitboards, the 8 symmetries, the winner by memoised search, the reachable
 //!   positions layer by layer;
 //! - [`encode`]: SAT encodings of reachability (each call certified by
-//!   [`crate::engine::formula`]);
+//!   [`queens_engine::formula`]);
 //! - [`questions`]: the most queens (Q4) and the fewest locked queens (Q7), proven.
 
 pub mod encode;

@@ -12,10 +12,10 @@ use varisat::CnfFormula;
 use super::encode::{self, Encoding, Goal};
 use super::rules::{self, State, Variant};
 use super::search::{self, Geometry, Limits, Stop};
-use crate::engine::formula::{self, Outcome};
-use crate::error::Error;
-use crate::model::Pos;
-use crate::status::Status;
+use queens_engine::formula::{self, Outcome};
+use queens_model::error::Error;
+use queens_model::model::Pos;
+use queens_model::status::Status;
 
 /// Which question.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
@@ -223,7 +223,7 @@ pub fn answer(
         Method::Sat(opts) => by_sat(n, question, opts, budget)?,
     };
     out.state = out.check_board()?;
-    out.time_ms = crate::engine::ms(start);
+    out.time_ms = queens_engine::ms(start);
     Ok(out)
 }
 
@@ -344,7 +344,7 @@ fn call(
             Ok(None)
         }
     };
-    record.time_ms = crate::engine::ms(start);
+    record.time_ms = queens_engine::ms(start);
     calls.push(record);
     Ok(result)
 }
@@ -358,7 +358,7 @@ struct UntilDeadline<'a> {
     expired: bool,
 }
 
-impl crate::encode::ClauseSink for UntilDeadline<'_> {
+impl queens_engine::encode::ClauseSink for UntilDeadline<'_> {
     fn new_var(&mut self) -> varisat::Lit {
         self.formula.new_var()
     }
@@ -434,7 +434,7 @@ fn pair_parity_cut(n: usize, deadline: Option<Instant>) -> Option<Call> {
         found: None,
         vars: 0,
         clauses: 0,
-        time_ms: crate::engine::ms(start),
+        time_ms: queens_engine::ms(start),
         lemmas: None,
         check_ms: None,
         files: None,

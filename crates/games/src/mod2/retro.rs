@@ -36,7 +36,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::rules::Variant;
-use crate::model::Pos;
+use queens_model::model::Pos;
 
 /// Largest board side the retrograde solver takes (2^36 sets; n = 7 would need 2^49).
 pub const MAX_N: usize = 6;
@@ -479,11 +479,11 @@ pub enum RetroError {
     /// The deadline passed or the run was cancelled; the finished levels are checkpointed.
     Stopped,
     /// Anything else: bad folder, bad checkpoint, over the memory limit.
-    Error(crate::error::Error),
+    Error(queens_model::error::Error),
 }
 
-impl From<crate::error::Error> for RetroError {
-    fn from(e: crate::error::Error) -> Self {
+impl From<queens_model::error::Error> for RetroError {
+    fn from(e: queens_model::error::Error) -> Self {
         RetroError::Error(e)
     }
 }
@@ -659,15 +659,15 @@ fn checksum(data: &[u64]) -> u64 {
     })
 }
 
-fn io_err(path: &Path) -> impl Fn(std::io::Error) -> crate::error::Error + '_ {
-    move |e| crate::error::Error::Io {
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> queens_model::error::Error + '_ {
+    move |e| queens_model::error::Error::Io {
         path: path.to_path_buf(),
         source: e,
     }
 }
 
-fn bad_checkpoint(path: &Path, what: &str) -> crate::error::Error {
-    crate::error::Error::input(
+fn bad_checkpoint(path: &Path, what: &str) -> queens_model::error::Error {
+    queens_model::error::Error::input(
         &path.display().to_string(),
         format!("{what} (a damaged or foreign checkpoint: delete it and the level is recomputed)"),
     )
@@ -687,7 +687,11 @@ impl Folder {
     }
 
     /// Opens (or creates) the folder for this run.
-    fn open(dir: &Path, layout: &Layout, resume: bool) -> Result<Folder, crate::error::Error> {
+    fn open(
+        dir: &Path,
+        layout: &Layout,
+        resume: bool,
+    ) -> Result<Folder, queens_model::error::Error> {
         fs::create_dir_all(dir).map_err(io_err(dir))?;
         let run = RunFile {
             format: 1,
@@ -700,7 +704,7 @@ impl Folder {
                 let found: RunFile = serde_json::from_str(&text)
                     .map_err(|e| bad_checkpoint(&path, &format!("invalid JSON: {e}")))?;
                 if found != run {
-                    return Err(crate::error::Error::input(
+                    return Err(queens_model::error::Error::input(
                         &path.display().to_string(),
                         format!(
                             "the folder holds the checkpoints of n = {}, {} game, not n = {}, {}",
@@ -709,7 +713,7 @@ impl Folder {
                     ));
                 }
                 if !resume {
-                    return Err(crate::error::Error::input(
+                    return Err(queens_model::error::Error::input(
                         &dir.display().to_string(),
                         "the folder already holds checkpoints of this run: pass \
                                   --resume to continue it, or name an empty folder",
@@ -727,7 +731,11 @@ impl Folder {
         })
     }
 
-    fn level_meta(&self, pass: Pass, j: usize) -> Result<Option<LevelFile>, crate::error::Error> {
+    fn level_meta(
+        &self,
+        pass: Pass,
+        j: usize,
+    ) -> Result<Option<LevelFile>, queens_model::error::Error> {
         let path = self.meta(pass, j);
         match fs::read_to_string(&path) {
             Ok(text) => {
@@ -745,7 +753,7 @@ impl Folder {
 
     /// Writes level j: the bits first, then the description that marks it finished; both
     /// by rename, so a crash leaves the level whole or absent.
-    fn save(&self, meta: &LevelFile, data: &[u64]) -> Result<(), crate::error::Error> {
+    fn save(&self, meta: &LevelFile, data: &[u64]) -> Result<(), queens_model::error::Error> {
         let path = self.bits(meta.pass, meta.level);
         let tmp = path.with_extension("bits.tmp");
         {
@@ -766,7 +774,7 @@ impl Folder {
         write_atomic(&self.meta(meta.pass, meta.level), text.as_bytes())
     }
 
-    fn load(&self, meta: &LevelFile, words: usize) -> Result<Words, crate::error::Error> {
+    fn load(&self, meta: &LevelFile, words: usize) -> Result<Words, queens_model::error::Error> {
         let path = self.bits(meta.pass, meta.level);
         let mut file = fs::File::open(&path).map_err(io_err(&path))?;
         let mut head = [0u8; 16];
@@ -802,7 +810,7 @@ impl Folder {
     }
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), crate::error::Error> {
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), queens_model::error::Error> {
     let tmp = path.with_extension("tmp");
     {
         let mut f = fs::File::create(&tmp).map_err(io_err(&tmp))?;
@@ -950,7 +958,7 @@ pub fn solve(n: usize, variant: Variant, opts: &Options) -> Result<Solution, Ret
     let keep = opts.keep.max(1).min(layout.hi_cells);
     let need = memory_estimate(&layout, keep, opts.reachable);
     if let Some(max) = opts.max_memory.filter(|&m| need > m) {
-        return Err(crate::error::Error::too_large(format!(
+        return Err(queens_model::error::Error::too_large(format!(
             "the retrograde run of n = {n} needs about {} MB (two levels of {} KB blocks), over \
              the limit of {} MB: raise --max-memory",
             need >> 20,

@@ -9,7 +9,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::model::Pos;
+use queens_model::model::Pos;
 
 /// Which game: how the board starts and which moves are legal.
 #[derive(

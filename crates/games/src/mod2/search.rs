@@ -11,7 +11,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant;
 
 use super::rules::Variant;
-use crate::model::Pos;
+use queens_model::model::Pos;
 
 /// Largest board the bitboards hold.
 pub const MAX_N: usize = 11;

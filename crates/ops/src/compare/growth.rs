@@ -1,7 +1,13 @@
 //! How each engine's time grows with the board size: per-size medians, an exponential fit
 //! per engine with its interval, as a table and a plot.
 
-use super::*;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::report::fmt_ms;
+use super::{median, EngineSpec, Row, Status};
 
 /// One engine at one board size, for the growth table.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -177,7 +183,7 @@ pub fn growth_plot(
     engines: &[EngineSpec],
     points: &[GrowthPoint],
     timeout: Duration,
-) -> Result<(), crate::Error> {
+) -> Result<(), queens_model::error::Error> {
     let series: Vec<(String, Vec<(f64, f64)>)> = engines
         .iter()
         .map(|e| {

@@ -5,7 +5,7 @@
 //! run in a child `queens op` ([`Request::run_in_child`]), killed when the limit passes. A
 //! killed run is a timeout, never an answer. Each attempt's time is the engine's (encoding
 //! included for SAT, process start and parsing excluded), and every board the child reports
-//! is verified with [`crate::verify()`] before it counts as solved. An input that cannot be
+//! is verified with [`queens_model::verify()`] before it counts as solved. An input that cannot be
 //! read or parsed is a row of its own, every engine an error, so the rest still runs.
 //!
 //! Times are milliseconds (`time_ms`), as in every command's JSON; the table prints them in
@@ -24,20 +24,31 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::formats::sources::{Entry, Instance};
-use crate::model::Problem;
-use crate::ops::{
+use crate::{
     Context, EngineName, ProofInfo, Request, Response, SolveRequest, SolveResponse, Status,
 };
-use crate::proof::ProofFormat;
+use queens_model::formats::sources::{Entry, Instance};
+use queens_model::model::Problem;
+use queens_proof::ProofFormat;
 
-pub use crate::engine::EngineSpec;
+pub use queens_engine::EngineSpec;
 
 mod growth;
 mod report;
 
-pub use growth::*;
-pub use report::*;
+pub use growth::{growth, growth_plot, growth_text, GrowthFit, GrowthPoint};
+pub use report::{
+    check_plot, csv, fmt_attempt, fmt_bytes, fmt_count, fmt_ms, fmt_seconds, id_width, plan_csv,
+    plot, problems, summary_text, table_header, table_line, to_json,
+};
+
+/// The id an entry is listed under, loaded or not.
+pub fn entry_id(entry: &Entry) -> &str {
+    match entry {
+        Ok(inst) => &inst.id,
+        Err(broken) => &broken.id,
+    }
+}
 
 /// What an attempt that finished reports beside its answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -385,21 +396,21 @@ impl Plan {
 }
 
 /// Why `spec` cannot run on `problem` at all, if it cannot: the complete engines keep n² bits
-/// and stop at [`crate::model::MAX_N`], past which backtrack, sat and ext search the core of
-/// a completion that fits ([`crate::engine::completion::fits`]); local search solves classic
+/// and stop at [`queens_model::model::MAX_N`], past which backtrack, sat and ext search the core of
+/// a completion that fits ([`queens_engine::completion::fits`]); local search solves classic
 /// boards only.
 pub fn unsupported(problem: &Problem, spec: EngineSpec) -> Option<String> {
-    if let Err(e) = crate::engine::complete_only(problem, spec) {
+    if let Err(e) = queens_engine::complete_only(problem, spec) {
         let n = problem.n();
         return Some(format!(
             "{} runs on boards up to {}×{}, not {n}×{n} ({e})",
             spec.name(),
-            crate::model::MAX_N,
-            crate::model::MAX_N
+            queens_model::model::MAX_N,
+            queens_model::model::MAX_N
         ));
     }
     if matches!(spec, EngineSpec::Local { .. }) {
-        if let Err(e) = crate::engine::local::supports(problem) {
+        if let Err(e) = queens_engine::local::supports(problem) {
             return Some(e.to_string());
         }
     }
@@ -507,7 +518,7 @@ pub fn run(
 }
 
 /// The row of an input that could not be loaded: every engine an error, nothing run.
-fn error_row(plan: &Plan, index: usize, broken: &crate::formats::sources::Broken) -> Row {
+fn error_row(plan: &Plan, index: usize, broken: &queens_model::formats::sources::Broken) -> Row {
     let message = broken.error.to_string();
     Row {
         index,

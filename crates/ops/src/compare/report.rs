@@ -1,7 +1,11 @@
 //! How a comparison reads: times, counts and sizes in the unit that reads best, the table,
 //! the per-engine summary, the problems worth a look, CSV, JSON and the plot.
 
-use super::*;
+use std::path::Path;
+
+use super::{
+    entry_id, Attempt, EngineName, EngineSpec, Entry, Plan, ProofRun, Row, Status, Summary,
+};
 
 /// `1.23s`, `45ms`, `812µs`: three significant figures.
 pub fn fmt_seconds(s: f64) -> String {
@@ -92,14 +96,6 @@ pub fn fmt_attempt(a: &Attempt) -> String {
             s
         }
         (_, None) => fmt_ms(a.time_ms),
-    }
-}
-
-/// The id an entry is listed under, loaded or not.
-pub fn entry_id(entry: &Entry) -> &str {
-    match entry {
-        Ok(inst) => &inst.id,
-        Err(broken) => &broken.id,
     }
 }
 
@@ -356,9 +352,9 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
 }
 
 /// Whether [`plot`] can draw these engines: it needs a reference (x axis) and one more.
-pub fn check_plot(engines: &[EngineSpec]) -> Result<(), crate::Error> {
+pub fn check_plot(engines: &[EngineSpec]) -> Result<(), queens_model::error::Error> {
     if engines.len() < 2 {
-        return Err(crate::Error::unsupported(
+        return Err(queens_model::error::Error::unsupported(
             "--plot needs at least two engines (the first is the x axis)".into(),
         ));
     }
@@ -366,7 +362,7 @@ pub fn check_plot(engines: &[EngineSpec]) -> Result<(), crate::Error> {
 }
 
 /// Writes the --plot scatter: each engine's time against the first engine's, per instance.
-pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), crate::Error> {
+pub fn plot(path: &Path, plan: &Plan, rows: &[Row]) -> Result<(), queens_model::error::Error> {
     check_plot(&plan.engines)?;
     let series: Vec<crate::plot::Series> = (1..plan.engines.len())
         .map(|e| crate::plot::Series {
