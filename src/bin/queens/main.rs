@@ -36,6 +36,7 @@ use queens::{formats, Error, Problem};
 use args::{engine_choice, CompareArgs, EngineChoice, SelectionArgs, SolverArgs, Timeout};
 use limits::Limits;
 use output::{to_json, write_atomically, Failure};
+use print::Text;
 
 // See Cargo.toml: the service allocates from many threads at once.
 #[global_allocator]
@@ -866,7 +867,7 @@ fn rings(out: &mut impl Write, n: usize, json: bool) -> Result<u8, Failure> {
 
 /// Prints the answer of operation `O` to `req`, as the operation's JSON (byte for byte what
 /// the service sends) or as text, and returns its exit code.
-fn answer<O: Member>(
+fn answer<O: Text>(
     out: &mut impl Write,
     req: &Request,
     resp: O::Response,
@@ -877,7 +878,10 @@ fn answer<O: Member>(
     if json {
         writeln!(out, "{}", to_json(&resp)?)?;
     } else {
-        print::text(out, req, &O::wrap_response(resp), style)?;
+        let req = O::request(req).ok_or_else(|| {
+            Error::internal(format!("{} was asked another operation's request", O::NAME))
+        })?;
+        O::text(out, req, &resp, style)?;
     }
     Ok(code)
 }
