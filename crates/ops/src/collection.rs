@@ -785,6 +785,7 @@ impl crate::operation::Operation for CollectionSimulate {
     const SUMMARY: &'static str = "Play seeded deals with a policy: mean, win rate, histogram. \
                                    At most 10,000 deals here\n(more as a job); the server's time \
                                    limit may end the run first (`status: timeout`).";
+    const BOUND_FIELD: &'static str = "deals";
     type Request = SimulateRequest;
     type Response = SimulateResponse;
 
@@ -854,6 +855,7 @@ impl crate::operation::Operation for CollectionStudy {
     const SUMMARY: &'static str = "Optima against the policies' scores on seeded deals: how \
                                    much of a player's loss is luck\nand how much play. At most \
                                    100 deals here (more as a job).";
+    const BOUND_FIELD: &'static str = "deals";
     type Request = StudyRequest;
     type Response = StudyResponse;
 

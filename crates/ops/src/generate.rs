@@ -234,6 +234,7 @@ impl crate::operation::Operation for Generate {
     const PATH: Option<&'static str> = Some("/v1/generate");
     const SUMMARY: &'static str =
         "Seeded instances: completions, excluded diagonals, unique region puzzles.";
+    const N_FIELD: &'static str = "n";
     type Request = GenerateRequest;
     type Response = GenerateResponse;
 

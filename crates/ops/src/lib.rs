@@ -472,6 +472,7 @@ impl Operation for Solve {
     const SUMMARY: &'static str = "Find a solution (or up to `limit`), verified; `status` is \
                                    `sat`, `unsat`, `timeout` or\n`cancelled`.";
     const SPARSE: Sparse = Sparse::Taken;
+    const LARGE_AS_JOB: bool = true;
     type Request = SolveRequest;
     type Response = SolveResponse;
 

@@ -1030,6 +1030,7 @@ impl crate::operation::Operation for Mod2Solve {
                                    first moves; `reachable`\nalso counts the reachable \
                                    positions. The retrograde sweep (n = 6) runs as a job \
                                    only;\n`status` is `ok`, `timeout` or `memory`.";
+    const BOUND_FIELD: &'static str = "n";
     type Request = Mod2SolveRequest;
     type Response = Mod2SolveResponse;
 

@@ -140,6 +140,19 @@ pub trait Operation: Sized + 'static {
     fn instance_mut(_req: &mut Self::Request) -> Option<&mut Instance> {
         None
     }
+
+    /// The request's field that holds the board size ([`Operation::n`]): the field a caller's
+    /// refusal of a board over its size limit names.
+    const N_FIELD: &'static str = "instance.n";
+
+    /// The request's field that bounds its work: the field a synchronous caller's refusal of
+    /// an [`Operation::unbounded`] request names.
+    const BOUND_FIELD: &'static str = "limit";
+
+    /// True when a sparse board (past [`queens_model::model::MAX_N`]) over a service's board-size
+    /// limit is still taken, as a job: local search answers it, and [`crate::check_memory`]
+    /// refuses it before it is queued when its memory estimate is over the limit.
+    const LARGE_AS_JOB: bool = false;
 }
 
 /// What an operation does with a board past [`queens_model::model::MAX_N`].

@@ -19,9 +19,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::Caller;
+use super::body::{parse_job, RawBody};
 use super::error::{ApiError, Problem};
+use super::retention;
+use super::state::AppState;
 use super::store::{Artifact, Job, JobStatus, StoreError};
-use super::{AppState, RawBody};
 use crate::engine::Budget;
 use crate::ops::{Context, Request, Response};
 
@@ -175,9 +177,9 @@ async fn submit(
     Extension(caller): Extension<Caller>,
     RawBody(body): RawBody,
 ) -> Result<HttpResponse, ApiError> {
-    let req = super::parse_job(&body)?;
+    let req = parse_job(&body)?;
     s.admit(&req, false)?;
-    super::retention::admit(&s, &req)?;
+    retention::admit(&s, &req)?;
     if s.shutting_down.load(Ordering::SeqCst) {
         return Err(ApiError::busy("the server is shutting down"));
     }
@@ -246,7 +248,7 @@ async fn delete(
         state.store.cancel(&wanted).map_err(store_error)?;
         let job = state.store.get(&wanted).map_err(store_error)?;
         state.store.delete(&wanted).map_err(store_error)?;
-        super::retention::remove_files(&state.config.artifacts, &wanted);
+        retention::remove_files(&state.config.artifacts, &wanted);
         Ok(job)
     })
     .await?
@@ -365,16 +367,6 @@ async fn artifact(
             Ok(([octets, (header::CONTENT_LENGTH, &len.to_string())], body).into_response())
         }
     }
-}
-
-/// The folder of job `id`'s files in the artifacts folder, if `id` is a plain name (the
-/// store makes ids; this keeps any other out of the path).
-pub(super) fn job_folder(artifacts: &std::path::Path, id: &str) -> Option<std::path::PathBuf> {
-    let plain = !id.is_empty()
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    plain.then(|| artifacts.join(id))
 }
 
 /// Moves a certified answer's proof and CNF into the job's folder (the proof is there
@@ -644,8 +636,8 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
     });
     // A proof streams to the job's folder as it is written: neither this process nor the
     // store holds it.
-    let proving = super::retention::streams_proof(&req);
-    let folder = job_folder(&state.config.artifacts, id).filter(|_| proving);
+    let proving = retention::streams_proof(&req);
+    let folder = retention::job_folder(&state.config.artifacts, id).filter(|_| proving);
     let mut ctx = ctx;
     if let Some(folder) = &folder {
         if let Err(e) = std::fs::create_dir_all(folder) {
@@ -676,9 +668,9 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
         Err(_) => true,
     };
     if cut_short && cancel.load(Ordering::SeqCst) {
-        if let Some(halt) = super::retention::halted(state, id) {
+        if let Some(halt) = retention::halted(state, id) {
             remove_folder();
-            return super::retention::record(state, id, halt);
+            return retention::record(state, id, halt);
         }
     }
     let result = result.and_then(|(mut resp, mut artifacts)| {

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::AppState;
+use super::state::AppState;
 
 /// How often the keeper runs for a given lease.
 pub(super) fn period(lease: Duration) -> Duration {

@@ -10,15 +10,9 @@
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
-use super::{ApiError, Config};
+use super::config::Config;
+use super::error::ApiError;
 use crate::ops::{collection, mod2, Request};
-
-/// Default of `--max-simulate-deals`: 100,000 greedy deals take seconds, lookahead ones
-/// about four hours (a job's time limit stops them first).
-pub const DEFAULT_SIMULATE_DEALS: u64 = 100_000;
-
-/// Default of `--max-study-deals`: each deal's optimum may take `timeout_each_ms`.
-pub const DEFAULT_STUDY_DEALS: u64 = 1_000;
 
 /// One bounded field: the schema it is in, its property (a path through nested objects:
 /// `lookahead.samples` is in the `Lookahead` schema), and its bounds.

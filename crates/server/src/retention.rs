@@ -14,23 +14,20 @@
 //!   `interrupted`; over the quota, it fails with 507.
 
 use std::collections::HashSet;
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 
 use super::error::ApiError;
+use super::quota::MEASURE_EVERY;
+use super::state::AppState;
 use super::store::StoreError;
-use super::AppState;
 use crate::ops::Request;
 
 /// Expired jobs removed by one statement; a sweep repeats it until fewer come back.
 const BATCH: usize = 500;
-
-/// How often the artifacts folder is measured and the quota enforced.
-const MEASURE_EVERY: Duration = Duration::from_secs(1);
 
 /// Why the server, not the client, stopped a running job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,62 +36,6 @@ pub(super) enum Halt {
     Shutdown,
     /// The artifacts folder passed `--max-artifacts-total` while the job wrote its proof.
     Quota,
-}
-
-/// The artifacts quota and the folder's last measured size.
-pub(super) struct Quota {
-    /// `--max-artifacts-total`, bytes.
-    limit: Option<u64>,
-    used: AtomicU64,
-    measured: Mutex<Option<Instant>>,
-    /// Running jobs this server stopped for the quota.
-    stopped: Mutex<HashSet<String>>,
-}
-
-impl Quota {
-    pub(super) fn new(limit: Option<u64>) -> Quota {
-        Quota {
-            limit,
-            used: AtomicU64::new(0),
-            measured: Mutex::new(None),
-            stopped: Mutex::new(HashSet::new()),
-        }
-    }
-
-    /// The artifacts folder's size, measured at most once every [`MEASURE_EVERY`].
-    fn used(&self, artifacts: &Path) -> u64 {
-        let mut measured = self.measured.lock().unwrap_or_else(|e| e.into_inner());
-        if measured.is_none_or(|at| at.elapsed() >= MEASURE_EVERY) {
-            // A proof streams into a folder of its job's folder (`<id>/.queens-op-…/proof`).
-            self.used
-                .store(folder_size(artifacts, 3), Ordering::Relaxed);
-            *measured = Some(Instant::now());
-        }
-        self.used.load(Ordering::Relaxed)
-    }
-
-    /// Whether this server stopped job `id` for the quota (and forgets it).
-    fn take(&self, id: &str) -> bool {
-        self.stopped
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id)
-    }
-}
-
-/// The bytes of the files under `dir` and its folders, `depth` levels down.
-fn folder_size(dir: &Path, depth: u32) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .filter_map(Result::ok)
-        .map(|entry| match entry.metadata() {
-            Ok(m) if m.is_dir() && depth > 0 => folder_size(&entry.path(), depth - 1),
-            Ok(m) if m.is_file() => m.len(),
-            _ => 0,
-        })
-        .sum()
 }
 
 /// Whether a job writes its proof to the artifacts folder as it runs.
@@ -132,9 +73,19 @@ pub(super) fn admit(state: &AppState, req: &Request) -> Result<(), ApiError> {
     Err(e)
 }
 
+/// The folder of job `id`'s files in the artifacts folder, if `id` is a plain name (the
+/// store makes ids; this keeps any other out of the path).
+pub(super) fn job_folder(artifacts: &Path, id: &str) -> Option<PathBuf> {
+    let plain = !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    plain.then(|| artifacts.join(id))
+}
+
 /// Removes job `id`'s folder of the artifacts folder, if it has one.
 pub(super) fn remove_files(artifacts: &Path, id: &str) {
-    let Some(folder) = super::jobs::job_folder(artifacts, id) else {
+    let Some(folder) = job_folder(artifacts, id) else {
         return;
     };
     match std::fs::remove_dir_all(&folder) {
@@ -291,8 +242,7 @@ fn enforce_quota(state: &AppState) {
     }
     let running = state.running.lock().unwrap_or_else(|e| e.into_inner());
     for (id, flag) in running.iter() {
-        let writing = super::jobs::job_folder(&state.config.artifacts, id)
-            .is_some_and(|folder| folder.is_dir());
+        let writing = job_folder(&state.config.artifacts, id).is_some_and(|folder| folder.is_dir());
         if writing && !flag.load(Ordering::SeqCst) {
             tracing::warn!(job = %id, used, limit, "the artifacts folder passed its quota: stopping a proof");
             state
@@ -329,16 +279,5 @@ mod tests {
         assert!(!is_job_id("0123456789ABCDEF0123456789abcdef"));
         assert!(!is_job_id("lost+found"));
         assert!(!is_job_id("0123456789abcdef"));
-    }
-
-    #[test]
-    fn the_folder_size_counts_the_files_of_job_folders() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("a")).unwrap();
-        std::fs::write(dir.path().join("a").join("proof"), vec![0u8; 1000]).unwrap();
-        std::fs::write(dir.path().join("a").join("cnf"), vec![0u8; 24]).unwrap();
-        std::fs::write(dir.path().join("loose"), vec![0u8; 7]).unwrap();
-        assert_eq!(folder_size(dir.path(), 2), 1031);
-        assert_eq!(folder_size(&dir.path().join("none"), 2), 0);
     }
 }

@@ -20,9 +20,11 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::body::JsonBody;
 use super::error::{ApiError, Problem};
+use super::jobs;
 use super::metrics::Gauges;
-use super::{jobs, AppState, JsonBody};
+use super::state::AppState;
 use crate::ops::{Member, Visit};
 
 /// The whole router: API routes (collected into the OpenAPI document as they are

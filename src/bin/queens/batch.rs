@@ -17,9 +17,9 @@ use queens::ops::Status;
 use queens::ops::{Context, EngineName};
 use queens::Error;
 
-use super::{
-    engine_choice, progress, seconds, to_json, EngineChoice, Failure, SelectionArgs, SolverArgs,
-};
+use super::args::{engine_choice, seconds, EngineChoice, SelectionArgs, SolverArgs};
+use super::output::{to_json, write_atomically, Failure};
+use super::progress;
 
 #[derive(Args)]
 pub struct BatchArgs {
@@ -201,7 +201,7 @@ pub fn run_merge(out: &mut impl Write, args: MergeArgs) -> Result<u8, Failure> {
             text.push_str(&to_json(l)?);
             text.push('\n');
         }
-        super::write_atomically(path, text.as_bytes())?;
+        write_atomically(path, text.as_bytes())?;
     }
     if args.json {
         writeln!(out, "{}", to_json(&m)?)?;

@@ -17,7 +17,8 @@ use queens::ops::collection::{
 use queens::ops::Context;
 use queens::{formats, Error};
 
-use super::{progress, to_json, Failure};
+use super::output::{to_json, Failure};
+use super::progress;
 
 #[derive(Subcommand)]
 pub(crate) enum CollectionCommand {

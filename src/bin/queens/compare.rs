@@ -11,7 +11,9 @@ use queens::formats::sources;
 use queens::ops::compare::{self as cmp, EngineSpec};
 use queens::Error;
 
-use super::{progress, CompareArgs, Failure};
+use super::args::CompareArgs;
+use super::output::Failure;
+use super::progress;
 
 pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     let usage = |m: &str| Failure::Error(Error::unsupported(m.to_string()));

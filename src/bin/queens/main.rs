@@ -5,23 +5,25 @@
 //! (or a board that breaks a rule); 2 bad input or usage; 3 an internal check failed; 4 no
 //! answer within the limits (`--timeout`, a count stopped by `--limit`, `s UNKNOWN`).
 
+mod args;
 mod batch;
 mod collection;
 mod compare;
+mod limits;
 mod mod2;
+mod output;
 mod print;
 mod progress;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use queens::encode::amo::Encoding;
-use queens::formats::sources::{self, Selection};
-use queens::ops::compare::EngineSpec;
+use queens::formats::sources;
 use queens::ops::shard::Shard;
 use queens::ops::{
     self, Artifacts, CheckRequest, Context, CountRequest, DecodeRequest, EncodeRequest, EngineName,
@@ -30,6 +32,11 @@ use queens::ops::{
 };
 use queens::proof::ProofFormat;
 use queens::{formats, Error, Problem};
+
+use args::{engine_choice, CompareArgs, EngineChoice, SelectionArgs, SolverArgs, Timeout};
+use limits::Limits;
+use output::{to_json, write_atomically, Failure};
+use print::Text;
 
 // See Cargo.toml: the service allocates from many threads at once.
 #[global_allocator]
@@ -309,55 +316,6 @@ fn load_one(path: &Path, selection: &SelectionArgs) -> Result<Instance, Error> {
     ))
 }
 
-/// Which records of a corpus to use, and which prefix of their lists.
-#[derive(Args)]
-struct SelectionArgs {
-    /// Keep instances whose FIELD equals VALUE (repeatable): `--select n=21`. JSON records
-    /// and files offer their fields; text grids and CSPLib files their `id` (file name) and `n`.
-    #[arg(long, value_name = "FIELD=VALUE", value_parser = Selection::parse_filter)]
-    select: Vec<(String, String)>,
-    /// Use only the first D excluded diagonals (and fixed queens) of each instance, as CSPLib
-    /// prob079 defines its instances.
-    #[arg(long, value_name = "D")]
-    first: Option<usize>,
-}
-
-impl SelectionArgs {
-    fn get(&self, take: Option<usize>) -> Selection {
-        Selection {
-            filters: self.select.clone(),
-            first: self.first,
-            take,
-        }
-    }
-}
-
-/// `--timeout SECS` of the commands that answer one question.
-#[derive(Args, Clone, Copy)]
-struct Timeout {
-    /// Give up after SECS seconds (counted from the start of the command): print what was
-    /// found so far and exit 4. A SAT solver that cannot stop by itself runs in a child
-    /// process, killed at the limit.
-    #[arg(long, value_name = "SECS", value_parser = seconds)]
-    timeout: Option<Duration>,
-    /// Refuse SAT work whose estimated memory is over MB megabytes, before allocating it
-    /// (default: half the smallest of this machine's memory, the cgroup's limit and
-    /// `ulimit -v`).
-    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u64).range(1..))]
-    max_memory: Option<u64>,
-}
-
-/// A number of seconds for `--timeout`: positive, finite, at most a year.
-fn seconds(text: &str) -> Result<Duration, String> {
-    let secs: f64 = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    match Duration::try_from_secs_f64(secs) {
-        Ok(t) if secs > 0.0 && t <= Duration::from_secs(366 * 24 * 3600) => Ok(t),
-        _ => Err("must be a positive number of seconds, at most a year".into()),
-    }
-}
-
 #[derive(Subcommand)]
 enum GenerateKind {
     /// Random n-queens completion (Gent, Jefferson & Nightingale's generator): up to M
@@ -452,97 +410,6 @@ struct GenerateOut {
 }
 
 #[derive(Args)]
-struct CompareArgs {
-    /// Instance files, folders (every file inside) or JSON-lines corpora.
-    #[arg(required = true, value_name = "INPUT")]
-    inputs: Vec<PathBuf>,
-    #[command(flatten)]
-    selection: SelectionArgs,
-    /// Use at most K instances.
-    #[arg(long, value_name = "K")]
-    take: Option<usize>,
-    /// Comma-separated engines: backtrack (all cores), backtrack:THREADS, sat:ENCODING, race,
-    /// ext:SOLVER[:ENCODING][+rings] (an external SAT solver). The first is the reference for
-    /// ratios and the x axis of --plot.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "backtrack,sat:auto",
-        value_name = "LIST"
-    )]
-    engines: Vec<EngineSpec>,
-    /// Seconds each attempt may run before it is killed and reported as a timeout.
-    #[arg(long, value_name = "SECS", default_value = "60", value_parser = seconds)]
-    timeout: Duration,
-    /// Instances run at the same time (1 keeps timings clean; engines of one instance always
-    /// run one after the other).
-    #[arg(long, value_name = "J", default_value_t = 1)]
-    jobs: usize,
-    /// Also write one CSV line per attempt here.
-    #[arg(long, value_name = "FILE")]
-    csv: Option<PathBuf>,
-    /// Write an SVG log-log scatter of each engine's time against the first engine's.
-    #[arg(long, value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-    /// Print one JSON object (every attempt and the summary) instead of the table.
-    #[arg(long)]
-    json: bool,
-    /// Also print per engine and n: median time, share solved within the limit, and the
-    /// fitted growth rate b of time ≈ a·bⁿ with its spread (in the JSON as `growth`).
-    #[arg(long)]
-    growth: bool,
-    /// Write an SVG of each engine's median time against n (implies --growth).
-    #[arg(long, value_name = "FILE.svg")]
-    growth_plot: Option<PathBuf>,
-    /// Use the first round(R·n) excluded diagonals (and fixed queens) of each instance, n
-    /// its board size: CSPLib prob079's instances at one ratio d/n across sizes.
-    #[arg(long, value_name = "R", conflicts_with = "first")]
-    first_ratio: Option<f64>,
-    /// Use at most K instances of each board size (in input order).
-    #[arg(long, value_name = "K")]
-    per_n: Option<usize>,
-    #[command(flatten)]
-    solvers: SolverArgs,
-    /// Prove every UNSAT answer of the engines that can (backtrack, sat): the same solve is
-    /// run again with a proof, checked as it is written, and its time and size are reported
-    /// beside the plain answer's.
-    #[arg(long)]
-    proof: bool,
-    /// The proofs' format: lrat, binary-lrat, drat or binary-drat.
-    #[arg(long, value_name = "F", default_value = "lrat", requires = "proof")]
-    proof_format: ProofFormat,
-    /// Keep the proofs and their CNFs in this folder (created if missing; default: a
-    /// temporary folder, removed at the end).
-    #[arg(long, value_name = "DIR", requires = "proof")]
-    proof_dir: Option<PathBuf>,
-}
-
-/// External SAT solvers a command may run (`--engine ext:NAME`).
-#[derive(Args, Clone, Default)]
-struct SolverArgs {
-    /// An external solver: NAME=CMD (CMD split on spaces, no shell; {cnf} is replaced by the
-    /// CNF file, {proof} by a DRAT proof file, {model} by a model file; without {cnf} the CNF
-    /// goes to stdin), or a known NAME alone (cadical, kissat, minisat, cryptominisat5,
-    /// picosat; known solvers on PATH need no flag). Repeatable.
-    #[arg(long = "solver", value_name = "NAME=CMD")]
-    solver: Vec<String>,
-    /// Only the solvers given with --solver (what a server passes to its workers).
-    #[arg(long, hide = true)]
-    solvers_only: bool,
-}
-
-impl SolverArgs {
-    /// Makes these the process's solver table.
-    fn configure(&self) -> Result<(), Error> {
-        queens::engine::ext::configure(queens::engine::ext::SolverTable::from_args(
-            &self.solver,
-            self.solvers_only,
-        )?);
-        Ok(())
-    }
-}
-
-#[derive(Args)]
 struct ProofArgs {
     /// When the answer is UNSAT, write a proof of it here (checked by the
     /// built-in checker before the answer is printed).
@@ -608,28 +475,6 @@ struct EngineArgs {
     cross_check: bool,
 }
 
-/// `--engine`: one of [`EngineName`]'s names, or `ext:SOLVER[:ENCODING][+rings]`.
-#[derive(Clone, Copy)]
-struct EngineChoice {
-    engine: EngineName,
-    ext: Option<queens::engine::ext::ExtSpec>,
-}
-
-fn engine_choice(s: &str) -> Result<EngineChoice, String> {
-    if let Some(rest) = s.strip_prefix("ext:") {
-        let ext = queens::engine::ext::ExtSpec::parse(rest)?;
-        return Ok(EngineChoice {
-            engine: EngineName::Ext,
-            ext: Some(ext),
-        });
-    }
-    EngineName::from_str(s, true)
-        .map(|engine| EngineChoice { engine, ext: None })
-        .map_err(|_| {
-            format!("`{s}`: use auto, backtrack, sat, race, local or ext:SOLVER (e.g. ext:cadical)")
-        })
-}
-
 impl EngineArgs {
     /// The engine, the encoding, the external solver and the ring flag of a request (an
     /// encoding or `+rings` written into `ext:…` counts as given).
@@ -682,30 +527,6 @@ fn main() -> ExitCode {
         }
         // Output closed early (e.g. piped into `head`): not an error.
         Err(Failure::BrokenPipe) => ExitCode::SUCCESS,
-    }
-}
-
-enum Failure {
-    Error(Error),
-    BrokenPipe,
-}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Failure {
-        Failure::Error(e)
-    }
-}
-
-impl From<std::io::Error> for Failure {
-    fn from(e: std::io::Error) -> Failure {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            Failure::BrokenPipe
-        } else {
-            Failure::Error(Error::Io {
-                path: "<stdout>".into(),
-                source: e,
-            })
-        }
     }
 }
 
@@ -1044,73 +865,9 @@ fn rings(out: &mut impl Write, n: usize, json: bool) -> Result<u8, Failure> {
     Ok(0)
 }
 
-/// What a command may spend, from `--timeout`, counted from the start of the command.
-struct Limits {
-    deadline: Option<Instant>,
-    max_memory: u64,
-    /// Where a proof goes (see [`queens::ops::Context::proof_file`]).
-    proof_file: Option<PathBuf>,
-}
-
-impl Limits {
-    fn new(started: Instant, timeout: Timeout) -> Limits {
-        Limits {
-            deadline: timeout.timeout.and_then(|t| started.checked_add(t)),
-            max_memory: timeout
-                .max_memory
-                .map_or_else(queens::engine::default_max_memory, |mb| {
-                    mb.saturating_mul(1 << 20)
-                }),
-            proof_file: None,
-        }
-    }
-
-    /// These limits, a proof going straight to `path`.
-    fn proof_to(mut self, path: Option<PathBuf>) -> Limits {
-        self.proof_file = path;
-        self
-    }
-
-    /// Runs the request (operation `O`'s) under these limits, reporting progress to `bar`,
-    /// and returns `O`'s answer. Under a deadline, work varisat does (which cannot be
-    /// interrupted) runs in a child process of this executable (`queens op`) that is killed
-    /// when the deadline passes.
-    fn run<O: Member>(
-        &self,
-        req: &Request,
-        bar: Option<&indicatif::ProgressBar>,
-    ) -> Result<(O::Response, Artifacts), Error> {
-        let mut ctx = Context::default();
-        ctx.budget.deadline = self.deadline;
-        ctx.budget.max_memory = Some(self.max_memory);
-        ctx.proof_file = self.proof_file.clone();
-        if self.deadline.is_some() && req.uninterruptible() || req.spawns() {
-            ctx.isolate = Some(std::env::current_exe().map_err(|e| Error::Io {
-                path: "queens".into(),
-                source: e,
-            })?);
-        }
-        if let Some(bar) = bar {
-            let bar = bar.clone();
-            ctx = ctx.with_progress(move |done, total| {
-                bar.set_length(total);
-                bar.set_position(done);
-            });
-        }
-        let (resp, artifacts) = req.run(&ctx)?;
-        let resp = O::response(resp).ok_or_else(|| {
-            Error::internal(format!(
-                "{} answered with another operation's answer",
-                O::NAME
-            ))
-        })?;
-        Ok((resp, artifacts))
-    }
-}
-
 /// Prints the answer of operation `O` to `req`, as the operation's JSON (byte for byte what
 /// the service sends) or as text, and returns its exit code.
-fn answer<O: Member>(
+fn answer<O: Text>(
     out: &mut impl Write,
     req: &Request,
     resp: O::Response,
@@ -1121,7 +878,10 @@ fn answer<O: Member>(
     if json {
         writeln!(out, "{}", to_json(&resp)?)?;
     } else {
-        print::text(out, req, &O::wrap_response(resp), style)?;
+        let req = O::request(req).ok_or_else(|| {
+            Error::internal(format!("{} was asked another operation's request", O::NAME))
+        })?;
+        O::text(out, req, &resp, style)?;
     }
     Ok(code)
 }
@@ -1165,25 +925,6 @@ fn read_bytes(path: &Path) -> Result<(String, Vec<u8>), Error> {
         return Ok(("<stdin>".into(), bytes));
     }
     Ok((path.display().to_string(), std::fs::read(path).map_err(io)?))
-}
-
-/// Writes `bytes` to `path` through a temporary file beside it, renamed into place: a reader
-/// (or `queens merge`) sees the old file or the whole new one, never half of it.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    std::fs::write(&tmp, bytes).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
-}
-
-fn to_json(value: &impl serde::Serialize) -> Result<String, Error> {
-    serde_json::to_string(value)
-        .map_err(|e| Error::internal_from("an answer does not serialize", e))
 }
 
 fn generate(out: &mut impl Write, kind: GenerateKind, started: Instant) -> Result<u8, Failure> {

@@ -14,7 +14,9 @@ use queens::ops::mod2::{self as op, Mod2CheckResponse, Mod2SolveResponse, Replay
 use queens::ops::Context;
 use queens::{formats, Error};
 
-use super::{to_json, Failure, Limits, Timeout};
+use super::args::Timeout;
+use super::limits::Limits;
+use super::output::{to_json, Failure};
 
 #[derive(Subcommand)]
 pub(crate) enum Mod2Command {

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use queens::model::{cell, Diagonal};
 use queens::ops::{
-    CheckResponse, CountRequest, CountResponse, DecodeResponse, EngineName, ExplainResponse,
-    GradeResponse, HintResponse, ProofInfo, Request, Response, SolveRequest, SolveResponse, Status,
-    WorkReport,
+    self, CheckRequest, CheckResponse, CountRequest, CountResponse, DecodeRequest, DecodeResponse,
+    EngineName, ExplainRequest, ExplainResponse, GradeRequest, GradeResponse, HintRequest,
+    HintResponse, Member, ProofInfo, SolveRequest, SolveResponse, Status, WorkReport,
 };
 use queens::{report, Pos, Problem};
 
@@ -19,23 +19,87 @@ pub struct Style {
     pub timeout: Option<Duration>,
 }
 
-/// Writes `resp`, the answer to `req`, as text.
-pub fn text(out: &mut impl Write, req: &Request, resp: &Response, style: &Style) -> io::Result<()> {
-    match (req, resp) {
-        (Request::Solve(q), Response::Solve(r)) => solve(out, q, r, style),
-        (Request::Count(q), Response::Count(r)) => count(out, q, r, style),
-        (Request::Check(q), Response::Check(r)) => check(out, &q.instance.0, &q.queens, r, style),
-        (Request::Explain(q), Response::Explain(r)) => explain(out, &q.instance.0, r, style),
-        (Request::Decode(q), Response::Decode(r)) => decode(out, &q.instance.0, r, style),
-        (Request::Hint(_), Response::Hint(r)) => hint(out, r),
-        (Request::Grade(q), Response::Grade(r)) => grade(out, &q.instance.0, r, style),
-        // Encode and generate print their own output (DIMACS, instances); anything else is
-        // shown as its JSON.
-        (_, resp) => writeln!(
-            out,
-            "{}",
-            serde_json::to_string(resp).map_err(io::Error::other)?
-        ),
+/// An operation whose answer the command line shows as text for people (the others print
+/// their own output, or their JSON).
+pub trait Text: Member {
+    /// Writes `resp`, the answer to `req`, as text.
+    fn text(
+        out: &mut impl Write,
+        req: &Self::Request,
+        resp: &Self::Response,
+        style: &Style,
+    ) -> io::Result<()>;
+}
+
+impl Text for ops::Solve {
+    fn text(
+        out: &mut impl Write,
+        q: &SolveRequest,
+        r: &SolveResponse,
+        s: &Style,
+    ) -> io::Result<()> {
+        solve(out, q, r, s)
+    }
+}
+
+impl Text for ops::Count {
+    fn text(
+        out: &mut impl Write,
+        q: &CountRequest,
+        r: &CountResponse,
+        s: &Style,
+    ) -> io::Result<()> {
+        count(out, q, r, s)
+    }
+}
+
+impl Text for ops::Check {
+    fn text(
+        out: &mut impl Write,
+        q: &CheckRequest,
+        r: &CheckResponse,
+        s: &Style,
+    ) -> io::Result<()> {
+        check(out, &q.instance.0, &q.queens, r, s)
+    }
+}
+
+impl Text for ops::Explain {
+    fn text(
+        out: &mut impl Write,
+        q: &ExplainRequest,
+        r: &ExplainResponse,
+        s: &Style,
+    ) -> io::Result<()> {
+        explain(out, &q.instance.0, r, s)
+    }
+}
+
+impl Text for ops::Decode {
+    fn text(
+        out: &mut impl Write,
+        q: &DecodeRequest,
+        r: &DecodeResponse,
+        s: &Style,
+    ) -> io::Result<()> {
+        decode(out, &q.instance.0, r, s)
+    }
+}
+
+impl Text for ops::Hint {
+    fn text(out: &mut impl Write, _: &HintRequest, r: &HintResponse, _: &Style) -> io::Result<()> {
+        hint(out, r)
+    }
+}
+
+impl Text for ops::Grade {
+    fn text(
+        out: &mut impl Write,
+        q: &GradeRequest,
+        r: &GradeResponse,
+        s: &Style,
+    ) -> io::Result<()> {
+        grade(out, &q.instance.0, r, s)
     }
 }
 

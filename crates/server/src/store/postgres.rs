@@ -20,8 +20,12 @@ use std::time::Duration;
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls, Row, Transaction};
 
+use super::error::StoreError;
+use super::options::{redact, Options};
+use super::row::{
+    fold_queue, parse_status, Artifact, Counts, Job, JobStatus, OpQueue, UnknownStatus,
+};
 use super::tls::Connector;
-use super::{parse_status, Artifact, Counts, Job, JobStatus, Options, StoreError, UnknownStatus};
 
 /// The schema, one migration per version: `MIGRATIONS[i]` takes a database from version `i`
 /// to version `i + 1` (the version lives in `queens_schema`). Append, never edit.
@@ -108,7 +112,7 @@ impl Postgres {
         owner: String,
         options: Options,
     ) -> Result<Postgres, StoreError> {
-        let redacted = super::redact(url);
+        let redacted = redact(url);
         let (url, ssl) = super::tls::split(url, &format!("--store {redacted}"))?;
         let mut config = Config::from_str(&url)
             .map_err(|e| StoreError::Db(format!("--store {redacted}: {e}")))?;
@@ -620,7 +624,7 @@ impl Postgres {
         row.map(|row| job_of(&row)).transpose()
     }
 
-    pub(super) fn queue_by_op(&self) -> Result<Vec<super::OpQueue>, StoreError> {
+    pub(super) fn queue_by_op(&self) -> Result<Vec<OpQueue>, StoreError> {
         let rows = self.with("counting queued and running jobs", |c| {
             c.query(
                 "SELECT op, status, COUNT(*), MIN(created_ms) FROM queens_jobs
@@ -628,7 +632,7 @@ impl Postgres {
                 &[],
             )
         })?;
-        Ok(super::fold_queue(
+        Ok(fold_queue(
             rows.iter()
                 .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
                 .collect(),

@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use super::{
-    now_ms, parse_status, Artifact, Counts, Job, JobStatus, Options, StoreError, UnknownStatus,
+use super::error::StoreError;
+use super::options::Options;
+use super::row::{
+    fold_queue, now_ms, parse_status, Artifact, Counts, Job, JobStatus, OpQueue, UnknownStatus,
 };
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
@@ -635,7 +637,7 @@ impl Sqlite {
         .transpose()
     }
 
-    pub(super) fn queue_by_op(&self) -> Result<Vec<super::OpQueue>, StoreError> {
+    pub(super) fn queue_by_op(&self) -> Result<Vec<OpQueue>, StoreError> {
         let rows = self.read("counting queued and running jobs", |tx| {
             let mut stmt = tx.prepare(
                 "SELECT op, status, COUNT(*), MIN(created_ms) FROM jobs
@@ -648,7 +650,7 @@ impl Sqlite {
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
         })?;
-        Ok(super::fold_queue(rows))
+        Ok(fold_queue(rows))
     }
 }
 
@@ -774,11 +776,11 @@ mod tests {
 
     impl Store {
         fn open(dir: &Path) -> Result<Sqlite, StoreError> {
-            Sqlite::open(dir, super::super::owner(), Options::default())
+            Sqlite::open(dir, super::super::options::owner(), Options::default())
         }
 
         fn open_in_memory() -> Result<Sqlite, StoreError> {
-            Sqlite::open_in_memory(super::super::owner(), Options::default())
+            Sqlite::open_in_memory(super::super::options::owner(), Options::default())
         }
 
         fn from_connection(
@@ -787,7 +789,7 @@ mod tests {
             migrations: &[&str],
         ) -> Result<Sqlite, StoreError> {
             Sqlite::from_connection(conn, origin, migrations)
-                .map(|s| s.owned(super::super::owner(), Options::default()))
+                .map(|s| s.owned(super::super::options::owner(), Options::default()))
         }
     }
 

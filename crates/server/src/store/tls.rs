@@ -25,7 +25,7 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use super::StoreError;
+use super::error::StoreError;
 
 /// libpq's `sslmode`, all six.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,74 @@
+//! What a command may spend ([`Limits`]: a deadline from `--timeout`, a memory limit, where
+//! a proof goes), and running one operation's request within it.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use queens::ops::{Artifacts, Context, Member, Request};
+use queens::Error;
+
+use super::args::Timeout;
+
+/// What a command may spend, from `--timeout`, counted from the start of the command.
+pub(crate) struct Limits {
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) max_memory: u64,
+    /// Where a proof goes (see [`queens::ops::Context::proof_file`]).
+    pub(crate) proof_file: Option<PathBuf>,
+}
+
+impl Limits {
+    pub(crate) fn new(started: Instant, timeout: Timeout) -> Limits {
+        Limits {
+            deadline: timeout.timeout.and_then(|t| started.checked_add(t)),
+            max_memory: timeout
+                .max_memory
+                .map_or_else(queens::engine::default_max_memory, |mb| {
+                    mb.saturating_mul(1 << 20)
+                }),
+            proof_file: None,
+        }
+    }
+
+    /// These limits, a proof going straight to `path`.
+    pub(crate) fn proof_to(mut self, path: Option<PathBuf>) -> Limits {
+        self.proof_file = path;
+        self
+    }
+
+    /// Runs the request (operation `O`'s) under these limits, reporting progress to `bar`,
+    /// and returns `O`'s answer. Under a deadline, work varisat does (which cannot be
+    /// interrupted) runs in a child process of this executable (`queens op`) that is killed
+    /// when the deadline passes.
+    pub(crate) fn run<O: Member>(
+        &self,
+        req: &Request,
+        bar: Option<&indicatif::ProgressBar>,
+    ) -> Result<(O::Response, Artifacts), Error> {
+        let mut ctx = Context::default();
+        ctx.budget.deadline = self.deadline;
+        ctx.budget.max_memory = Some(self.max_memory);
+        ctx.proof_file = self.proof_file.clone();
+        if self.deadline.is_some() && req.uninterruptible() || req.spawns() {
+            ctx.isolate = Some(std::env::current_exe().map_err(|e| Error::Io {
+                path: "queens".into(),
+                source: e,
+            })?);
+        }
+        if let Some(bar) = bar {
+            let bar = bar.clone();
+            ctx = ctx.with_progress(move |done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            });
+        }
+        let (resp, artifacts) = req.run(&ctx)?;
+        let resp = O::response(resp).ok_or_else(|| {
+            Error::internal(format!(
+                "{} answered with another operation's answer",
+                O::NAME
+            ))
+        })?;
+        Ok((resp, artifacts))
+    }
+}
