@@ -9,8 +9,8 @@ use axum::http::StatusCode;
 use super::error::ApiError;
 use super::limits;
 use super::state::AppState;
-use crate::engine::Budget;
-use crate::ops::{Member, Operation, Request, Visit};
+use queens_engine::Budget;
+use queens_ops::{Member, Operation, Request, Visit};
 
 impl AppState {
     /// Checks a request against the service's limits before any work is queued.
@@ -23,7 +23,7 @@ impl AppState {
             synchronous,
             result: Ok(()),
         };
-        crate::ops::for_each(&mut admit);
+        queens_ops::for_each(&mut admit);
         admit.result
     }
 
@@ -48,7 +48,7 @@ impl AppState {
                 )
                 .field(O::N_FIELD));
             }
-            let ctx = crate::ops::Context {
+            let ctx = queens_ops::Context {
                 budget: Budget {
                     max_memory: Some(self.config.max_memory),
                     ..Budget::default()
@@ -56,7 +56,7 @@ impl AppState {
                 isolate: None,
                 proof_file: None,
             };
-            crate::ops::check_memory(problem, &ctx)?;
+            queens_ops::check_memory(problem, &ctx)?;
             return Ok(());
         }
         if n > max_n {

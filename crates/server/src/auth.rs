@@ -51,8 +51,8 @@ impl Keys {
     /// it); blank lines and lines starting with `#` are skipped. Errors name the file and line (never the key): a line without `:`, an
     /// empty or repeated name, a key shorter than 16 characters or containing spaces, a
     /// key given twice, or no key at all.
-    pub fn load(path: &Path) -> Result<Keys, crate::Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| crate::Error::Io {
+    pub fn load(path: &Path) -> Result<Keys, queens_model::Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| queens_model::Error::Io {
             path: path.to_path_buf(),
             source: e,
         })?;
@@ -60,12 +60,12 @@ impl Keys {
     }
 
     /// [`Keys::load`] on text already read; `origin` names it in errors.
-    pub fn parse(origin: &str, text: &str) -> Result<Keys, crate::Error> {
+    pub fn parse(origin: &str, text: &str) -> Result<Keys, queens_model::Error> {
         let bad = |line: usize, message: &str| {
             if line == 0 {
-                crate::Error::input(origin, message)
+                queens_model::Error::input(origin, message)
             } else {
-                crate::Error::input_at_line(origin, line, message)
+                queens_model::Error::input_at_line(origin, line, message)
             }
         };
         let mut entries: Vec<(Arc<str>, [u8; 32])> = Vec::new();

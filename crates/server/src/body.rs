@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
 use super::strict;
-use crate::ops::Request;
+use queens_ops::Request;
 
 /// A JSON request body: 413 over the size limit, 400 when it is not JSON, 422 naming the
 /// field when a value is wrong (unknown engine, off-board queen, ragged grid, …).
@@ -122,14 +122,16 @@ fn instance_field(path: &str, body: &serde_json::Value) -> Option<String> {
     if instance.get("text").is_some() {
         return None;
     }
-    crate::formats::problem_from_json(instance).err()?.field
+    queens_model::formats::problem_from_json(instance)
+        .err()?
+        .field
 }
 
 /// A job body: `op` picks the operation, and the rest is read as that operation's request,
 /// so an error names its field as on the synchronous endpoint (an internally tagged enum
 /// would buffer the body and lose the path).
 pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
-    let mut object = match parse_body::<crate::formats::StrictValue>(bytes)?.0 {
+    let mut object = match parse_body::<queens_model::formats::StrictValue>(bytes)?.0 {
         serde_json::Value::Object(map) => map,
         _ => unreachable!("parse_body accepts objects only"),
     };
@@ -149,7 +151,7 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
     let rest = serde_json::Value::Object(object);
     /// The rest of the body as the operation's request.
     struct Typed(serde_json::Value);
-    impl crate::ops::ReadRequest<ApiError> for Typed {
+    impl queens_ops::ReadRequest<ApiError> for Typed {
         fn read<T: DeserializeOwned>(self) -> Result<T, ApiError> {
             let v = self.0;
             let value = serde_path_to_error::deserialize(&v).map_err(|e| invalid(e, Some(&v)))?;

@@ -10,8 +10,8 @@ use axum::http::StatusCode;
 use super::error::ApiError;
 use super::state::AppState;
 use super::workers;
-use crate::engine::Budget;
-use crate::ops::{Artifacts, Context, Request, Response};
+use queens_engine::Budget;
+use queens_ops::{Artifacts, Context, Request, Response};
 
 /// Sets the cancel flag when dropped: a synchronous request whose client went away (axum
 /// drops the handler's future) cancels its work.
@@ -121,7 +121,8 @@ impl AppState {
             // no `timeout` answer of its own says so with a 422, as it always has: the work
             // is over what a synchronous call may do.)
             Ok(Err(e))
-                if Instant::now() >= deadline && matches!(e, crate::Error::Internal { .. }) =>
+                if Instant::now() >= deadline
+                    && matches!(e, queens_model::Error::Internal { .. }) =>
             {
                 tracing::warn!(op, error = %e, "an operation ran out of time");
                 Err(late(

@@ -42,7 +42,7 @@ pub struct Config {
     /// API keys, rate limit, and whether `/metrics` needs a key.
     pub access: auth::Access,
     /// The external SAT solvers requests may name (engine `ext`): this allowlist only.
-    pub solvers: crate::engine::ext::SolverTable,
+    pub solvers: queens_engine::ext::SolverTable,
     /// The shared job store's URL (`postgres://…`); `None`: SQLite in `data`.
     pub store: Option<String>,
     /// How long a running job stays this server's without a renewal of its lease.
@@ -155,12 +155,12 @@ pub struct ServeArgs {
     /// Most deals a collection_simulate request (a job; a synchronous call at most 10,000)
     /// may ask for; more are refused with 422.
     #[arg(long, default_value_t = DEFAULT_SIMULATE_DEALS, value_name = "N",
-          value_parser = clap::value_parser!(u64).range(1..=crate::ops::collection::MAX_SIMULATE_DEALS))]
+          value_parser = clap::value_parser!(u64).range(1..=queens_ops::collection::MAX_SIMULATE_DEALS))]
     pub max_simulate_deals: u64,
     /// Most deals a collection_study request (a job; a synchronous call at most 100) may ask
     /// for; more are refused with 422.
     #[arg(long, default_value_t = DEFAULT_STUDY_DEALS, value_name = "N",
-          value_parser = clap::value_parser!(u64).range(1..=crate::ops::collection::MAX_STUDY_DEALS))]
+          value_parser = clap::value_parser!(u64).range(1..=queens_ops::collection::MAX_STUDY_DEALS))]
     pub max_study_deals: u64,
     /// Most jobs of one API key running at once on this server (default: half the job
     /// workers, at least 1); the others wait while other keys' jobs run. Without
@@ -171,18 +171,18 @@ pub struct ServeArgs {
 
 impl ServeArgs {
     /// Checks the flags and makes the server's configuration.
-    pub fn config(&self) -> Result<Config, crate::Error> {
-        let bad = |m: &str| Err(crate::Error::unsupported(m.to_string()));
+    pub fn config(&self) -> Result<Config, queens_model::Error> {
+        let bad = |m: &str| Err(queens_model::Error::unsupported(m.to_string()));
         if self.workers.is_some_and(|w| w == 0 || w > 1024) {
             return bad("--workers must be from 1 to 1024");
         }
         if self.queue == 0 {
             return bad("--queue must be at least 1");
         }
-        if self.max_n == 0 || self.max_n > crate::model::MAX_N {
+        if self.max_n == 0 || self.max_n > queens_model::model::MAX_N {
             return bad(&format!(
                 "--max-n must be from 1 to {}",
-                crate::model::MAX_N
+                queens_model::model::MAX_N
             ));
         }
         if self.timeout_ms == 0 || self.job_timeout_ms == 0 {
@@ -191,7 +191,7 @@ impl ServeArgs {
         if self.max_body < 64 {
             return bad("--max-body must be at least 64 bytes");
         }
-        let exe = std::env::current_exe().map_err(|e| crate::Error::Io {
+        let exe = std::env::current_exe().map_err(|e| queens_model::Error::Io {
             path: "queens".into(),
             source: e,
         })?;
@@ -236,7 +236,7 @@ impl ServeArgs {
             workers,
             max_memory: self
                 .max_memory
-                .map_or(crate::engine::default_max_memory() / workers as u64, |mb| {
+                .map_or(queens_engine::default_max_memory() / workers as u64, |mb| {
                     mb.saturating_mul(1 << 20)
                 }),
             queue: self.queue,
@@ -252,7 +252,7 @@ impl ServeArgs {
                 rate_limit: self.rate_limit.and_then(std::num::NonZeroU32::new),
                 metrics_need_key: self.metrics_need_key,
             },
-            solvers: crate::engine::ext::SolverTable::from_args(&self.solver, true)?,
+            solvers: queens_engine::ext::SolverTable::from_args(&self.solver, true)?,
             store,
             lease: Duration::from_millis(self.lease_ms),
             max_artifact: usize::try_from(self.max_artifact << 20).unwrap_or(usize::MAX),

@@ -201,7 +201,7 @@ pub fn instance_schema() -> Value {
             "n": {
                 "type": "integer",
                 "minimum": 1,
-                "maximum": crate::model::MAX_N,
+                "maximum": queens_model::model::MAX_N,
                 "description": "The board size: up to `queens serve --max-n` for every \
                                 operation, and past it up to this maximum for a solve job \
                                 without regions (local search)."

@@ -1,5 +1,5 @@
 //! One error type for every error response: RFC 9457 `application/problem+json`, mapped
-//! once from the library's [`crate::Error`] (the same error the CLI maps to an exit code).
+//! once from the library's [`queens_model::Error`] (the same error the CLI maps to an exit code).
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -72,8 +72,8 @@ impl ApiError {
     }
 }
 
-impl From<crate::Error> for ApiError {
-    fn from(e: crate::Error) -> ApiError {
+impl From<queens_model::Error> for ApiError {
+    fn from(e: queens_model::Error) -> ApiError {
         let status =
             StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         if status.is_server_error() {
@@ -84,7 +84,7 @@ impl From<crate::Error> for ApiError {
         // An error carries the request field it is about, when it is about one; an input
         // error without one is about an input text, which only a decode's `model` is.
         let field = match &e {
-            crate::Error::Input { .. } => e.field().or_else(|| Some("model".into())),
+            queens_model::Error::Input { .. } => e.field().or_else(|| Some("model".into())),
             _ => e.field(),
         };
         let mut api = ApiError::new(status, e.title(), e.to_string());

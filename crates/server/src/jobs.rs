@@ -24,8 +24,8 @@ use super::error::{ApiError, Problem};
 use super::retention;
 use super::state::AppState;
 use super::store::{Artifact, Job, JobStatus, StoreError};
-use crate::engine::Budget;
-use crate::ops::{Context, Request, Response};
+use queens_engine::Budget;
+use queens_ops::{Context, Request, Response};
 
 pub(super) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -40,7 +40,7 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
 fn store_error(e: StoreError) -> ApiError {
     match e {
         StoreError::Full(_) => ApiError::busy(format!("{e}: retry later")),
-        e => ApiError::from(crate::Error::internal(e.to_string())),
+        e => ApiError::from(queens_model::Error::internal(e.to_string())),
     }
 }
 
@@ -50,7 +50,7 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| ApiError::from(crate::Error::internal_from("a store task failed", e)))?
+        .map_err(|e| ApiError::from(queens_model::Error::internal_from("a store task failed", e)))?
 }
 
 /// Progress of a running job, where the engine reports it.
@@ -184,7 +184,7 @@ async fn submit(
         return Err(ApiError::busy("the server is shutting down"));
     }
     let text = serde_json::to_string(&req)
-        .map_err(|e| ApiError::from(crate::Error::internal_from("storing a job", e)))?;
+        .map_err(|e| ApiError::from(queens_model::Error::internal_from("storing a job", e)))?;
     let state = s.clone();
     let op = req.op();
     let job = blocking(move || {
@@ -374,10 +374,10 @@ async fn artifact(
 /// artifacts folder), leaving the other artifacts as bytes. The answer keeps no server path.
 fn proof_files(
     resp: &mut Response,
-    artifacts: &mut crate::ops::Artifacts,
+    artifacts: &mut queens_ops::Artifacts,
     folder: Option<&std::path::Path>,
     id: &str,
-) -> Result<Vec<(&'static str, String)>, crate::Error> {
+) -> Result<Vec<(&'static str, String)>, queens_model::Error> {
     let info = resp.proof_mut();
     let (Some(info), Some(folder)) = (info, folder) else {
         return Ok(Vec::new());
@@ -392,7 +392,7 @@ fn proof_files(
                 continue;
             };
             let (_, bytes) = artifacts.0.remove(i);
-            std::fs::write(&path, bytes).map_err(|e| crate::Error::Io {
+            std::fs::write(&path, bytes).map_err(|e| queens_model::Error::Io {
                 path: path.clone(),
                 source: e,
             })?;
@@ -474,7 +474,7 @@ async fn solution(
                 cols[r] = c as u32;
             }
         }
-        crate::formats::columns::write(&cols)
+        queens_model::formats::columns::write(&cols)
     };
     Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response())
 }
@@ -567,7 +567,7 @@ fn run(state: AppState, job: Job) {
         // A bug, not the client's fault: the job fails with a problem body instead of
         // staying `running` until the next start.
         Err(_) => {
-            let problem = ApiError::from(crate::Error::internal(
+            let problem = ApiError::from(queens_model::Error::internal(
                 "the job's operation panicked (a bug; please report it)",
             ))
             .problem;
@@ -582,7 +582,7 @@ fn run(state: AppState, job: Job) {
 fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(), StoreError> {
     let id = &job.id;
     if job.attempts > MAX_ATTEMPTS {
-        let problem = ApiError::from(crate::Error::internal(format!(
+        let problem = ApiError::from(queens_model::Error::internal(format!(
             "the job was started {MAX_ATTEMPTS} times and never finished (the server stopped \
              or crashed each time); it is not run again"
         )))
@@ -601,7 +601,7 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
     let req: Request = match serde_json::from_str(&job.request) {
         Ok(r) => r,
         Err(e) => {
-            let problem = ApiError::from(crate::Error::internal_from(
+            let problem = ApiError::from(queens_model::Error::internal_from(
                 "the stored request cannot be read",
                 e,
             ))
@@ -641,7 +641,7 @@ fn run_claimed(state: &AppState, job: &Job, cancel: Arc<AtomicBool>) -> Result<(
     let mut ctx = ctx;
     if let Some(folder) = &folder {
         if let Err(e) = std::fs::create_dir_all(folder) {
-            let e = crate::Error::Io {
+            let e = queens_model::Error::Io {
                 path: folder.clone(),
                 source: e,
             };

@@ -1,5 +1,5 @@
 //! The HTTP service (`queens serve`): an axum router over one [`AppState`], calling the
-//! operations layer ([`crate::ops`]) on a bounded pool of worker threads.
+//! operations layer ([`queens_ops`]) on a bounded pool of worker threads.
 //!
 //! - `routes.rs`: the synchronous endpoints (`/v1/solve`, …), health, metrics, OpenAPI, and
 //!   the `/play` page (`static/play.html`, embedded).
@@ -18,12 +18,6 @@
 //!
 //! This file starts the server ([`AppState::start`], [`serve`]) and stops it
 //! ([`AppState::shutdown`]); the files it declares never use it.
-
-// The crates below, and this one, under the names the modules use.
-pub(crate) use queens_engine as engine;
-pub(crate) use queens_games as games;
-pub(crate) use queens_model::{formats, model, Error};
-pub(crate) use queens_ops as ops;
 
 mod admit;
 pub mod auth;
@@ -64,8 +58,8 @@ use workers::Pool;
 
 /// Takes the data folder for this server alone: a second server on the same folder would
 /// re-run the first one's running jobs as if they had been left by a crash.
-fn lock_data(dir: &std::path::Path) -> Result<std::fs::File, crate::Error> {
-    let io = |source| crate::Error::Io {
+fn lock_data(dir: &std::path::Path) -> Result<std::fs::File, queens_model::Error> {
+    let io = |source| queens_model::Error::Io {
         path: dir.to_path_buf(),
         source,
     };
@@ -80,7 +74,7 @@ fn lock_data(dir: &std::path::Path) -> Result<std::fs::File, crate::Error> {
     #[cfg(unix)]
     rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
         |_| {
-            crate::Error::unsupported(format!(
+            queens_model::Error::unsupported(format!(
                 "{} is in use by another queens serve (--data): give each server its own folder",
                 dir.display()
             ))
@@ -92,8 +86,8 @@ fn lock_data(dir: &std::path::Path) -> Result<std::fs::File, crate::Error> {
 impl AppState {
     /// Opens the store (re-queueing jobs a crash left running) and starts the workers and
     /// the job dispatcher.
-    pub fn start(config: Config) -> Result<AppState, crate::Error> {
-        std::fs::create_dir_all(&config.artifacts).map_err(|e| crate::Error::Io {
+    pub fn start(config: Config) -> Result<AppState, queens_model::Error> {
+        std::fs::create_dir_all(&config.artifacts).map_err(|e| queens_model::Error::Io {
             path: config.artifacts.clone(),
             source: e,
         })?;
@@ -107,7 +101,7 @@ impl AppState {
         };
         let store =
             Store::open_spec(config.store.as_deref(), &config.data, options).map_err(|e| {
-                crate::Error::Io {
+                queens_model::Error::Io {
                     path: config
                         .store
                         .as_deref()
@@ -122,7 +116,7 @@ impl AppState {
         } else {
             store
                 .requeue_all_running()
-                .map_err(|e| crate::Error::internal(e.to_string()))?
+                .map_err(|e| queens_model::Error::internal(e.to_string()))?
         };
         if requeued > 0 {
             tracing::info!(
@@ -147,17 +141,17 @@ impl AppState {
         std::thread::Builder::new()
             .name("queens-jobs".into())
             .spawn(move || jobs::dispatch(dispatcher))
-            .map_err(|e| crate::Error::internal_from("starting the job dispatcher", e))?;
+            .map_err(|e| queens_model::Error::internal_from("starting the job dispatcher", e))?;
         let keeper = state.clone();
         std::thread::Builder::new()
             .name("queens-leases".into())
             .spawn(move || lease::keep(keeper))
-            .map_err(|e| crate::Error::internal_from("starting the lease keeper", e))?;
+            .map_err(|e| queens_model::Error::internal_from("starting the lease keeper", e))?;
         let keeper = state.clone();
         std::thread::Builder::new()
             .name("queens-retention".into())
             .spawn(move || retention::keep(keeper))
-            .map_err(|e| crate::Error::internal_from("starting the retention thread", e))?;
+            .map_err(|e| queens_model::Error::internal_from("starting the retention thread", e))?;
         Ok(state)
     }
 
@@ -203,29 +197,29 @@ impl AppState {
 const HAND_BACK: Duration = Duration::from_secs(5);
 
 /// Runs the service until SIGINT or SIGTERM, then shuts down gracefully.
-pub fn serve(config: Config) -> Result<(), crate::Error> {
+pub fn serve(config: Config) -> Result<(), queens_model::Error> {
     // Requests resolve solver names against the allowlist alone (and the workers' child
     // processes get it too).
-    crate::engine::ext::configure(config.solvers.clone());
+    queens_engine::ext::configure(config.solvers.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("queens-http")
         .build()
-        .map_err(|e| crate::Error::internal_from("starting the async runtime", e))?;
-    let result: Result<AppState, crate::Error> = runtime.block_on(async move {
+        .map_err(|e| queens_model::Error::internal_from("starting the async runtime", e))?;
+    let result: Result<AppState, queens_model::Error> = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
-            .map_err(|e| crate::Error::Io {
+            .map_err(|e| queens_model::Error::Io {
                 path: config.addr.to_string().into(),
                 source: e,
             })?;
-        let addr = listener.local_addr().map_err(|e| crate::Error::Io {
+        let addr = listener.local_addr().map_err(|e| queens_model::Error::Io {
             path: config.addr.to_string().into(),
             source: e,
         })?;
         let state = tokio::task::spawn_blocking(move || AppState::start(config))
             .await
-            .map_err(|e| crate::Error::internal(e.to_string()))??;
+            .map_err(|e| queens_model::Error::internal(e.to_string()))??;
         let app = routes::router(state.clone());
         // Tests and scripts read this line to find the port.
         if state.store.is_shared() {
@@ -270,7 +264,7 @@ pub fn serve(config: Config) -> Result<(), crate::Error> {
         };
         tokio::select! {
             served = std::future::IntoFuture::into_future(server) => {
-                served.map_err(|e| crate::Error::internal_from("the server failed", e))?;
+                served.map_err(|e| queens_model::Error::internal_from("the server failed", e))?;
             }
             () = cut_off => {
                 eprintln!("queens: requests still open after --shutdown-grace are cut off");

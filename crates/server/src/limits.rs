@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use super::config::Config;
 use super::error::ApiError;
-use crate::ops::{collection, mod2, Request};
+use queens_ops::{collection, mod2, Request};
 
 /// One bounded field: the schema it is in, its property (a path through nested objects:
 /// `lookahead.samples` is in the `Lookahead` schema), and its bounds.
@@ -88,7 +88,7 @@ fn bounds(config: &Config) -> Vec<Bound> {
         "mod2_solve",
         "n",
         Some(1),
-        crate::games::mod2::search::MAX_N as u64,
+        queens_games::mod2::search::MAX_N as u64,
     );
     both("Mod2SolveRequest", "mod2_solve", "threads", None, 256);
     both(
@@ -110,7 +110,7 @@ fn bounds(config: &Config) -> Vec<Bound> {
         "generate",
         "count",
         Some(1),
-        crate::ops::MAX_GENERATE_COUNT,
+        queens_ops::MAX_GENERATE_COUNT,
     );
     both(
         "GenerateRequest",

@@ -24,7 +24,7 @@ use super::error::ApiError;
 use super::quota::MEASURE_EVERY;
 use super::state::AppState;
 use super::store::StoreError;
-use crate::ops::Request;
+use queens_ops::Request;
 
 /// Expired jobs removed by one statement; a sweep repeats it until fewer come back.
 const BATCH: usize = 500;

@@ -25,13 +25,13 @@ use super::error::{ApiError, Problem};
 use super::jobs;
 use super::metrics::Gauges;
 use super::state::AppState;
-use crate::ops::{Member, Visit};
+use queens_ops::{Member, Visit};
 
 /// The whole router: API routes (collected into the OpenAPI document as they are
 /// registered), then the layers.
 pub fn router(state: AppState) -> axum::Router {
     let mut operations = Operations(OpenApiRouter::new());
-    crate::ops::for_each(&mut operations);
+    queens_ops::for_each(&mut operations);
     let (api, mut openapi) = operations
         .0
         .routes(routes!(healthz))
@@ -80,7 +80,7 @@ pub fn router(state: AppState) -> axum::Router {
     ))
     .layer(DefaultBodyLimit::max(max_body))
     .layer(CatchPanicLayer::custom(|_| {
-        ApiError::from(crate::Error::internal("a request handler panicked")).into_response()
+        ApiError::from(queens_model::Error::internal("a request handler panicked")).into_response()
     }))
     .layer(TraceLayer::new_for_http())
     .layer(PropagateRequestIdLayer::new(x_request_id.clone()))
@@ -247,7 +247,7 @@ async fn sync<O: Member>(
 ) -> Result<HttpResponse, ApiError> {
     let (resp, _) = s.run_sync(O::wrap(req)).await?;
     let resp = O::response(resp).ok_or_else(|| {
-        ApiError::from(crate::Error::internal(format!(
+        ApiError::from(queens_model::Error::internal(format!(
             "the {} operation returned another operation's answer",
             O::NAME
         )))
@@ -266,7 +266,7 @@ async fn sync<O: Member>(
         .into_response();
     for (name, value) in text.headers {
         let value = HeaderValue::from_str(&value)
-            .map_err(|e| crate::Error::internal_from("a header value", e))?;
+            .map_err(|e| queens_model::Error::internal_from("a header value", e))?;
         reply
             .headers_mut()
             .insert(HeaderName::from_static(name), value);
@@ -294,7 +294,7 @@ struct Engines {
     engines: Vec<&'static str>,
     /// The external SAT solvers this server allows (`"engine": "ext", "solver": NAME`):
     /// only those given to `queens serve --solver`.
-    solvers: Vec<crate::engine::ext::SolverInfo>,
+    solvers: Vec<queens_engine::ext::SolverInfo>,
 }
 
 /// The engines a request may name, and the external solvers on this server's allowlist.
@@ -302,15 +302,15 @@ struct Engines {
 async fn engines() -> Json<Engines> {
     Json(Engines {
         engines: [
-            crate::ops::EngineName::Auto,
-            crate::ops::EngineName::Backtrack,
-            crate::ops::EngineName::Sat,
-            crate::ops::EngineName::Race,
-            crate::ops::EngineName::Local,
+            queens_ops::EngineName::Auto,
+            queens_ops::EngineName::Backtrack,
+            queens_ops::EngineName::Sat,
+            queens_ops::EngineName::Race,
+            queens_ops::EngineName::Local,
         ]
-        .map(crate::ops::EngineName::name)
+        .map(queens_ops::EngineName::name)
         .to_vec(),
-        solvers: crate::engine::ext::table().offered(),
+        solvers: queens_engine::ext::table().offered(),
     })
 }
 
