@@ -9,9 +9,6 @@
 //! - [`check`]: [`check_proof`], any format's check, and the LRAT checker that only follows
 //!   hints, streaming from a reader.
 
-// The model below, under the names the modules use.
-pub(crate) use queens_model::Error;
-
 use std::fmt;
 use std::io;
 use std::str::FromStr;
@@ -74,14 +71,14 @@ impl fmt::Display for ProofFormat {
 }
 
 impl FromStr for ProofFormat {
-    type Err = crate::Error;
+    type Err = queens_model::Error;
 
-    fn from_str(s: &str) -> Result<ProofFormat, crate::Error> {
+    fn from_str(s: &str) -> Result<ProofFormat, queens_model::Error> {
         ProofFormat::ALL
             .into_iter()
             .find(|format| format.to_string() == s)
             .ok_or_else(|| {
-                crate::Error::input(
+                queens_model::Error::input(
                     "proof format",
                     format!(
                         "unknown format `{s}`, expected drat, binary-drat, lrat or binary-lrat"
