@@ -1356,9 +1356,15 @@ fn replicas_on_one_postgres_lose_no_job_when_one_is_killed() {
     let long = submit(&replicas[0], &json!({"op": "count", "instance": {"n": 20}}));
     wait_job(&replicas[1], &long, |j| j["status"] == "running", 10);
     let busy = |s: &Server| get(s, "/healthz").1["busy"].as_u64().unwrap();
-    let owner = (0..2)
-        .find(|&r| busy(&replicas[r]) == 1)
-        .expect("a replica runs it");
+    // The store says `running` from the claim on; the worker takes the job a moment later.
+    let t = Instant::now();
+    let owner = loop {
+        if let Some(r) = (0..2).find(|&r| busy(&replicas[r]) == 1) {
+            break r;
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "a replica runs it");
+        std::thread::sleep(Duration::from_millis(20));
+    };
     let (code, _, text) = call(
         "DELETE",
         &replicas[1 - owner].url(&format!("/v1/jobs/{long}")),
