@@ -34,22 +34,13 @@ create_exception!(
 /// the text the CLI prints after `queens: error:`.
 fn raise(e: Error) -> PyErr {
     let (kind, origin, line, message) = match &e {
-        Error::Input {
-            origin,
-            line,
-            message,
-            ..
-        } => ("input", Some(origin.clone()), *line, message.clone()),
-        Error::Model { message, .. } => ("model", None, None, message.clone()),
-        Error::Unsupported { message, .. } => ("unsupported", None, None, message.clone()),
-        Error::TooLarge { message, .. } => ("too_large", None, None, message.clone()),
         Error::Io { path, source } => (
             "io",
             Some(path.display().to_string()),
             None,
             source.to_string(),
         ),
-        other => ("internal", None, None, other.to_string()),
+        e => e.parts(),
     };
     NativeError::new_err((kind, e.field(), origin, line, message, e.to_string()))
 }

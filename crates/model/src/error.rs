@@ -116,6 +116,25 @@ impl Error {
         }
     }
 
+    /// The error as data, for a caller across a boundary (a child process's reply, the
+    /// Python package): its kind (`input`, `model`, `unsupported`, `too_large`, and
+    /// `internal` for I/O and internal failures, with their whole text as the message), the
+    /// file and line an input error is about, and the bare message.
+    pub fn parts(&self) -> (&'static str, Option<String>, Option<usize>, String) {
+        match self {
+            Error::Input {
+                origin,
+                line,
+                message,
+                ..
+            } => ("input", Some(origin.clone()), *line, message.clone()),
+            Error::Model { message, .. } => ("model", None, None, message.clone()),
+            Error::Unsupported { message, .. } => ("unsupported", None, None, message.clone()),
+            Error::TooLarge { message, .. } => ("too_large", None, None, message.clone()),
+            other => ("internal", None, None, other.to_string()),
+        }
+    }
+
     /// An internal check that failed, said in `message`.
     pub fn internal(message: impl Into<String>) -> Error {
         Error::Internal {

@@ -21,18 +21,7 @@ pub(crate) struct ErrorBody {
 
 impl From<&Error> for ErrorBody {
     fn from(e: &Error) -> ErrorBody {
-        let (kind, origin, line, message) = match e {
-            Error::Input {
-                origin,
-                line,
-                message,
-                ..
-            } => ("input", Some(origin.clone()), *line, message.clone()),
-            Error::Model { message, .. } => ("model", None, None, message.clone()),
-            Error::Unsupported { message, .. } => ("unsupported", None, None, message.clone()),
-            Error::TooLarge { message, .. } => ("too_large", None, None, message.clone()),
-            other => ("internal", None, None, other.to_string()),
-        };
+        let (kind, origin, line, message) = e.parts();
         ErrorBody {
             kind: kind.into(),
             origin,
