@@ -374,6 +374,31 @@ fn bad_requests_get_problem_bodies_naming_the_field() {
     assert_eq!(code, 404, "{v}");
 }
 
+/// A board over `--max-n` is refused naming the field that holds its size: `instance.n`
+/// for an instance, `n` where the size is a field of its own.
+#[test]
+fn a_board_over_max_n_names_the_field_that_holds_n() {
+    let s = Server::start(&["--max-n", "5"]);
+    for (path, body, field) in [
+        ("/v1/solve", json!({"instance": {"n": 6}}), "instance.n"),
+        (
+            "/v1/generate",
+            json!({"kind": "completion", "n": 6, "queens": 1}),
+            "n",
+        ),
+        ("/v1/mod2/solve", json!({"n": 6}), "n"),
+        ("/v1/mod2/optimum", json!({"n": 6, "question": "max"}), "n"),
+    ] {
+        let (code, v) = post(&s, path, &body);
+        assert_eq!(code, 422, "{path} {body} -> {v}");
+        assert_eq!(v["field"], field, "{path} {body} -> {v}");
+        assert!(
+            v["detail"].as_str().unwrap().contains("--max-n"),
+            "{path} {body} -> {v}"
+        );
+    }
+}
+
 #[test]
 fn job_bodies_are_checked_like_synchronous_ones() {
     let s = Server::start(&[]);

@@ -1030,6 +1030,7 @@ impl crate::operation::Operation for Mod2Solve {
                                    first moves; `reachable`\nalso counts the reachable \
                                    positions. The retrograde sweep (n = 6) runs as a job \
                                    only;\n`status` is `ok`, `timeout` or `memory`.";
+    const N_FIELD: &'static str = "n";
     const BOUND_FIELD: &'static str = "n";
     type Request = Mod2SolveRequest;
     type Response = Mod2SolveResponse;
@@ -1089,6 +1090,7 @@ impl crate::operation::Operation for Mod2Optimum {
                                    move order and, by SAT, checked LRAT proofs of the \
                                    bound;\n`optimal` is false when the server's time limit came \
                                    first.";
+    const N_FIELD: &'static str = "n";
     type Request = Mod2OptimumRequest;
     type Response = Optimum;
 
