@@ -253,6 +253,9 @@ mod files {
         let (mut i, mut line) = (0, 1);
         let ident_start = |c: char| c.is_alphabetic() || c == '_';
         let ident_char = |c: char| c.is_alphanumeric() || c == '_';
+        // Where the run of identifier characters that starts at `from` ends.
+        let ident_end =
+            |from: usize| from + s[from..].iter().take_while(|&&c| ident_char(c)).count();
         while i < s.len() {
             let c = s[i];
             let next = s.get(i + 1).copied().unwrap_or('\0');
@@ -333,10 +336,7 @@ mod files {
                     });
                 } else {
                     // A lifetime or a label.
-                    let mut j = q + 1;
-                    while j < s.len() && ident_char(s[j]) {
-                        j += 1;
-                    }
+                    let j = ident_end(q + 1);
                     out.push(Tok {
                         text: s[q..j].iter().collect(),
                         line,
@@ -344,20 +344,14 @@ mod files {
                     i = j;
                 }
             } else if c == 'r' && next == '#' && s.get(i + 2).is_some_and(|&c| ident_start(c)) {
-                let mut j = i + 2;
-                while j < s.len() && ident_char(s[j]) {
-                    j += 1;
-                }
+                let j = ident_end(i + 2);
                 out.push(Tok {
                     text: s[i + 2..j].iter().collect(),
                     line,
                 });
                 i = j;
             } else if ident_start(c) {
-                let mut j = i;
-                while j < s.len() && ident_char(s[j]) {
-                    j += 1;
-                }
+                let j = ident_end(i);
                 out.push(Tok {
                     text: s[i..j].iter().collect(),
                     line,
