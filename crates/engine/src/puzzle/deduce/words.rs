@@ -5,17 +5,16 @@ use queens_model::model::Pos;
 
 /// Names cells for a sentence: `(1,2)`, `(1,2) and (3,4)`, `(1,2), (3,4) and (5,6)`.
 pub(super) fn cells(pos: &Position, cells: &[Pos]) -> String {
-    let names: Vec<String> = cells.iter().map(|&p| pos.cell_name(p)).collect();
-    match names.as_slice() {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
+    listed(cells.iter().map(|&p| pos.cell_name(p)).collect())
 }
 
 /// Names lines for a sentence, like [`cells`].
 pub(super) fn lines(pos: &Position, lines: &[Line]) -> String {
-    let names: Vec<String> = lines.iter().map(|&l| pos.name(l)).collect();
+    listed(lines.iter().map(|&l| pos.name(l)).collect())
+}
+
+/// Names as a list in a sentence: `a`, `a and b`, `a, b and c`.
+fn listed(names: Vec<String>) -> String {
     match names.as_slice() {
         [] => String::new(),
         [one] => one.clone(),
