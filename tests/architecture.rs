@@ -53,7 +53,7 @@ fn every_arrow_points_down() {
         let name = package["name"].as_str().unwrap();
         let Some(level) = LAYERS.iter().position(|l| *l == name) else {
             // Outside the layers: the feature pins (no code) and the Python bindings, which
-            // sit on top of them all.
+            // sit on the operations layer beside the service (the test below).
             continue;
         };
         seen.insert(name.to_string());
@@ -105,6 +105,37 @@ fn the_verifier_and_the_checkers_reach_nothing_that_searches() {
                 let path = tree(&["-p", judge, "-i", searcher]);
                 panic!("{judge} reaches {searcher}, which searches:\n{path}");
             }
+        }
+    }
+}
+
+/// What a Python wheel must not carry: the service, its async runtime and HTTP stack, and the
+/// job stores' database drivers.
+const SERVICE_ONLY: &[&str] = &[
+    "queens",
+    "queens-server",
+    "tokio",
+    "axum",
+    "hyper",
+    "rusqlite",
+    "tokio-postgres",
+];
+
+#[test]
+fn the_python_module_sits_on_the_operations_layer_without_the_service() {
+    let listing = tree(&["-p", "queens-python", "--prefix", "none", "-f", "{p}"]);
+    let reached: BTreeSet<&str> = listing
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(
+        reached.contains("queens-ops") && reached.contains("pyo3"),
+        "cargo tree lists the operations layer and PyO3 under queens-python:\n{listing}"
+    );
+    for crate_name in SERVICE_ONLY {
+        if reached.contains(crate_name) {
+            let path = tree(&["-p", "queens-python", "-i", crate_name]);
+            panic!("the Python module reaches {crate_name}, a part of the service:\n{path}");
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `queens._native`: the Python package's glue over the operations layer ([`queens::ops`]).
+//! `queens._native`: the Python package's glue over the operations layer ([`queens_ops`]).
 //!
 //! Python builds a request as the service's JSON (the same field names), this module reads
 //! it into the operation's typed request, runs it on a thread of its own with the GIL
@@ -17,10 +17,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde::de::DeserializeOwned;
 
-use queens::formats::{self, sources};
-use queens::ops::compare as cmp;
-use queens::ops::{self, Artifacts, Context, Instance, Request, Response};
-use queens::{Error, Problem};
+use queens_model::error::Error;
+use queens_model::formats::{self, sources};
+use queens_model::model::Problem;
+use queens_ops::compare as cmp;
+use queens_ops::{self as ops, Artifacts, Context, Instance, Request, Response};
 
 create_exception!(
     _native,
@@ -172,7 +173,7 @@ impl PyProblem {
 
     /// One line for people: size, rule, fixed queens, blocked cells, regions.
     fn summary(&self) -> String {
-        queens::report::summary(&self.problem)
+        queens_model::report::summary(&self.problem)
     }
 }
 
@@ -235,7 +236,7 @@ fn deadline(timeout: Option<f64>) -> PyResult<Option<Instant>> {
 /// a 9×9 puzzle.
 fn max_memory() -> u64 {
     static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *LIMIT.get_or_init(queens::engine::default_max_memory)
+    *LIMIT.get_or_init(queens_engine::default_max_memory)
 }
 
 /// Progress reported by the engine's thread, read by the calling thread.
@@ -530,7 +531,7 @@ fn compare(
     }
     let proof = proof
         .map(|f| {
-            f.parse::<queens::proof::ProofFormat>()
+            f.parse::<queens_proof::ProofFormat>()
                 .map_err(|e| unsupported("proof", e.to_string()))
         })
         .transpose()?;
@@ -558,7 +559,7 @@ fn compare(
             Some(dir)
         }
         (Some(_), None) => {
-            let dir = queens::child::temp_dir("queens-compare-proofs").map_err(raise)?;
+            let dir = queens_engine::child::temp_dir("queens-compare-proofs").map_err(raise)?;
             let path = dir.path().to_path_buf();
             temporary = Some(dir);
             Some(path)
@@ -605,15 +606,15 @@ fn child_main(
 #[pyfunction]
 #[pyo3(signature = (solvers, only = false))]
 fn configure_solvers(solvers: Vec<String>, only: bool) -> PyResult<()> {
-    let table = queens::engine::ext::SolverTable::from_args(&solvers, only).map_err(raise)?;
-    queens::engine::ext::configure(table);
+    let table = queens_engine::ext::SolverTable::from_args(&solvers, only).map_err(raise)?;
+    queens_engine::ext::configure(table);
     Ok(())
 }
 
 /// The arguments a worker must be given to run the external solvers this process may.
 #[pyfunction]
 fn solver_args() -> Vec<String> {
-    queens::engine::ext::table().child_args()
+    queens_engine::ext::table().child_args()
 }
 
 #[pymodule]
@@ -627,7 +628,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(child_main, m)?)?;
     m.add_function(wrap_pyfunction!(configure_solvers, m)?)?;
     m.add_function(wrap_pyfunction!(solver_args, m)?)?;
-    m.add("MAX_N", queens::model::MAX_N)?;
+    m.add("MAX_N", queens_model::model::MAX_N)?;
     m.add("INLINE_MAX_N", ops::INLINE_MAX_N)?;
     Ok(())
 }
