@@ -313,7 +313,8 @@ fn bad_requests_get_problem_bodies_naming_the_field() {
         r#"{"instance":{"n":8},"engine":"quantum"}"#,
         422,
         Some("engine"),
-        "unknown variant `quantum`",
+        // The command line's words for `--engine quantum`.
+        "`quantum`: use auto, backtrack, sat, race, local or ext:SOLVER",
     );
     assert_problem(
         &s,

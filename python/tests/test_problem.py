@@ -127,3 +127,21 @@ def test_errors_are_the_clis(tmp_path):
     cli = subprocess.run([exe, "solve", "--n", "8", "--limit", "0"], capture_output=True, text=True)
     assert cli.returncode == 2
     assert cli.stderr.strip() == f"queens: error: {u.value}"
+
+
+def test_an_unknown_engine_is_refused_in_the_clis_words():
+    import subprocess
+
+    from conftest import queens_binary
+
+    with pytest.raises(queens.UnsupportedError) as e:
+        queens.solve(queens.Problem(8), engine="sta")
+    assert e.value.field == "engine"
+    cli = subprocess.run(
+        [queens_binary(), "solve", "--n", "8", "--engine", "sta"], capture_output=True, text=True
+    )
+    assert cli.returncode == 2
+    # clap puts its own words before the reason: the reason is the same.
+    reason = cli.stderr.splitlines()[0].split("'--engine <ENGINE>': ", 1)[1]
+    assert reason.startswith("`sta`: use auto, backtrack")
+    assert str(e.value) == f"field `engine`: {reason}"

@@ -2,11 +2,12 @@
 //! (`"engine"`, `"answered_by"`) and `compare`'s tables: a family of
 //! [`crate::EngineSpec`]s (`spec.rs` turns a name into a spec and back).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
-/// Which engine answers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+/// Which engine answers. A name it does not know is refused with the same words on the
+/// command line, in the service's JSON and in Python ([`EngineName::parse`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ToSchema)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "clap", value(rename_all = "lowercase"))]
@@ -32,7 +33,31 @@ pub enum EngineName {
     Auto,
 }
 
+/// Every engine's name, in the order the refusal of an unknown one lists them.
+const NAMES: [EngineName; 6] = [
+    EngineName::Auto,
+    EngineName::Backtrack,
+    EngineName::Sat,
+    EngineName::Race,
+    EngineName::Local,
+    EngineName::Ext,
+];
+
 impl EngineName {
+    /// The engine named `s` (as JSON writes it); for any other name, the command line's
+    /// refusal of `--engine s`.
+    pub fn parse(s: &str) -> Result<EngineName, String> {
+        NAMES
+            .into_iter()
+            .find(|e| e.name() == s)
+            .ok_or_else(|| Self::unknown(s))
+    }
+
+    /// The refusal of an engine name that is none of these.
+    pub fn unknown(s: &str) -> String {
+        format!("`{s}`: use auto, backtrack, sat, race, local or ext:SOLVER (e.g. ext:cadical)")
+    }
+
     /// The engine's name as the CLI and JSON write it.
     pub fn name(self) -> &'static str {
         match self {
@@ -53,5 +78,44 @@ impl EngineName {
                 EngineName::Backtrack
             }
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for EngineName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl serde::de::Visitor<'_> for Name {
+            type Value = EngineName;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an engine name")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<EngineName, E> {
+                EngineName::parse(s).map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(Name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every name reads back as its engine, and an unknown one is refused in the command
+    /// line's words, not serde's `unknown variant`.
+    #[test]
+    fn names_read_back_and_an_unknown_one_is_refused_in_the_cli_words() {
+        for e in NAMES {
+            let json = serde_json::to_string(&e).unwrap();
+            assert_eq!(serde_json::from_str::<EngineName>(&json).unwrap(), e);
+            assert_eq!(EngineName::parse(e.name()), Ok(e));
+        }
+        let err = serde_json::from_str::<EngineName>("\"sta\"").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`sta`: use auto, backtrack, sat, race, local or ext:SOLVER (e.g. ext:cadical) \
+             at line 1 column 5"
+        );
+        assert!(serde_json::from_str::<EngineName>("3").is_err());
     }
 }
