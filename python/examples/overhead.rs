@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
-use queens::formats::sources;
-use queens::ops::{Context, Request, SolveRequest};
+use queens_model::formats::sources;
+use queens_ops::{Context, Request, SolveRequest};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -16,7 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let calls: usize = args.next().map_or(Ok(2000), |s| s.parse())?;
     let problem = sources::load_one(path.as_ref(), &sources::Selection::default())?.problem;
     let mut ctx = Context::default();
-    ctx.budget.max_memory = Some(queens::engine::default_max_memory());
+    ctx.budget.max_memory = Some(queens_engine::default_max_memory());
     let req = Request::Solve(SolveRequest::new(problem));
     let mut times = Vec::with_capacity(calls);
     for _ in 0..calls {
