@@ -584,6 +584,14 @@ fn compare(
     Ok(json)
 }
 
+/// The operations library callers may run, described from their declarations (name,
+/// summary, the request's fields with their defaults, the answer's fields), as JSON: the
+/// package makes a function and a result class of each ([`ops::library`]).
+#[pyfunction]
+fn operations() -> String {
+    ops::library::describe().to_string()
+}
+
 /// The worker's side (`queens-worker op …`): reads one request on stdin, answers on
 /// stdout, as `queens op` does. `exe` is the worker itself (for a race's SAT side).
 #[pyfunction]
@@ -625,6 +633,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(check_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(operations, m)?)?;
     m.add_function(wrap_pyfunction!(child_main, m)?)?;
     m.add_function(wrap_pyfunction!(configure_solvers, m)?)?;
     m.add_function(wrap_pyfunction!(solver_args, m)?)?;

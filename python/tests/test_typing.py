@@ -26,6 +26,10 @@ USER_CODE = textwrap.dedent(
     cell: tuple[int, int] = e.cells[1]
     ok: bool = queens.check(p, [(0, 0)]).ok
     problems: list[queens.Problem] = queens.generate("completion", 10, count=2)
+    # Functions made from the declarations: known to the checker as operations answering a
+    # Result.
+    h: queens.Result = queens.hint(p)
+    grade: str = queens.grade(p, steps=True).grade
     try:
         queens.Problem(0)
     except queens.QueensError as err:

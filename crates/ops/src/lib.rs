@@ -26,6 +26,7 @@ mod grade;
 mod hint;
 mod instance;
 mod isolate;
+pub mod library;
 mod limits;
 pub mod mod2;
 mod operation;

@@ -24,9 +24,21 @@ import shutil
 import sys
 import sysconfig
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
-from . import _native
+from . import _native, _operations
+from ._operations import Result
 
 __all__ = [
     "Cell",
@@ -43,6 +55,7 @@ __all__ = [
     "Proof",
     "QueensError",
     "QueensIOError",
+    "Result",
     "SolveResult",
     "TooLargeError",
     "UnsupportedError",
@@ -966,3 +979,35 @@ def compare(
             raise _unsupported("frame", "frame=True needs pandas (pip install pandas)") from None
         return rows
     return rows.to_pandas()
+
+
+def _answer(
+    op: str,
+    problem: Optional[Problem],
+    options: Dict[str, Any],
+    timeout: Optional[float],
+    progress: ProgressArg,
+) -> Dict[str, Any]:
+    resp, _, _ = _run(op, problem, options, timeout, None, progress)
+    return resp
+
+
+# Every operation offered to library callers that has no function above gets one, and a
+# result class, made from its declaration (`hint`, `grade`, and any added later).
+for _op in json.loads(_native.operations()):
+    if _op["name"] not in globals():
+        _cls = _operations.result_class(_op)
+        globals()[_cls.__name__] = _cls
+        globals()[_op["name"]] = _operations.function(_op, _cls, _answer)
+        __all__ += [_op["name"], _cls.__name__]
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class _Operation(Protocol):
+        def __call__(self, *args: Any, **kwargs: Any) -> Result: ...
+
+    # The functions made from the declarations are known only when the module runs: to a
+    # type checker each is an operation answering a Result.
+    def __getattr__(name: str) -> _Operation:
+        raise AttributeError(name)

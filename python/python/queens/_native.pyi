@@ -55,6 +55,7 @@ def compare(
     proof: Optional[str] = ...,
     proof_dir: Optional[str] = ...,
 ) -> str: ...
+def operations() -> str: ...
 def child_main(
     exe: str,
     artifacts: Optional[str] = ...,

@@ -1,0 +1,237 @@
+//! The operations offered to library callers ([`crate::Operation::LIBRARY`]), described
+//! from their declarations for the Python package to make a function and a result class of each:
+//! the name and summary, the request's fields (the schema the service documents, each with
+//! the default serde fills in) and the response's. An operation added to the table appears
+//! in Python with no code written for it.
+
+use serde_json::{json, Map, Value};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
+
+use crate::{for_each, Member, ReadRequest, Request, Visit};
+
+/// The library's operations, in the table's order, as a JSON array (see the module's doc).
+pub fn describe() -> Value {
+    struct Described(Vec<Value>);
+    impl Visit for Described {
+        fn visit<O: Member>(&mut self) {
+            if O::LIBRARY {
+                self.0.push(describe_one::<O>());
+            }
+        }
+    }
+    let mut all = Described(Vec::new());
+    for_each(&mut all);
+    Value::Array(all.0)
+}
+
+/// One operation's description.
+fn describe_one<O: Member>() -> Value {
+    let mut components = Vec::new();
+    <O::Request as ToSchema>::schemas(&mut components);
+    <O::Response as ToSchema>::schemas(&mut components);
+    let components: Map<String, Value> = components
+        .into_iter()
+        .map(|(name, schema)| (name, to_json(&schema)))
+        .collect();
+    let request = to_json(&<O::Request as PartialSchema>::schema());
+    let response = to_json(&<O::Response as PartialSchema>::schema());
+    let required: Vec<&str> = request["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let takes_instance = request["properties"].get("instance").is_some();
+    let defaults = defaults::<O>(takes_instance, &required);
+    let options = fields(&request, &components)
+        .into_iter()
+        .filter(|(name, _)| name != "instance")
+        .map(|(name, mut field)| {
+            field["required"] = json!(required.contains(&name.as_str()));
+            if let Some(d) = defaults.as_ref() {
+                // A field left out of the written request is one skipped at its default:
+                // false for a flag, null otherwise.
+                let skipped = match field["schema"]["type"] == "boolean" {
+                    true => json!(false),
+                    false => Value::Null,
+                };
+                field["default"] = d.get(&name).cloned().unwrap_or(skipped);
+            }
+            field
+        })
+        .collect::<Vec<_>>();
+    let response_fields = fields(&response, &components)
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect::<Vec<_>>();
+    json!({
+        "name": O::NAME,
+        "summary": O::SUMMARY,
+        "description": request["description"],
+        "instance": takes_instance,
+        "fields": options,
+        "response": {
+            "name": <O::Response as ToSchema>::name(),
+            "description": response["description"],
+            "fields": response_fields,
+        },
+    })
+}
+
+/// A schema as JSON.
+fn to_json(schema: &RefOr<Schema>) -> Value {
+    serde_json::to_value(schema).unwrap_or(Value::Null)
+}
+
+/// The properties of an object schema (and of the objects an `allOf` joins, as a flattened
+/// field makes), each `{"name", "description", "schema"}` with a reference to a component
+/// replaced by the component (its enum values, its description).
+fn fields(object: &Value, components: &Map<String, Value>) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for part in object["allOf"].as_array().into_iter().flatten() {
+        out.extend(fields(&resolve(part, components), components));
+    }
+    for (name, schema) in object["properties"].as_object().into_iter().flatten() {
+        let resolved = resolve(schema, components);
+        let branches = ["allOf", "oneOf"]
+            .iter()
+            .filter_map(|k| schema[*k].as_array())
+            .flatten();
+        let description = std::iter::once(schema)
+            .chain(branches)
+            .chain(std::iter::once(&resolved))
+            .find_map(|s| s.get("description"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let field = json!({
+            "name": name,
+            "description": description,
+            "schema": resolved,
+        });
+        out.push((name.clone(), field));
+    }
+    out
+}
+
+/// `schema` with a `$ref` to a component (alone, or as the one branch of an `allOf` or the
+/// non-null branch of a `oneOf`) replaced by the component.
+fn resolve(schema: &Value, components: &Map<String, Value>) -> Value {
+    let of_ref = |s: &Value| {
+        s.get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/components/schemas/"))
+            .and_then(|name| components.get(name))
+            .cloned()
+    };
+    if let Some(found) = of_ref(schema) {
+        return found;
+    }
+    for key in ["allOf", "oneOf"] {
+        if let Some(branches) = schema[key].as_array() {
+            let mut refs = branches.iter().filter_map(of_ref);
+            if let (Some(found), None) = (refs.next(), refs.next()) {
+                return found;
+            }
+        }
+    }
+    schema.clone()
+}
+
+/// The value serde gives each optional field of the request, read from the smallest request
+/// (a 1×1 instance when it takes one) and written back; `None` when the request needs
+/// fields other than the instance, whose values are not known here.
+fn defaults<O: Member>(takes_instance: bool, required: &[&str]) -> Option<Map<String, Value>> {
+    if required.iter().any(|r| *r != "instance") {
+        return None;
+    }
+    struct Json(Value);
+    impl ReadRequest<serde_json::Error> for Json {
+        fn read<T: serde::de::DeserializeOwned>(self) -> Result<T, serde_json::Error> {
+            serde_json::from_value(self.0)
+        }
+    }
+    let smallest = if takes_instance {
+        json!({ "instance": { "n": 1 } })
+    } else {
+        json!({})
+    };
+    let req: Request = Request::read_for_library(O::NAME, Json(smallest))?.ok()?;
+    match serde_json::to_value(&req) {
+        Ok(Value::Object(mut fields)) => {
+            fields.remove("op");
+            fields.remove("instance");
+            Some(fields)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every library operation is described, with its request's options and their defaults
+    /// where the smallest request has them.
+    #[test]
+    fn the_library_operations_are_described_with_their_defaults() {
+        let all = describe();
+        let by_name = |name: &str| {
+            all.as_array()
+                .unwrap()
+                .iter()
+                .find(|o| o["name"] == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("{name} is not described: {all}"))
+        };
+        let solve = by_name("solve");
+        assert_eq!(solve["instance"], true);
+        let field = |op: &Value, name: &str| {
+            op["fields"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["name"] == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("no field {name} in {op}"))
+        };
+        let engine = field(&solve, "engine");
+        assert_eq!(engine["default"], "auto");
+        assert!(engine["schema"]["enum"]
+            .as_array()
+            .is_some_and(|e| e.contains(&json!("backtrack"))));
+        assert_eq!(field(&solve, "all")["default"], false);
+        assert_eq!(field(&solve, "limit")["default"], Value::Null);
+        assert_eq!(field(&solve, "rings")["default"], false);
+        assert_eq!(field(&by_name("grade"), "steps")["default"], false);
+        // The answer's fields include those of a flattened part (`nodes` of the work report).
+        let answer = |op: &Value| -> Vec<String> {
+            op["response"]["fields"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|f| f["name"].as_str().map(str::to_string))
+                .collect()
+        };
+        let solved = answer(&solve);
+        assert!(
+            ["status", "queens", "time_ms", "nodes"]
+                .iter()
+                .all(|f| solved.iter().any(|s| s == f)),
+            "{solved:?}"
+        );
+        let hint = by_name("hint");
+        assert!(hint["fields"].as_array().unwrap().is_empty());
+        let hinted = answer(&hint);
+        assert!(hinted.iter().any(|f| f == "technique") && hinted.iter().any(|f| f == "place"));
+        // `generate` needs its kind and size: no defaults are made up for it.
+        let generate = by_name("generate");
+        assert_eq!(generate["instance"], false);
+        assert!(field(&generate, "kind")["required"] == true);
+        assert!(field(&generate, "count").get("default").is_none());
+        // Not for library callers.
+        assert!(all
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|o| o["name"] != "collection_deal"));
+    }
+}

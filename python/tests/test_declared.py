@@ -1,0 +1,106 @@
+"""Operations reach Python from their declarations: each one offered to library callers is a
+function of the package, those without a hand-written function (``hint``, ``grade``) answer
+result objects made from the answer's schema, and the hand-written ones keep the declared
+defaults."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+
+import pytest
+
+import queens
+from queens import _native
+from conftest import INSTANCES, queens_binary
+
+DECLARED = json.loads(_native.operations())
+
+
+def _declared(name: str) -> dict:
+    return next(op for op in DECLARED if op["name"] == name)
+
+
+def test_every_library_operation_is_a_function():
+    names = [op["name"] for op in DECLARED]
+    assert {"solve", "count", "check", "hint", "grade"} <= set(names)
+    for name in names:
+        assert callable(getattr(queens, name)), name
+        assert name in queens.__all__, name
+
+
+def test_hand_written_functions_keep_the_declared_defaults():
+    # A keyword a hand-written function shares with its request has the request's default
+    # (None standing for an empty list or no value).
+    checked = 0
+    for op in DECLARED:
+        params = inspect.signature(getattr(queens, op["name"])).parameters
+        for field in op["fields"]:
+            if field["name"] not in params or "default" not in field:
+                continue
+            if field["name"] == "proof":
+                continue  # a path in Python: the format is `proof_format`
+            have = params[field["name"]].default
+            want = field["default"]
+            assert have == want or (have is None and want in ([], {})), (
+                f"{op['name']}({field['name']}={have!r}) but the request's default is {want!r}"
+            )
+            checked += 1
+    assert checked >= 15
+
+
+def _cli_json(*args: str) -> dict:
+    out = subprocess.run(
+        [str(queens_binary()), *args, "--json"], capture_output=True, text=True
+    )
+    assert out.returncode in (0, 1), out.stderr
+    answer: dict = json.loads(out.stdout)
+    return answer
+
+
+def test_hint_answers_as_the_cli_does():
+    path = INSTANCES / "region-7.txt"
+    p = queens.Problem.load(path)
+    r = queens.hint(p)
+    assert isinstance(r, queens.HintResult) and isinstance(r, queens.Result)
+    assert r.status == "sat" and r.technique == "last-cell"
+    assert r.place == [(0, 1)] and all(isinstance(c, tuple) for c in r.place)
+    assert r.time == pytest.approx(r.raw["time_ms"] / 1e3)
+    cli = _cli_json("hint", str(path))
+    assert {k: v for k, v in cli.items() if k != "time_ms"} == {
+        k: (v if k not in ("place", "eliminate") else [list(c) for c in v])
+        for k, v in r.raw.items()
+        if k != "time_ms"
+    }
+    assert "technique=" in repr(r) and "technique" in dir(r)
+    with pytest.raises(AttributeError):
+        r.grade  # noqa: B018
+
+
+def test_grade_lists_its_steps_when_asked():
+    path = INSTANCES / "region-7.txt"
+    p = queens.Problem.load(path)
+    r = queens.grade(p)
+    assert isinstance(r, queens.GradeResult)
+    assert r.grade == _cli_json("grade", str(path))["grade"]
+    assert r.steps is None and r.step_count > 0
+    steps = queens.grade(p, steps=True).steps
+    assert steps is not None and len(steps) == r.step_count
+    assert sum(r.techniques.values()) == r.step_count
+
+
+def test_made_functions_are_documented_and_refuse_what_they_do_not_take():
+    sig = inspect.signature(queens.grade)
+    assert list(sig.parameters) == ["problem", "timeout", "steps", "progress"]
+    assert sig.parameters["steps"].default is False
+    assert "steps" in (queens.grade.__doc__ or "")
+    assert "technique" in (queens.HintResult.__doc__ or "")
+    with pytest.raises(TypeError):
+        queens.hint(queens.Problem(8), steps=True)
+    with pytest.raises(queens.UnsupportedError) as e:
+        queens.grade("8")
+    assert e.value.field == "problem"
+    with pytest.raises(queens.UnsupportedError) as e:
+        queens.grade(queens.Problem.load(INSTANCES / "region-7.txt"), timeout=-1)
+    assert e.value.field == "timeout"
