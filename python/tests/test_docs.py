@@ -30,9 +30,11 @@ def _run(code: str, tmp_path) -> dict:
 
 def test_docs_examples_run(tmp_path):
     blocks = _blocks(REPO / "docs" / "python.md")
-    assert len(blocks) == 4
-    api, pysat, worked, frame = blocks
+    assert len(blocks) == 5
+    api, puzzle, pysat, worked, frame = blocks
     _run(api, tmp_path)
+    ns = _run(puzzle, tmp_path)
+    assert ns["g"].grade in {"easy", "medium", "hard", "expert"}
     need("python-sat", importlib.util.find_spec("pysat") is not None)
     _run(pysat, tmp_path)
     ns = _run(worked, tmp_path)
