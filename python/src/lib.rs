@@ -584,12 +584,15 @@ fn compare(
     Ok(json)
 }
 
-/// The operations library callers may run, described from their declarations (name,
-/// summary, the request's fields with their defaults, the answer's fields), as JSON: the
-/// package makes a function and a result class of each ([`ops::library`]).
+/// The operations library callers may run but those named in `skip`, described from their
+/// declarations (name, summary, the request's fields with their defaults, the answer's
+/// fields), as JSON: the package makes a function and a result class of each
+/// ([`ops::library`]).
 #[pyfunction]
-fn operations() -> String {
-    ops::library::describe().to_string()
+#[pyo3(signature = (skip = Vec::new()))]
+fn operations(skip: Vec<String>) -> String {
+    let skip: Vec<&str> = skip.iter().map(String::as_str).collect();
+    ops::library::describe_except(&skip).to_string()
 }
 
 /// The worker's side (`queens-worker op …`): reads one request on stdin, answers on

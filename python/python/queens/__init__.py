@@ -993,8 +993,10 @@ def _answer(
 
 
 # Every operation offered to library callers that has no function above gets one, and a
-# result class, made from its declaration (`hint`, `grade`, and any added later).
-for _op in json.loads(_native.operations()):
+# result class, made from its declaration (`hint`, `grade`, and any added later). Those with
+# a function above are not described (it would cost a millisecond at every import, and a
+# worker process imports the package).
+for _op in json.loads(_native.operations([k for k in globals() if not k.startswith("_")])):
     if _op["name"] not in globals():
         _cls = _operations.result_class(_op)
         globals()[_cls.__name__] = _cls
