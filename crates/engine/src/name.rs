@@ -5,8 +5,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
 
-/// Which engine answers. A name it does not know is refused with the same words on the
-/// command line, in the service's JSON and in Python ([`EngineName::parse`]).
+/// Which engine answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, ToSchema)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
@@ -81,6 +80,8 @@ impl EngineName {
     }
 }
 
+/// A name it does not know is refused with the same words in the service's JSON and in Python
+/// as on the command line ([`EngineName::parse`]), not serde's `unknown variant`.
 impl<'de> Deserialize<'de> for EngineName {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Name;
