@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import pickle
 import subprocess
 
 import pytest
@@ -74,6 +75,7 @@ def test_hint_answers_as_the_cli_does():
         if k != "time_ms"
     }
     assert "technique=" in repr(r) and "technique" in dir(r)
+    assert pickle.loads(pickle.dumps(r)) == r
     with pytest.raises(AttributeError):
         r.grade  # noqa: B018
 
