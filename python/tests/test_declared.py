@@ -106,3 +106,55 @@ def test_made_functions_are_documented_and_refuse_what_they_do_not_take():
     with pytest.raises(queens.UnsupportedError) as e:
         queens.grade(queens.Problem.load(INSTANCES / "region-7.txt"), timeout=-1)
     assert e.value.field == "timeout"
+
+
+def test_an_operation_added_later_gets_a_function_from_its_description():
+    # What the compiled module would say of an operation added to the table: the function
+    # and the class come from it alone.
+    from queens import _operations
+
+    described = {
+        "name": "count_pairs",
+        "summary": "Counts pairs of `things`.",
+        "description": None,
+        "instance": True,
+        "fields": [
+            {"name": "kind", "description": "Which pairs.", "required": True, "schema": {}},
+            {"name": "limit", "description": "At most.", "required": False, "default": None,
+             "schema": {}},
+            {"name": "strict", "description": "Strictly.", "required": False,
+             "default": False, "schema": {"type": "boolean"}},
+            {"name": "timeout_ms", "description": "", "required": False, "default": None,
+             "schema": {}},
+        ],
+        "response": {
+            "name": "CountPairsResponse",
+            "description": "The pairs.",
+            "fields": [
+                {"name": "pairs", "description": "The cells.", "schema": {
+                    "type": ["array", "null"],
+                    "items": {"type": "array", "items": {"type": "integer"}}}},
+                {"name": "time_ms", "description": "", "schema": {"type": "number"}},
+            ],
+        },
+    }
+    sent = []
+
+    def run(op, problem, options, timeout, progress):
+        sent.append((op, problem, options, timeout))
+        return {"pairs": [[0, 1]], "time_ms": 2.0}
+
+    cls = _operations.result_class(described)
+    fn = _operations.function(described, cls, run)
+    assert cls.__name__ == "CountPairsResult" and fn.__name__ == "count_pairs"
+    params = inspect.signature(fn).parameters
+    assert list(params) == ["problem", "timeout", "kind", "limit", "strict", "progress"]
+    assert params["kind"].default is inspect.Parameter.empty
+    r = fn("P", 2, kind="a")
+    # Only what was given is sent: the operation applies its own defaults.
+    assert sent == [("count_pairs", "P", {"kind": "a"}, 2)]
+    assert r.pairs == [(0, 1)] and r.time == 0.002 and r.raw["time_ms"] == 2.0
+    with pytest.raises(TypeError):
+        fn("P")  # `kind` is required
+    with pytest.raises(TypeError):
+        fn("P", kind="a", timeout_ms=5)  # the time limit is `timeout`, in seconds
