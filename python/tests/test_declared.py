@@ -80,6 +80,22 @@ def test_hint_answers_as_the_cli_does():
         r.grade  # noqa: B018
 
 
+def test_hint_reads_the_players_marks():
+    regions = queens.Problem.load(INSTANCES / "region-7.txt").to_dict()["regions"]
+    before = queens.hint(queens.Problem(regions=regions))
+    assert before.place == [(0, 1)]
+    # The player has placed that queen and ruled out every cell it attacks: the next step
+    # is another one.
+    attacked = queens.check(queens.Problem(regions=regions, queens=[(0, 1)]), hints=True)
+    marks = attacked.raw["attacked"]
+    after = queens.hint(queens.Problem(regions=regions, queens=[(0, 1)], marks=marks))
+    assert after.status == "sat" and (after.place, after.eliminate) != (before.place, [])
+    assert not set(after.eliminate) & {tuple(c) for c in marks}
+    with pytest.raises(queens.ModelError) as e:
+        queens.Problem(regions=regions, marks=[(0, 0), "nowhere?"])
+    assert e.value.field == "marks[1]"
+
+
 def test_grade_lists_its_steps_when_asked():
     path = INSTANCES / "region-7.txt"
     p = queens.Problem.load(path)

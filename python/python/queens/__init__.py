@@ -211,7 +211,8 @@ class Problem:
     ``{"n": 8, "queens": [[0, 0], "d5"]}``: ``diagonals`` is the rule (``"full"``, the
     n-queens rule, or ``"touch"``, the puzzles' rule, the default with ``regions``),
     ``regions`` one string (or list of names) a row, ``diags`` the excluded diagonals as
-    CSPLib prob079 writes them (``[k, 1]``: r + c = k; ``[k, 0]``: r − c = k − (n − 1)).
+    CSPLib prob079 writes them (``[k, 1]``: r + c = k; ``[k, 0]``: r − c = k − (n − 1)),
+    ``marks`` a player's "no queen here" cells of a puzzle position (what :func:`hint` reads).
     Errors name the field (``queens[1]``).
     """
 
@@ -225,6 +226,7 @@ class Problem:
         diagonals: Optional[str] = None,
         regions: Optional[Sequence[Union[str, Sequence[Union[str, int]]]]] = None,
         diags: Optional[Iterable[Sequence[int]]] = None,
+        marks: Optional[Iterable[Cell]] = None,
     ) -> None:
         obj: Dict[str, Any] = {}
         if n is not None:
@@ -239,6 +241,8 @@ class Problem:
             obj["diagonals"] = diagonals
         if diags is not None:
             obj["diags"] = [[int(x) for x in d] for d in diags]
+        if marks is not None:
+            obj["marks"] = _cells(marks, "marks")
         try:
             self._p = _native.Problem.from_json(json.dumps(obj))
         except _native.NativeError as e:
