@@ -79,3 +79,25 @@ def test_the_package_passes_mypy_strict(tmp_path):
         cwd=tmp_path,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_native_stub_declares_everything_the_module_has():
+    import ast
+    import importlib.util
+
+    from queens import _native
+
+    spec = importlib.util.find_spec("queens")
+    assert spec is not None and spec.submodule_search_locations
+    stub = next(iter(spec.submodule_search_locations)) + "/_native.pyi"
+    with open(stub) as f:
+        tree = ast.parse(f.read())
+    declared = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            declared.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            declared.add(node.target.id)
+    public = {name for name in dir(_native) if not name.startswith("_")}
+    assert public - declared == set(), "in the module but not in _native.pyi"
+    assert declared - public == set(), "in _native.pyi but not in the module"
