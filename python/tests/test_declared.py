@@ -174,3 +174,23 @@ def test_an_operation_added_later_gets_a_function_from_its_description():
         fn("P")  # `kind` is required
     with pytest.raises(TypeError):
         fn("P", kind="a", timeout_ms=5)  # the time limit is `timeout`, in seconds
+
+
+@pytest.mark.parametrize(
+    "cls,op",
+    [
+        (queens.SolveResult, "solve"),
+        (queens.CountResult, "count"),
+        (queens.CheckResult, "check"),
+        (queens.ExplainResult, "explain"),
+        (queens.DecodeResult, "decode"),
+    ],
+)
+def test_written_result_classes_read_declared_fields(cls, op):
+    # A field renamed in the answer would otherwise read as None through `resp.get`.
+    import dataclasses
+
+    answer = {f["name"] for f in _declared(op)["response"]["fields"]}
+    python_only = {"time", "raw"}  # `time_ms` in seconds, and the whole answer
+    fields = {f.name for f in dataclasses.fields(cls)}
+    assert fields - python_only <= answer, fields - python_only - answer
