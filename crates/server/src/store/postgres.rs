@@ -23,7 +23,7 @@ use postgres::{Client, Config, NoTls, Row, Transaction};
 use super::error::StoreError;
 use super::options::{redact, Options};
 use super::row::{
-    fold_queue, parse_status, Artifact, Counts, Job, JobStatus, OpQueue, UnknownStatus,
+    fold_queue, parse_status, Artifact, Counts, Finished, Job, JobStatus, NewJob, OpQueue,
 };
 use super::tls::Connector;
 
@@ -263,13 +263,13 @@ impl Postgres {
         })
     }
 
-    pub(super) fn insert_for(
-        &self,
-        op: &str,
-        request_json: &str,
-        max_queued: usize,
-        key: Option<&str>,
-    ) -> Result<Job, StoreError> {
+    pub(super) fn accept(&self, job: NewJob<'_>) -> Result<Job, StoreError> {
+        let NewJob {
+            op,
+            request: request_json,
+            max_queued,
+            key,
+        } = job;
         // No lock around the count: a lock held through the commit's WAL flush would
         // serialize every insert behind one fsync (200 a second on a disk with 5 ms fsyncs),
         // where concurrent commits otherwise share their flushes. So the limit may be passed
@@ -392,13 +392,13 @@ impl Postgres {
 
     /// Marks a running job done with its result and artifacts (bytes, and files: name, path
     /// in the artifacts folder), in one transaction.
-    pub(super) fn finish_with_files(
-        &self,
-        id: &str,
-        result_json: &str,
-        artifacts: &[(&str, &[u8])],
-        files: &[(&str, &str)],
-    ) -> Result<bool, StoreError> {
+    pub(super) fn complete(&self, done: Finished<'_>) -> Result<bool, StoreError> {
+        let Finished {
+            id,
+            result: result_json,
+            artifacts,
+            files,
+        } = done;
         let finish = format!(
             "UPDATE queens_jobs
              SET status = 'done', result = $2, finished_ms = {NOW_MS}, lease_ms = NULL
@@ -520,16 +520,7 @@ impl Postgres {
                 &[],
             )
         })?;
-        let mut counts = Counts::default();
-        for row in rows {
-            let status: String = row.get(0);
-            let n: i64 = row.get(1);
-            let status: JobStatus = status
-                .parse()
-                .map_err(|e: UnknownStatus| StoreError::Db(format!("counting jobs: {e}")))?;
-            *counts.slot(status) = u64::try_from(n).unwrap_or(0);
-        }
-        Ok(counts)
+        Counts::from_rows(rows.iter().map(|row| (row.get(0), row.get(1))))
     }
 }
 
