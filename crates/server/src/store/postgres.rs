@@ -18,6 +18,7 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use postgres::error::SqlState;
+use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Transaction};
 
 use super::error::StoreError;
@@ -334,17 +335,33 @@ impl Postgres {
     }
 
     pub(super) fn claim_next(&self) -> Result<Option<Job>, StoreError> {
-        let row = self.with("claiming the next queued job", |c| {
+        self.claim(
+            "claiming the next queued job",
+            "",
+            &[&self.owner, &self.lease_ms],
+        )
+    }
+
+    /// Claims the oldest queued job that also passes `filter` (`AND …`, its parameters from
+    /// `$3`): running for this owner with a fresh lease, its attempt counted. Replicas
+    /// claiming at once skip each other's row (`SKIP LOCKED`).
+    fn claim(
+        &self,
+        what: &str,
+        filter: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<Job>, StoreError> {
+        let row = self.with(what, |c| {
             c.query_opt(
                 &format!(
                     "UPDATE queens_jobs
                      SET status = 'running', attempts = attempts + 1, started_ms = {NOW_MS},
                          progress = NULL, owner = $1, lease_ms = {NOW_MS} + $2
-                     WHERE seq = (SELECT seq FROM queens_jobs WHERE status = 'queued'
+                     WHERE seq = (SELECT seq FROM queens_jobs WHERE status = 'queued' {filter}
                                   ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
                      RETURNING {JOB_COLUMNS}"
                 ),
-                &[&self.owner, &self.lease_ms],
+                params,
             )
         })?;
         // A queued job has no artifacts: only a done one does.
@@ -598,21 +615,11 @@ impl Postgres {
     }
 
     pub(super) fn claim_next_of(&self, key: Option<&str>) -> Result<Option<Job>, StoreError> {
-        let row = self.with("claiming the next queued job of a key", |c| {
-            c.query_opt(
-                &format!(
-                    "UPDATE queens_jobs
-                     SET status = 'running', attempts = attempts + 1, started_ms = {NOW_MS},
-                         progress = NULL, owner = $1, lease_ms = {NOW_MS} + $2
-                     WHERE seq = (SELECT seq FROM queens_jobs
-                                  WHERE status = 'queued' AND api_key IS NOT DISTINCT FROM $3
-                                  ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-                     RETURNING {JOB_COLUMNS}"
-                ),
-                &[&self.owner, &self.lease_ms, &key],
-            )
-        })?;
-        row.map(|row| job_of(&row)).transpose()
+        self.claim(
+            "claiming the next queued job of a key",
+            "AND api_key IS NOT DISTINCT FROM $3",
+            &[&self.owner, &self.lease_ms, &key],
+        )
     }
 
     pub(super) fn queue_by_op(&self) -> Result<Vec<OpQueue>, StoreError> {
