@@ -1,6 +1,7 @@
 //! The documents' transcripts are tests: every indented block of README.md and docs/*.md whose
 //! lines start with `$ ` is run, command by command, in a fresh folder beside a copy of
-//! `instances/`, with the `queens` just built first on PATH, and what it prints must match the
+//! `instances/`, with the `queens` just built first on PATH and `TMPDIR` that folder (so what a
+//! document writes to the temporary folder stays in it), and what it prints must match the
 //! lines that follow each command. A document that drifts from the product fails here.
 //!
 //! Matching, line by line after trailing spaces are dropped:
@@ -192,6 +193,7 @@ fn run(command: &str, dir: &Path, path_var: &std::ffi::OsStr) -> String {
         .arg(command)
         .current_dir(dir)
         .env("PATH", path_var)
+        .env("TMPDIR", dir)
         .stdout(std::fs::File::create(&out_path).unwrap())
         .stderr(std::fs::File::create(&err_path).unwrap())
         .process_group(0)
@@ -236,7 +238,9 @@ fn run_document(name: &str) -> usize {
                     .split(|c: char| c.is_whitespace() || c == '|')
                     .any(|w| w == *program);
                 if used && need::program(program).is_none() {
-                    eprintln!("{name}:{start}: block skipped");
+                    need::skipping(&format!(
+                        "the block at {name}:{start}, which runs {program}"
+                    ));
                     continue 'blocks;
                 }
             }
@@ -306,4 +310,67 @@ fn matching_rules() {
     assert_eq!(blocks.len(), 1);
     assert_eq!(blocks[0].1.len(), 2);
     assert_eq!(blocks[0].1[0].expected, ["out"]);
+}
+
+/// Every file and folder below `dir` (folders end in `/`), relative to the repository, leaving
+/// out the build's output and hidden folders.
+fn tree(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || (prefix.is_empty() && name == "target") {
+            continue;
+        }
+        let rel = format!("{prefix}{name}");
+        if entry.file_type().unwrap().is_dir() {
+            out.push(format!("{rel}/"));
+            tree(&entry.path(), &format!("{rel}/"), out);
+        } else {
+            out.push(rel);
+        }
+    }
+}
+
+/// The backticked spans of `text` that name a repository path: a Rust file, a folder (a
+/// trailing `/`), or anything under a top-level folder.
+fn named_paths(text: &str) -> Vec<&str> {
+    const TOP: &[&str] = &["crates/", "src/", "tests/", "docs/", "python/", "benches/"];
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|s| !s.contains(char::is_whitespace) && !s.contains("::") && !s.contains('…'))
+        .filter(|s| s.ends_with(".rs") || s.ends_with('/') || TOP.iter().any(|t| s.starts_with(t)))
+        .collect()
+}
+
+/// docs/architecture.md is where a newcomer learns which file to touch: every path it names
+/// exists, whole from the repository's root or as the end of a path (`store/tls.rs`,
+/// `amo/`), so a file moved or renamed fails here until the page follows.
+#[test]
+fn the_architecture_page_names_only_paths_that_exist() {
+    let text = std::fs::read_to_string(repo().join("docs/architecture.md")).unwrap();
+    let mut files = Vec::new();
+    tree(&repo(), "", &mut files);
+    let named = named_paths(&text);
+    assert!(
+        named.len() >= 50,
+        "only {} paths found: {named:?}",
+        named.len()
+    );
+    let missing: Vec<&str> = named
+        .into_iter()
+        .filter(|p| {
+            !files
+                .iter()
+                .any(|f| f == p || f.ends_with(&format!("/{p}")))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/architecture.md names paths that do not exist: {missing:?}"
+    );
+    assert_eq!(
+        named_paths("`a.rs`, `ops::Request`, `x/`, `crates/y`, `queens op`, `b.rs…`"),
+        ["a.rs", "x/", "crates/y"]
+    );
 }

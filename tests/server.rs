@@ -581,6 +581,29 @@ fn a_job_with_a_proof_serves_the_proof_and_events() {
     assert_eq!(code, 409, "{v}");
 }
 
+/// Fetches the CNF and the proof job `id` serves, checks the proof with the built-in checker
+/// (as `format`) and with the outside `checker`, and returns the CNF.
+fn check_served_proof(
+    s: &Server,
+    id: &str,
+    format: queens::proof::ProofFormat,
+    checker: &str,
+) -> String {
+    let (code, _, cnf) = call("GET", &s.url(&format!("/v1/jobs/{id}/cnf")), None);
+    assert_eq!(code, 200);
+    let proof = agent()
+        .get(&s.url(&format!("/v1/jobs/{id}/proof")))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_vec()
+        .unwrap();
+    let formula = varisat::dimacs::DimacsParser::parse(cnf.as_bytes()).unwrap();
+    queens::proof::check_proof(&formula, format, &proof).expect("the served proof checks");
+    assert_outside_checker_accepts(checker, &cnf, &proof);
+    cnf
+}
+
 /// Runs an outside proof checker (drat-trim or lrat-check, built from marijnheule/drat-trim)
 /// on a served proof; skipped when the checker is not installed.
 fn assert_outside_checker_accepts(checker: &str, cnf: &str, proof: &[u8]) {
@@ -926,19 +949,7 @@ fn the_backtracker_certifies_jobs_and_the_race_answers_synchronously() {
     assert_eq!(result["status"], "unsat", "{done}");
     assert_eq!(result["engine"], "backtrack", "{done}");
     assert_eq!(result["proof"]["checked"], true, "{done}");
-    let (code, _, cnf) = call("GET", &s.url(&format!("/v1/jobs/{id}/cnf")), None);
-    assert_eq!(code, 200);
-    let proof = agent()
-        .get(&s.url(&format!("/v1/jobs/{id}/proof")))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_vec()
-        .unwrap();
-    let formula = varisat::dimacs::DimacsParser::parse(cnf.as_bytes()).unwrap();
-    queens::proof::check_proof(&formula, queens::proof::ProofFormat::BinaryDrat, &proof)
-        .expect("the served proof checks");
-    assert_outside_checker_accepts("drat-trim", &cnf, &proof);
+    check_served_proof(&s, &id, queens::proof::ProofFormat::BinaryDrat, "drat-trim");
     // LRAT with the search's own hints, on the pairwise CNF the job serves.
     let (code, job) = post(
         &s,
@@ -949,20 +960,8 @@ fn the_backtracker_certifies_jobs_and_the_race_answers_synchronously() {
     let id = job["id"].as_str().unwrap().to_string();
     let done = wait_job(&s, &id, terminal, 10);
     assert_eq!(done["result"]["proof"]["checked"], true, "{done}");
-    let (code, _, cnf) = call("GET", &s.url(&format!("/v1/jobs/{id}/cnf")), None);
-    assert_eq!(code, 200);
+    let cnf = check_served_proof(&s, &id, queens::proof::ProofFormat::Lrat, "lrat-check");
     assert!(cnf.contains("encoding pairwise"), "{cnf}");
-    let proof = agent()
-        .get(&s.url(&format!("/v1/jobs/{id}/proof")))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_to_vec()
-        .unwrap();
-    let formula = varisat::dimacs::DimacsParser::parse(cnf.as_bytes()).unwrap();
-    queens::proof::check_proof(&formula, queens::proof::ProofFormat::Lrat, &proof)
-        .expect("the served LRAT checks");
-    assert_outside_checker_accepts("lrat-check", &cnf, &proof);
     // The race, synchronously: either engine may answer, and the reply says which.
     let (code, v) = post(
         &s,

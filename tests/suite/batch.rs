@@ -770,12 +770,7 @@ fn batch_leaves_no_process_of_a_wrapper_behind() {
         .output()
         .unwrap();
     // 4: some instance had no answer within its limit.
-    assert_eq!(
-        o.status.code(),
-        Some(4),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 4);
     let lines = std::fs::read_to_string(&out).unwrap();
     assert_eq!(lines.matches("\"timeout\"").count(), 2, "{lines}");
     assert_eq!(crate::procs::survivors(&marker), Vec::<u32>::new());

@@ -27,9 +27,14 @@ pub(super) fn queens(args: &[&str], stdin: Option<&str>) -> Output {
 
 /// Asserts that the command exited 0, showing its stderr if not.
 pub(super) fn succeeded(o: &Output) {
+    exited(o, 0);
+}
+
+/// Asserts that the command exited with `code`, showing its stderr if not.
+pub(super) fn exited(o: &Output, code: i32) {
     assert_eq!(
         o.status.code(),
-        Some(0),
+        Some(code),
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
@@ -277,12 +282,7 @@ fn encode_to_file_and_decode_an_external_model() {
         ],
         None,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    exited(&o, 0);
     assert_eq!(json(&o)["status"], "sat");
     // A model that breaks a rule is bad input, named by file.
     std::fs::write(&model, "s SATISFIABLE\nv 1 2 3 0\n").unwrap();
@@ -346,12 +346,7 @@ fn decode_refuses_a_literal_beyond_the_cnfs_variables() {
         ],
         Some(&good),
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    exited(&o, 0);
     // One variable past the CNF's, or far past it: exit 2 naming the literal and its line,
     // from the CNF's header or from the encoding.
     for (literal, args) in [
@@ -392,12 +387,7 @@ fn decode_reads_the_model_from_stdin() {
     let cnf = stdout(&queens(&["encode", &instance("nauck-1850.txt")], None));
     let model = super::gen::external_solver_output(&cnf);
     let o = queens(&["decode", &instance("nauck-1850.txt"), "-"], Some(&model));
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    exited(&o, 0);
     assert!(stdout(&o).ends_with("solved: the model decodes to a valid board\n"));
     // Errors name stdin as the model's origin.
     let o = queens(
@@ -819,12 +809,7 @@ fn a_sat_solve_past_its_timeout_is_killed_child_and_all() {
     let o = child.wait_with_output().unwrap();
     let wall = start.elapsed();
     assert!(seen, "no `queens op` child was seen");
-    assert_eq!(
-        o.status.code(),
-        Some(4),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    exited(&o, 4);
     assert!(wall < Duration::from_secs(4), "{wall:?}");
     let v = json(&o);
     assert_eq!(
@@ -943,12 +928,7 @@ fn a_sat_encoding_over_the_memory_limit_is_refused_with_an_estimate() {
         ],
         None,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    exited(&o, 2);
 }
 
 #[test]

@@ -220,12 +220,7 @@ mod cli {
             None,
         ));
         let o = queens(&["collection", "solve", "-", "--json"], Some(&deal));
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        super::super::cli::exited(&o, 0);
         let best = json(&o);
         assert_eq!(best["proven"], true);
         assert_eq!(best["method"], "search");
@@ -280,12 +275,7 @@ mod cli {
             ],
             Some(&deal),
         );
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        super::super::cli::exited(&o, 0);
         let sat = json(&o);
         assert_eq!(sat["method"], "sat");
         assert_eq!(sat["proven"], true);
@@ -332,12 +322,7 @@ mod cli {
             ],
             None,
         );
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        super::super::cli::exited(&o, 0);
         let study = json(&o);
         let results = study["results"].as_array().unwrap();
         assert_eq!(results.len(), 3);

@@ -70,12 +70,7 @@ fn generate(
     ];
     args.extend_from_slice(extra);
     let o = queens(&args, None);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 0);
     path
 }
 
@@ -223,12 +218,7 @@ fn core_proofs_past_4096_rows_pass_the_outside_checkers() {
     let proof = dir.join("c.lrat");
     let proof_s = proof.to_str().unwrap();
     let o = queens(&["solve", inst_s, "--proof", proof_s, "--json"], None);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 1);
     let v = json(&o);
     assert_eq!(v["status"], "unsat");
     assert!(
@@ -328,12 +318,7 @@ fn every_complete_engine_on_the_core_past_4096_rows() {
         }
         let cnf = dir.join(format!("c{n}.cnf"));
         let o = queens(&["encode", inst_s, "-o", cnf.to_str().unwrap()], None);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        super::cli::exited(&o, 0);
         let text = std::fs::read_to_string(&cnf).unwrap();
         assert!(
             text.contains("c cell 1 "),
@@ -363,12 +348,7 @@ fn race_and_refusals_past_4096_rows() {
     let inst = generate(&dir, "c.json", "5000", "4900", "115", &[]);
     let inst_s = inst.as_str();
     let o = queens(&["solve", inst_s, "--engine", "race", "--json"], None);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 1);
     let v = json(&o);
     assert_eq!(v["status"], "unsat");
     assert_eq!(v["core"]["rows"], 100, "{v}");

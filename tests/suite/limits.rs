@@ -178,7 +178,7 @@ fn a_cgroups_memory_limit_and_cpu_quota_size_the_service() {
     let group = match v1_cgroup(limit) {
         Ok(g) => g,
         Err(why) => {
-            eprintln!("skipped: cannot make a cgroup here ({why})");
+            crate::need::skipping(&format!("cannot make a cgroup here ({why})"));
             return;
         }
     };

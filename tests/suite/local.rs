@@ -154,22 +154,12 @@ fn million_row_completion_round_trip() {
         ],
         None,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 0);
     let o = queens(
         &["solve", inst_s, "-o", sol_s, "--json", "--seed", "3"],
         None,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 0);
     let v = json(&o);
     assert_eq!(v["status"], "sat");
     assert_eq!(v["engine"], "auto");
@@ -177,12 +167,7 @@ fn million_row_completion_round_trip() {
     assert!(v["queens"].is_null(), "a million rows are not inlined");
     assert_eq!(v["solution_path"], sol_s);
     let o = queens(&["check", inst_s, "--board", sol_s, "--json"], None);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 0);
     assert_eq!(json(&o)["status"], "solved");
     // The same board with two rows swapped breaks a rule the checker names.
     let text = std::fs::read_to_string(&sol).unwrap();
@@ -222,12 +207,7 @@ fn small_board_output_file_and_default_engine() {
         &["check", "-", "--board", sol.to_str().unwrap()],
         Some("{\"n\": 8}"),
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 0);
 }
 
 /// Bad big input is exit 2 naming the field; the complete engines refuse a big board; a
@@ -391,12 +371,7 @@ fn excluded_diagonals_generated_past_4096_rows() {
         ],
         None,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 0);
     let p = queens::formats::parse("gen", &stdout(&o)).unwrap();
     assert!(p.is_sparse());
     assert_eq!(p.excluded().len(), 90_000);

@@ -801,7 +801,7 @@ fn n6_retrograde_values_agree_with_the_memoised_search_on_sampled_full_boards() 
     // every set with at most 5 queens in the lower three rows; sets with many queens in the
     // upper three rows are small enough for the memoised search to settle from scratch.
     let Some(dir) = std::env::var_os("QUEENS_MOD2_N6") else {
-        eprintln!("skipped: QUEENS_MOD2_N6 names no checkpoint folder");
+        crate::need::skipping("QUEENS_MOD2_N6 names no checkpoint folder");
         return;
     };
     let opts = retro::Options {

@@ -313,12 +313,7 @@ fn cli_backtrack_proof_round_trip_and_certified_explanation() {
             ],
             None,
         );
-        assert_eq!(
-            o.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        super::cli::exited(&o, 1);
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         // The default engine, auto, proves with the backtracker.
         assert_eq!(v["engine"], "auto");
@@ -367,12 +362,7 @@ fn cli_backtrack_proof_round_trip_and_certified_explanation() {
         ],
         None,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 1);
     let cnf = dir.join("core-timeout.lrat.cnf");
     let formula = varisat::dimacs::DimacsParser::parse(&std::fs::read(&cnf).unwrap()[..]).unwrap();
     check_proof(&formula, ProofFormat::Lrat, &std::fs::read(&proof).unwrap())
@@ -411,12 +401,7 @@ fn explain_by_search_minimises_excluded_diagonals() {
 fn race_answers_with_either_engine_and_says_which() {
     let file = super::cli::instance("unsolvable-completion.txt");
     let o = super::cli::queens(&["solve", &file, "--engine", "race", "--json"], None);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 1);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["status"], "unsat");
     assert_eq!(v["engine"], "race");
@@ -443,12 +428,7 @@ fn race_answers_with_either_engine_and_says_which() {
         &["compare", &file, "--engines", "backtrack,race", "--json"],
         None,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 0);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("\"answered_by\""), "{text}");
 }

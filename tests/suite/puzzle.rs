@@ -168,12 +168,7 @@ fn grade_and_the_logical_path() {
     assert_eq!(o.status.code(), Some(0));
     let big = serde_json::json!({"n": 40}).to_string();
     let o = queens(&["grade", "-"], Some(&big));
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 2);
 }
 
 #[test]
@@ -236,12 +231,7 @@ fn cli_generates_puzzles_of_the_grade_asked_for() {
         ],
         None,
     );
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 0);
     let out = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3);

@@ -198,12 +198,7 @@ fn count_and_batch_recipes_run_on_a_one_node_slurm() {
         .arg(&local)
         .output()
         .unwrap();
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    super::cli::exited(&o, 0);
     let answers = |text: &str| -> Vec<(String, String, String)> {
         text.lines()
             .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())

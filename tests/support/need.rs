@@ -14,7 +14,20 @@ pub fn missing(what: &str, why: &str) {
         std::env::var_os("CI").is_none(),
         "{what} is missing ({why}), and CI must run this test: .ci/run provides it"
     );
-    eprintln!("skipped: {what} is missing ({why})");
+    skipping(&format!("{what} is missing ({why})"));
+}
+
+/// Says, on the terminal whatever the test harness captures, that the running test skips a
+/// part and why. The harness keeps a passing test's `eprintln!` to itself, so a skip would
+/// read as one more `ok`; a write to the stderr handle is not captured, and `cargo test`
+/// shows every skip in the run, by test name.
+pub fn skipping(why: &str) {
+    use std::io::Write;
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    // One write per line, so lines of tests running at once do not mix.
+    let line = format!("skipped in {test}: {why}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
 }
 
 /// `name` on PATH, if it is there.

@@ -94,7 +94,7 @@ pub fn cluster() -> Option<&'static Cluster> {
             if std::env::var_os("CI").is_some() {
                 crate::need::missing("a throw-away Postgres server", why);
             }
-            SAID.call_once(|| eprintln!("no test Postgres, skipping its tests: {why}"));
+            SAID.call_once(|| crate::need::skipping(&format!("no test Postgres: {why}")));
             None
         }
     }
@@ -112,7 +112,7 @@ pub fn tls_cluster() -> Option<&'static Cluster> {
                 std::env::var_os("CI").is_none(),
                 "CI is set and no TLS test Postgres could be started: {why}"
             );
-            eprintln!("no TLS test Postgres, skipping its tests: {why}");
+            crate::need::skipping(&format!("no TLS test Postgres: {why}"));
             None
         }
     }
@@ -123,7 +123,7 @@ pub fn database(test: &str) -> Option<String> {
     match cluster() {
         Some(c) => Some(c.fresh_database(test)),
         None => {
-            eprintln!("{test}: skipped, no Postgres server could be started");
+            crate::need::skipping(&format!("{test}: no Postgres server could be started"));
             None
         }
     }

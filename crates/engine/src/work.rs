@@ -4,6 +4,9 @@
 
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
 use crate::spec::EngineSpec;
 
 /// The work one run did.
@@ -65,17 +68,7 @@ pub struct LocalStats {
 }
 
 /// The size of a core, as answers report it (`"core": {"rows": …, "cells": …}`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct CoreSize {
     /// Free rows (and free columns).
     pub rows: usize,

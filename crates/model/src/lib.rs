@@ -23,6 +23,7 @@
 pub mod budget;
 pub mod error;
 pub mod formats;
+pub mod hash;
 pub mod limits;
 pub mod model;
 pub mod report;

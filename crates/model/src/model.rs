@@ -231,7 +231,12 @@ impl Problem {
                 "board size {n} is out of range (1..={MAX_N})"
             )));
         }
-        Ok(Problem {
+        Ok(Problem::empty(n, vec![0; (n * n).div_ceil(64)]))
+    }
+
+    /// The classic `n`×`n` board with no presets, its cells' bits `closed` (empty: sparse).
+    fn empty(n: usize, closed: Vec<u64>) -> Problem {
+        Problem {
             n,
             rule: DiagonalRule::Full,
             regions: None,
@@ -239,8 +244,8 @@ impl Problem {
             blocked: Vec::new(),
             excluded: Vec::new(),
             marks: Vec::new(),
-            closed: vec![0; (n * n).div_ceil(64)],
-        })
+            closed,
+        }
     }
 
     /// The empty classic `n`×`n` board for any `n` in `1..=MAX_BIG_N`: as [`Problem::new`] up
@@ -255,16 +260,7 @@ impl Problem {
                 "board size {n} is out of range (1..={MAX_BIG_N})"
             )));
         }
-        Ok(Problem {
-            n,
-            rule: DiagonalRule::Full,
-            regions: None,
-            fixed: Vec::new(),
-            blocked: Vec::new(),
-            excluded: Vec::new(),
-            marks: Vec::new(),
-            closed: Vec::new(),
-        })
+        Ok(Problem::empty(n, Vec::new()))
     }
 
     /// True for a board past [`MAX_N`], held sparsely: local search, the complete engines on
@@ -294,24 +290,28 @@ impl Problem {
     /// Adds fixed queens (duplicates are merged: parsers refuse a queen listed twice with
     /// [`find_duplicate`] first, since there it is a mistake in the input).
     pub fn with_fixed(mut self, queens: &[Pos]) -> Result<Problem, Error> {
-        for &p in queens {
-            self.check_on_board(p, "fixed queen")?;
-        }
-        self.fixed.extend_from_slice(queens);
-        self.fixed.sort_unstable();
-        self.fixed.dedup();
+        let fixed = std::mem::take(&mut self.fixed);
+        self.fixed = self.merged(fixed, queens, "fixed queen")?;
         Ok(self)
     }
 
     /// Adds a player's marks (see [`Problem::marks`]).
     pub fn with_marks(mut self, cells: &[Pos]) -> Result<Problem, Error> {
-        for &p in cells {
-            self.check_on_board(p, "mark")?;
-        }
-        self.marks.extend_from_slice(cells);
-        self.marks.sort_unstable();
-        self.marks.dedup();
+        let marks = std::mem::take(&mut self.marks);
+        self.marks = self.merged(marks, cells, "mark")?;
         Ok(self)
+    }
+
+    /// `list` with `cells` added, sorted, each cell once; an error names the first cell off
+    /// the board (`what` says what it is).
+    fn merged(&self, mut list: Vec<Pos>, cells: &[Pos], what: &str) -> Result<Vec<Pos>, Error> {
+        for &p in cells {
+            self.check_on_board(p, what)?;
+        }
+        list.extend_from_slice(cells);
+        list.sort_unstable();
+        list.dedup();
+        Ok(list)
     }
 
     /// A player's marks: cells of a puzzle position noted "no queen here". They are not rules:

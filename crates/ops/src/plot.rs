@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
 
@@ -266,13 +266,19 @@ fn draw(
                 .legend(move |(x, y)| marker((x + 6, y), status, BLACK.stroke_width(2)));
         }
     }
+    legend(&mut chart)
+}
+
+/// The series' legend, top left on a light box: the same on every plot.
+fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperLeft)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
-        .draw()?;
-    Ok(())
+        .draw()
 }
 
 /// Circle for SAT, cross for UNSAT, triangle for unknown.
@@ -355,12 +361,7 @@ pub fn growth_svg(
                     .map(|&p| Circle::new(p, MARKER, colour.stroke_width(2))),
             )?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .draw()?;
+        legend(&mut chart)?;
         root.present()?;
         Ok(())
     };

@@ -3,12 +3,11 @@
 //! lemma (no search, no watches), so checking takes time linear in the proof. The proof is read as a stream (a file of any size, a socket) and only live clauses
 //! are kept: memory is the formula plus the lemmas not yet deleted.
 
-use std::collections::HashMap;
 use std::fs::File;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Write};
 use std::path::Path;
 
+use queens_model::hash::FastMap;
 use varisat_formula::CnfFormula;
 
 use super::drat::check_drat;
@@ -94,7 +93,7 @@ pub fn check_and_write(
         m,
         next: m + 1,
         dense: Vec::new(),
-        sparse: HashMap::default(),
+        sparse: FastMap::default(),
     };
     let (stats, _) = check_steps(formula, Input::new(proof), binary, Some(&mut echo))?;
     echo.flush()?;
@@ -121,7 +120,7 @@ struct Echo<'a> {
     m: u64,
     next: u64,
     dense: Vec<u64>,
-    sparse: HashMap<u64, u64, BuildHasherDefault<IdHasher>>,
+    sparse: FastMap<u64, u64>,
 }
 
 const ECHO_BYTES: usize = 1 << 20;
@@ -405,25 +404,6 @@ impl Values {
     }
 }
 
-/// A hasher for clause ids: one multiplication (ids are not chosen by an adversary that
-/// gains anything from collisions; a bad proof only checks slower).
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, id: u64) {
-        self.0 = (id ^ id >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7;
-    }
-}
-
 /// Live clauses: the formula's by id in an array (a deleted one is marked), lemmas by id
 /// into an arena that is compacted once it is mostly garbage. Lemma ids up to
 /// [`DENSE_IDS`] above the formula's are looked up in an array (writers that reuse the ids
@@ -435,7 +415,7 @@ struct Db {
     formula_live: Vec<bool>,
     /// `dense[id - m - 1]`: the span of a live lemma, or [`DEAD`].
     dense: Vec<(usize, usize)>,
-    lemmas: HashMap<u64, (usize, usize), BuildHasherDefault<IdHasher>>,
+    lemmas: FastMap<u64, (usize, usize)>,
     arena: Vec<u32>,
     /// The arena [`Db::compact`] copies into next.
     spare: Vec<u32>,
@@ -453,7 +433,7 @@ impl Db {
             formula_at: vec![(0, 0)],
             formula_live: vec![false],
             dense: Vec::new(),
-            lemmas: HashMap::default(),
+            lemmas: FastMap::default(),
             arena: Vec::new(),
             spare: Vec::new(),
             garbage: 0,

@@ -9,13 +9,11 @@
 //! never conflict. Diagonal counts are a bit per diagonal plus a map of the crowded ones
 //! (see [`Board`]), so the start's checks hit the cache.
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
 use super::config::Config;
 use super::outcome::Outcome;
 use crate::work::LocalStats as Stats;
 use crate::Budget;
+use queens_model::hash::FastMap;
 use queens_model::model::{Diagonal, Problem};
 
 /// wyrand (Wang Yi's public-domain generator): one multiply per draw, which matters when
@@ -52,31 +50,8 @@ const START_TRIES: usize = 1000;
 /// Swaps tried for one row in conflict before another row is picked.
 const REPAIR_TRIES: usize = 64;
 
-/// Multiplicative hashing (Knuth's golden-ratio constant) for the small map of crowded
-/// diagonals: its keys are diagonal indices, not attacker-chosen, and SipHash would be most
-/// of a repair step's time.
-#[derive(Clone, Copy, Default)]
-struct MulHash(u64);
-
-impl std::hash::Hasher for MulHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0 ^ x)
-            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            .rotate_left(29);
-    }
-}
-
-type Crowded = HashMap<u64, u32, BuildHasherDefault<MulHash>>;
+/// Keyed by diagonal index: [`FastMap`] (SipHash would be most of a repair step's time).
+type Crowded = FastMap<u64, u32>;
 
 /// The diagonal counts: a bit per diagonal for "at least one queen" (2n bits per direction,
 /// 2.5 MB at n = 10⁷, which stays in the cache), and a small map from the few diagonals

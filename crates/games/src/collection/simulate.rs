@@ -74,18 +74,6 @@ struct Tally {
     histogram: BTreeMap<i32, u64>,
 }
 
-impl Tally {
-    fn merge(&mut self, other: Tally) {
-        self.deals += other.deals;
-        self.wins += other.wins;
-        self.score_sum += other.score_sum;
-        self.turns_sum += other.turns_sum;
-        for (k, v) in other.histogram {
-            *self.histogram.entry(k).or_default() += v;
-        }
-    }
-}
-
 /// Plays one deal: its seed, final score, turns and whether every pawn got home.
 pub fn play_one(cfg: &Config, deal_seed: u64) -> Result<(i32, usize, bool), IllegalMove> {
     Ok(play_one_until(cfg, deal_seed, &|| false)?.expect("never stopped"))
@@ -121,52 +109,17 @@ pub fn simulate(
     progress: &(dyn Fn(u64, u64) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Summary, IllegalMove> {
-    let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
-    let total = Mutex::new(Tally::default());
-    let failure: Mutex<Option<IllegalMove>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..cfg.jobs.max(1) {
-            scope.spawn(|| {
-                let mut tally = Tally::default();
-                loop {
-                    if stop() || failure.lock().is_ok_and(|f| f.is_some()) {
-                        break;
-                    }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= cfg.deals {
-                        break;
-                    }
-                    match play_one_until(cfg, cfg.seed.wrapping_add(i), stop) {
-                        // Stopped within the deal: not counted.
-                        Ok(None) => break,
-                        Ok(Some((score, turns, won))) => {
-                            tally.deals += 1;
-                            tally.wins += u64::from(won);
-                            tally.score_sum += i64::from(score);
-                            tally.turns_sum += turns as u64;
-                            *tally.histogram.entry(score).or_default() += 1;
-                        }
-                        Err(e) => {
-                            if let Ok(mut f) = failure.lock() {
-                                f.get_or_insert(e);
-                            }
-                            break;
-                        }
-                    }
-                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    progress(d, cfg.deals);
-                }
-                if let Ok(mut t) = total.lock() {
-                    t.merge(tally);
-                }
-            });
-        }
-    });
-    if let Some(e) = failure.into_inner().ok().flatten() {
-        return Err(e);
+    let games = each_deal(cfg.jobs, cfg.deals, progress, stop, |i| {
+        play_one_until(cfg, cfg.seed.wrapping_add(i), stop)
+    })?;
+    let mut t = Tally::default();
+    for (score, turns, won) in games {
+        t.deals += 1;
+        t.wins += u64::from(won);
+        t.score_sum += i64::from(score);
+        t.turns_sum += turns as u64;
+        *t.histogram.entry(score).or_default() += 1;
     }
-    let t = total.into_inner().unwrap_or_default();
     let per = |x: f64| {
         if t.deals == 0 {
             0.0
@@ -185,4 +138,54 @@ pub fn simulate(
         mean_turns: per(t.turns_sum as f64),
         histogram: t.histogram,
     })
+}
+
+/// Runs `play(i)` for the deals `i` in `0..deals` on `jobs` threads and returns the answers
+/// of the deals played, in no particular order. `progress(done, deals)` is called as deals
+/// finish; `stop()` is asked between deals; a deal that `play` leaves unfinished (`None`:
+/// stopped within it) is left out and ends its thread; the first error ends the run.
+pub(super) fn each_deal<T: Send, E: Send>(
+    jobs: usize,
+    deals: u64,
+    progress: &(dyn Fn(u64, u64) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+    play: impl Fn(u64) -> Result<Option<T>, E> + Sync,
+) -> Result<Vec<T>, E> {
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let answers: Mutex<Vec<T>> = Mutex::new(Vec::new());
+    let failure: Mutex<Option<E>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(|| loop {
+                if stop() || failure.lock().is_ok_and(|f| f.is_some()) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= deals {
+                    break;
+                }
+                match play(i) {
+                    Ok(Some(answer)) => {
+                        if let Ok(mut all) = answers.lock() {
+                            all.push(answer);
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        if let Ok(mut f) = failure.lock() {
+                            f.get_or_insert(e);
+                        }
+                        break;
+                    }
+                }
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(d, deals);
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    Ok(answers.into_inner().unwrap_or_default())
 }

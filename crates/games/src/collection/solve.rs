@@ -21,8 +21,6 @@
 //! it leaves this module. [`super::plan`] answers the same question by SAT; tests hold the two
 //! to each other.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -30,6 +28,7 @@ use serde::Serialize;
 use super::policy::{self, Greedy};
 use super::rules::{replay, Board, Card, Colour, DrawRule, Move, Pawn, State, Status, COLOURS};
 use queens_model::error::Error;
+use queens_model::hash::FastMap;
 
 /// Limits of one search.
 #[derive(Clone, Copy, Debug)]
@@ -85,7 +84,7 @@ pub fn optimum(start: &State, limits: Limits, stop: &dyn Fn() -> bool) -> Result
         best: first.end.score(),
         best_moves: first.moves,
         path: Vec::new(),
-        table: HashMap::default(),
+        table: FastMap::default(),
         limits,
         stop,
         nodes: 0,
@@ -297,38 +296,13 @@ struct Entry {
     exact: bool,
 }
 
-/// A multiply-shift hash for the packed keys (std's SipHash is a tenth of the search).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_u128(&mut self, x: u128) {
-        self.write_u64(x as u64);
-        self.write_u64((x >> 64) as u64);
-    }
-}
-
 struct Search<'a> {
     pile: Vec<Card>,
     rules_full: bool,
     best: i32,
     best_moves: Vec<Move>,
     path: Vec<Move>,
-    table: HashMap<u128, Entry, BuildHasherDefault<KeyHasher>>,
+    table: FastMap<u128, Entry>,
     limits: Limits,
     stop: &'a dyn Fn() -> bool,
     nodes: u64,

@@ -7,8 +7,6 @@
 //! ones `simulate` plays and any deal can be replayed with `collection deal --seed`.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -16,7 +14,7 @@ use serde::Serialize;
 use super::deal::{deal, Difficulty};
 use super::policy::{play_until, Lookahead, PolicyName};
 use super::rules::Rules;
-use super::simulate::policy_seed;
+use super::simulate::{each_deal, policy_seed};
 use super::solve::{optimum, Limits};
 use queens_model::error::Error;
 
@@ -70,43 +68,9 @@ pub fn study(
     progress: &(dyn Fn(u64, u64) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<Vec<DealResult>, Error> {
-    let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
-    let results: Mutex<Vec<DealResult>> = Mutex::new(Vec::new());
-    let failure: Mutex<Option<Error>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..cfg.jobs.max(1) {
-            scope.spawn(|| loop {
-                if stop() || failure.lock().is_ok_and(|f| f.is_some()) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= cfg.deals {
-                    break;
-                }
-                match one(cfg, cfg.seed.wrapping_add(i), stop) {
-                    Ok(Some(r)) => {
-                        if let Ok(mut all) = results.lock() {
-                            all.push(r);
-                        }
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        if let Ok(mut f) = failure.lock() {
-                            f.get_or_insert(e);
-                        }
-                        break;
-                    }
-                }
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress(d, cfg.deals);
-            });
-        }
-    });
-    if let Some(e) = failure.into_inner().ok().flatten() {
-        return Err(e);
-    }
-    let mut all = results.into_inner().unwrap_or_default();
+    let mut all = each_deal(cfg.jobs, cfg.deals, progress, stop, |i| {
+        one(cfg, cfg.seed.wrapping_add(i), stop)
+    })?;
     all.sort_by_key(|r| r.seed);
     Ok(all)
 }

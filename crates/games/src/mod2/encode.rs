@@ -24,6 +24,8 @@
 //! add lex-leader constraints for the board's 8 symmetries on the final set (Crawford,
 //! Ginsberg, Luks & Roy, KR 1996): the goals are closed under symmetry, so this is sound.
 
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 use varisat::Lit;
 
 use super::search::symmetry;
@@ -31,17 +33,7 @@ use queens_engine::encode::ClauseSink;
 use queens_model::model::Pos;
 
 /// How reachability is encoded.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 // Its own name in the OpenAPI document: the at-most-one `Encoding` is another type.
 #[schema(as = Mod2Encoding)]

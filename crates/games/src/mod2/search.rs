@@ -6,11 +6,10 @@
 //! value is kept beside it as a second bitboard, updated by one XOR per move (a queen flips
 //! the parity of exactly the squares it attacks).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::time::Instant;
 
 use super::rules::Variant;
+use queens_model::hash::FastMap;
 use queens_model::model::Pos;
 
 /// Largest board the bitboards hold.
@@ -169,33 +168,8 @@ pub fn ones(mut b: Bits) -> impl Iterator<Item = usize> {
     })
 }
 
-/// A fast hasher for bitboard keys (SipHash is most of the time of a memo lookup).
-#[derive(Default)]
-pub struct Mix(u64);
-
-impl Hasher for Mix {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-
-    fn write_u128(&mut self, x: u128) {
-        self.write_u64(x as u64);
-        self.write_u64((x >> 64) as u64);
-    }
-}
-
 /// A map keyed by bitboards.
-pub type BitsMap<V> = HashMap<Bits, V, BuildHasherDefault<Mix>>;
+pub type BitsMap<V> = FastMap<Bits, V>;
 
 /// Why a search stopped before its answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

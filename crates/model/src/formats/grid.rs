@@ -234,13 +234,7 @@ pub fn parse_grid(origin: &str, text: &str) -> Result<Problem, Error> {
                 ))
             }
             "diagonals" => {
-                let rule = parse_rule(value.trim()).ok_or_else(|| {
-                    err(
-                        ln,
-                        format!("diagonals: expected full or touch, got {:?}", value.trim()),
-                    )
-                })?;
-                problem = problem.with_rule(rule);
+                problem = problem.with_rule(rule_option(value).map_err(|m| err(ln, m))?);
             }
             _ => unreachable!("option_line only returns known keys"),
         }
@@ -320,13 +314,7 @@ fn sized<'a>(
                 }
             }
             "diagonals" => {
-                let rule = parse_rule(value.trim()).ok_or_else(|| {
-                    err(
-                        ln,
-                        format!("diagonals: expected full or touch, got {:?}", value.trim()),
-                    )
-                })?;
-                problem = problem.with_rule(rule);
+                problem = problem.with_rule(rule_option(value).map_err(|m| err(ln, m))?);
             }
             "n" => {
                 return Err(err(
@@ -410,6 +398,12 @@ fn option_line(line: &str) -> Option<(&'static str, &str)> {
         .into_iter()
         .find(|k| *k == key)
         .map(|k| (k, value))
+}
+
+/// The value of a `diagonals:` line, or the message that says what it should be.
+fn rule_option(value: &str) -> Result<DiagonalRule, String> {
+    parse_rule(value.trim())
+        .ok_or_else(|| format!("diagonals: expected full or touch, got {:?}", value.trim()))
 }
 
 pub(super) fn parse_rule(s: &str) -> Option<DiagonalRule> {

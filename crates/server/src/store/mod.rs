@@ -34,6 +34,7 @@ use std::time::Duration;
 pub use error::StoreError;
 pub use options::{is_postgres, redact, Options};
 pub use row::{Artifact, Counts, Job, JobStatus, OpQueue, UnknownStatus};
+use row::{Finished, NewJob};
 pub use sqlite::{FILE_NAME, SCHEMA_VERSION};
 
 use options::owner;
@@ -180,7 +181,7 @@ impl Store {
         max_queued: usize,
         key: Option<&str>,
     ) -> Result<Job, StoreError> {
-        each!(self, b => b.insert_for(op, request_json, max_queued, key))
+        each!(self, b => b.accept(NewJob { op, request: request_json, max_queued, key }))
     }
 
     /// The job `id` with its artifacts' names, or `None` if there is no such job.
@@ -250,7 +251,7 @@ impl Store {
                 });
             }
         }
-        each!(self, b => b.finish_with_files(id, result_json, artifacts, files))
+        each!(self, b => b.complete(Finished { id, result: result_json, artifacts, files }))
     }
 
     /// Marks a running job of this owner failed with its error. Returns `false`, storing

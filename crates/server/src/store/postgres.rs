@@ -18,12 +18,13 @@ use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use postgres::error::SqlState;
+use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Transaction};
 
 use super::error::StoreError;
 use super::options::{redact, Options};
 use super::row::{
-    fold_queue, parse_status, Artifact, Counts, Job, JobStatus, OpQueue, UnknownStatus,
+    fold_queue, parse_status, Artifact, Counts, Finished, Job, JobStatus, NewJob, OpQueue,
 };
 use super::tls::Connector;
 
@@ -263,13 +264,13 @@ impl Postgres {
         })
     }
 
-    pub(super) fn insert_for(
-        &self,
-        op: &str,
-        request_json: &str,
-        max_queued: usize,
-        key: Option<&str>,
-    ) -> Result<Job, StoreError> {
+    pub(super) fn accept(&self, job: NewJob<'_>) -> Result<Job, StoreError> {
+        let NewJob {
+            op,
+            request: request_json,
+            max_queued,
+            key,
+        } = job;
         // No lock around the count: a lock held through the commit's WAL flush would
         // serialize every insert behind one fsync (200 a second on a disk with 5 ms fsyncs),
         // where concurrent commits otherwise share their flushes. So the limit may be passed
@@ -334,17 +335,33 @@ impl Postgres {
     }
 
     pub(super) fn claim_next(&self) -> Result<Option<Job>, StoreError> {
-        let row = self.with("claiming the next queued job", |c| {
+        self.claim(
+            "claiming the next queued job",
+            "",
+            &[&self.owner, &self.lease_ms],
+        )
+    }
+
+    /// Claims the oldest queued job that also passes `filter` (`AND …`, its parameters from
+    /// `$3`): running for this owner with a fresh lease, its attempt counted. Replicas
+    /// claiming at once skip each other's row (`SKIP LOCKED`).
+    fn claim(
+        &self,
+        what: &str,
+        filter: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<Job>, StoreError> {
+        let row = self.with(what, |c| {
             c.query_opt(
                 &format!(
                     "UPDATE queens_jobs
                      SET status = 'running', attempts = attempts + 1, started_ms = {NOW_MS},
                          progress = NULL, owner = $1, lease_ms = {NOW_MS} + $2
-                     WHERE seq = (SELECT seq FROM queens_jobs WHERE status = 'queued'
+                     WHERE seq = (SELECT seq FROM queens_jobs WHERE status = 'queued' {filter}
                                   ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
                      RETURNING {JOB_COLUMNS}"
                 ),
-                &[&self.owner, &self.lease_ms],
+                params,
             )
         })?;
         // A queued job has no artifacts: only a done one does.
@@ -392,13 +409,13 @@ impl Postgres {
 
     /// Marks a running job done with its result and artifacts (bytes, and files: name, path
     /// in the artifacts folder), in one transaction.
-    pub(super) fn finish_with_files(
-        &self,
-        id: &str,
-        result_json: &str,
-        artifacts: &[(&str, &[u8])],
-        files: &[(&str, &str)],
-    ) -> Result<bool, StoreError> {
+    pub(super) fn complete(&self, done: Finished<'_>) -> Result<bool, StoreError> {
+        let Finished {
+            id,
+            result: result_json,
+            artifacts,
+            files,
+        } = done;
         let finish = format!(
             "UPDATE queens_jobs
              SET status = 'done', result = $2, finished_ms = {NOW_MS}, lease_ms = NULL
@@ -520,16 +537,7 @@ impl Postgres {
                 &[],
             )
         })?;
-        let mut counts = Counts::default();
-        for row in rows {
-            let status: String = row.get(0);
-            let n: i64 = row.get(1);
-            let status: JobStatus = status
-                .parse()
-                .map_err(|e: UnknownStatus| StoreError::Db(format!("counting jobs: {e}")))?;
-            *counts.slot(status) = u64::try_from(n).unwrap_or(0);
-        }
-        Ok(counts)
+        Counts::from_rows(rows.iter().map(|row| (row.get(0), row.get(1))))
     }
 }
 
@@ -607,21 +615,11 @@ impl Postgres {
     }
 
     pub(super) fn claim_next_of(&self, key: Option<&str>) -> Result<Option<Job>, StoreError> {
-        let row = self.with("claiming the next queued job of a key", |c| {
-            c.query_opt(
-                &format!(
-                    "UPDATE queens_jobs
-                     SET status = 'running', attempts = attempts + 1, started_ms = {NOW_MS},
-                         progress = NULL, owner = $1, lease_ms = {NOW_MS} + $2
-                     WHERE seq = (SELECT seq FROM queens_jobs
-                                  WHERE status = 'queued' AND api_key IS NOT DISTINCT FROM $3
-                                  ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-                     RETURNING {JOB_COLUMNS}"
-                ),
-                &[&self.owner, &self.lease_ms, &key],
-            )
-        })?;
-        row.map(|row| job_of(&row)).transpose()
+        self.claim(
+            "claiming the next queued job of a key",
+            "AND api_key IS NOT DISTINCT FROM $3",
+            &[&self.owner, &self.lease_ms, &key],
+        )
     }
 
     pub(super) fn queue_by_op(&self) -> Result<Vec<OpQueue>, StoreError> {

@@ -130,6 +130,26 @@ pub struct Job {
     pub key: Option<String>,
 }
 
+/// A job to accept, as the facade hands it to either backend: its operation, its request
+/// (JSON), the most jobs that may be queued for it to be accepted, and the API key that
+/// submits it (`None` on a server without keys).
+pub(super) struct NewJob<'a> {
+    pub op: &'a str,
+    pub request: &'a str,
+    pub max_queued: usize,
+    pub key: Option<&'a str>,
+}
+
+/// A running job's end as the facade hands it to either backend: its id, its result (JSON),
+/// its artifacts held as bytes (name, bytes) and those that are files of the artifacts
+/// folder (name, path relative to that folder).
+pub(super) struct Finished<'a> {
+    pub id: &'a str,
+    pub result: &'a str,
+    pub artifacts: &'a [(&'a str, &'a [u8])],
+    pub files: &'a [(&'a str, &'a str)],
+}
+
 /// How many jobs are in each status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Counts {
@@ -157,14 +177,26 @@ impl Counts {
         }
     }
 
-    pub(super) fn slot(&mut self, status: JobStatus) -> &mut u64 {
-        match status {
-            JobStatus::Queued => &mut self.queued,
-            JobStatus::Running => &mut self.running,
-            JobStatus::Done => &mut self.done,
-            JobStatus::Failed => &mut self.failed,
-            JobStatus::Cancelled => &mut self.cancelled,
+    /// The counts from a backend's `(status, COUNT(*))` rows, the same tally for both
+    /// databases.
+    pub(super) fn from_rows(
+        rows: impl IntoIterator<Item = (String, i64)>,
+    ) -> Result<Counts, StoreError> {
+        let mut counts = Counts::default();
+        for (status, n) in rows {
+            let status: JobStatus = status
+                .parse()
+                .map_err(|e: UnknownStatus| StoreError::Db(format!("counting jobs: {e}")))?;
+            let slot = match status {
+                JobStatus::Queued => &mut counts.queued,
+                JobStatus::Running => &mut counts.running,
+                JobStatus::Done => &mut counts.done,
+                JobStatus::Failed => &mut counts.failed,
+                JobStatus::Cancelled => &mut counts.cancelled,
+            };
+            *slot = u64::try_from(n).unwrap_or(0);
         }
+        Ok(counts)
     }
 }
 

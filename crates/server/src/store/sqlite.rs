@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::error::StoreError;
 use super::options::Options;
 use super::row::{
-    fold_queue, now_ms, parse_status, Artifact, Counts, Job, JobStatus, OpQueue, UnknownStatus,
+    fold_queue, now_ms, parse_status, Artifact, Counts, Finished, Job, JobStatus, NewJob, OpQueue,
 };
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
@@ -249,28 +249,17 @@ impl Sqlite {
         run().map_err(ctx(what))
     }
 
-    /// [`Sqlite::insert_for`] without an API key.
-    #[cfg(test)]
-    pub(super) fn insert(
-        &self,
-        op: &str,
-        request_json: &str,
-        max_queued: usize,
-    ) -> Result<Job, StoreError> {
-        self.insert_for(op, request_json, max_queued, None)
-    }
-
     /// Accepts a job for the API key named `key`: stores it as queued and returns it once it
     /// is on disk. Refuses with [`StoreError::Full`] when `max_queued` jobs or more are already
     /// queued; the count and the insert are one transaction, so concurrent inserts cannot
     /// overshoot the limit.
-    pub(super) fn insert_for(
-        &self,
-        op: &str,
-        request_json: &str,
-        max_queued: usize,
-        key: Option<&str>,
-    ) -> Result<Job, StoreError> {
+    pub(super) fn accept(&self, job: NewJob<'_>) -> Result<Job, StoreError> {
+        let NewJob {
+            op,
+            request: request_json,
+            max_queued,
+            key,
+        } = job;
         let created_ms = now_ms();
         let outcome = self.write(&format!("accepting a {op} job"), |tx| {
             let queued = count_status(tx, JobStatus::Queued)?;
@@ -352,28 +341,17 @@ impl Sqlite {
         })
     }
 
-    /// Marks a running job done with its result and stores its artifacts (name, bytes), all
-    /// in one transaction. Returns `false`, storing nothing, if the job is no longer running
-    /// (cancelled meanwhile). Two artifacts with the same name are an error, and then nothing
-    /// is stored either.
-    #[cfg(test)]
-    pub(super) fn finish(
-        &self,
-        id: &str,
-        result_json: &str,
-        artifacts: &[(&str, &[u8])],
-    ) -> Result<bool, StoreError> {
-        self.finish_with_files(id, result_json, artifacts, &[])
-    }
-
-    /// [`Self::finish`], with artifacts that are files (name, path in the artifacts folder).
-    pub(super) fn finish_with_files(
-        &self,
-        id: &str,
-        result_json: &str,
-        artifacts: &[(&str, &[u8])],
-        files: &[(&str, &str)],
-    ) -> Result<bool, StoreError> {
+    /// Marks a running job done with its result and stores its artifacts (name, bytes) and
+    /// its files (name, path in the artifacts folder), all in one transaction. Returns
+    /// `false`, storing nothing, if the job is no longer running (cancelled meanwhile). Two
+    /// artifacts with the same name are an error, and then nothing is stored either.
+    pub(super) fn complete(&self, done: Finished<'_>) -> Result<bool, StoreError> {
+        let Finished {
+            id,
+            result: result_json,
+            artifacts,
+            files,
+        } = done;
         let finished_ms = now_ms();
         self.write(&format!("finishing job {id}"), |tx| {
             let changed = tx.execute(
@@ -492,16 +470,6 @@ impl Sqlite {
         })
     }
 
-    /// Artifact `name` of job `id`: its bytes, or the file they are in; `None` if there is
-    /// no such artifact.
-    #[cfg(test)]
-    pub(super) fn artifact(&self, id: &str, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(match self.artifact_source(id, name)? {
-            Some(Artifact::Bytes(b)) => Some(b),
-            _ => None,
-        })
-    }
-
     pub(super) fn artifact_source(
         &self,
         id: &str,
@@ -534,14 +502,7 @@ impl Sqlite {
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
         })?;
-        let mut counts = Counts::default();
-        for (status, n) in rows {
-            let status: JobStatus = status
-                .parse()
-                .map_err(|e: UnknownStatus| StoreError::Db(format!("counting jobs: {e}")))?;
-            *counts.slot(status) = u64::try_from(n).unwrap_or(0);
-        }
-        Ok(counts)
+        Counts::from_rows(rows)
     }
 }
 
@@ -801,8 +762,54 @@ mod tests {
             .unwrap()
     }
 
+    /// The facade's `insert` (a job with no API key) and `finish` (no files).
+    trait Short {
+        fn insert(&self, op: &str, request: &str, max_queued: usize) -> Result<Job, StoreError>;
+        fn finish(
+            &self,
+            id: &str,
+            result: &str,
+            artifacts: &[(&str, &[u8])],
+        ) -> Result<bool, StoreError>;
+    }
+
+    impl Short for Sqlite {
+        fn insert(&self, op: &str, request: &str, max_queued: usize) -> Result<Job, StoreError> {
+            let key = None;
+            self.accept(NewJob {
+                op,
+                request,
+                max_queued,
+                key,
+            })
+        }
+
+        fn finish(
+            &self,
+            id: &str,
+            result: &str,
+            artifacts: &[(&str, &[u8])],
+        ) -> Result<bool, StoreError> {
+            let files = &[];
+            self.complete(Finished {
+                id,
+                result,
+                artifacts,
+                files,
+            })
+        }
+    }
+
     fn store() -> Sqlite {
         Store::open_in_memory().unwrap()
+    }
+
+    /// The bytes of an artifact held in the store (`None`: none, or a file).
+    fn bytes(store: &Sqlite, id: &str, name: &str) -> Option<Vec<u8>> {
+        match store.artifact_source(id, name).unwrap() {
+            Some(Artifact::Bytes(b)) => Some(b),
+            _ => None,
+        }
     }
 
     fn user_version(path: &Path) -> i64 {
@@ -874,12 +881,12 @@ mod tests {
         assert_eq!(done.result.as_deref(), Some(r#"{"unsat":true}"#));
         assert_eq!(done.artifacts, ["cnf", "proof"]);
         assert!(done.finished_ms.unwrap() >= claimed.started_ms.unwrap());
-        assert_eq!(store.artifact(&job.id, "proof").unwrap(), Some(proof));
+        assert_eq!(bytes(&store, &job.id, "proof"), Some(proof));
         assert_eq!(
-            store.artifact(&job.id, "cnf").unwrap().as_deref(),
+            bytes(&store, &job.id, "cnf").as_deref(),
             Some(&b"p cnf 1 1\n1 0\n"[..])
         );
-        assert_eq!(store.artifact(&job.id, "drat").unwrap(), None);
+        assert_eq!(bytes(&store, &job.id, "drat"), None);
 
         // A finished job no longer moves.
         assert!(!store.set_progress(&job.id, "{}").unwrap());
@@ -911,7 +918,7 @@ mod tests {
             }
         );
         assert_eq!(store.get("0123456789abcdef0123456789abcdef").unwrap(), None);
-        assert_eq!(store.artifact("nope", "proof").unwrap(), None);
+        assert_eq!(bytes(&store, "nope", "proof"), None);
     }
 
     #[test]
@@ -1062,7 +1069,7 @@ mod tests {
         assert_eq!(after.status, JobStatus::Cancelled);
         assert_eq!(after.result, None);
         assert!(after.artifacts.is_empty());
-        assert_eq!(store.artifact(&job.id, "proof").unwrap(), None);
+        assert_eq!(bytes(&store, &job.id, "proof"), None);
     }
 
     #[test]
@@ -1126,7 +1133,7 @@ mod tests {
         };
         let store = Store::open(dir.path()).unwrap();
         assert_eq!(store.get(&done.id).unwrap().unwrap(), done);
-        assert_eq!(store.artifact(&done.id, "proof").unwrap().unwrap(), b"xyz");
+        assert_eq!(bytes(&store, &done.id, "proof").unwrap(), b"xyz");
         assert_eq!(
             store.get(&running).unwrap().unwrap().status,
             JobStatus::Running
@@ -1210,7 +1217,7 @@ mod tests {
         let job = |id| store.get(id).unwrap().unwrap();
         assert_eq!(job(done).status, JobStatus::Done);
         assert_eq!(job(done).result.as_deref(), Some(r#"{"r":1}"#));
-        assert_eq!(store.artifact(done, "proof").unwrap().unwrap(), b"p");
+        assert_eq!(bytes(&store, done, "proof").unwrap(), b"p");
         assert_eq!(job(running).status, JobStatus::Running);
         assert_eq!(job(queued).status, JobStatus::Queued);
         assert_eq!(store.requeue_all_running().unwrap(), 1);

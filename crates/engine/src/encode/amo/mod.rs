@@ -8,6 +8,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 use varisat::{Lit, Var};
 
 use crate::encode::{ClauseSink, Counter};
@@ -19,18 +21,7 @@ pub mod product;
 pub mod seq;
 
 /// Which CNF encoding an at-most-one constraint gets.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    utoipa::ToSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
     /// [`pairwise`]: `n(n-1)/2` binary clauses, no auxiliary variables.
