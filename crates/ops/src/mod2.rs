@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use crate::context::{ms, Context};
 use crate::instance::Instance;
+use crate::operation::Bound;
 use queens_games::mod2::encode::Encoding;
 use queens_games::mod2::format::{
     parse_moves, parse_strategy, MoveList, StrategyFile, StrategyNode,
@@ -418,7 +419,7 @@ impl Mod2SolveRequest {
                 format!("at most {STRATEGY_MAX_PLIES}, not {}", self.strategy_plies),
             ));
         }
-        if self.threads > 256 {
+        if self.threads > MAX_THREADS {
             return Err(Error::unsupported_at_field(
                 "threads",
                 "between 0 (one per core) and 256",
@@ -430,6 +431,9 @@ impl Mod2SolveRequest {
 
 /// Levels kept for the strategy (positions of at most this many queens can be looked up).
 pub const STRATEGY_MAX_PLIES: usize = 5;
+
+/// The most worker threads a retrograde sweep takes.
+pub const MAX_THREADS: usize = 256;
 
 /// What the retrograde sweep reports beside the winner.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -1032,6 +1036,11 @@ impl crate::operation::Operation for Mod2Solve {
                                    only;\n`status` is `ok`, `timeout` or `memory`.";
     const N_FIELD: &'static str = "n";
     const BOUND_FIELD: &'static str = "n";
+    const BOUNDS: &'static [Bound] = &[
+        Bound::new("n", 1, search::MAX_N as u64),
+        Bound::new("threads", 0, MAX_THREADS as u64),
+        Bound::new("strategy_plies", 0, STRATEGY_MAX_PLIES as u64),
+    ];
     type Request = Mod2SolveRequest;
     type Response = Mod2SolveResponse;
 
@@ -1091,6 +1100,7 @@ impl crate::operation::Operation for Mod2Optimum {
                                    bound;\n`optimal` is false when the server's time limit came \
                                    first.";
     const N_FIELD: &'static str = "n";
+    const BOUNDS: &'static [Bound] = &[Bound::new("n", 1, MAX_OPTIMUM_N as u64)];
     type Request = Mod2OptimumRequest;
     type Response = Optimum;
 
