@@ -205,7 +205,7 @@ impl Bound {
     /// Refuses `request`'s value of the field when it is outside the bounds.
     pub fn check(&self, request: &serde_json::Value) -> Result<(), Error> {
         match self.value(request) {
-            Some(v) if v < self.min || v > self.max => Err(Error::unsupported_at_field(
+            Some(v) if !(self.min..=self.max).contains(&v) => Err(Error::unsupported_at_field(
                 self.field,
                 format!("from {} to {}, not {v}", self.min, self.max),
             )),
