@@ -814,3 +814,147 @@ fn each_encoding_has_its_own_schema() {
     );
     assert_eq!(a.status, 200, "{}", a.json());
 }
+
+/// The operations of the table (`queens::ops::for_each`): name, route, declared bounds.
+fn table() -> Vec<(
+    &'static str,
+    Option<&'static str>,
+    &'static [queens::ops::Bound],
+)> {
+    struct Table(
+        Vec<(
+            &'static str,
+            Option<&'static str>,
+            &'static [queens::ops::Bound],
+        )>,
+    );
+    impl queens::ops::Visit for Table {
+        fn visit<O: queens::ops::Member>(&mut self) {
+            self.0.push((O::NAME, O::PATH, O::BOUNDS));
+        }
+    }
+    let mut table = Table(Vec::new());
+    queens::ops::for_each(&mut table);
+    table.0
+}
+
+/// Every operation of the table is reachable from the service (its job body, and its route
+/// when it declares one) and from the command line: the subcommand its name spells
+/// (`collection_deal` is `queens collection deal`), or `queens op` for one that only runs in
+/// a child process.
+#[test]
+fn every_operation_of_the_table_is_reachable_from_the_service_and_the_command_line() {
+    let c = Contract::new(serve().start());
+    let jobs = job_ops(&c);
+    let table = table();
+    assert!(table.len() >= 19, "{} operations in the table", table.len());
+    for (name, path, _) in table {
+        assert!(jobs.iter().any(|j| j == name), "{name}: no job body");
+        if let Some(path) = path {
+            assert!(
+                c.doc["paths"][path]["post"].is_object(),
+                "{name}: POST {path} is not in the document"
+            );
+        }
+        let commands: Vec<Vec<&str>> = match (name, path) {
+            // One operation, two questions of the game.
+            ("mod2_optimum", _) => vec![vec!["mod2", "max"], vec!["mod2", "min-lock"]],
+            (_, None) => vec![vec!["op"]],
+            _ => vec![name.split('_').collect()],
+        };
+        for command in commands {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_queens"))
+                .args(&command)
+                .arg("--help")
+                .output()
+                .expect("queens runs");
+            let help = String::from_utf8_lossy(&out.stdout);
+            let usage = format!("Usage: queens {}", command.join(" "));
+            assert!(
+                out.status.success() && help.contains(&usage),
+                "{name}: `queens {} --help` does not show its usage: {help}{}",
+                command.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+/// The property `field` (a path through nested objects, `lookahead.samples`) of `schema`.
+fn property<'a>(c: &'a Contract, schema: &str, field: &str) -> &'a Value {
+    let schemas = &c.doc["components"]["schemas"];
+    let mut at = &schemas[schema];
+    for (i, key) in field.split('.').enumerate() {
+        if i > 0 {
+            let name = at["$ref"]
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                .unwrap_or_else(|| panic!("{schema}.{field}: {key} is not behind a $ref"));
+            at = &schemas[name];
+        }
+        at = &at["properties"][key];
+    }
+    at
+}
+
+/// Every bound an operation declares is in the document (its minimum, and a maximum no
+/// larger), and one past the document's maximum is a 422 naming the field, on the route and
+/// as a job: the schema says what the service takes.
+#[test]
+fn every_declared_bound_is_in_the_document_and_enforced() {
+    let c = Contract::new(serve().args(["--timeout-ms", "2000"]).start());
+    let examples = examples(&c);
+    let mut checked = 0;
+    for (name, path, bounds) in table() {
+        for bound in bounds {
+            let route = route_of(name);
+            let example = examples
+                .iter()
+                .find(|(r, _)| *r == route)
+                .map(|(_, b)| b.clone())
+                .unwrap_or_else(|| panic!("{name} has no example"));
+            let mut cases = vec![(format!("Job.{name}"), "/v1/jobs".to_string())];
+            if let Some(path) = path {
+                let schema = c.doc["paths"][path]["post"]["requestBody"]["content"]
+                    ["application/json"]["schema"]["$ref"]
+                    .as_str()
+                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                    .expect("the route's request schema")
+                    .to_string();
+                cases.push((schema, path.to_string()));
+            }
+            for (schema, route) in cases {
+                let prop = property(&c, &schema, bound.field);
+                assert_eq!(
+                    prop["minimum"],
+                    json!(bound.min),
+                    "{schema}.{}",
+                    bound.field
+                );
+                let max = prop["maximum"]
+                    .as_u64()
+                    .unwrap_or_else(|| panic!("{schema}.{}: no maximum", bound.field));
+                assert!(max <= bound.max, "{schema}.{}: {max}", bound.field);
+                let mut body = example.clone();
+                if route == "/v1/jobs" {
+                    body["op"] = json!(name);
+                }
+                let keys: Vec<&str> = bound.field.split('.').collect();
+                let (last, parents) = keys.split_last().expect("a field");
+                let mut at = &mut body;
+                for key in parents {
+                    if !at[*key].is_object() {
+                        at[*key] = json!({});
+                    }
+                    at = &mut at[*key];
+                }
+                at[*last] = json!(max + 1);
+                let a = c.post(&route, &body);
+                assert_eq!(a.status, 422, "{route} {body}: {}", a.json());
+                assert_eq!(a.json()["field"], bound.field, "{route} {body}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 20, "{checked} bounds checked");
+}

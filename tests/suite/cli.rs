@@ -200,8 +200,19 @@ fn bad_input_exits_2_with_file_and_line() {
         String::from_utf8(o.stderr).unwrap(),
         "queens: error: <stdin>: line 2: row has 2 cells, expected 3 like the first row\n"
     );
-    let o = queens(&["solve"], None);
-    assert_eq!(o.status.code(), Some(2), "a missing FILE is a usage error");
+    // No instance at all: a usage error that names the three ways to give one.
+    for command in ["solve", "count", "encode"] {
+        let o = queens(&[command], None);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{command}: a missing FILE is a usage error"
+        );
+        let err = String::from_utf8(o.stderr).unwrap();
+        for way in ["FILE", " - ", "--n N"] {
+            assert!(err.contains(way), "{command}: `{way}` is not named: {err}");
+        }
+    }
 }
 
 #[test]

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::{ms, Context};
+use crate::operation::Bound;
 use queens_games::collection::deal::{deal as deal_of, Difficulty};
 use queens_games::collection::policy::{self, Lookahead, PolicyName};
 use queens_games::collection::simulate::{self, policy_seed};
@@ -675,7 +676,7 @@ impl StudyRequest {
                 format!("1 to {MAX_STUDY_DEALS} deals, not {}", req.deals),
             ));
         }
-        if !(1..=3_600_000).contains(&req.timeout_each_ms) {
+        if !(1..=MAX_TIMEOUT_EACH_MS).contains(&req.timeout_each_ms) {
             return Err(Error::unsupported_at_field(
                 "timeout_each_ms",
                 format!("1 to 3600000 milliseconds, not {}", req.timeout_each_ms),
@@ -762,6 +763,7 @@ impl crate::operation::Operation for CollectionPlay {
     const PATH: Option<&'static str> = Some("/v1/collection/play");
     const SUMMARY: &'static str = "Play a deal with a move list (the first illegal move is a \
                                    422 naming its index and rule)\nor a policy.";
+    const BOUNDS: &'static [Bound] = &LOOKAHEAD_BOUNDS;
     type Request = PlayRequest;
     type Response = PlayResponse;
 
@@ -776,6 +778,15 @@ impl crate::operation::Operation for CollectionPlay {
     }
 }
 
+/// The longest time a study may give each deal's optimum: an hour, in milliseconds.
+pub const MAX_TIMEOUT_EACH_MS: u64 = 3_600_000;
+
+/// The lookahead budget's bounds, in every request that plays with a policy.
+const LOOKAHEAD_BOUNDS: [Bound; 2] = [
+    Bound::new("lookahead.candidates", 1, MAX_LOOKAHEAD.candidates as u64),
+    Bound::new("lookahead.samples", 0, MAX_LOOKAHEAD.samples as u64),
+];
+
 /// `collection_simulate`: stops between deals.
 pub struct CollectionSimulate;
 
@@ -786,6 +797,12 @@ impl crate::operation::Operation for CollectionSimulate {
                                    At most 10,000 deals here\n(more as a job); the server's time \
                                    limit may end the run first (`status: timeout`).";
     const BOUND_FIELD: &'static str = "deals";
+    const BOUNDS: &'static [Bound] = &[
+        Bound::new("deals", 1, MAX_SIMULATE_DEALS).sync_max(MAX_SYNC_SIMULATE_DEALS),
+        Bound::new("jobs", 1, MAX_JOBS as u64),
+        LOOKAHEAD_BOUNDS[0],
+        LOOKAHEAD_BOUNDS[1],
+    ];
     type Request = SimulateRequest;
     type Response = SimulateResponse;
 
@@ -826,6 +843,10 @@ impl crate::operation::Operation for CollectionSolve {
                                    the best game, its score,\nand whether no game scores more \
                                    (`proven`); the server's time limit may end the search\nfirst \
                                    (`budget: timeout`, the best game found and an upper bound).";
+    const BOUNDS: &'static [Bound] = &[
+        Bound::new("max_entries", 1, MAX_TABLE_ENTRIES as u64),
+        Bound::new("beam", 0, MAX_BEAM as u64),
+    ];
     type Request = CollectionSolveRequest;
     type Response = CollectionSolveResponse;
 
@@ -856,6 +877,14 @@ impl crate::operation::Operation for CollectionStudy {
                                    much of a player's loss is luck\nand how much play. At most \
                                    100 deals here (more as a job).";
     const BOUND_FIELD: &'static str = "deals";
+    const BOUNDS: &'static [Bound] = &[
+        Bound::new("deals", 1, MAX_STUDY_DEALS).sync_max(MAX_SYNC_STUDY_DEALS),
+        Bound::new("jobs", 1, MAX_JOBS as u64),
+        Bound::new("timeout_each_ms", 1, MAX_TIMEOUT_EACH_MS),
+        Bound::new("max_entries", 1, MAX_TABLE_ENTRIES as u64),
+        LOOKAHEAD_BOUNDS[0],
+        LOOKAHEAD_BOUNDS[1],
+    ];
     type Request = StudyRequest;
     type Response = StudyResponse;
 

@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use crate::context::Context;
 use crate::instance::Instance;
+use crate::operation::Bound;
 use queens_engine::generate as gen;
 use queens_engine::puzzle::grade::Grade;
 use queens_engine::Budget;
@@ -235,6 +236,7 @@ impl crate::operation::Operation for Generate {
     const SUMMARY: &'static str =
         "Seeded instances: completions, excluded diagonals, unique region puzzles.";
     const N_FIELD: &'static str = "n";
+    const BOUNDS: &'static [Bound] = &[Bound::new("count", 1, MAX_GENERATE_COUNT)];
     type Request = GenerateRequest;
     type Response = GenerateResponse;
 

@@ -64,7 +64,7 @@ pub use hint::{hint, Hint, HintRequest, HintResponse};
 pub use instance::Instance;
 pub use limits::{UNBOUNDED_COUNT_N, UNBOUNDED_LIST_N};
 pub use mod2::{Mod2Check, Mod2Optimum, Mod2Replay, Mod2Solve};
-pub use operation::{Operation, PlainText, Sparse};
+pub use operation::{Bound, Operation, PlainText, Sparse};
 pub use proof_info::ProofInfo;
 pub use queens_engine::EngineName;
 pub use queens_model::status::Status;
@@ -235,7 +235,19 @@ impl Request {
     /// operation checks them again; the service checks before it accepts a job).
     pub fn validate(&self) -> Result<(), Error> {
         self.check_sparse()?;
-        with_request!(self, |O, r| O::validate(r))
+        with_request!(self, |O, r| {
+            O::validate(r)?;
+            // The declared bounds, which the service's document states: a value the
+            // operation's own checks let through past them is refused here all the same.
+            if !O::BOUNDS.is_empty() {
+                let value = serde_json::to_value(r)
+                    .map_err(|e| Error::internal_from("a request does not serialize", e))?;
+                for bound in O::BOUNDS {
+                    bound.check(&value)?;
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Refuses a board past [`queens_model::model::MAX_N`] to every operation but `solve`, `check`,

@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 
 use crate::context::{ms, Context};
 use crate::instance::Instance;
+use crate::operation::Bound;
 use queens_games::mod2::encode::Encoding;
 use queens_games::mod2::format::{
     parse_moves, parse_strategy, MoveList, StrategyFile, StrategyNode,
@@ -418,7 +419,7 @@ impl Mod2SolveRequest {
                 format!("at most {STRATEGY_MAX_PLIES}, not {}", self.strategy_plies),
             ));
         }
-        if self.threads > 256 {
+        if self.threads > MAX_THREADS {
             return Err(Error::unsupported_at_field(
                 "threads",
                 "between 0 (one per core) and 256",
@@ -430,6 +431,9 @@ impl Mod2SolveRequest {
 
 /// Levels kept for the strategy (positions of at most this many queens can be looked up).
 pub const STRATEGY_MAX_PLIES: usize = 5;
+
+/// The most worker threads a retrograde sweep takes.
+pub const MAX_THREADS: usize = 256;
 
 /// What the retrograde sweep reports beside the winner.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -868,8 +872,96 @@ pub struct Mod2ReplayRequest {
     /// What `queens mod2 replay` reads from a file: a move list `{"n": N, "moves": [[r,c],
     /// …], "variant"?, "queens"?, "state"?}` (the JSON of `max`/`min-lock` too), or a
     /// strategy `{"n": N, "variant"?, "strategy": {…}}`.
-    #[schema(value_type = Object)]
+    #[schema(schema_with = game_schema)]
     pub game: serde_json::Value,
+}
+
+/// The schema of [`Mod2ReplayRequest::game`]: what the move list's and the strategy's
+/// readers take (`n` from 1 to 1,024, squares as `[row, column]`, the variant and state by
+/// name; other fields, such as the rest of an optimum's answer, are ignored). That a square
+/// is on the board is not in it: the bound is `n`, another field.
+fn game_schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    use serde_json::Value;
+    use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, ObjectBuilder, SchemaType, Type};
+    let n = || {
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(1))
+            .maximum(Some(queens_games::mod2::format::MAX_N as u64))
+            .description(Some("The board size."))
+    };
+    let named = |names: &[&str], what: &str| {
+        ObjectBuilder::new()
+            .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+            .enum_values(Some(
+                names.iter().map(|&s| Value::from(s)).chain([Value::Null]),
+            ))
+            .description(Some(what))
+    };
+    let variant = || {
+        named(
+            &["standard", "alternate", "complementary"],
+            "The game (default standard).",
+        )
+    };
+    let square = ArrayBuilder::new()
+        .items(
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .minimum(Some(0)),
+        )
+        .min_items(Some(2))
+        .max_items(Some(2));
+    let moves = ObjectBuilder::new()
+        .title(Some("MoveList"))
+        .schema_type(Type::Object)
+        .property("n", n())
+        .property("variant", variant())
+        .property(
+            "moves",
+            ArrayBuilder::new()
+                .items(square)
+                .description(Some("The moves in order, each a square `[row, column]`.")),
+        )
+        .property(
+            "queens",
+            ObjectBuilder::new()
+                .schema_type(SchemaType::from_iter([Type::Integer, Type::Null]))
+                .minimum(Some(0))
+                .description(Some("A claim: how many queens the final board holds.")),
+        )
+        .property(
+            "state",
+            named(
+                &["complete", "locked", "unlocked"],
+                "A claim: the final board's state.",
+            ),
+        )
+        .required("n")
+        .required("moves");
+    let strategy = ObjectBuilder::new()
+        .title(Some("Strategy"))
+        .schema_type(Type::Object)
+        .property("n", n())
+        .property("variant", variant())
+        .property(
+            "strategy",
+            ObjectBuilder::new()
+                .schema_type(Type::Object)
+                .description(Some(
+                    "The winner's strategy, as `mod2 solve --strategy` writes it.",
+                )),
+        )
+        .required("n")
+        .required("strategy");
+    AnyOfBuilder::new()
+        .item(moves)
+        .item(strategy)
+        .description(Some(
+            "A move list (the JSON of `max`/`min-lock` too; its other fields are ignored) or a \
+             strategy.",
+        ))
+        .into()
 }
 
 /// [`replay`] or [`replay_strategy`]'s answer, whichever the file was.
@@ -1032,6 +1124,11 @@ impl crate::operation::Operation for Mod2Solve {
                                    only;\n`status` is `ok`, `timeout` or `memory`.";
     const N_FIELD: &'static str = "n";
     const BOUND_FIELD: &'static str = "n";
+    const BOUNDS: &'static [Bound] = &[
+        Bound::new("n", 1, search::MAX_N as u64),
+        Bound::new("threads", 0, MAX_THREADS as u64),
+        Bound::new("strategy_plies", 0, STRATEGY_MAX_PLIES as u64),
+    ];
     type Request = Mod2SolveRequest;
     type Response = Mod2SolveResponse;
 
@@ -1091,6 +1188,7 @@ impl crate::operation::Operation for Mod2Optimum {
                                    bound;\n`optimal` is false when the server's time limit came \
                                    first.";
     const N_FIELD: &'static str = "n";
+    const BOUNDS: &'static [Bound] = &[Bound::new("n", 1, MAX_OPTIMUM_N as u64)];
     type Request = Mod2OptimumRequest;
     type Response = Optimum;
 

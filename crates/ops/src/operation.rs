@@ -153,6 +153,65 @@ pub trait Operation: Sized + 'static {
     /// limit is still taken, as a job: local search answers it, and [`crate::check_memory`]
     /// refuses it before it is queued when its memory estimate is over the limit.
     const LARGE_AS_JOB: bool = false;
+
+    /// The numeric fields of the request that size its work, with the values the operation
+    /// takes: [`crate::Request::validate`] refuses a value outside them, and the service
+    /// writes them into its OpenAPI document (`minimum`, `maximum`), so the schema says what
+    /// is valid.
+    const BOUNDS: &'static [Bound] = &[];
+}
+
+/// A numeric field of a request and the values an operation takes in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// The field: a path through nested objects (`lookahead.samples`).
+    pub field: &'static str,
+    /// The smallest value taken.
+    pub min: u64,
+    /// The largest value taken.
+    pub max: u64,
+    /// The largest value the synchronous endpoint takes, when it is smaller (more goes as
+    /// a job).
+    pub sync_max: Option<u64>,
+}
+
+impl Bound {
+    /// `field` takes `min..=max`, on the endpoint and as a job.
+    pub const fn new(field: &'static str, min: u64, max: u64) -> Bound {
+        Bound {
+            field,
+            min,
+            max,
+            sync_max: None,
+        }
+    }
+
+    /// These bounds, the synchronous endpoint taking at most `max`.
+    pub const fn sync_max(self, max: u64) -> Bound {
+        Bound {
+            sync_max: Some(max),
+            ..self
+        }
+    }
+
+    /// The field's value in `request` (the request's JSON), if it is there and a number.
+    pub fn value(&self, request: &serde_json::Value) -> Option<u64> {
+        self.field
+            .split('.')
+            .try_fold(request, |v, key| v.get(key))
+            .and_then(serde_json::Value::as_u64)
+    }
+
+    /// Refuses `request`'s value of the field when it is outside the bounds.
+    pub fn check(&self, request: &serde_json::Value) -> Result<(), Error> {
+        match self.value(request) {
+            Some(v) if !(self.min..=self.max).contains(&v) => Err(Error::unsupported_at_field(
+                self.field,
+                format!("from {} to {}, not {v}", self.min, self.max),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// What an operation does with a board past [`queens_model::model::MAX_N`].

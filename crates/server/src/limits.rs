@@ -2,161 +2,40 @@
 //! OpenAPI document as `minimum`/`maximum` (the synchronous endpoint's and the job's), and
 //! checked before a request is queued, so that the document and the 422 say the same.
 //!
-//! Most bounds are the operations' own (a lookahead of at most 1,024 samples, a mod-2 game
-//! search of at most 11 rows, …: `Request::validate` refuses past them). The deals of a
-//! simulation or a study are this server's: `queens serve --max-simulate-deals` and
-//! `--max-study-deals` (a synchronous call stays within its smaller bounds whatever they are).
+//! The bounds are the operations' own, declared with each ([`Operation::BOUNDS`]; a lookahead
+//! of at most 1,024 samples, a mod-2 game search of at most 11 rows, …), which
+//! `Request::validate` enforces. This server lowers two of them: the deals of a simulation or
+//! a study (`queens serve --max-simulate-deals`, `--max-study-deals`), and the board size of
+//! an operation whose size is a field of its own (`--max-n`).
+
+use std::any::TypeId;
 
 use axum::http::StatusCode;
 use serde_json::{json, Value};
+use utoipa::ToSchema;
 
 use super::config::Config;
 use super::error::ApiError;
-use queens_ops::{collection, mod2, Request};
+use queens_ops::{CollectionSimulate, CollectionStudy, Member, Operation, Request, Visit};
 
-/// One bounded field: the schema it is in, its property (a path through nested objects:
-/// `lookahead.samples` is in the `Lookahead` schema), and its bounds.
-struct Bound {
-    schema: String,
-    field: &'static str,
-    min: Option<u64>,
-    max: u64,
-}
-
-/// Every bounded field of every request schema, synchronous and job, on this server.
-fn bounds(config: &Config) -> Vec<Bound> {
-    let simulate = config.max_simulate_deals;
-    let study = config.max_study_deals;
-    let mut out = Vec::new();
-    let mut both = |sync: &str, op: &str, field: &'static str, min: Option<u64>, max: u64| {
-        for schema in [sync.to_string(), format!("Job.{op}")] {
-            out.push(Bound {
-                schema,
-                field,
-                min,
-                max,
-            });
+/// This server's own maximum of a field of operation `O`, below the operation's, and the
+/// flag that sets it.
+fn own<O: Operation>(config: &Config, field: &str) -> Option<(u64, &'static str)> {
+    let op = TypeId::of::<O>();
+    match field {
+        "deals" if op == TypeId::of::<CollectionSimulate>() => {
+            Some((config.max_simulate_deals, "--max-simulate-deals"))
         }
-    };
-    let sim_sync = simulate.min(collection::MAX_SYNC_SIMULATE_DEALS);
-    let study_sync = study.min(collection::MAX_SYNC_STUDY_DEALS);
-    both(
-        "SimulateRequest",
-        "collection_simulate",
-        "jobs",
-        Some(1),
-        collection::MAX_JOBS as u64,
-    );
-    both(
-        "StudyRequest",
-        "collection_study",
-        "jobs",
-        Some(1),
-        collection::MAX_JOBS as u64,
-    );
-    both(
-        "StudyRequest",
-        "collection_study",
-        "timeout_each_ms",
-        Some(1),
-        3_600_000,
-    );
-    let entries = collection::MAX_TABLE_ENTRIES as u64;
-    both(
-        "StudyRequest",
-        "collection_study",
-        "max_entries",
-        Some(1),
-        entries,
-    );
-    both(
-        "CollectionSolveRequest",
-        "collection_solve",
-        "max_entries",
-        Some(1),
-        entries,
-    );
-    both(
-        "CollectionSolveRequest",
-        "collection_solve",
-        "beam",
-        None,
-        collection::MAX_BEAM as u64,
-    );
-    both(
-        "Mod2SolveRequest",
-        "mod2_solve",
-        "n",
-        Some(1),
-        queens_games::mod2::search::MAX_N as u64,
-    );
-    both("Mod2SolveRequest", "mod2_solve", "threads", None, 256);
-    both(
-        "Mod2SolveRequest",
-        "mod2_solve",
-        "strategy_plies",
-        None,
-        mod2::STRATEGY_MAX_PLIES as u64,
-    );
-    both(
-        "Mod2OptimumRequest",
-        "mod2_optimum",
-        "n",
-        Some(1),
-        mod2::MAX_OPTIMUM_N as u64,
-    );
-    both(
-        "GenerateRequest",
-        "generate",
-        "count",
-        Some(1),
-        queens_ops::MAX_GENERATE_COUNT,
-    );
-    both(
-        "GenerateRequest",
-        "generate",
-        "n",
-        None,
-        config.max_n as u64,
-    );
-    for (schema, max) in [
-        ("SimulateRequest".to_string(), sim_sync),
-        ("Job.collection_simulate".to_string(), simulate),
-    ] {
-        out.push(Bound {
-            schema,
-            field: "deals",
-            min: Some(1),
-            max,
-        });
+        "deals" if op == TypeId::of::<CollectionStudy>() => {
+            Some((config.max_study_deals, "--max-study-deals"))
+        }
+        _ if field == O::N_FIELD => Some((config.max_n as u64, "--max-n")),
+        _ => None,
     }
-    for (schema, max) in [
-        ("StudyRequest".to_string(), study_sync),
-        ("Job.collection_study".to_string(), study),
-    ] {
-        out.push(Bound {
-            schema,
-            field: "deals",
-            min: Some(1),
-            max,
-        });
-    }
-    let look = collection::MAX_LOOKAHEAD;
-    for (field, min, max) in [
-        ("candidates", Some(1), look.candidates as u64),
-        ("samples", None, look.samples as u64),
-    ] {
-        out.push(Bound {
-            schema: "Lookahead".into(),
-            field,
-            min,
-            max,
-        });
-    }
-    out
 }
 
-/// Writes the bounds into the document's schemas.
+/// Writes the bounds into the document's schemas: each operation's request schema (the
+/// synchronous endpoint's) and its job's (`Job.NAME`).
 pub(super) fn document(doc: &mut Value, config: &Config) {
     let Some(schemas) = doc
         .pointer_mut("/components/schemas")
@@ -164,47 +43,93 @@ pub(super) fn document(doc: &mut Value, config: &Config) {
     else {
         return;
     };
-    for b in bounds(config) {
-        let Some(prop) = schemas
-            .get_mut(&b.schema)
-            .and_then(|s| s.get_mut("properties"))
-            .and_then(|p| p.get_mut(b.field))
-            .and_then(Value::as_object_mut)
-        else {
-            continue;
-        };
-        prop.insert("maximum".into(), json!(b.max));
-        if let Some(min) = b.min {
-            prop.insert("minimum".into(), json!(min));
+    queens_ops::for_each(&mut Document { schemas, config });
+}
+
+/// [`document`] for each operation of the table.
+struct Document<'a> {
+    schemas: &'a mut serde_json::Map<String, Value>,
+    config: &'a Config,
+}
+
+impl Visit for Document<'_> {
+    fn visit<O: Member>(&mut self) {
+        let sync = <O::Request as ToSchema>::name().into_owned();
+        let job = format!("Job.{}", O::NAME);
+        for b in O::BOUNDS {
+            let max = match own::<O>(self.config, b.field) {
+                Some((here, _)) => here.min(b.max),
+                None => b.max,
+            };
+            let sync_max = b.sync_max.map_or(max, |s| s.min(max));
+            if O::PATH.is_some() {
+                self.bound(&sync, b.field, Some(b.min), sync_max);
+            }
+            self.bound(&job, b.field, Some(b.min), max);
+        }
+        // A board size that is a field of the request itself (not of its instance), with no
+        // bound of the operation's: `--max-n`.
+        let field = O::N_FIELD;
+        if !field.contains('.') && O::BOUNDS.iter().all(|b| b.field != field) {
+            let max = self.config.max_n as u64;
+            if O::PATH.is_some() {
+                self.bound(&sync, field, None, max);
+            }
+            self.bound(&job, field, None, max);
         }
     }
 }
 
-/// Refuses, with 422 naming the field, a request over one of this server's own bounds (the
-/// operations refuse what is over theirs).
+impl Document<'_> {
+    /// Writes `minimum` (when given) and `maximum` into the property `field` (a path through
+    /// nested objects, each a `$ref` to its schema or inline) of schema `schema`.
+    fn bound(&mut self, schema: &str, field: &str, min: Option<u64>, max: u64) {
+        let mut at = schema.to_string();
+        let mut keys = field.split('.').peekable();
+        while let Some(key) = keys.next() {
+            let Some(prop) = self
+                .schemas
+                .get_mut(&at)
+                .and_then(|s| s.get_mut("properties"))
+                .and_then(|p| p.get_mut(key))
+                .and_then(Value::as_object_mut)
+            else {
+                return;
+            };
+            if keys.peek().is_some() {
+                let Some(next) = prop
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                else {
+                    return;
+                };
+                at = next.to_string();
+                continue;
+            }
+            prop.insert("maximum".into(), json!(max));
+            if let Some(min) = min {
+                prop.insert("minimum".into(), json!(min));
+            }
+        }
+    }
+}
+
+/// Refuses, with 422 naming the field, a request over one of this server's own bounds on
+/// deals (the operations refuse what is over theirs; the board size is [`super::admit`]'s).
 pub(super) fn check(req: &Request, config: &Config) -> Result<(), ApiError> {
-    let (field, value, max, flag) = match req {
-        Request::CollectionSimulate(r) => (
-            "deals",
-            r.deals,
-            config.max_simulate_deals,
-            "--max-simulate-deals",
-        ),
-        Request::CollectionStudy(r) => (
-            "deals",
-            r.deals,
-            config.max_study_deals,
-            "--max-study-deals",
-        ),
+    let (value, own) = match req {
+        Request::CollectionSimulate(r) => (r.deals, own::<CollectionSimulate>(config, "deals")),
+        Request::CollectionStudy(r) => (r.deals, own::<CollectionStudy>(config, "deals")),
         _ => return Ok(()),
     };
-    if value > max {
-        return Err(ApiError::new(
+    match own {
+        Some((max, flag)) if value > max => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "over a limit",
-            format!("{value} {field} is over this server's limit of {max} ({flag})"),
+            format!("{value} deals is over this server's limit of {max} ({flag})"),
         )
-        .field(field));
+        .field("deals")),
+        _ => Ok(()),
     }
-    Ok(())
 }

@@ -1,14 +1,15 @@
 //! The arguments several commands share: which records of a corpus, `--timeout` and
 //! `--max-memory`, `compare`'s arguments (which `batch` and `merge` reuse in part), the
-//! external solvers, and `--engine`.
+//! external solvers, `--engine` with its encoding, and where a proof goes.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use queens::encode::amo::Encoding;
 use queens::formats::sources::Selection;
 use queens::ops::compare::EngineSpec;
-use queens::ops::EngineName;
+use queens::ops::{Artifacts, EngineName, ProofInfo};
 use queens::proof::ProofFormat;
 use queens::Error;
 
@@ -36,7 +37,7 @@ impl SelectionArgs {
 }
 
 /// `--timeout SECS` of the commands that answer one question.
-#[derive(Args, Clone, Copy)]
+#[derive(Args, Clone, Copy, Default)]
 pub(crate) struct Timeout {
     /// Give up after SECS seconds (counted from the start of the command): print what was
     /// found so far and exit 4. A SAT solver that cannot stop by itself runs in a child
@@ -173,4 +174,107 @@ pub(crate) fn engine_choice(s: &str) -> Result<EngineChoice, String> {
         .map_err(|_| {
             format!("`{s}`: use auto, backtrack, sat, race, local or ext:SOLVER (e.g. ext:cadical)")
         })
+}
+
+#[derive(Args)]
+pub(crate) struct ProofArgs {
+    /// When the answer is UNSAT, write a proof of it here (checked by the
+    /// built-in checker before the answer is printed).
+    #[arg(long, value_name = "P")]
+    pub(crate) proof: Option<PathBuf>,
+    /// Proof format: lrat (the default; the backtracker writes it with its own hints and
+    /// checks it as it writes), binary-lrat (the same, a third of the size; cake_lpr reads
+    /// it), drat or binary-drat.
+    #[arg(long, value_name = "F", default_value = "lrat", requires = "proof")]
+    pub(crate) proof_format: ProofFormat,
+    /// Where to write the exact CNF the proof refutes (default: the proof path + `.cnf`).
+    #[arg(long, value_name = "C", requires = "proof")]
+    pub(crate) cnf: Option<PathBuf>,
+}
+
+impl ProofArgs {
+    /// Writes the proof and the CNF it refutes (the answer's artifacts, present on UNSAT)
+    /// where the user asked, and names them in the answer.
+    pub(crate) fn write(
+        &self,
+        info: Option<&mut ProofInfo>,
+        artifacts: &Artifacts,
+    ) -> Result<(), Error> {
+        let (Some(path), Some(info)) = (&self.proof, info) else {
+            return Ok(());
+        };
+        let cnf = self.cnf.clone().unwrap_or_else(|| {
+            let mut p = path.clone().into_os_string();
+            p.push(".cnf");
+            p.into()
+        });
+        for (name, to) in [("proof", path), ("cnf", &cnf)] {
+            if name == "proof" && artifacts.get(name).is_none() && info.path.is_some() {
+                // Written there already, as the search ran.
+                continue;
+            }
+            let bytes = artifacts.get(name).ok_or_else(|| {
+                Error::internal(format!("the UNSAT answer came without its {name}"))
+            })?;
+            std::fs::write(to, bytes).map_err(|e| Error::Io {
+                path: to.clone(),
+                source: e,
+            })?;
+        }
+        info.path = Some(path.display().to_string());
+        info.cnf = Some(cnf.display().to_string());
+        Ok(())
+    }
+}
+
+#[derive(Args, Clone, Copy)]
+pub(crate) struct EngineArgs {
+    /// Which engine answers: auto (the default for solve), backtrack (the default for
+    /// count), sat, race, local, or ext:SOLVER (an external SAT solver, e.g. ext:cadical; see
+    /// --solver).
+    #[arg(long, value_parser = engine_choice, value_name = "ENGINE")]
+    pub(crate) engine: Option<EngineChoice>,
+    /// At-most-one encoding for the SAT engine: pairwise, seq, commander, product, bimander, auto.
+    #[arg(long, default_value = "auto")]
+    pub(crate) encoding: Encoding,
+    /// With ext:SOLVER: add the ring bounds (`queens rings`) to its CNF as redundant
+    /// cardinality constraints.
+    #[arg(long)]
+    pub(crate) rings: bool,
+    /// Also run the other engine and fail (exit 3, both answers shown) if they disagree.
+    #[arg(long)]
+    pub(crate) cross_check: bool,
+}
+
+impl EngineArgs {
+    /// The engine, the encoding, the external solver and the ring flag of a request (an
+    /// encoding or `+rings` written into `ext:…` counts as given).
+    pub(crate) fn request(
+        &self,
+        default: EngineName,
+    ) -> (
+        EngineName,
+        Encoding,
+        Option<queens::engine::ext::ExtName>,
+        bool,
+    ) {
+        match self.engine.and_then(|c| c.ext) {
+            Some(x) => (
+                EngineName::Ext,
+                if x.encoding == Encoding::Auto {
+                    self.encoding
+                } else {
+                    x.encoding
+                },
+                Some(x.solver),
+                x.rings || self.rings,
+            ),
+            None => (
+                self.engine.map_or(default, |c| c.engine),
+                self.encoding,
+                None,
+                self.rings,
+            ),
+        }
+    }
 }

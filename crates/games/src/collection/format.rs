@@ -18,8 +18,10 @@ pub struct BoxSpec {
     #[serde(rename = "color")]
     pub colour: Colour,
     /// Its pawn spaces: 3, or 2 on the beginner side.
+    #[schema(minimum = 2, maximum = 3)]
     pub capacity: u8,
     /// The pawns on it.
+    #[schema(max_items = 3)]
     pub pawns: Vec<Colour>,
 }
 
@@ -30,12 +32,17 @@ pub struct BoxSpec {
 #[serde(deny_unknown_fields)]
 pub struct Deal {
     /// The boxes, in circle order (clockwise), one of each colour.
+    #[schema(min_items = 8, max_items = 8)]
     pub boxes: Vec<BoxSpec>,
     /// The face-up hand, at most 3 cards.
+    #[schema(max_items = 3)]
     pub hand: Vec<Card>,
     /// The draw pile, top first.
     pub pile: Vec<Card>,
 }
+
+// The schema's bounds above are literals (the derive takes no constants): the game's.
+const _: () = assert!(COLOURS == 8 && HAND_SIZE == 3 && PAWNS_PER_COLOUR == 3);
 
 /// A deal that the game's box could not produce, with the field it is about.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -209,6 +209,7 @@ impl utoipa::PartialSchema for Card {
         utoipa::openapi::ObjectBuilder::new()
             .schema_type(utoipa::openapi::schema::Type::String)
             .description(Some("a colour's name or \"wild\""))
+            .enum_values(Some(Card::KINDS.map(Card::name)))
             .into()
     }
 }

@@ -1,0 +1,95 @@
+//! `queens grade`: how hard a region puzzle is for a player who reasons.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+use queens::ops::{self, GradeRequest, GradeResponse};
+use queens::{report, Error, Problem};
+
+use crate::args::{SelectionArgs, Timeout};
+use crate::input::load_one;
+use crate::print::{Style, Text};
+use crate::runner::{Common, Run};
+
+#[derive(Args)]
+pub(crate) struct GradeArgs {
+    /// Instance file (text grid or JSON), or - for stdin.
+    pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) selection: SelectionArgs,
+    #[command(flatten)]
+    pub(crate) timeout: Timeout,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+impl Run for GradeArgs {
+    type Op = ops::Grade;
+
+    fn common(&self) -> Common<'_> {
+        Common {
+            timeout: self.timeout,
+            json: self.json,
+            ..Common::default()
+        }
+    }
+
+    fn request(&self) -> Result<GradeRequest, Error> {
+        Ok(GradeRequest {
+            instance: load_one(&self.file, &self.selection)?,
+            steps: false,
+        })
+    }
+}
+
+impl Text for ops::Grade {
+    fn text(
+        out: &mut impl Write,
+        q: &GradeRequest,
+        r: &GradeResponse,
+        s: &Style,
+    ) -> io::Result<()> {
+        grade(out, &q.instance.0, r, s)
+    }
+}
+
+fn grade(
+    out: &mut impl Write,
+    problem: &Problem,
+    r: &GradeResponse,
+    style: &Style,
+) -> io::Result<()> {
+    if let Some(steps) = &r.steps {
+        let mut queens = problem.fixed().to_vec();
+        for (i, s) in steps.iter().enumerate() {
+            writeln!(out, "{:>3}. {}: {}", i + 1, s.technique, s.reason)?;
+            queens.extend(&s.place);
+        }
+        queens.sort_unstable();
+        if r.solved_by_logic {
+            write!(out, "{}", report::board(problem, &queens, style.color))?;
+        }
+    }
+    let techniques: Vec<String> = r
+        .techniques
+        .iter()
+        .map(|(t, k)| format!("{t} {k}"))
+        .collect();
+    writeln!(
+        out,
+        "grade: {} ({} steps{}; {})",
+        r.grade,
+        r.step_count,
+        r.hardest
+            .as_deref()
+            .map(|h| format!(", hardest {h}"))
+            .unwrap_or_default(),
+        if r.solved_by_logic {
+            techniques.join(", ")
+        } else {
+            "the techniques do not solve it".to_string()
+        }
+    )
+}

@@ -1,0 +1,122 @@
+//! One way to run an operation from the command line, the same for every command that asks
+//! one question: its arguments make the request, which runs under the command's limits (a
+//! progress bar on a terminal); the answer is printed as text or as its JSON (byte for byte
+//! what the service sends), and the exit code is the operation's ([`Operation::exit_code`]).
+
+use std::io::{IsTerminal, Write};
+use std::time::Instant;
+
+use queens::ops::{Artifacts, Member, Operation, Request};
+use queens::Error;
+
+use super::args::{ProofArgs, SolverArgs, Timeout};
+use super::limits::Limits;
+use super::output::{to_json, Failure};
+use super::print::{Style, Text};
+use super::progress;
+
+/// What every question's arguments say besides the request: the limits, the output, the
+/// external solvers and where a proof goes.
+#[derive(Default)]
+pub(crate) struct Common<'a> {
+    /// `--timeout` and `--max-memory`.
+    pub(crate) timeout: Timeout,
+    /// `--json`: the answer's JSON instead of text.
+    pub(crate) json: bool,
+    /// `--solver`: made the process's solver table before the run.
+    pub(crate) solvers: Option<&'a SolverArgs>,
+    /// `--proof`: the proof (written as the search runs where it can) and its CNF.
+    pub(crate) proof: Option<&'a ProofArgs>,
+}
+
+/// A command's arguments that ask operation [`Run::Op`] one question.
+pub(crate) trait Run {
+    /// The operation asked.
+    type Op: Text;
+    /// The progress bar's message and units, for an operation that reports progress.
+    const PROGRESS: Option<(&'static str, &'static str)> = None;
+
+    /// The limits, output, solvers and proof the arguments ask for.
+    fn common(&self) -> Common<'_>;
+
+    /// The request the arguments make.
+    fn request(&self) -> Result<<Self::Op as Operation>::Request, Error>;
+
+    /// The answer, when the arguments ask for one the command finds without running the
+    /// operation (`check --board` reads a file too large for a request).
+    #[allow(clippy::type_complexity)]
+    fn answered(
+        &self,
+    ) -> Result<
+        Option<(
+            <Self::Op as Operation>::Request,
+            <Self::Op as Operation>::Response,
+        )>,
+        Error,
+    > {
+        Ok(None)
+    }
+
+    /// Writes the files the arguments ask for (the answer names them); `Some(code)` when the
+    /// answer itself went to a file and nothing is printed.
+    fn finish(
+        &self,
+        _resp: &mut <Self::Op as Operation>::Response,
+        _artifacts: &Artifacts,
+    ) -> Result<Option<u8>, Failure> {
+        Ok(None)
+    }
+}
+
+/// Runs `args`'s question (the command started at `started`), prints the answer to `out`
+/// and returns its exit code.
+pub(crate) fn run<R: Run>(out: &mut impl Write, args: &R, started: Instant) -> Result<u8, Failure> {
+    let common = args.common();
+    if let Some(solvers) = common.solvers {
+        solvers.configure()?;
+    }
+    let style = Style {
+        color: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        timeout: common.timeout.timeout,
+    };
+    if let Some((req, resp)) = args.answered()? {
+        return answer::<R::Op>(out, &R::Op::wrap(req), resp, common.json, &style);
+    }
+    let req = R::Op::wrap(args.request()?);
+    let bar = R::PROGRESS.and_then(|(what, units)| progress::bar(what, units));
+    let ran = Limits::new(started, common.timeout)
+        .proof_to(common.proof.and_then(|p| p.proof.clone()))
+        .run::<R::Op>(&req, bar.as_ref());
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let (mut resp, artifacts) = ran?;
+    if let Some(proof) = common.proof {
+        proof.write(R::Op::proof_mut(&mut resp), &artifacts)?;
+    }
+    if let Some(code) = args.finish(&mut resp, &artifacts)? {
+        return Ok(code);
+    }
+    answer::<R::Op>(out, &req, resp, common.json, &style)
+}
+
+/// Prints the answer of operation `O` to `req`, as the operation's JSON or as text, and
+/// returns its exit code.
+fn answer<O: Text>(
+    out: &mut impl Write,
+    req: &Request,
+    resp: O::Response,
+    json: bool,
+    style: &Style,
+) -> Result<u8, Failure> {
+    let code = O::exit_code(&resp);
+    if json {
+        writeln!(out, "{}", to_json(&resp)?)?;
+    } else {
+        let req = O::request(req).ok_or_else(|| {
+            Error::internal(format!("{} was asked another operation's request", O::NAME))
+        })?;
+        O::text(out, req, &resp, style)?;
+    }
+    Ok(code)
+}
