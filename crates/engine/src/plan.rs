@@ -13,13 +13,17 @@ use queens_model::model::{Problem, MAX_N};
 /// millisecond, and proves "no solution" where there is none (n = 2, 3).
 pub const RACE_FROM_N: usize = 32;
 
-/// A core this small (bytes, [`completion::memory_estimate`]) is built at once beside local
-/// search whatever local search would take: it costs less than the 8 MiB local search holds
-/// before its first row, so it keeps `auto` within twice the faster engine's peak.
-pub const CHEAP_CORE_BYTES: u64 = 16 << 20;
+/// Cells Hall's condition looks at on the bitmaps of a core too large to build yet, at once
+/// (a few milliseconds): it settles the boards of up to about 2,000 free rows.
+pub const HALL_QUICK_LOOKS: u64 = 1 << 22;
 
-/// Cells Hall's condition looks at on the bitmaps of a core too large to build yet (about
-/// a third of a second): past it the condition is left unknown and the engines decide.
+/// How long local search runs alone before Hall's condition takes more than
+/// [`HALL_QUICK_LOOKS`] beside it: on a lightly preset board local search answers in
+/// about this time, and a refutation only matters where it cannot answer at all.
+pub const HALL_LATER_MS: u64 = 250;
+
+/// Cells Hall's condition looks at on the bitmaps in all (about a third of a second): past
+/// it the condition is left unknown and the engines decide.
 pub const HALL_LOOKS: u64 = 100_000_000;
 
 /// What `auto` runs on a problem.
@@ -112,7 +116,12 @@ pub fn portfolio(problem: &Problem, open: &Open, budget: &Budget) -> Portfolio {
     let under = |need: u64| budget.max_memory.is_none_or(|limit| need <= limit);
     let local = under(local_memory) && local::supports(problem).is_ok();
     let core = under(core_memory) && completion::fits(problem).is_ok();
-    let core_first = core && (!local || core_memory <= CHEAP_CORE_BYTES.max(local_memory));
+    // A core no larger than local search's own memory (at least 8 MiB) is built at once:
+    // it keeps `auto` within twice the faster engine's peak, and it is built in about the
+    // time local search takes to start. Past that the core costs more than local search in
+    // time too (measured: 1,000 rows with 600 free, 4,000 with 800 free), until local
+    // search gives up.
+    let core_first = core && (!local || core_memory <= local_memory);
     Portfolio {
         free_rows: open.free_rows(),
         cells,

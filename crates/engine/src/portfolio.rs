@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::completion::{self, Hall, Open};
 use crate::engines::{Backtrack, Engine, Local};
-use crate::plan::{self, HALL_LOOKS};
+use crate::plan::{self, HALL_LATER_MS, HALL_LOOKS, HALL_QUICK_LOOKS};
 use crate::race::{run_both, Side};
 use crate::{ms, Budget, ColumnAnswer, EngineName, EngineSpec, SolvedColumns, Work};
 use queens_model::error::Error;
@@ -85,27 +85,39 @@ impl Engine for Portfolio {
                     }
                     // Over the memory limit after all (the estimate is a sample): local
                     // search still decides.
-                    wait_for(&local_out, &b);
+                    wait_for(&local_out, &b, None);
                     return solved;
                 }
-                if let Hall::Fails(why) = completion::hall_on_bitmaps(&open, HALL_LOOKS, &b) {
+                // Hall's condition: the quick look at once, the long one after local search
+                // has had its time alone (or once it is out).
+                let mut hall = completion::hall_on_bitmaps(&open, HALL_QUICK_LOOKS, &b);
+                if hall == Hall::Unknown {
+                    let later = start + Duration::from_millis(HALL_LATER_MS);
+                    if !wait_for(&local_out, &b, Some(later)) {
+                        return Ok(answer(ColumnAnswer::Interrupted, CORE));
+                    }
+                    hall = completion::hall_on_bitmaps(&open, HALL_LOOKS, &b);
+                }
+                if let Hall::Fails(why) = hall {
                     return Ok(answer(ColumnAnswer::Unsat(Some(why)), CORE));
                 }
-                if !wait_for(&local_out, &b) {
+                if !wait_for(&local_out, &b, None) {
                     return Ok(answer(ColumnAnswer::Interrupted, CORE));
                 }
-                // Local search gave up: a complete engine decides, the core where it fits,
-                // else on a board up to MAX_N the whole-board backtracker (n² bits).
-                if decision.core {
-                    completion::solve_columns(problem, seed, &b)
-                } else if !problem.is_sparse() {
+                // Local search gave up: a complete engine decides, on both cores now. Up to
+                // MAX_N the whole-board backtracker (n² bits, less than this large core),
+                // past it the core where it fits.
+                if !problem.is_sparse() {
+                    let spec = EngineSpec::Backtrack { threads: 0 };
                     let mut solved = Backtrack {
-                        threads: 1,
+                        threads: 0,
                         rings: false,
                     }
                     .solve(problem, &b)?;
-                    solved.work.answered_by = Some(CORE);
+                    solved.work.answered_by = Some(spec);
                     Ok(solved)
+                } else if decision.core {
+                    completion::solve_columns(problem, seed, &b)
                 } else {
                     Ok(answer(ColumnAnswer::GaveUp, CORE))
                 }
@@ -150,10 +162,11 @@ impl Engine for Portfolio {
     }
 }
 
-/// Waits until local search is out of play (true) or the budget is spent (false).
-fn wait_for(local_out: &AtomicBool, budget: &Budget) -> bool {
+/// Waits until local search is out of play or `until` has passed (true), or the budget is
+/// spent (false).
+fn wait_for(local_out: &AtomicBool, budget: &Budget, until: Option<Instant>) -> bool {
     loop {
-        if local_out.load(Ordering::Acquire) {
+        if local_out.load(Ordering::Acquire) || until.is_some_and(|t| Instant::now() >= t) {
             return true;
         }
         if budget.exhausted() {

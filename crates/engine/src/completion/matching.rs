@@ -99,11 +99,12 @@ impl Looks<'_> {
 }
 
 /// Free rows of a built core that cannot all be matched to free columns, described for
-/// people; `None` when a perfect matching exists.
-pub(super) fn hall_violation(core: &Core) -> Option<String> {
+/// people; `None` when a perfect matching exists, or when `budget` ran out first (the search
+/// that follows then stops at once).
+pub(super) fn hall_violation(core: &Core, budget: Option<&Budget>) -> Option<String> {
     let mut looks = Looks {
         left: u64::MAX,
-        budget: None,
+        budget,
         out: false,
     };
     match hall(core, &mut looks) {

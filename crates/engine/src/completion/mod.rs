@@ -167,6 +167,26 @@ pub fn presolve(
             "two fixed queens share a line, but the preset checks found none",
         ));
     }
+    // The memory before the core: an estimate from a sample of its rows, then the count as
+    // it grows (the sample may miss a dense part).
+    if let Some(limit) = budget.max_memory {
+        let cells = open.estimate_cells();
+        let need = memory_estimate(n, cells as usize);
+        if need > limit {
+            return Err(Error::too_large_at_field(
+                "n",
+                format!(
+                    "the core of this {n}×{n} board would need about {} MB ({cells} open cells \
+                     estimated from its {} free rows, {CELL_BYTES} bytes a cell and 0.75 a \
+                     row), over the memory limit of {} MB: raise the limit (--max-memory) or \
+                     use engine local or auto",
+                    need.div_ceil(1 << 20),
+                    open.free_rows(),
+                    limit >> 20
+                ),
+            ));
+        }
+    }
     let (rows, cols) = (&open.rows, &open.cols);
     let mut cell_row = Vec::new();
     let mut cell_col = Vec::new();
@@ -265,7 +285,7 @@ pub fn presolve(
         diff_cells,
     };
     if refute {
-        if let Some(why) = matching::hall_violation(&core) {
+        if let Some(why) = matching::hall_violation(&core, Some(budget)) {
             return Ok(Some(Presolved::Refuted(Refutation::Hall(why))));
         }
     }
@@ -276,7 +296,8 @@ pub fn presolve(
 /// small boards in microseconds, and their work counts are what users of those sizes know.
 pub const AUTO_FROM_N: usize = 64;
 
-/// Whether `auto` answers `problem` on its core: a classic board of at least
+/// Whether `auto` counts `problem` on its core ([`crate::plan::counts_on_core`]; one
+/// solution is the portfolio's, [`crate::portfolio`]): a classic board of at least
 /// [`AUTO_FROM_N`] rows with fixed queens, at most 40 % of its rows free and at most
 /// [`MAX_CORE_ROWS`].
 pub fn suits_auto(problem: &Problem) -> bool {
@@ -458,7 +479,7 @@ pub fn prove(
             // The cheap reasons say more than "exhausted" where they hold.
             let why = core
                 .empty_line()
-                .or_else(|| matching::hall_violation(&core))
+                .or_else(|| matching::hall_violation(&core, None))
                 .unwrap_or_else(|| exhausted(&core, stats.nodes));
             let proof = CoreProof {
                 core,
