@@ -7,7 +7,9 @@
 # `--engine backtrack` (the complete engine: past 4096 rows it searches the core of the
 # completion, and refuses a core of more than 40 % or 8,192 of the rows; up to 4096 it
 # searches the whole board on all cores). Wall time and peak memory (maximum resident set)
-# come from /usr/bin/time -v around each run.
+# come from /usr/bin/time around each run. On a machine shared with other work a run's wall
+# time swings by a few hundred milliseconds, so each engine runs up to REPEAT times on an
+# instance, and the fastest run (and its peak) is kept; a run over 2 s is not repeated.
 #
 #   benches/auto-portfolio.sh                       the full grid, 5 seeds, 60 s
 #   SEEDS=2 LIMIT=20 benches/auto-portfolio.sh 20000:4000 20000:8000    chosen points N:δ
@@ -22,6 +24,7 @@
 #   SIZES="N:δ …"  the points (arguments N:δ do the same)
 #   SEEDS=5        seeds 1..SEEDS at each point
 #   LIMIT=60       seconds per run (`--timeout`); a run is killed 30 s later
+#   REPEAT=3       runs per engine and instance, the fastest kept
 #   QUEENS=target/release/queens   copied at the start
 #   OUT=target/bench/auto-portfolio-DATE.csv
 set -euo pipefail
@@ -36,6 +39,7 @@ GRID="1000:60 1000:120 1000:200 1000:400 1000:600
 SIZES=${SIZES:-$GRID}
 SEEDS=${SEEDS:-5}
 LIMIT=${LIMIT:-60}
+REPEAT=${REPEAT:-3}
 QUEENS=${QUEENS:-target/release/queens}
 ENGINES="auto local backtrack"
 if [ "$#" -gt 0 ]; then SIZES="$*"; fi
@@ -57,7 +61,7 @@ Q=$WORK/queens
 
 exec > >(tee "$LOG") 2>&1
 echo "# auto-portfolio $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, $(uname -sr)"
-echo "# binary $QUEENS sha256 $(sha256sum "$Q" | cut -c1-12); seeds 1..$SEEDS; limit ${LIMIT} s"
+echo "# binary $QUEENS sha256 $(sha256sum "$Q" | cut -c1-12); seeds 1..$SEEDS; limit ${LIMIT} s; best of $REPEAT"
 echo "n,delta,seed,engine,status,answered_by,wall_s,peak_mb" > "$OUT"
 for p in $SIZES; do
     n=${p%%:*}; delta=${p##*:}
@@ -65,24 +69,31 @@ for p in $SIZES; do
         inst=$WORK/inst.json
         "$Q" generate completion --n "$n" --queens "$((n - delta))" --seed "$seed" -o "$inst"
         for engine in $ENGINES; do
-            rc=0
-            /usr/bin/time -f '%e %M' -o "$WORK/time" timeout -k 5 "$((LIMIT + 30))" \
-                "$Q" solve "$inst" --engine "$engine" --timeout "$LIMIT" --json \
-                -o "$WORK/sol.txt" > "$WORK/out.json" 2> "$WORK/err" || rc=$?
-            read -r wall peak_kb < <(tail -1 "$WORK/time")
-            status=$(python3 -c 'import json,sys
+            best=
+            for try in $(seq 1 "$REPEAT"); do
+                rc=0
+                /usr/bin/time -f '%e %M' -o "$WORK/time" timeout -k 5 "$((LIMIT + 30))" \
+                    "$Q" solve "$inst" --engine "$engine" --timeout "$LIMIT" --json \
+                    -o "$WORK/sol.txt" > "$WORK/out.json" 2> "$WORK/err" || rc=$?
+                read -r t_wall t_peak < <(tail -1 "$WORK/time")
+                if [ -z "$best" ] || awk -v a="$t_wall" -v b="$wall" 'BEGIN { exit !(a < b) }'; then
+                    best=1; wall=$t_wall; peak_kb=$t_peak
+                    status=$(python3 -c 'import json,sys
 try: print(json.load(open(sys.argv[1]))["status"])
 except Exception: print("error")' "$WORK/out.json")
-            [ "$rc" -ge 124 ] && status=killed
-            by=$(python3 -c 'import json,sys
+                    [ "$rc" -ge 124 ] && status=killed
+                    by=$(python3 -c 'import json,sys
 try: print(json.load(open(sys.argv[1])).get("answered_by") or "")
 except Exception: print("")' "$WORK/out.json")
-            if [ "$status" = error ]; then by=$(head -c 60 "$WORK/err" | tr ',\n' ';  '); fi
+                    if [ "$status" = error ]; then by=$(head -c 60 "$WORK/err" | tr ',\n' ';  '); fi
+                fi
+                rm -f "$WORK/sol.txt"
+                awk -v w="$t_wall" 'BEGIN { exit !(w > 2) }' && break
+            done
             peak=$(awk -v k="$peak_kb" 'BEGIN { printf "%.1f", k / 1024 }')
             echo "$n,$delta,$seed,$engine,$status,$by,$wall,$peak" >> "$OUT"
             printf '%8s %7s seed %s %-9s %-8s %-9s %7s s %8s MB\n' \
                 "$n" "$delta" "$seed" "$engine" "$status" "$by" "$wall" "$peak"
-            rm -f "$WORK/sol.txt"
         done
     done
 done
