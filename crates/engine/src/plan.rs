@@ -18,9 +18,12 @@ pub const RACE_FROM_N: usize = 32;
 pub const HALL_QUICK_LOOKS: u64 = 1 << 22;
 
 /// How long local search runs alone before Hall's condition takes more than
-/// [`HALL_QUICK_LOOKS`] beside it: on a lightly preset board local search answers in
-/// about this time, and a refutation only matters where it cannot answer at all.
-pub const HALL_LATER_MS: u64 = 250;
+/// [`HALL_QUICK_LOOKS`] beside it: 250 ms, and 1 µs a row on boards past 250,000 rows (on
+/// a lightly preset board local search answers in about half that, and a refutation only
+/// matters where it cannot answer at all).
+pub fn hall_later(n: usize) -> std::time::Duration {
+    std::time::Duration::from_micros((n as u64).max(250_000))
+}
 
 /// Cells Hall's condition looks at on the bitmaps in all (about a third of a second): past
 /// it the condition is left unknown and the engines decide.

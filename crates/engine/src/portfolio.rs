@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::completion::{self, Hall, Open};
 use crate::engines::{Backtrack, Engine, Local};
-use crate::plan::{self, HALL_LATER_MS, HALL_LOOKS, HALL_QUICK_LOOKS};
+use crate::plan::{self, HALL_LOOKS, HALL_QUICK_LOOKS};
 use crate::race::{run_both, Side};
 use crate::{ms, Budget, ColumnAnswer, EngineName, EngineSpec, SolvedColumns, Work};
 use queens_model::error::Error;
@@ -92,7 +92,7 @@ impl Engine for Portfolio {
                 // has had its time alone (or once it is out).
                 let mut hall = completion::hall_on_bitmaps(&open, HALL_QUICK_LOOKS, &b);
                 if hall == Hall::Unknown {
-                    let later = start + Duration::from_millis(HALL_LATER_MS);
+                    let later = start + plan::hall_later(problem.n());
                     if !wait_for(&local_out, &b, Some(later)) {
                         return Ok(answer(ColumnAnswer::Interrupted, CORE));
                     }

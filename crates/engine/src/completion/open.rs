@@ -44,6 +44,9 @@ impl Bits {
 /// completions, whose open cells spread evenly over the rows.
 const SAMPLE_ROWS: usize = 48;
 
+/// Columns looked at in each sampled row, evenly spread, on a core wider than this.
+const SAMPLE_COLS: usize = 4096;
+
 /// The free lines of a classic problem and the closed diagonals, in 6n bits (0.75 n bytes)
 /// plus 8 bytes a free row.
 pub struct Open<'p> {
@@ -105,7 +108,8 @@ impl<'p> Open<'p> {
 
     /// The core's open cells, estimated before it is built: every free row's when there are
     /// at most [`SAMPLE_ROWS`] of them, else the mean of [`SAMPLE_ROWS`] rows spread evenly
-    /// over them times the free rows (O(SAMPLE_ROWS · δ) looks, rounded up).
+    /// over them times the free rows; in each row every free column, or [`SAMPLE_COLS`]
+    /// spread evenly over them on a wider core (at most SAMPLE_ROWS · SAMPLE_COLS looks).
     pub fn estimate_cells(&self) -> u64 {
         let delta = self.rows.len();
         if delta == 0 {
@@ -116,16 +120,19 @@ impl<'p> Open<'p> {
         } else {
             (0..SAMPLE_ROWS).map(|k| k * delta / SAMPLE_ROWS).collect()
         };
+        let width = delta.min(SAMPLE_COLS);
         let counted: u64 = sample
             .iter()
             .map(|&i| {
                 let r = self.rows[i] as usize;
-                self.cols
-                    .iter()
-                    .filter(|&&c| self.open(r, c as usize))
+                (0..width)
+                    .map(|k| self.cols[k * delta / width] as usize)
+                    .filter(|&c| self.open(r, c))
                     .count() as u64
             })
             .sum();
-        (counted * delta as u64).div_ceil(sample.len() as u64)
+        let looked = (sample.len() * width) as u64;
+        let cells = (counted as u128 * delta as u128 * delta as u128).div_ceil(looked as u128);
+        cells.min(u64::MAX as u128) as u64
     }
 }

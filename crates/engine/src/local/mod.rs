@@ -88,6 +88,11 @@ pub fn refute(problem: &Problem) -> Option<String> {
 pub fn refute_presets(problem: &Problem) -> Option<String> {
     let n = problem.n();
     let fixed = problem.fixed();
+    // One pass over bitmaps finds whether two fixed queens share a line; only then are the
+    // lines sorted to name them (four sorts of the presets: a third of a second at 10⁶).
+    if problem.blocked().is_empty() && problem.excluded().is_empty() && !any_clash(problem) {
+        return None;
+    }
     // Two fixed queens on one line: sort each line's key and look at neighbours.
     type Key = fn(usize, usize, usize) -> usize;
     let lines: [(&str, Key); 4] = [
@@ -132,6 +137,27 @@ pub fn refute_presets(problem: &Problem) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether two fixed queens share a row, a column or a diagonal, in O(presets + n / 64).
+fn any_clash(problem: &Problem) -> bool {
+    let n = problem.n();
+    let mut seen = [
+        vec![0u64; n.div_ceil(64)],
+        vec![0u64; n.div_ceil(64)],
+        vec![0u64; (2 * n).div_ceil(64)],
+        vec![0u64; (2 * n).div_ceil(64)],
+    ];
+    for &(r, c) in problem.fixed() {
+        for (bits, i) in seen.iter_mut().zip([r, c, r + c, c + n - 1 - r]) {
+            let (word, bit) = (i / 64, 1u64 << (i % 64));
+            if bits[word] & bit != 0 {
+                return true;
+            }
+            bits[word] |= bit;
+        }
+    }
+    false
 }
 
 /// The free lines (rows or columns), from their list when `listed`, else from `taken`.
