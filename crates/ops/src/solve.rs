@@ -742,10 +742,12 @@ pub fn check_memory(problem: &Problem, ctx: &Context) -> Result<(), Error> {
 }
 
 /// True when a solve of `problem` may run local search alone: not when `auto` runs its
-/// portfolio on a completion, which leaves local search out when it is over the limit and
-/// checks the core's memory before and as it builds it.
+/// portfolio on a completion whose core may be built, which leaves local search out when it
+/// is over the limit and checks the core's memory before and as it builds it.
 fn local_path(problem: &Problem) -> bool {
-    queens_engine::local::supports(problem).is_ok() && choose(problem) != Choice::Portfolio
+    queens_engine::local::supports(problem).is_ok()
+        && (choose(problem) != Choice::Portfolio
+            || queens_engine::completion::fits(problem).is_err())
 }
 
 /// UNSAT with a proof: the proof and the exact CNF it refutes come back as artifacts, and
