@@ -9,9 +9,7 @@ use crate::encode::amo::Encoding;
 use crate::engines::{self, Core, Engine};
 use crate::named::engine_of;
 use crate::stages::{self, complete_only, on_whole_board};
-use crate::{
-    completion, ms, Answer, Budget, Counted, EngineSpec, Listed, Solved, SolvedColumns, Work,
-};
+use crate::{ms, Answer, Budget, Counted, EngineSpec, Listed, Solved, SolvedColumns, Work};
 use queens_model::error::Error;
 use queens_model::model::{Pos, Problem};
 
@@ -92,6 +90,7 @@ fn visit_all(
         }
         true
     };
+    nothing_counts(problem)?;
     let spec = counting_engine(spec)?;
     complete_only(problem, spec)?;
     let engine = engine_of(spec)?;
@@ -117,7 +116,8 @@ pub fn count(
     budget: &Budget,
 ) -> Result<Counted, Error> {
     let start = Instant::now();
-    let by_core = matches!(spec, EngineSpec::Auto { .. }) && completion::suits_auto(problem)
+    nothing_counts(problem)?;
+    let by_core = matches!(spec, EngineSpec::Auto { .. }) && crate::plan::counts_on_core(problem)
         || problem.is_sparse() && matches!(spec, EngineSpec::Backtrack { .. });
     if by_core {
         return Core { seed: 1 }
@@ -142,6 +142,25 @@ pub fn count(
     };
     counted.work.time_ms = ms(start);
     Ok(counted)
+}
+
+/// Refuses to count or list an empty board past [`queens_model::model::MAX_N`]: no engine does
+/// (the complete engines keep n² bits up to it, and past it search only the rows fixed queens
+/// leave free; local search finds one solution and counts nothing).
+fn nothing_counts(problem: &Problem) -> Result<(), Error> {
+    if problem.is_sparse() && problem.fixed().is_empty() {
+        let (n, max) = (problem.n(), queens_model::model::MAX_N);
+        return Err(Error::too_large_at_field(
+            "n",
+            format!(
+                "no engine counts or lists the solutions of an empty board past {max} rows \
+                 (this one has {n}): the complete engines keep n² bits up to {max}×{max}, and \
+                 past it search only the rows that fixed queens leave free; one solution of \
+                 it is `solve`'s (local search)"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The engine that lists or counts for `spec`: `auto` counts with the backtracker; local

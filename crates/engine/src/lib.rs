@@ -7,7 +7,9 @@
 //! `spec.rs` is the engine spec grammar (`name.rs` its families), `answer.rs` what engines
 //! answer and `work.rs` the work a run did, `memory.rs` the memory estimates made before any
 //! work, `checked.rs` the check of every board, `named.rs` the engine a spec names,
-//! `stages.rs` the solve path as one line of stages (presolve → engine → lift → verify), and
+//! `plan.rs` the one choice of engines (`auto`'s, and the route of a `solve`), `portfolio.rs`
+//! `auto` on a completion, `stages.rs` the solve path as one line of stages (presolve →
+//! engine → lift → verify), and
 //! `dispatch.rs` the other questions (cells, listings, counts).
 
 pub mod child;
@@ -34,6 +36,8 @@ pub mod local;
 pub mod memory;
 pub mod name;
 pub mod named;
+pub mod plan;
+pub mod portfolio;
 pub mod prove;
 pub mod race;
 pub mod sat;

@@ -27,8 +27,10 @@ pub enum EngineName {
     /// Local search (iterative repair): classic boards of any size up to 2³¹ − 1, one
     /// solution; it proves nothing beyond cheap checks, and gives up as `timeout`.
     Local,
-    /// The engine for the board: backtrack on small boards and for all/limit/proof, local
-    /// search past 4096, a race of the two in between (`answered_by` says which answered).
+    /// The engine for the board: on a completion the core search and local search side by
+    /// side after cheap refutations; backtrack on small boards and for all/limit/proof, local
+    /// search on empty boards past 4096, a race of the two in between (`answered_by` says
+    /// which answered).
     Auto,
 }
 

@@ -41,9 +41,11 @@ pub enum EngineSpec {
         /// The seed (`local:SEED`; 1 when not given).
         seed: u64,
     },
-    /// The engine for the job ([`auto`]): the backtracker on small boards and whatever must
-    /// be proved or counted, local search on boards past [`queens_model::model::MAX_N`], and a race
-    /// of the two in between. The answer names the engine that answered.
+    /// The engine for the job ([`auto`], chosen by [`crate::plan`]): on a completion the
+    /// portfolio of the core search and local search ([`crate::portfolio`]); the backtracker
+    /// on small boards and whatever must be proved or counted, local search on empty boards
+    /// past [`queens_model::model::MAX_N`], and a race of the two in between. The answer
+    /// names the engine that answered.
     Auto {
         /// The local engine's seed.
         seed: u64,

@@ -6,9 +6,10 @@
 //! ```
 //!
 //! - **presolve** ([`crate::completion::presolve_stage`]): where the backtracker searches the
-//!   core of a completion (the backtracker past [`queens_model::model::MAX_N`], `auto` where
-//!   [`crate::completion::suits_auto`]), the fixed queens' lines are taken out and the cheap
-//!   refutations tried; what is left is the core.
+//!   core of a completion (past [`queens_model::model::MAX_N`]), the fixed queens' lines are
+//!   taken out and the cheap refutations tried; what is left is the core. `auto` on a
+//!   completion presolves in its portfolio ([`crate::portfolio`]), which refutes before it
+//!   chooses between the core and local search.
 //! - **engine**: the core search ([`crate::completion::search`]) on the core, or the engine
 //!   the spec names ([`crate::named::engine_of`], behind [`crate::Engine`]) on the board. The
 //!   SAT engines past `MAX_N` encode the core themselves ([`crate::encode::cnf`]).
@@ -66,7 +67,6 @@ enum Presolved {
 fn presolve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Presolved, Error> {
     let seed = match spec {
         EngineSpec::Backtrack { .. } if problem.is_sparse() => 1,
-        EngineSpec::Auto { seed } if completion::suits_auto(problem) => seed,
         _ => return Ok(Presolved::WholeBoard),
     };
     Ok(match completion::presolve_stage(problem, budget)? {

@@ -149,8 +149,9 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
         // A board past the complete engines: whether it completes is `solve`'s question.
         (Status::Consistent, Some(_)) if base.is_sparse() => None,
         (Status::Consistent, Some(problem)) => {
-            let solved =
-                queens_engine::solve(problem, EngineSpec::Backtrack { threads: 0 }, &ctx.budget)?;
+            // `auto`'s choice (queens_engine::plan::choose), complete on every board up to
+            // MAX_N: the portfolio's core decides where local search gives up.
+            let solved = queens_engine::solve(problem, EngineSpec::Auto { seed: 1 }, &ctx.budget)?;
             match solved.answer {
                 Answer::Sat(_) => Some(true),
                 Answer::Unsat(()) => Some(false),

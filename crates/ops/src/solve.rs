@@ -10,9 +10,9 @@ use crate::context::{ms, Artifacts, Context};
 use crate::instance::Instance;
 use crate::limits::check_limit;
 use crate::proof_info::ProofInfo;
-use queens_engine::completion;
 use queens_engine::encode::amo::Encoding;
 use queens_engine::ext::ExtName;
+use queens_engine::plan::{choose, Ask, Choice, Plan, Route};
 use queens_engine::prove::{self, CertifiedAnswer};
 use queens_engine::{Answer, EngineName, EngineSpec, Work};
 use queens_model::error::Error;
@@ -532,51 +532,43 @@ pub(super) fn solve(
 ) -> Result<(SolveResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
-    let seed = req.seed.unwrap_or(1);
-    let many = req.all || req.limit.is_some();
-    match req.engine {
-        EngineName::Local => {
-            return solve_columns(req, EngineSpec::Local { seed }, ctx);
-        }
-        EngineName::Auto if !(many || req.proof.is_some() || req.cross_check || req.rings) => {
-            return solve_columns(req, EngineSpec::Auto { seed }, ctx);
-        }
-        // Past MAX_N the complete engines search the core and answer one column per row.
-        EngineName::Backtrack | EngineName::Sat | EngineName::Ext
-            if req.instance.0.is_sparse() && !(many || req.proof.is_some() || req.cross_check) =>
-        {
-            let spec = req.engine.spec(req.encoding, req.solver, req.rings)?;
-            return solve_columns(req, spec, ctx);
-        }
-        // Listing, proving and cross-checking need a complete engine.
-        EngineName::Auto => {
-            let threads = req.threads.unwrap_or(0);
-            let spec = if req.rings {
-                EngineSpec::BacktrackRings { threads }
-            } else {
-                EngineSpec::Backtrack { threads }
-            };
+    let route = plan(req)?.route;
+    match route {
+        Route::Columns(spec) => solve_columns(req, spec, ctx),
+        Route::Board(spec) => {
             let (mut resp, artifacts) = solve_on(req, spec, ctx)?;
-            resp.engine = EngineName::Auto;
-            resp.answered_by = Some(EngineName::Backtrack);
-            return Ok((resp, artifacts));
+            if req.engine == EngineName::Auto {
+                resp.engine = EngineName::Auto;
+                resp.answered_by = Some(EngineName::Backtrack);
+            }
+            Ok((resp, artifacts))
         }
-        _ => {}
-    }
-    match req.engine.spec(req.encoding, req.solver, req.rings)? {
-        EngineSpec::Race(_) => Err(Error::internal(
+        Route::Race(_) => Err(Error::internal(
             "a race is composed by ops::solve, not by one engine",
         )),
-        EngineSpec::Backtrack { .. } if req.threads.is_some() => {
-            let threads = req.threads.unwrap_or(0);
-            solve_on(req, EngineSpec::Backtrack { threads }, ctx)
-        }
-        EngineSpec::BacktrackRings { .. } if req.threads.is_some() => {
-            let threads = req.threads.unwrap_or(0);
-            solve_on(req, EngineSpec::BacktrackRings { threads }, ctx)
-        }
-        spec => solve_on(req, spec, ctx),
     }
+}
+
+/// The plan of a `solve` request ([`queens_engine::plan::plan`], the one place an engine is
+/// chosen): its route and why.
+pub fn plan(req: &SolveRequest) -> Result<Plan, Error> {
+    let spec = match req.engine.spec(req.encoding, req.solver, req.rings)? {
+        EngineSpec::Auto { .. } => EngineSpec::Auto {
+            seed: req.seed.unwrap_or(1),
+        },
+        EngineSpec::Local { .. } => EngineSpec::Local {
+            seed: req.seed.unwrap_or(1),
+        },
+        spec => spec,
+    };
+    let ask = Ask {
+        many: req.all || req.limit.is_some(),
+        proof: req.proof.is_some(),
+        cross_check: req.cross_check,
+        rings: req.rings,
+        threads: req.threads,
+    };
+    Ok(queens_engine::plan::plan(&req.instance.0, spec, ask))
 }
 
 /// [`solve`] on one engine (`spec` of `req.engine`'s family; the race's backtracking side
@@ -749,11 +741,13 @@ pub fn check_memory(problem: &Problem, ctx: &Context) -> Result<(), Error> {
     Ok(())
 }
 
-/// True when a solve of `problem` may run local search: not when `auto` takes the core of a
-/// completion, whose presolve checks the memory limit against the core it builds (and whose
-/// fixed queens, most of the rows, already take more memory than local search would).
+/// True when a solve of `problem` may run local search alone: not when `auto` runs its
+/// portfolio on a completion whose core may be built, which leaves local search out when it
+/// is over the limit and checks the core's memory before and as it builds it.
 fn local_path(problem: &Problem) -> bool {
-    queens_engine::local::supports(problem).is_ok() && !completion::suits_auto(problem)
+    queens_engine::local::supports(problem).is_ok()
+        && (choose(problem) != Choice::Portfolio
+            || queens_engine::completion::fits(problem).is_err())
 }
 
 /// UNSAT with a proof: the proof and the exact CNF it refutes come back as artifacts, and
@@ -805,7 +799,8 @@ fn solve_with_proof(
 }
 
 /// UNSAT with a proof on a board past [`queens_model::model::MAX_N`]: the backtracker searches the
-/// core ([`completion::prove`]) and its refutation of the core CNF comes back with that CNF,
+/// core ([`queens_engine::completion::prove`]) and its refutation of the core CNF comes back
+/// with that CNF,
 /// whose comment lines map each variable to its board cell.
 fn solve_core_with_proof(
     req: &SolveRequest,

@@ -87,6 +87,23 @@ impl Core {
         self.cell_row.len()
     }
 
+    /// Bytes the core's arrays hold (their capacities): what [`super::memory_estimate`]
+    /// bounds, beside the bitmaps.
+    pub fn heap_bytes(&self) -> u64 {
+        let lines = |l: &Lines| l.start.capacity() + l.items.capacity();
+        let u32s = self.rows.capacity()
+            + self.cols.capacity()
+            + self.cell_row.capacity()
+            + self.cell_col.capacity()
+            + self.cell_sum.capacity()
+            + self.cell_diff.capacity()
+            + self.row_start.capacity()
+            + lines(&self.col_cells)
+            + lines(&self.sum_cells)
+            + lines(&self.diff_cells);
+        4 * u32s as u64
+    }
+
     /// The size as answers report it.
     pub fn size(&self) -> CoreSize {
         CoreSize {

@@ -4,24 +4,141 @@
 //! over the open cells. Hopcroft and Karp's algorithm finds a maximum matching in
 //! O(cells · √rows); when it is not perfect, the rows reachable from an unmatched row by
 //! alternating paths have fewer columns among their open cells than there are of them
-//! (König), which is the reason given.
+//! (König), which is the reason given. It runs on a built core, or on the bitmaps alone
+//! ([`Open`]) with a limit on the cells it looks at, for a core too large to build yet.
 
 use std::collections::VecDeque;
 
 use super::core::{Core, NONE};
+use super::open::Open;
+use crate::Budget;
 
-/// Free rows that cannot all be matched to free columns, described for people; `None` when
-/// a perfect matching exists.
-pub(super) fn hall_violation(core: &Core) -> Option<String> {
+/// The free rows × free columns as a bipartite graph: row `i`'s possible neighbours are at
+/// positions `0..width(i)`, and [`Bipartite::at`] says which of them is an edge.
+trait Bipartite {
+    fn rows(&self) -> usize;
+    fn width(&self, i: u32) -> u32;
+    /// The column at position `k` of row `i`, when that cell is open.
+    fn at(&self, i: u32, k: u32) -> Option<u32>;
+    fn original_row(&self, i: u32) -> u32;
+    fn original_col(&self, j: u32) -> u32;
+}
+
+impl Bipartite for Core {
+    fn rows(&self) -> usize {
+        Core::rows(self)
+    }
+    #[inline]
+    fn width(&self, i: u32) -> u32 {
+        self.row_start[i as usize + 1] - self.row_start[i as usize]
+    }
+    #[inline]
+    fn at(&self, i: u32, k: u32) -> Option<u32> {
+        Some(self.cell_col[(self.row_start[i as usize] + k) as usize])
+    }
+    fn original_row(&self, i: u32) -> u32 {
+        Core::original_row(self, i)
+    }
+    fn original_col(&self, j: u32) -> u32 {
+        Core::original_col(self, j)
+    }
+}
+
+impl Bipartite for Open<'_> {
+    fn rows(&self) -> usize {
+        self.rows.len()
+    }
+    #[inline]
+    fn width(&self, _: u32) -> u32 {
+        self.cols.len() as u32
+    }
+    #[inline]
+    fn at(&self, i: u32, k: u32) -> Option<u32> {
+        let (r, c) = (self.rows[i as usize], self.cols[k as usize]);
+        self.open(r as usize, c as usize).then_some(k)
+    }
+    fn original_row(&self, i: u32) -> u32 {
+        self.rows[i as usize]
+    }
+    fn original_col(&self, j: u32) -> u32 {
+        self.cols[j as usize]
+    }
+}
+
+/// What Hall's condition says of a board.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hall {
+    /// Every free row can get its own free column.
+    Holds,
+    /// Free rows that cannot all be matched to free columns, described for people.
+    Fails(String),
+    /// The limit on looks, or the budget, ran out first.
+    Unknown,
+}
+
+/// Looks at cells, counting down; out of looks or budget, the search stops.
+struct Looks<'b> {
+    left: u64,
+    budget: Option<&'b Budget>,
+    out: bool,
+}
+
+impl Looks<'_> {
+    #[inline]
+    fn take(&mut self) -> bool {
+        if self.left == 0 {
+            self.out = true;
+        } else {
+            self.left -= 1;
+            if self.left % 65_536 == 0 && self.budget.is_some_and(|b| b.exhausted()) {
+                self.out = true;
+            }
+        }
+        !self.out
+    }
+}
+
+/// Free rows of a built core that cannot all be matched to free columns, described for
+/// people; `None` when a perfect matching exists, or when `budget` ran out first (the search
+/// that follows then stops at once).
+pub(super) fn hall_violation(core: &Core, budget: Option<&Budget>) -> Option<String> {
+    let mut looks = Looks {
+        left: u64::MAX,
+        budget,
+        out: false,
+    };
+    match hall(core, &mut looks) {
+        Hall::Fails(why) => Some(why),
+        Hall::Holds | Hall::Unknown => None,
+    }
+}
+
+/// Hall's condition on a core not built, read from its bitmaps: at most `max_looks` cells
+/// looked at, and stopped when `budget` is exhausted.
+pub fn hall_on_bitmaps(open: &Open, max_looks: u64, budget: &Budget) -> Hall {
+    let mut looks = Looks {
+        left: max_looks,
+        budget: Some(budget),
+        out: false,
+    };
+    hall(open, &mut looks)
+}
+
+fn hall<G: Bipartite>(core: &G, looks: &mut Looks) -> Hall {
     let rows = core.rows();
     let mut row_mate = vec![NONE; rows];
     let mut col_mate = vec![NONE; rows];
-    let neighbours = |i: u32| core.row_cells(i).map(|x| core.cell_col[x as usize]);
     // A greedy start matches most rows at once.
     for i in 0..rows as u32 {
-        if let Some(j) = neighbours(i).find(|&j| col_mate[j as usize] == NONE) {
-            row_mate[i as usize] = j;
-            col_mate[j as usize] = i;
+        for k in 0..core.width(i) {
+            if !looks.take() {
+                return Hall::Unknown;
+            }
+            if let Some(j) = core.at(i, k).filter(|&j| col_mate[j as usize] == NONE) {
+                row_mate[i as usize] = j;
+                col_mate[j as usize] = i;
+                break;
+            }
         }
     }
     let mut dist = vec![u32::MAX; rows];
@@ -39,7 +156,11 @@ pub(super) fn hall_violation(core: &Core) -> Option<String> {
         }
         let mut found = false;
         while let Some(i) = queue.pop_front() {
-            for j in neighbours(i) {
+            for k in 0..core.width(i) {
+                if !looks.take() {
+                    return Hall::Unknown;
+                }
+                let Some(j) = core.at(i, k) else { continue };
                 let m = col_mate[j as usize];
                 if m == NONE {
                     found = true;
@@ -53,18 +174,22 @@ pub(super) fn hall_violation(core: &Core) -> Option<String> {
             break;
         }
         // Vertex-disjoint shortest augmenting paths, by iterative depth-first search.
-        let mut next = core.row_start[..rows].to_vec();
+        let mut next = vec![0u32; rows];
         for root in 0..rows as u32 {
             if row_mate[root as usize] != NONE {
                 continue;
             }
             let mut path: Vec<u32> = vec![root];
             while let Some(&i) = path.last() {
-                let end = core.row_start[i as usize + 1];
+                let end = core.width(i);
                 let mut advanced = false;
                 while next[i as usize] < end {
-                    let j = core.cell_col[next[i as usize] as usize];
+                    let k = next[i as usize];
                     next[i as usize] += 1;
+                    if !looks.take() {
+                        return Hall::Unknown;
+                    }
+                    let Some(j) = core.at(i, k) else { continue };
                     let m = col_mate[j as usize];
                     if m == NONE {
                         // Augment along the path: each row takes the column it reached.
@@ -91,7 +216,9 @@ pub(super) fn hall_violation(core: &Core) -> Option<String> {
             }
         }
     }
-    let free = row_mate.iter().position(|&j| j == NONE)?;
+    let Some(free) = row_mate.iter().position(|&j| j == NONE) else {
+        return Hall::Holds;
+    };
     // Rows and columns reachable from an unmatched row by alternating paths: every column
     // reached is matched to a reached row, so the rows outnumber their columns by one.
     let mut row_seen = vec![false; rows];
@@ -99,7 +226,7 @@ pub(super) fn hall_violation(core: &Core) -> Option<String> {
     let mut stack = vec![free as u32];
     row_seen[free] = true;
     while let Some(i) = stack.pop() {
-        for j in neighbours(i) {
+        for j in (0..core.width(i)).filter_map(|k| core.at(i, k)) {
             if !col_seen[j as usize] {
                 col_seen[j as usize] = true;
                 let m = col_mate[j as usize];
@@ -122,7 +249,7 @@ pub(super) fn hall_violation(core: &Core) -> Option<String> {
         1 => "column",
         _ => "columns",
     };
-    Some(format!(
+    Hall::Fails(format!(
         "the {} free rows {} have usable cells in only {} {columns} {}, so they cannot all get \
          a queen",
         reached_rows.len(),

@@ -18,15 +18,18 @@
 pub mod cnf;
 mod core;
 mod matching;
+mod open;
 pub mod search;
 
 use crate::Budget;
 use queens_model::error::Error;
-use queens_model::model::{Diagonal, DiagonalRule, Problem};
+use queens_model::model::{DiagonalRule, Problem};
 
 use self::core::empty_line_reason;
 pub use self::core::Core;
 use self::core::{Lines, NONE};
+pub use self::matching::{hall_on_bitmaps, Hall};
+pub use self::open::Open;
 pub use crate::work::CoreSize;
 
 /// Largest core (free rows) the complete core engines take: the open cells are held in
@@ -110,6 +113,17 @@ pub fn fits(problem: &Problem) -> Result<(), Error> {
         return Ok(());
     }
     let n = problem.n();
+    let max = queens_model::model::MAX_N;
+    if problem.fixed().is_empty() {
+        return Err(Error::too_large_at_field(
+            "n",
+            format!(
+                "the complete engines search boards up to {max}×{max}, and past that only \
+                 completions whose fixed queens leave few rows free; this {n}×{n} board has no \
+                 fixed queen: local search solves it (engine local or auto)"
+            ),
+        ));
+    }
     Err(Error::too_large_at_field(
         "n",
         format!(
@@ -120,39 +134,6 @@ pub fn fits(problem: &Problem) -> Result<(), Error> {
             queens_model::model::MAX_N
         ),
     ))
-}
-
-/// A bitmap over the board's rows, columns, or 2n − 1 diagonals of one direction.
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn new(len: usize) -> Bits {
-        Bits(vec![0; len.div_ceil(64)])
-    }
-    #[inline]
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
-    }
-    #[inline]
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64] & (1 << (i % 64)) != 0
-    }
-    /// The indices below `len` whose bit is clear, increasing.
-    fn zeros(&self, len: usize) -> Vec<u32> {
-        let mut out = Vec::new();
-        for (w, &word) in self.0.iter().enumerate() {
-            let mut free = !word;
-            while free != 0 {
-                let i = w * 64 + free.trailing_zeros() as usize;
-                if i >= len {
-                    break;
-                }
-                out.push(i as u32);
-                free &= free - 1;
-            }
-        }
-        out
-    }
 }
 
 /// Builds the core of a classic problem and, with `refute`, refutes what is cheap (see the
@@ -172,21 +153,10 @@ pub fn presolve(
     }
     fits(problem)?;
     let n = problem.n();
-    let fixed = problem.fixed();
     // One pass marks the fixed queens' lines. A line marked twice is two fixed queens that
     // attack each other, and a fixed queen may stand on a closed cell: the local engine's
     // checks (which sort) then name the queens; on a consistent board they are skipped.
-    let (mut row_taken, mut col_taken) = (Bits::new(n), Bits::new(n));
-    let (mut sum, mut diff) = (Bits::new(2 * n - 1), Bits::new(2 * n - 1));
-    let mut clash = false;
-    for &(r, c) in fixed {
-        let (s, d) = (r + c, c + n - 1 - r);
-        clash |= row_taken.get(r) || col_taken.get(c) || sum.get(s) || diff.get(d);
-        row_taken.set(r);
-        col_taken.set(c);
-        sum.set(s);
-        diff.set(d);
-    }
+    let (open, clash) = Open::new(problem);
     if clash || !problem.blocked().is_empty() || !problem.excluded().is_empty() {
         if let Some(why) = crate::local::refute_presets(problem) {
             return Ok(Some(Presolved::Refuted(Refutation::Presets(why))));
@@ -197,15 +167,27 @@ pub fn presolve(
             "two fixed queens share a line, but the preset checks found none",
         ));
     }
-    let rows = row_taken.zeros(n);
-    let cols = col_taken.zeros(n);
-    for &d in problem.excluded() {
-        match d {
-            Diagonal::Sum(k) => sum.set(k),
-            Diagonal::Diff(k) => diff.set(k),
+    // The memory before the core: an estimate from a sample of its rows, then the count as
+    // it grows (the sample may miss a dense part).
+    if let Some(limit) = budget.max_memory {
+        let cells = open.estimate_cells();
+        let need = memory_estimate(n, cells as usize);
+        if need > limit {
+            return Err(Error::too_large_at_field(
+                "n",
+                format!(
+                    "the core of this {n}×{n} board would need about {} MB ({cells} open cells \
+                     estimated from its {} free rows, {CELL_BYTES} bytes a cell and 0.75 a \
+                     row), over the memory limit of {} MB: raise the limit (--max-memory) or \
+                     use engine local or auto",
+                    need.div_ceil(1 << 20),
+                    open.free_rows(),
+                    limit >> 20
+                ),
+            ));
         }
     }
-    let blocked = problem.blocked();
+    let (rows, cols) = (&open.rows, &open.cols);
     let mut cell_row = Vec::new();
     let mut cell_col = Vec::new();
     let mut row_start = Vec::with_capacity(rows.len() + 1);
@@ -217,11 +199,7 @@ pub fn presolve(
         }
         let r = r as usize;
         for (j, &c) in cols.iter().enumerate() {
-            let c = c as usize;
-            if sum.get(r + c) || diff.get(c + n - 1 - r) {
-                continue;
-            }
-            if !blocked.is_empty() && blocked.binary_search(&(r, c)).is_ok() {
+            if !open.open(r, c as usize) {
                 continue;
             }
             cell_row.push(i as u32);
@@ -295,8 +273,8 @@ pub fn presolve(
     let diff_cells = Lines::group(&cell_diff, diffs);
     let core = Core {
         n,
-        rows,
-        cols,
+        rows: open.rows,
+        cols: open.cols,
         cell_row,
         cell_col,
         cell_sum,
@@ -307,7 +285,7 @@ pub fn presolve(
         diff_cells,
     };
     if refute {
-        if let Some(why) = matching::hall_violation(&core) {
+        if let Some(why) = matching::hall_violation(&core, Some(budget)) {
             return Ok(Some(Presolved::Refuted(Refutation::Hall(why))));
         }
     }
@@ -318,7 +296,8 @@ pub fn presolve(
 /// small boards in microseconds, and their work counts are what users of those sizes know.
 pub const AUTO_FROM_N: usize = 64;
 
-/// Whether `auto` answers `problem` on its core: a classic board of at least
+/// Whether `auto` counts `problem` on its core ([`crate::plan::counts_on_core`]; one
+/// solution is the portfolio's, [`crate::portfolio`]): a classic board of at least
 /// [`AUTO_FROM_N`] rows with fixed queens, at most 40 % of its rows free and at most
 /// [`MAX_CORE_ROWS`].
 pub fn suits_auto(problem: &Problem) -> bool {
@@ -500,7 +479,7 @@ pub fn prove(
             // The cheap reasons say more than "exhausted" where they hold.
             let why = core
                 .empty_line()
-                .or_else(|| matching::hall_violation(&core))
+                .or_else(|| matching::hall_violation(&core, None))
                 .unwrap_or_else(|| exhausted(&core, stats.nodes));
             let proof = CoreProof {
                 core,

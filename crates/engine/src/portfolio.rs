@@ -1,0 +1,298 @@
+//! `auto` on a classic completion: the cheap refutations first, then the core search and
+//! local search side by side on one core each ([`crate::race::run_both`]), the first
+//! answer stopping the other.
+//!
+//! Neither engine alone is good at every density: near the crossing local search gives up
+//! where the core search answers in milliseconds, and on lightly preset boards local search
+//! answers in milliseconds where the core holds millions of cells. The core's memory is
+//! estimated from the bitmaps before it is built ([`crate::plan::portfolio`]); a core larger
+//! than local search's own memory is not built while local search is in play: its side
+//! checks Hall's condition on the bitmaps (the "no" local search cannot give) and waits,
+//! and builds the core only once local search has given up. Both sides run on scoped
+//! threads with their own stop flags, so when the portfolio returns nothing it started is
+//! still running.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::completion::{self, Hall, Open};
+use crate::engines::{Backtrack, Engine, Local};
+use crate::plan::{self, HALL_LOOKS, HALL_QUICK_LOOKS};
+use crate::race::{run_both, Side};
+use crate::{ms, Budget, ColumnAnswer, EngineName, EngineSpec, SolvedColumns, Work};
+use queens_model::error::Error;
+use queens_model::model::Problem;
+
+/// How often the core's side looks whether local search is still in play.
+const WAIT: Duration = Duration::from_millis(1);
+
+/// The portfolio (see the module documentation), answering as `auto`: `work.answered_by`
+/// names the engine that answered (`backtrack` for the core search and the refutations,
+/// `local` for local search).
+pub struct Portfolio {
+    /// The local engine's seed, also the core search's value order.
+    pub seed: u64,
+}
+
+/// The core search's answers name the backtracker on one thread.
+const CORE: EngineSpec = EngineSpec::Backtrack { threads: 1 };
+
+fn answer(answer: ColumnAnswer, by: EngineSpec) -> SolvedColumns {
+    SolvedColumns {
+        answer,
+        work: Work {
+            answered_by: Some(by),
+            ..Work::default()
+        },
+    }
+}
+
+impl Engine for Portfolio {
+    fn name(&self) -> EngineName {
+        EngineName::Auto
+    }
+
+    fn solve(&self, problem: &Problem, budget: &Budget) -> Result<SolvedColumns, Error> {
+        let start = Instant::now();
+        let (open, clash) = Open::new(problem);
+        // Fixed queens that break a rule: no engine needs to start.
+        if clash || !problem.blocked().is_empty() || !problem.excluded().is_empty() {
+            if let Some(why) = crate::local::refute_presets(problem) {
+                return Ok(answer(ColumnAnswer::Unsat(Some(why)), CORE));
+            }
+        }
+        let decision = plan::portfolio(problem, &open, budget);
+        if !decision.local {
+            // Local search is over the memory limit (or cannot take the board): the core
+            // alone, whose presolve refuses it over the limit as it grows.
+            return completion::solve_columns(problem, self.seed, budget);
+        }
+        let local_out = AtomicBool::new(false);
+        let seed = self.seed;
+        let side = |stop: Arc<AtomicBool>| Budget {
+            cancel: Some(stop),
+            progress: None,
+            ..budget.clone()
+        };
+        let done = run_both(
+            |stop| {
+                let b = side(stop);
+                if decision.core_first {
+                    let solved = completion::solve_columns(problem, seed, &b);
+                    if solved.as_ref().is_ok_and(|s| s.answer.is_decided()) {
+                        return solved;
+                    }
+                    // Over the memory limit after all (the estimate is a sample): local
+                    // search still decides.
+                    wait_for(&local_out, &b, None);
+                    return solved;
+                }
+                // Hall's condition: the quick look at once, the long one after local search
+                // has had its time alone (or once it is out).
+                let mut hall = completion::hall_on_bitmaps(&open, HALL_QUICK_LOOKS, &b);
+                if hall == Hall::Unknown {
+                    let later = start + plan::hall_later(problem.n());
+                    if !wait_for(&local_out, &b, Some(later)) {
+                        return Ok(answer(ColumnAnswer::Interrupted, CORE));
+                    }
+                    hall = completion::hall_on_bitmaps(&open, HALL_LOOKS, &b);
+                }
+                if let Hall::Fails(why) = hall {
+                    return Ok(answer(ColumnAnswer::Unsat(Some(why)), CORE));
+                }
+                if !wait_for(&local_out, &b, None) {
+                    return Ok(answer(ColumnAnswer::Interrupted, CORE));
+                }
+                // Local search gave up: a complete engine decides, on both cores now. Up to
+                // MAX_N the whole-board backtracker (n² bits, less than this large core),
+                // past it the core where it fits.
+                if !problem.is_sparse() {
+                    let spec = EngineSpec::Backtrack { threads: 0 };
+                    let mut solved = Backtrack {
+                        threads: 0,
+                        rings: false,
+                    }
+                    .solve(problem, &b)?;
+                    solved.work.answered_by = Some(spec);
+                    Ok(solved)
+                } else if decision.core {
+                    completion::solve_columns(problem, seed, &b)
+                } else {
+                    Ok(answer(ColumnAnswer::GaveUp, CORE))
+                }
+            },
+            |stop| {
+                let solved = Local { seed }.solve(problem, &side(stop));
+                let decided = solved.as_ref().is_ok_and(|s| s.answer.is_decided());
+                if !decided {
+                    local_out.store(true, Ordering::Release);
+                }
+                // Local search failing (it cannot take the board) leaves the core to answer.
+                solved.or_else(|_| Ok(answer(ColumnAnswer::GaveUp, EngineSpec::Local { seed })))
+            },
+            |r| r.as_ref().map_or(true, |s| s.answer.is_decided()),
+            budget.cancel.as_deref(),
+            budget.deadline,
+        );
+        // The earlier of two answers wins; neither answering leaves local search's word
+        // (it gave up) unless the budget stopped them, and the core's error if it failed.
+        let core_decided = matches!(&done.first, Ok(c) if c.answer.is_decided());
+        let local = done.second?;
+        let local_first = local.answer.is_decided() && done.earlier == Side::Second;
+        let mut solved = if core_decided && !local_first {
+            done.first?
+        } else if local.answer.is_decided() {
+            local
+        } else {
+            let core = done.first?;
+            let gave_up = matches!(local.answer, ColumnAnswer::GaveUp)
+                && !matches!(core.answer, ColumnAnswer::Interrupted);
+            SolvedColumns {
+                answer: if gave_up {
+                    ColumnAnswer::GaveUp
+                } else {
+                    ColumnAnswer::Interrupted
+                },
+                work: local.work,
+            }
+        };
+        solved.work.time_ms = ms(start);
+        Ok(solved)
+    }
+}
+
+/// Waits until local search is out of play or `until` has passed (true), or the budget is
+/// spent (false).
+fn wait_for(local_out: &AtomicBool, budget: &Budget, until: Option<Instant>) -> bool {
+    loop {
+        if local_out.load(Ordering::Acquire) || until.is_some_and(|t| Instant::now() >= t) {
+            return true;
+        }
+        if budget.exhausted() {
+            return false;
+        }
+        std::thread::sleep(WAIT);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate;
+    use crate::local;
+
+    fn by(solved: &SolvedColumns) -> Option<EngineName> {
+        solved.work.answered_by.map(EngineName::of)
+    }
+
+    /// Two free rows whose open cells all lie in one column: no row is empty, so local
+    /// search's checks pass and it can only give up, but Hall's condition says "no".
+    #[test]
+    fn a_refutation_local_search_never_gives() {
+        let n = 100;
+        let budget = Budget::default();
+        let (local::Outcome::Solved(sol), _) =
+            local::solve(&Problem::new(n).unwrap(), local::Config::default(), &budget).unwrap()
+        else {
+            panic!("local search solves the empty 100×100 board")
+        };
+        let free: Vec<usize> = (n - 10..n).collect();
+        let fixed: Vec<(usize, usize)> = (0..n - 10).map(|r| (r, sol[r] as usize)).collect();
+        let base = Problem::new(n).unwrap().with_fixed(&fixed).unwrap();
+        let (open, _) = Open::new(&base);
+        // Rows a and b both open in column sol[a]: close the rest of the two rows.
+        let (a, b) = free
+            .iter()
+            .flat_map(|&a| free.iter().map(move |&b| (a, b)))
+            .find(|&(a, b)| a != b && open.open(b, sol[a] as usize))
+            .expect("two free rows share an open column");
+        let keep = sol[a] as usize;
+        let cols: Vec<usize> = free.iter().map(|&r| sol[r] as usize).collect();
+        let blocked: Vec<(usize, usize)> = [a, b]
+            .iter()
+            .flat_map(|&r| cols.iter().filter(|&&c| c != keep).map(move |&c| (r, c)))
+            .collect();
+        let p = base.with_blocked(&blocked).unwrap();
+        assert_eq!(
+            local::refute(&p),
+            None,
+            "local search's checks see no empty line"
+        );
+        let (open, _) = Open::new(&p);
+        assert!(matches!(
+            completion::hall_on_bitmaps(&open, u64::MAX, &budget),
+            Hall::Fails(_)
+        ));
+        let solved = Portfolio { seed: 1 }.solve(&p, &budget).unwrap();
+        let ColumnAnswer::Unsat(Some(why)) = &solved.answer else {
+            panic!("{:?}", solved.answer)
+        };
+        assert!(why.contains("cannot all get a queen"), "{why}");
+        assert_eq!(by(&solved), Some(EngineName::Backtrack));
+    }
+
+    /// A lightly preset board: the core would hold far more than local search, so it is not
+    /// built, and local search answers.
+    #[test]
+    fn a_middle_band_board_goes_to_local_search_without_its_core() {
+        let p = generate::completion(4000, 2000, 1).unwrap();
+        let (open, _) = Open::new(&p);
+        let decision = plan::portfolio(&p, &open, &Budget::default());
+        assert!(
+            decision.core && decision.local && !decision.core_first,
+            "{decision:?}"
+        );
+        assert!(
+            decision.core_memory > 2 * decision.local_memory,
+            "{decision:?}"
+        );
+        let solved = Portfolio { seed: 1 }.solve(&p, &Budget::default()).unwrap();
+        assert!(matches!(solved.answer, ColumnAnswer::Sat(_)));
+        assert_eq!(by(&solved), Some(EngineName::Local));
+        assert_eq!(solved.work.core, None, "the core was never built");
+    }
+
+    /// Near the crossing local search gives up; the core search decides.
+    #[test]
+    fn a_crossing_board_is_decided_by_the_core_where_local_search_gives_up() {
+        let p = generate::completion(1000, 900, 2).unwrap();
+        let quick = local::Config {
+            seed: 1,
+            restarts: 3,
+        };
+        let (outcome, _) = local::solve(&p, quick, &Budget::default()).unwrap();
+        assert!(matches!(outcome, local::Outcome::GaveUp), "{outcome:?}");
+        let solved = Portfolio { seed: 1 }.solve(&p, &Budget::default()).unwrap();
+        assert!(solved.answer.is_decided(), "{:?}", solved.answer);
+        assert_eq!(by(&solved), Some(EngineName::Backtrack));
+        assert!(solved.work.core.is_some());
+    }
+
+    /// The core's memory, estimated from a sample of rows before it is built, against the
+    /// arrays the built core holds.
+    #[test]
+    fn the_memory_estimate_bounds_the_built_core() {
+        for (n, queens, seed) in [(1000, 900, 1), (2000, 1500, 3), (3000, 1800, 4)] {
+            let p = generate::completion(n, queens, seed).unwrap();
+            let (open, _) = Open::new(&p);
+            let estimated = open.estimate_cells();
+            let Some(completion::Presolved::Core(core)) =
+                completion::presolve(&p, false, &Budget::default()).unwrap()
+            else {
+                panic!("a core")
+            };
+            let cells = core.cells() as f64;
+            assert!(
+                (estimated as f64 - cells).abs() <= 0.15 * cells,
+                "n {n}: estimated {estimated} cells, built {cells}"
+            );
+            let measured = core.heap_bytes() + (3 * n as u64) / 4;
+            let bound = completion::memory_estimate(n, core.cells());
+            assert!(
+                measured <= bound && bound <= 3 * measured,
+                "n {n}: {measured} bytes held, {bound} estimated"
+            );
+        }
+    }
+}
