@@ -14,6 +14,7 @@ mod mod2;
 mod output;
 mod print;
 mod progress;
+mod threshold;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -257,6 +258,8 @@ enum Command {
         #[command(subcommand)]
         command: mod2::Mod2Command,
     },
+    /// The n-queens completion threshold (OEIS A374013) with a certificate, or its check.
+    Threshold(threshold::ThresholdArgs),
     /// The Queen's Collection card game, solo: seeded deals, play a deal with a
     /// move list or a policy, and simulate policies over many deals.
     Collection {
@@ -782,6 +785,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         }
         Command::Generate { kind } => generate(&mut out, kind, started),
         Command::Mod2 { command } => mod2::run(&mut out, command, started),
+        Command::Threshold(args) => threshold::run(&mut out, args, started),
         Command::Collection { command } => collection::run(&mut out, command, started),
         Command::Compare(args) => {
             args.solvers.configure()?;
