@@ -17,7 +17,7 @@ use crate::{completion, ms, Answer, Budget, EngineSpec};
 use queens_model::error::Error;
 use queens_model::model::Problem;
 use queens_proof::threshold::walk::{
-    edge_band, walk, Cell, Flow, Settle, WalkStats, Walked, Witnesses, MAX_WALK_N,
+    centre_box, edge_band, walk, Cell, Flow, Settle, WalkStats, Walked, Witnesses, MAX_WALK_N,
 };
 use queens_proof::ProofFormat;
 
@@ -25,13 +25,64 @@ use queens_proof::ProofFormat;
 /// queen, and the term is not defined).
 pub const MIN_THRESHOLD_N: usize = 4;
 
+/// The cells a walk's placements use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Region {
+    /// The whole board.
+    Board,
+    /// Cells within this distance of an edge.
+    Edge(usize),
+    /// Cells within this distance of the centre ([`centre_box`]).
+    Centre(usize),
+    /// Both: within the first distance of an edge or the second of the centre.
+    EdgeAndCentre(usize, usize),
+}
+
+impl Region {
+    /// True when the region is smaller than the board.
+    fn fits(self, n: usize) -> bool {
+        match self {
+            Region::Board => true,
+            Region::Edge(b) => 2 * b + 2 < n,
+            Region::Centre(r) | Region::EdgeAndCentre(_, r) => 2 * r + 4 < n,
+        }
+    }
+
+    /// The column masks of its cells (`None`: the board).
+    fn cells(self, n: usize) -> Option<Vec<u64>> {
+        match self {
+            Region::Board => None,
+            Region::Edge(b) => Some(edge_band(n, b)),
+            Region::Centre(r) => Some(centre_box(n, r)),
+            Region::EdgeAndCentre(b, r) => Some(
+                edge_band(n, b)
+                    .iter()
+                    .zip(centre_box(n, r))
+                    .map(|(a, b)| a | b)
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Region::Board => write!(f, "board"),
+            Region::Edge(b) => write!(f, "edge band {b}"),
+            Region::Centre(r) => write!(f, "centre box {r}"),
+            Region::EdgeAndCentre(b, r) => write!(f, "edge band {b} and centre box {r}"),
+        }
+    }
+}
+
 /// One walk: over every placement of up to `k` queens, or only over those near the edges.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Round {
     /// Queens.
     pub k: usize,
-    /// `Some(b)`: only cells within distance `b` of an edge.
-    pub band: Option<usize>,
+    /// The cells the walk's placements use.
+    pub region: Region,
     /// What the walk met.
     pub stats: WalkStats,
     /// Placements the core search decided.
@@ -179,29 +230,35 @@ pub fn threshold(n: usize, only: Option<usize>, budget: &Budget) -> Result<Thres
         None => (0..=n).collect(),
     };
     for k in ks {
-        // Near the edges first: bands 0, 1, 2 (each a walk of its own), then the board.
-        let bands: Vec<Option<usize>> = if k >= 2 {
-            (0..3)
-                .filter(|&b| 2 * b + 2 < n)
-                .map(Some)
-                .chain([None])
-                .collect()
+        // Where placements block the most first (clusters at the centre, queens at the
+        // edges and corners), each a walk of its own, then the whole board.
+        let regions: Vec<Region> = if k >= 2 {
+            [
+                Region::Centre(2),
+                Region::Centre(3),
+                Region::EdgeAndCentre(0, 3),
+                Region::Edge(1),
+            ]
+            .into_iter()
+            .filter(|r| r.fits(n))
+            .chain([Region::Board])
+            .collect()
         } else {
-            vec![None]
+            vec![Region::Board]
         };
-        let of = bands.len() as u64;
-        for (i, band) in bands.into_iter().enumerate() {
+        let of = regions.len() as u64;
+        for (i, region) in regions.into_iter().enumerate() {
             search.round = (i as u64, of);
             let start = Instant::now();
             let before = search.searched;
-            let within = band.map(|b| edge_band(n, b));
+            let within = region.cells(n);
             let walked = walk(k, within.as_deref(), &mut out.witnesses, &mut search);
             let stats = match &walked {
                 Walked::Covered(s) | Walked::Stopped(s, _) => *s,
             };
             out.rounds.push(Round {
                 k,
-                band,
+                region,
                 stats,
                 searched: search.searched - before,
                 witnesses: out.witnesses.len(),

@@ -42,8 +42,9 @@ pub struct ThresholdRequest {
 pub struct ThresholdRound {
     /// Queens.
     pub k: usize,
-    /// Only the cells within this distance of an edge (`null`: the whole board).
-    pub band: Option<usize>,
+    /// The cells its placements use: `board`, or where a counterexample is looked for
+    /// first (`centre box 2`, `edge band 0 and centre box 3`, …).
+    pub region: String,
     /// Placements of `k` queens walked (up to symmetry, about an eighth of all).
     pub placements: u64,
     /// Placements of fewer queens walked.
@@ -219,7 +220,7 @@ fn response(
             .iter()
             .map(|r| ThresholdRound {
                 k: r.k,
-                band: r.band,
+                region: r.region.to_string(),
                 placements: r.stats.placements,
                 smaller: r.stats.smaller,
                 searched: r.searched,

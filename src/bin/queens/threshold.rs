@@ -142,15 +142,12 @@ fn print(
         )?;
     }
     for r in &resp.rounds {
-        let band = r
-            .band
-            .map_or("board".to_string(), |b| format!("edge band {b}"));
         let rate = r.placements as f64 / (r.time_ms / 1000.0).max(1e-9);
         writeln!(
             out,
-            "  k = {}, {band}: {} placements ({} smaller), {} searched, {} witnesses, \
+            "  k = {}, {}: {} placements ({} smaller), {} searched, {} witnesses, \
              {:.0} ms ({:.0} placements/s)",
-            r.k, r.placements, r.smaller, r.searched, r.witnesses, r.time_ms, rate
+            r.k, r.region, r.placements, r.smaller, r.searched, r.witnesses, r.time_ms, rate
         )?;
     }
     if let Some(dir) = certificate {

@@ -54,7 +54,9 @@ pub struct Witnesses {
     n: usize,
     /// `n` columns per witness, images included.
     cols: Vec<u8>,
-    known: HashSet<Vec<u8>>,
+    /// Fingerprints (128 bits) of the witnesses held: a set of the solutions themselves
+    /// would cost a heap block each.
+    known: HashSet<u128>,
     /// The solutions as they were added (one per [`Witnesses::add`] that was new).
     added: Vec<Vec<u8>>,
 }
@@ -94,13 +96,13 @@ impl Witnesses {
     /// was held already.
     pub fn add(&mut self, cols: &[u8]) -> bool {
         assert_eq!(cols.len(), self.n, "a witness has one column per row");
-        if self.known.contains(cols) {
+        if self.known.contains(&fingerprint(cols)) {
             return false;
         }
         self.added.push(cols.to_vec());
         for s in 0..8 {
             let image = map_solution(cols, s);
-            if self.known.insert(image.clone()) {
+            if self.known.insert(fingerprint(&image)) {
                 self.cols.extend_from_slice(&image);
             }
         }
@@ -117,6 +119,16 @@ impl Witnesses {
     fn holds(&self, w: u32, cells: &[Cell]) -> bool {
         cells.iter().all(|&(r, c)| self.col(w, r) == c)
     }
+}
+
+/// 128 bits of a solution: two 64-bit FNV-1a-style hashes with different seeds and mixing.
+fn fingerprint(cols: &[u8]) -> u128 {
+    let (mut a, mut b) = (0xcbf2_9ce4_8422_2325u64, 0x9e37_79b9_7f4a_7c15u64);
+    for &c in cols {
+        a = (a ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
+        b = (b ^ u64::from(c)).wrapping_mul(0xff51_afd7_ed55_8ccd).rotate_left(29);
+    }
+    u128::from(a) << 64 | u128::from(b)
 }
 
 /// Whether the walk goes on.
@@ -457,6 +469,16 @@ pub fn edge_band(n: usize, band: usize) -> Vec<u64> {
                     .fold(0, |m, c| m | 1 << c)
             }
         })
+        .collect()
+}
+
+/// The cells within distance `radius` of the board's centre (rows and columns
+/// `(n - 1) / 2 - radius..=n / 2 + radius`), one column mask per row.
+pub fn centre_box(n: usize, radius: usize) -> Vec<u64> {
+    let lo = ((n - 1) / 2).saturating_sub(radius);
+    let hi = (n / 2 + radius).min(n - 1);
+    (0..n)
+        .map(|r| if (lo..=hi).contains(&r) { bits(lo, hi) } else { 0 })
         .collect()
 }
 
