@@ -126,7 +126,9 @@ fn fingerprint(cols: &[u8]) -> u128 {
     let (mut a, mut b) = (0xcbf2_9ce4_8422_2325u64, 0x9e37_79b9_7f4a_7c15u64);
     for &c in cols {
         a = (a ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
-        b = (b ^ u64::from(c)).wrapping_mul(0xff51_afd7_ed55_8ccd).rotate_left(29);
+        b = (b ^ u64::from(c))
+            .wrapping_mul(0xff51_afd7_ed55_8ccd)
+            .rotate_left(29);
     }
     u128::from(a) << 64 | u128::from(b)
 }
@@ -478,7 +480,13 @@ pub fn centre_box(n: usize, radius: usize) -> Vec<u64> {
     let lo = ((n - 1) / 2).saturating_sub(radius);
     let hi = (n / 2 + radius).min(n - 1);
     (0..n)
-        .map(|r| if (lo..=hi).contains(&r) { bits(lo, hi) } else { 0 })
+        .map(|r| {
+            if (lo..=hi).contains(&r) {
+                bits(lo, hi)
+            } else {
+                0
+            }
+        })
         .collect()
 }
 
