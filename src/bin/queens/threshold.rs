@@ -186,8 +186,8 @@ fn check(out: &mut impl Write, dir: PathBuf, json: bool) -> Result<u8, Failure> 
                 }
                 writeln!(
                     out,
-                    "cover: {} solutions ({} with images) hold all {} placements of {k} queens \
-                     walked (and {} smaller)",
+                    "cover: {} solutions ({} with images) hold the {} placements of k = {k} \
+                     walked and the {} smaller ones",
                     a.solutions, a.witnesses, a.walk.placements, a.walk.smaller
                 )?;
                 if a.exact {
