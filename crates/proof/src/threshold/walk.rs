@@ -207,6 +207,8 @@ pub fn walk(
         cov: vec![0; n],
         stats: WalkStats::default(),
         stopped_at: None,
+        done: 0,
+        total: 0,
     };
     if w.run() && w.stopped_at.is_none() {
         Walked::Covered(w.stats)
@@ -237,6 +239,9 @@ struct Walker<'a> {
     cov: Vec<u64>,
     stats: WalkStats,
     stopped_at: Option<Vec<Cell>>,
+    /// First queens walked, of `total`, for [`Settle::tick`].
+    done: u64,
+    total: u64,
 }
 
 impl Walker<'_> {
@@ -255,8 +260,7 @@ impl Walker<'_> {
             return true;
         }
         let half = (n - 1) / 2;
-        let total: u64 = (0..=half).map(|m| (half + 1 - m) as u64).sum();
-        let mut done = 0u64;
+        self.total = (0..=half).map(|m| (half + 1 - m) as u64).sum();
         for m in 0..=half {
             self.hi = n - 1 - m;
             let boxed = bits(m, self.hi);
@@ -269,10 +273,10 @@ impl Walker<'_> {
                 };
             }
             for c in m..=half {
-                if self.settle.tick(done, total) == Flow::Stop {
+                if self.settle.tick(self.done, self.total) == Flow::Stop {
                     return false;
                 }
-                done += 1;
+                self.done += 1;
                 if self.allowed[m] >> c & 1 == 0 {
                     continue;
                 }
@@ -365,6 +369,11 @@ impl Walker<'_> {
             return self.leaves(d, rl);
         }
         for r in rl + 1..=self.hi {
+            // A first queen's subtree can take minutes: the caller may stop at each row of
+            // the second queen too.
+            if d == 1 && self.settle.tick(self.done, self.total) == Flow::Stop {
+                return false;
+            }
             let free = self.free(r);
             if free == 0 {
                 continue;
