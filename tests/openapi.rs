@@ -332,6 +332,7 @@ fn examples(c: &Contract) -> Vec<(&'static str, Value)> {
             "/v1/collection/study",
             json!({"deals": 1, "seed": 5, "timeout_each_ms": 3000}),
         ),
+        ("/v1/threshold", json!({"n": 8, "certificate": true})),
     ]
 }
 

@@ -21,3 +21,4 @@ mod puzzle;
 mod sat;
 mod slurm;
 mod store;
+mod threshold;

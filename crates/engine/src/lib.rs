@@ -43,6 +43,7 @@ pub mod race;
 pub mod sat;
 pub mod spec;
 pub mod stages;
+pub mod threshold;
 pub mod work;
 
 pub use answer::{Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns};

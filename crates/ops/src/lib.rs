@@ -35,6 +35,7 @@ mod race;
 mod reply;
 mod solve;
 mod solve_cnf;
+mod threshold;
 mod worker;
 
 use serde::{Deserialize, Serialize};
@@ -70,6 +71,9 @@ pub use queens_engine::EngineName;
 pub use queens_model::status::Status;
 pub use solve::{check_memory, SolveRequest, SolveResponse, WorkReport, INLINE_MAX_N};
 pub use solve_cnf::{solve_cnf, SolveCnf, SolveCnfRequest, SolveCnfResponse};
+pub use threshold::{
+    threshold, Threshold, ThresholdProof, ThresholdRequest, ThresholdResponse, ThresholdRound,
+};
 pub use worker::{child_main, child_main_of};
 
 /// An operation of the table: how its request and response sit in [`Request`] and
@@ -187,6 +191,7 @@ operations! {
     Mod2Replay => mod2::Mod2Replay,
     Mod2Solve => mod2::Mod2Solve,
     Mod2Optimum => mod2::Mod2Optimum,
+    Threshold => threshold::Threshold,
 }
 
 impl Response {

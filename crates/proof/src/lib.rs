@@ -16,6 +16,7 @@ use std::str::FromStr;
 pub mod check;
 pub mod drat;
 pub mod lrat;
+pub mod threshold;
 pub mod write;
 
 pub use check::{

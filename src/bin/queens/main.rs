@@ -29,7 +29,9 @@ use queens::ops;
 use queens::Error;
 
 use args::{CompareArgs, SolverArgs};
-use commands::{check, count, decode, encode, explain, generate, grade, hint, rings, solve};
+use commands::{
+    check, count, decode, encode, explain, generate, grade, hint, rings, solve, threshold,
+};
 use output::Failure;
 use runner::run as ask;
 
@@ -116,6 +118,8 @@ enum Command {
         #[command(subcommand)]
         command: mod2::Mod2Command,
     },
+    /// The n-queens completion threshold (OEIS A374013) with a certificate, or its check.
+    Threshold(threshold::ThresholdArgs),
     /// The Queen's Collection card game, solo: seeded deals, play a deal with a
     /// move list or a policy, and simulate policies over many deals.
     Collection {
@@ -162,6 +166,7 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Check(a) => ask(out, &a, started),
         Command::Generate { kind } => generate::run(out, kind, started),
         Command::Mod2 { command } => mod2::run(out, command, started),
+        Command::Threshold(args) => threshold::run(out, args, started),
         Command::Collection { command } => collection::run(out, command, started),
         Command::Compare(args) => {
             args.solvers.configure()?;

@@ -11,3 +11,4 @@ pub(crate) mod grade;
 pub(crate) mod hint;
 pub(crate) mod rings;
 pub(crate) mod solve;
+pub(crate) mod threshold;

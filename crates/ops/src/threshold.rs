@@ -1,0 +1,274 @@
+//! `threshold`: the n-queens completion threshold (OEIS A374013), the largest `k` such that
+//! every non-attacking placement of at most `k` queens completes, with its certificate (a
+//! cover by solutions, a refuted counterexample) as artifacts named by their files in the
+//! certificate folder ([`queens_proof::threshold::certificate`]).
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::context::{ms, Artifacts, Context};
+use queens_model::error::Error;
+use queens_model::status::Status;
+use queens_proof::threshold::certificate::{
+    claim_text, cover_text, CLAIM, COUNTEREXAMPLE, COVER, PROOF, PROOF_CNF,
+};
+
+/// Boards up to this size answer in seconds, so a synchronous call may ask for them.
+pub const SYNC_THRESHOLD_N: usize = 12;
+
+/// `threshold`: the completion threshold of the `n`×`n` board, or (with `k`) whether every
+/// placement of at most `k` queens completes.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ThresholdRequest {
+    /// Board size (4..=64).
+    pub n: usize,
+    /// Ask only: does every placement of at most `k` queens complete?
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<usize>,
+    /// Also return the certificate (the cover, the claim, and the counterexample with its
+    /// LRAT proof and CNF) as artifacts.
+    #[serde(default)]
+    pub certificate: bool,
+    /// Give up after this many milliseconds (`status: "timeout"`, the bound so far).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+/// One walk of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ThresholdRound {
+    /// Queens.
+    pub k: usize,
+    /// The cells its placements use: `board`, or where a counterexample is looked for
+    /// first (`centre box 2`, `edge band 0 and centre box 3`, …).
+    pub region: String,
+    /// Placements of `k` queens walked (up to symmetry, about an eighth of all).
+    pub placements: u64,
+    /// Placements of fewer queens walked.
+    pub smaller: u64,
+    /// Placements the core search decided (the rest a witness held).
+    pub searched: u64,
+    /// Witnesses after the walk (solutions with their images).
+    pub witnesses: usize,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+/// The counterexample's proof.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ThresholdProof {
+    /// Lemmas in the LRAT proof.
+    pub lemmas: u64,
+    /// Size of the proof (text LRAT), bytes.
+    pub bytes: usize,
+    /// Size of the CNF it refutes, bytes.
+    pub cnf_bytes: usize,
+    /// Milliseconds to prove and check it.
+    pub time_ms: f64,
+}
+
+/// `threshold`'s answer. `status`: `sat` (every placement of at most `lower` queens completes
+/// and, without `k`, `counterexample` has none, so `threshold` is exact), `unsat` (with `k`:
+/// `counterexample` has no completion), `timeout` or `cancelled` (the bound so far).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ThresholdResponse {
+    /// `sat`, `unsat`, `timeout` or `cancelled`.
+    pub status: Status,
+    /// Board size.
+    pub n: usize,
+    /// The `k` asked, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<usize>,
+    /// The term `a(n)`, when it is settled.
+    pub threshold: Option<usize>,
+    /// Every placement of at most this many queens completes.
+    pub lower: Option<usize>,
+    /// A placement with no completion, as `[[row, col], …]`.
+    pub counterexample: Option<Vec<[usize; 2]>>,
+    /// Lines of the cover (solutions found; their images are implied).
+    pub solutions: usize,
+    /// Witnesses (solutions with their images).
+    pub witnesses: usize,
+    /// Placements the core search decided, in all.
+    pub searched: u64,
+    /// The walks, in order.
+    pub rounds: Vec<ThresholdRound>,
+    /// With `certificate` and a counterexample: its proof.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ThresholdProof>,
+    /// Wall time, milliseconds.
+    pub time_ms: f64,
+}
+
+impl ThresholdRequest {
+    /// Checks the options before any work.
+    pub fn validate(&self) -> Result<(), Error> {
+        queens_engine::threshold::check_n(self.n)?;
+        if let Some(k) = self.k {
+            if k > self.n {
+                return Err(Error::unsupported_at_field(
+                    "k",
+                    format!("{k} queens do not fit on {} rows", self.n),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Computes the threshold (or answers `k`), with the certificate as artifacts.
+pub fn threshold(
+    req: &ThresholdRequest,
+    ctx: &Context,
+) -> Result<(ThresholdResponse, Artifacts), Error> {
+    req.validate()?;
+    let ctx = &ctx.with_timeout_ms(req.timeout_ms);
+    let start = Instant::now();
+    let run = queens_engine::threshold::threshold(req.n, req.k, &ctx.budget)?;
+    let status = if run.interrupted {
+        Status::interrupted(&ctx.budget)
+    } else if req.k.is_some() && run.counterexample.is_some() {
+        Status::Unsat
+    } else {
+        Status::Sat
+    };
+    let threshold = match (req.k, &run.counterexample) {
+        (None, Some(_)) => run.lower,
+        _ => None,
+    };
+    let mut artifacts = Artifacts::default();
+    let mut proof = None;
+    if req.certificate && !run.interrupted {
+        if let Some(k) = run.lower {
+            artifacts
+                .0
+                .push((CLAIM.into(), claim_text(req.n, k).into_bytes()));
+            let cover = cover_text(run.witnesses.solutions());
+            artifacts.0.push((COVER.into(), cover.into_bytes()));
+        }
+        if let Some(p) = &run.counterexample {
+            // The claim names the counterexample's `k`, so a placement that refutes a `k`
+            // asked is certified against `k = size - 1` when no lower bound was shown.
+            if run.lower.is_none() {
+                let k = p.len().saturating_sub(1);
+                artifacts
+                    .0
+                    .push((CLAIM.into(), claim_text(req.n, k).into_bytes()));
+            }
+            match queens_engine::threshold::prove_counterexample(req.n, p, &ctx.budget)? {
+                Some(cert) => {
+                    proof = Some(ThresholdProof {
+                        lemmas: cert.lemmas,
+                        bytes: cert.lrat.len(),
+                        cnf_bytes: cert.cnf.len(),
+                        time_ms: cert.ms,
+                    });
+                    let queens: Vec<String> =
+                        p.iter().map(|(r, c)| format!("[{r}, {c}]")).collect();
+                    let json = format!(
+                        "{{\"n\": {}, \"queens\": [{}]}}\n",
+                        req.n,
+                        queens.join(", ")
+                    );
+                    artifacts.0.push((COUNTEREXAMPLE.into(), json.into_bytes()));
+                    artifacts.0.push((PROOF.into(), cert.lrat));
+                    artifacts.0.push((PROOF_CNF.into(), cert.cnf));
+                }
+                None => {
+                    return Ok((
+                        ThresholdResponse {
+                            status: Status::interrupted(&ctx.budget),
+                            ..response(req, &run, None, None, start)
+                        },
+                        Artifacts::default(),
+                    ))
+                }
+            }
+        }
+    }
+    let mut resp = response(req, &run, threshold, proof, start);
+    resp.status = status;
+    Ok((resp, artifacts))
+}
+
+/// The answer of a run (status `sat`; the caller sets its own).
+fn response(
+    req: &ThresholdRequest,
+    run: &queens_engine::threshold::Threshold,
+    threshold: Option<usize>,
+    proof: Option<ThresholdProof>,
+    start: Instant,
+) -> ThresholdResponse {
+    ThresholdResponse {
+        status: Status::Sat,
+        n: req.n,
+        k: req.k,
+        threshold,
+        lower: run.lower,
+        counterexample: run
+            .counterexample
+            .as_ref()
+            .map(|p| p.iter().map(|&(r, c)| [r, c]).collect()),
+        solutions: run.witnesses.solutions().len(),
+        witnesses: run.witnesses.len(),
+        searched: run.rounds.iter().map(|r| r.searched).sum(),
+        rounds: run
+            .rounds
+            .iter()
+            .map(|r| ThresholdRound {
+                k: r.k,
+                region: r.region.to_string(),
+                placements: r.stats.placements,
+                smaller: r.stats.smaller,
+                searched: r.searched,
+                witnesses: r.witnesses,
+                time_ms: r.ms,
+            })
+            .collect(),
+        proof,
+        time_ms: ms(start),
+    }
+}
+
+/// `threshold`.
+pub struct Threshold;
+
+impl crate::operation::Operation for Threshold {
+    const NAME: &'static str = "threshold";
+    const PATH: Option<&'static str> = Some("/v1/threshold");
+    const SUMMARY: &'static str = "The n-queens completion threshold (OEIS A374013), or whether \
+                                   every placement of at most `k` queens completes; boards past \
+                                   n = 12 only as a job or with `timeout_ms`.";
+    type Request = ThresholdRequest;
+    type Response = ThresholdResponse;
+
+    fn run(req: &ThresholdRequest, ctx: &Context) -> Result<(ThresholdResponse, Artifacts), Error> {
+        threshold(req, ctx)
+    }
+    fn n(req: &ThresholdRequest) -> usize {
+        req.n
+    }
+    fn validate(req: &ThresholdRequest) -> Result<(), Error> {
+        req.validate()
+    }
+    fn unbounded(req: &ThresholdRequest, n: usize) -> Option<String> {
+        (req.timeout_ms.is_none() && n > SYNC_THRESHOLD_N).then(|| {
+            format!(
+                "the threshold of a {n}×{n} board can take minutes to hours: give \
+                 `timeout_ms`, or submit it as a job (POST /v1/jobs with \"op\": \"threshold\")"
+            )
+        })
+    }
+    fn timeout_ms(req: &ThresholdRequest) -> Option<u64> {
+        req.timeout_ms
+    }
+    fn status(resp: &ThresholdResponse) -> Option<Status> {
+        Some(resp.status)
+    }
+    const LIBRARY: bool = true;
+    const N_FIELD: &'static str = "n";
+    const BOUND_FIELD: &'static str = "timeout_ms";
+}

@@ -1,0 +1,432 @@
+//! The certificate of a threshold term, and its check, which uses the verifier and the LRAT
+//! checker and nothing that searches.
+//!
+//! A certificate is a folder:
+//! - `threshold.json`: the claim, `{"n": N, "k": K}`: every placement of at most `K` queens
+//!   on the `N`×`N` board completes;
+//! - `cover.txt`: solutions, one a line, as 0-based columns separated by spaces, such that
+//!   every non-attacking placement of at most `K` queens lies, after one of the eight
+//!   symmetries, inside one of them (`#` starts a comment line);
+//! - optionally `counterexample.json`, a placement of `K + 1` queens as an instance
+//!   (`{"n": N, "queens": [[r, c], …]}`), with `counterexample.lrat.cnf`, a CNF whose every
+//!   clause holds in every completion of it (checked clause by clause, below), and
+//!   `counterexample.lrat`, a text LRAT refutation of that CNF: then the term is exactly `K`.
+//!
+//! The CNF's clauses are checked against the placement, not against an encoder: its
+//! variables are cells (`c cell VAR ROW COL` comment lines, as `queens encode` writes them),
+//! and each clause must be one of: two negated cells that share a line (they cannot both hold
+//! a queen), a negated cell a queen of the placement attacks, or a set of cells holding every
+//! cell of some free row or column that no queen attacks (that line's queen stands on one of
+//! them). A completion then satisfies every clause, so a refutation of the CNF proves that
+//! the placement has none.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use varisat_formula::{CnfFormula, ExtendFormula, Lit};
+
+use super::walk::{walk, Cell, Flow, Settle, WalkStats, Walked, Witnesses, MAX_WALK_N};
+use queens_model::error::Error;
+use queens_model::model::{DiagonalRule, Problem};
+
+/// The claim's file name.
+pub const CLAIM: &str = "threshold.json";
+/// The cover's file name.
+pub const COVER: &str = "cover.txt";
+/// The counterexample's file name.
+pub const COUNTEREXAMPLE: &str = "counterexample.json";
+/// Its proof's file name.
+pub const PROOF: &str = "counterexample.lrat";
+/// The CNF its proof refutes.
+pub const PROOF_CNF: &str = "counterexample.lrat.cnf";
+
+/// What an accepted certificate shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accepted {
+    /// The board size.
+    pub n: usize,
+    /// Every placement of at most `k` queens completes.
+    pub k: usize,
+    /// True when a placement of `k + 1` queens was proved to have no completion: the term
+    /// is exactly `k`.
+    pub exact: bool,
+    /// Lines of the cover.
+    pub solutions: usize,
+    /// The cover with its symmetric images.
+    pub witnesses: usize,
+    /// The placements walked.
+    pub walk: WalkStats,
+    /// Lemmas of the proof (0 without a counterexample).
+    pub lemmas: u64,
+}
+
+/// A certificate's check: accepted, or rejected with the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every part checked.
+    Accepted(Accepted),
+    /// Why not.
+    Rejected(String),
+}
+
+fn read(dir: &Path, name: &str) -> Result<String, Error> {
+    let path = dir.join(name);
+    std::fs::read_to_string(&path).map_err(|source| Error::Io { path, source })
+}
+
+/// Reads the claim `threshold.json`: `(n, k)`.
+pub fn read_claim(dir: &Path) -> Result<(usize, usize), Error> {
+    let origin = dir.join(CLAIM).display().to_string();
+    let text = read(dir, CLAIM)?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| Error::input(&origin, e.to_string()))?;
+    let field = |name: &str| {
+        value
+            .get(name)
+            .and_then(serde_json::Value::as_u64)
+            .map(|v| v as usize)
+            .ok_or_else(|| {
+                Error::input_at_field(
+                    &origin,
+                    name,
+                    format!("field `{name}` must be a non-negative integer"),
+                )
+            })
+    };
+    let (n, k) = (field("n")?, field("k")?);
+    if !(1..=MAX_WALK_N).contains(&n) {
+        return Err(Error::input_at_field(
+            &origin,
+            "n",
+            format!("field `n`: {n} is out of range (1..={MAX_WALK_N})"),
+        ));
+    }
+    if k > n {
+        return Err(Error::input_at_field(
+            &origin,
+            "k",
+            format!("field `k`: {k} is more queens than the board's {n} rows"),
+        ));
+    }
+    Ok((n, k))
+}
+
+/// The claim's text.
+pub fn claim_text(n: usize, k: usize) -> String {
+    format!("{{\"n\": {n}, \"k\": {k}}}\n")
+}
+
+/// The cover's text: one solution a line.
+pub fn cover_text(solutions: &[Vec<u8>]) -> String {
+    let mut out = String::new();
+    for s in solutions {
+        let line: Vec<String> = s.iter().map(u8::to_string).collect();
+        out.push_str(&line.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
+/// Reads a cover for the `n`×`n` board: every line must be a solution the verifier accepts
+/// (else `Ok(Err(reason))`); a line that is not `n` numbers is an input error naming it.
+pub fn read_cover(origin: &str, text: &str, n: usize) -> Result<Result<Witnesses, String>, Error> {
+    let board = Problem::new(n)?;
+    let mut witnesses = Witnesses::new(n);
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<u32> = line
+            .split_whitespace()
+            .map(|w| {
+                w.parse::<u32>().map_err(|_| {
+                    Error::input_at_line(origin, i + 1, format!("{w:?} is not a column"))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        if cols.len() != n {
+            return Err(Error::input_at_line(
+                origin,
+                i + 1,
+                format!("{} columns, expected {n}", cols.len()),
+            ));
+        }
+        if let Some(&c) = cols.iter().find(|&&c| c as usize >= n) {
+            return Err(Error::input_at_line(
+                origin,
+                i + 1,
+                format!("column {c} is off the board (0..{n})"),
+            ));
+        }
+        if let Err(v) = queens_model::verify::verify_columns(&board, &cols) {
+            return Ok(Err(format!(
+                "{origin}: line {}: not a solution: {v}",
+                i + 1
+            )));
+        }
+        let cols: Vec<u8> = cols.iter().map(|&c| c as u8).collect();
+        witnesses.add(&cols);
+    }
+    Ok(Ok(witnesses))
+}
+
+/// Stops at the first placement no witness holds.
+struct Refuse;
+
+impl Settle for Refuse {
+    fn uncovered(&mut self, _: &[Cell], _: &mut Witnesses) -> Flow {
+        Flow::Stop
+    }
+}
+
+/// Checks that every placement of at most `k` queens lies, up to symmetry, in a witness.
+pub fn check_cover(k: usize, witnesses: &mut Witnesses) -> Result<WalkStats, String> {
+    match walk(k, None, witnesses, &mut Refuse) {
+        Walked::Covered(stats) => Ok(stats),
+        Walked::Stopped(_, Some(p)) => Err(format!(
+            "the placement {} lies in no line of the cover, under any symmetry",
+            show_cells(&p)
+        )),
+        Walked::Stopped(_, None) => Err("the cover's walk stopped".into()),
+    }
+}
+
+/// Cells as `[[r, c], …]`.
+pub fn show_cells(cells: &[Cell]) -> String {
+    let parts: Vec<String> = cells.iter().map(|(r, c)| format!("[{r}, {c}]")).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// True when two cells share a row, column or diagonal.
+fn share_line((a, b): Cell, (c, d): Cell) -> bool {
+    a == c || b == d || a + d == c + b || a + b == c + d
+}
+
+/// Reads the counterexample and checks it is a non-attacking placement of `k + 1` queens on
+/// the `n`×`n` board, that its CNF holds in its every completion, and that the proof refutes
+/// the CNF. `Ok(Err(reason))` when a check fails; the lemmas checked when all pass.
+pub fn check_counterexample(dir: &Path, n: usize, k: usize) -> Result<Result<u64, String>, Error> {
+    let path = dir.join(COUNTEREXAMPLE);
+    let problem = queens_model::formats::read_path(&path)?;
+    let origin = path.display().to_string();
+    if problem.n() != n {
+        return Ok(Err(format!(
+            "{origin}: a {0}×{0} board, the claim is about {n}×{n}",
+            problem.n()
+        )));
+    }
+    if problem.regions().is_some()
+        || !problem.blocked().is_empty()
+        || !problem.excluded().is_empty()
+        || problem.rule() != DiagonalRule::Full
+    {
+        return Ok(Err(format!(
+            "{origin}: not a placement on the classic board (regions, blocked cells, \
+             excluded diagonals or another diagonal rule)"
+        )));
+    }
+    let queens: Vec<Cell> = problem.fixed().to_vec();
+    if queens.len() != k + 1 {
+        return Ok(Err(format!(
+            "{origin}: {} queens, a counterexample to k = {k} has {}",
+            queens.len(),
+            k + 1
+        )));
+    }
+    for (i, &a) in queens.iter().enumerate() {
+        for &b in &queens[i + 1..] {
+            if share_line(a, b) {
+                return Ok(Err(format!(
+                    "{origin}: the queens {} and {} attack each other",
+                    show_cells(&[a]),
+                    show_cells(&[b])
+                )));
+            }
+        }
+    }
+    let cnf_path = dir.join(PROOF_CNF);
+    let formula = match implied_cnf(&cnf_path, n, &queens)? {
+        Ok(f) => f,
+        Err(why) => return Ok(Err(why)),
+    };
+    match crate::check::check_lrat_file(&formula, &dir.join(PROOF)) {
+        Ok(stats) => Ok(Ok(stats.lemmas)),
+        Err(e) => Ok(Err(format!("{}: {e}", dir.join(PROOF).display()))),
+    }
+}
+
+/// Reads the DIMACS CNF at `path` and checks that each clause holds in every completion of
+/// `queens` (module documentation); the formula when all do, `Ok(Err(reason))` naming the
+/// first line that does not.
+fn implied_cnf(
+    path: &Path,
+    n: usize,
+    queens: &[Cell],
+) -> Result<Result<CnfFormula, String>, Error> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: PathBuf::from(path),
+        source,
+    })?;
+    let mut cells: HashMap<usize, Cell> = HashMap::new();
+    let mut vars: Option<usize> = None;
+    let mut formula = CnfFormula::new();
+    let mut clause: Vec<isize> = Vec::new();
+    let mut clause_line = 0;
+    let attacked = |x: Cell| queens.iter().any(|&q| q != x && share_line(q, x));
+    let free_rows: Vec<usize> = (0..n)
+        .filter(|r| queens.iter().all(|q| q.0 != *r))
+        .collect();
+    let free_cols: Vec<usize> = (0..n)
+        .filter(|c| queens.iter().all(|q| q.1 != *c))
+        .collect();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix('c') {
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            if words.first() == Some(&"cell") {
+                let nums: Vec<usize> = words[1..]
+                    .iter()
+                    .map(|w| w.parse::<usize>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| Error::input_at_line(&origin, i + 1, "bad `c cell` line"))?;
+                match nums[..] {
+                    [v, r, c] if r < n && c < n && v >= 1 => {
+                        if cells.insert(v, (r, c)).is_some() {
+                            return Err(Error::input_at_line(
+                                &origin,
+                                i + 1,
+                                format!("variable {v} mapped twice"),
+                            ));
+                        }
+                    }
+                    _ => {
+                        return Err(Error::input_at_line(
+                            &origin,
+                            i + 1,
+                            "expected `c cell VAR ROW COL` on the board",
+                        ))
+                    }
+                }
+            }
+            continue;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("p cnf") {
+            let v = rest
+                .split_whitespace()
+                .next()
+                .and_then(|w| w.parse::<usize>().ok())
+                .ok_or_else(|| Error::input_at_line(&origin, i + 1, "bad `p cnf` line"))?;
+            vars = Some(v);
+            continue;
+        }
+        if vars.is_none() {
+            return Err(Error::input_at_line(
+                &origin,
+                i + 1,
+                "a clause before the `p cnf` line",
+            ));
+        }
+        for w in line.split_whitespace() {
+            let x: isize = w.parse().map_err(|_| {
+                Error::input_at_line(&origin, i + 1, format!("{w:?} is not a literal"))
+            })?;
+            if clause.is_empty() {
+                clause_line = i + 1;
+            }
+            if x != 0 {
+                clause.push(x);
+                continue;
+            }
+            // The clause is complete: is it implied?
+            let mut pos = Vec::new();
+            let mut neg = Vec::new();
+            for &l in &clause {
+                let Some(&cell) = cells.get(&l.unsigned_abs()) else {
+                    return Ok(Err(format!(
+                        "{origin}: line {clause_line}: variable {} is no cell",
+                        l.unsigned_abs()
+                    )));
+                };
+                if l > 0 {
+                    pos.push(cell);
+                } else {
+                    neg.push(cell);
+                }
+            }
+            let implied = if neg.is_empty() {
+                free_rows
+                    .iter()
+                    .any(|&r| (0..n).all(|c| attacked((r, c)) || pos.contains(&(r, c))))
+                    || free_cols
+                        .iter()
+                        .any(|&c| (0..n).all(|r| attacked((r, c)) || pos.contains(&(r, c))))
+            } else if pos.is_empty() {
+                match neg[..] {
+                    [a] => attacked(a),
+                    [a, b] => a != b && share_line(a, b),
+                    _ => false,
+                }
+            } else {
+                false
+            };
+            if !implied {
+                return Ok(Err(format!(
+                    "{origin}: line {clause_line}: the clause {:?} does not hold in every \
+                     completion of the placement",
+                    clause
+                )));
+            }
+            let lits: Vec<Lit> = clause.iter().map(|&l| Lit::from_dimacs(l)).collect();
+            formula.add_clause(&lits);
+            clause.clear();
+        }
+    }
+    if !clause.is_empty() {
+        return Err(Error::input_at_line(
+            &origin,
+            clause_line,
+            "the last clause has no closing 0",
+        ));
+    }
+    let vars = vars.ok_or_else(|| Error::input(&origin, "no `p cnf` line"))?;
+    formula.set_var_count(vars.max(formula.var_count()));
+    Ok(Ok(formula))
+}
+
+/// Checks the certificate in `dir` (module documentation).
+pub fn check_certificate(dir: &Path) -> Result<Verdict, Error> {
+    let (n, k) = read_claim(dir)?;
+    let origin = dir.join(COVER).display().to_string();
+    let text = read(dir, COVER)?;
+    let mut witnesses = match read_cover(&origin, &text, n)? {
+        Ok(w) => w,
+        Err(why) => return Ok(Verdict::Rejected(why)),
+    };
+    let walk = match check_cover(k, &mut witnesses) {
+        Ok(stats) => stats,
+        Err(why) => return Ok(Verdict::Rejected(format!("{origin}: {why}"))),
+    };
+    let exact = dir.join(COUNTEREXAMPLE).exists();
+    let lemmas = if exact {
+        match check_counterexample(dir, n, k)? {
+            Ok(lemmas) => lemmas,
+            Err(why) => return Ok(Verdict::Rejected(why)),
+        }
+    } else {
+        0
+    };
+    Ok(Verdict::Accepted(Accepted {
+        n,
+        k,
+        exact,
+        solutions: witnesses.solutions().len(),
+        witnesses: witnesses.len(),
+        walk,
+        lemmas,
+    }))
+}

@@ -1,0 +1,672 @@
+//! Every non-attacking placement of up to `k` queens, one or more of each orbit under the
+//! square's eight symmetries, checked against a set of witnesses: full solutions, each closed
+//! under the symmetries, one of which must contain the placement.
+//!
+//! **The placements walked.** For a placement `P` let `m` be the smallest distance from one of
+//! its queens to the nearest edge. One symmetry takes that edge to the top and that queen to
+//! row `m`; then no queen lies above row `m`, below row `n - 1 - m`, or outside the columns
+//! `m..=n - 1 - m`, and the left-right mirror keeps all of that, so the queen of row `m` may
+//! also be put in the left half. The walk therefore visits, for each `m`, the placements whose
+//! first queen is `(m, c)` with `m ≤ c ≤ (n - 1) / 2` and whose other queens lie in rows
+//! `m + 1..=n - 1 - m` and columns `m..=n - 1 - m`: at least one member of every orbit, about
+//! an eighth of all placements.
+//!
+//! **The cover check.** Depth first, each node keeps the list of witnesses that contain its
+//! queens (a child's list is its parent's, bucketed by the witnesses' column in the child's
+//! row). One queen short of `k`, the witnesses left mark, row by row, the cells they hold:
+//! those are exactly the covered placements one queen larger, and only the free cells left
+//! unmarked are handed to [`Settle::uncovered`]. A placement is covered when a witness
+//! contains it; since the witnesses are closed under the symmetries, that holds for the whole
+//! orbit.
+
+use std::collections::HashSet;
+
+/// A cell: `(row, column)`, 0-based.
+pub type Cell = (usize, usize);
+
+/// The largest board the walk takes: a row's free columns are one `u64`.
+pub const MAX_WALK_N: usize = 64;
+
+/// The image of a cell under symmetry `s` (`0..8`): bit 2 transposes, then bit 0 flips the
+/// rows and bit 1 the columns; the eight combinations are the square's eight symmetries.
+pub fn map_cell(n: usize, (r, c): Cell, s: usize) -> Cell {
+    let (r, c) = if s & 4 != 0 { (c, r) } else { (r, c) };
+    let r = if s & 1 != 0 { n - 1 - r } else { r };
+    let c = if s & 2 != 0 { n - 1 - c } else { c };
+    (r, c)
+}
+
+/// The image of a full solution (one column per row) under symmetry `s`.
+pub fn map_solution(cols: &[u8], s: usize) -> Vec<u8> {
+    let n = cols.len();
+    let mut out = vec![0u8; n];
+    for (r, &c) in cols.iter().enumerate() {
+        let (r2, c2) = map_cell(n, (r, c as usize), s);
+        out[r2] = c2 as u8;
+    }
+    out
+}
+
+/// The witnesses: full solutions of the `n`×`n` board with all their symmetric images, one
+/// column per row. Callers add only verified solutions.
+#[derive(Clone, Debug)]
+pub struct Witnesses {
+    n: usize,
+    /// `n` columns per witness, images included.
+    cols: Vec<u8>,
+    /// Fingerprints (128 bits) of the witnesses held: a set of the solutions themselves
+    /// would cost a heap block each.
+    known: HashSet<u128>,
+    /// The solutions as they were added (one per [`Witnesses::add`] that was new).
+    added: Vec<Vec<u8>>,
+}
+
+impl Witnesses {
+    /// No witnesses on an `n`×`n` board.
+    pub fn new(n: usize) -> Witnesses {
+        Witnesses {
+            n,
+            cols: Vec::new(),
+            known: HashSet::new(),
+            added: Vec::new(),
+        }
+    }
+
+    /// The board size.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Witnesses held, symmetric images included.
+    pub fn len(&self) -> usize {
+        self.cols.len() / self.n
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.cols.is_empty()
+    }
+
+    /// The solutions added, each once (their images are not listed).
+    pub fn solutions(&self) -> &[Vec<u8>] {
+        &self.added
+    }
+
+    /// Adds a solution (one column per row, already verified) and its images; false when it
+    /// was held already.
+    pub fn add(&mut self, cols: &[u8]) -> bool {
+        assert_eq!(cols.len(), self.n, "a witness has one column per row");
+        if self.known.contains(&fingerprint(cols)) {
+            return false;
+        }
+        self.added.push(cols.to_vec());
+        for s in 0..8 {
+            let image = map_solution(cols, s);
+            if self.known.insert(fingerprint(&image)) {
+                self.cols.extend_from_slice(&image);
+            }
+        }
+        true
+    }
+
+    /// The column of witness `w` in row `r`.
+    #[inline]
+    fn col(&self, w: u32, r: usize) -> usize {
+        self.cols[w as usize * self.n + r] as usize
+    }
+
+    /// True when witness `w` holds every cell of `cells`.
+    fn holds(&self, w: u32, cells: &[Cell]) -> bool {
+        cells.iter().all(|&(r, c)| self.col(w, r) == c)
+    }
+}
+
+/// 128 bits of a solution: two 64-bit FNV-1a-style hashes with different seeds and mixing.
+fn fingerprint(cols: &[u8]) -> u128 {
+    let (mut a, mut b) = (0xcbf2_9ce4_8422_2325u64, 0x9e37_79b9_7f4a_7c15u64);
+    for &c in cols {
+        a = (a ^ u64::from(c)).wrapping_mul(0x0000_0100_0000_01b3);
+        b = (b ^ u64::from(c))
+            .wrapping_mul(0xff51_afd7_ed55_8ccd)
+            .rotate_left(29);
+    }
+    u128::from(a) << 64 | u128::from(b)
+}
+
+/// Whether the walk goes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on.
+    Continue,
+    /// Stop here.
+    Stop,
+}
+
+/// What the walk asks of its caller.
+pub trait Settle {
+    /// A placement no witness contains: add one that does (and go on), or stop.
+    fn uncovered(&mut self, placement: &[Cell], witnesses: &mut Witnesses) -> Flow;
+
+    /// Between branches: `done` of `total` first queens walked. [`Flow::Stop`] stops.
+    fn tick(&mut self, _done: u64, _total: u64) -> Flow {
+        Flow::Continue
+    }
+}
+
+/// What a walk counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WalkStats {
+    /// Placements of exactly `k` queens walked.
+    pub placements: u64,
+    /// Placements of 1 to `k - 1` queens walked.
+    pub smaller: u64,
+    /// Placements handed to [`Settle::uncovered`].
+    pub uncovered: u64,
+    /// Placements still uncovered after that.
+    pub left: u64,
+}
+
+/// How a walk ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Walked {
+    /// Every placement walked is covered.
+    Covered(WalkStats),
+    /// Stopped by the caller, or some placement is left uncovered: the first placement left
+    /// uncovered, if any (`None`: stopped between branches).
+    Stopped(WalkStats, Option<Vec<Cell>>),
+}
+
+/// Walks every placement of 1 to `k` queens on the `n`×`n` board as the module documentation
+/// describes (with `k = 0`, the empty placement), whose queens all lie in `within` (one mask
+/// of columns per row; `None`: the whole board), and hands those no witness covers to
+/// `settle`.
+pub fn walk(
+    k: usize,
+    within: Option<&[u64]>,
+    witnesses: &mut Witnesses,
+    settle: &mut dyn Settle,
+) -> Walked {
+    let n = witnesses.n();
+    assert!(
+        (1..=MAX_WALK_N).contains(&n),
+        "walk boards of 1..={MAX_WALK_N} rows"
+    );
+    let mut w = Walker {
+        n,
+        k,
+        witnesses,
+        settle,
+        within: within.map(<[u64]>::to_vec),
+        hi: 0,
+        allowed: vec![0; n],
+        queens: Vec::with_capacity(k),
+        lists: vec![Vec::new(); k + 1],
+        sorted: vec![Vec::new(); k + 1],
+        starts: vec![vec![0; n + 1]; k + 1],
+        late: vec![Vec::new(); k + 1],
+        cov: vec![0; n],
+        stats: WalkStats::default(),
+        stopped_at: None,
+        done: 0,
+        total: 0,
+    };
+    if w.run() && w.stopped_at.is_none() {
+        Walked::Covered(w.stats)
+    } else {
+        Walked::Stopped(w.stats, w.stopped_at)
+    }
+}
+
+struct Walker<'a> {
+    n: usize,
+    k: usize,
+    witnesses: &'a mut Witnesses,
+    settle: &'a mut dyn Settle,
+    within: Option<Vec<u64>>,
+    /// The last row and column of the current box.
+    hi: usize,
+    /// The columns each row may use (box and `within`).
+    allowed: Vec<u64>,
+    queens: Vec<Cell>,
+    /// `lists[d]`: the witnesses holding the first `d` queens.
+    lists: Vec<Vec<u32>>,
+    /// `lists[d]` bucketed by column in the row being walked at depth `d`.
+    sorted: Vec<Vec<u32>>,
+    starts: Vec<Vec<u32>>,
+    /// Witnesses added to `lists[d]` after it was bucketed.
+    late: Vec<Vec<u32>>,
+    /// One queen short of `k`: the cells the witnesses left hold, per row.
+    cov: Vec<u64>,
+    stats: WalkStats,
+    stopped_at: Option<Vec<Cell>>,
+    /// First queens walked, of `total`, for [`Settle::tick`].
+    done: u64,
+    total: u64,
+}
+
+impl Walker<'_> {
+    fn run(&mut self) -> bool {
+        let n = self.n;
+        if self.k == 0 {
+            if self.witnesses.is_empty() {
+                self.stats.uncovered += 1;
+                let flow = self.settle.uncovered(&[], self.witnesses);
+                if self.witnesses.is_empty() {
+                    self.stats.left += 1;
+                    self.stopped_at = Some(Vec::new());
+                }
+                return flow == Flow::Continue;
+            }
+            return true;
+        }
+        let half = (n - 1) / 2;
+        self.total = (0..=half).map(|m| (half + 1 - m) as u64).sum();
+        for m in 0..=half {
+            self.hi = n - 1 - m;
+            let boxed = bits(m, self.hi);
+            for r in 0..n {
+                let band = self.within.as_ref().map_or(u64::MAX, |w| w[r]);
+                self.allowed[r] = if (m..=self.hi).contains(&r) {
+                    boxed & band
+                } else {
+                    0
+                };
+            }
+            for c in m..=half {
+                if self.settle.tick(self.done, self.total) == Flow::Stop {
+                    return false;
+                }
+                self.done += 1;
+                if self.allowed[m] >> c & 1 == 0 {
+                    continue;
+                }
+                self.queens.clear();
+                self.queens.push((m, c));
+                let all = self.witnesses.len() as u32;
+                let list: Vec<u32> = (0..all)
+                    .filter(|&x| self.witnesses.col(x, m) == c)
+                    .collect();
+                self.lists[1] = list;
+                if !self.settle_node(1) {
+                    return false;
+                }
+                if self.k > 1 && !self.descend(1) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The placement of the `d` queens: covered, or settled; false when the walk stops.
+    fn settle_node(&mut self, d: usize) -> bool {
+        if d == self.k {
+            self.stats.placements += 1;
+        } else {
+            self.stats.smaller += 1;
+        }
+        if !self.lists[d].is_empty() {
+            return true;
+        }
+        self.ask(d, None)
+    }
+
+    /// Hands the first `d` queens plus `extra` to the caller, then files the witnesses it
+    /// added (a placement still uncovered is counted, the first kept); false when the caller
+    /// stops the walk.
+    fn ask(&mut self, d: usize, extra: Option<Cell>) -> bool {
+        let before = self.witnesses.len() as u32;
+        let mut placement = self.queens[..d].to_vec();
+        placement.extend(extra);
+        self.stats.uncovered += 1;
+        let flow = self.settle.uncovered(&placement, self.witnesses);
+        let after = self.witnesses.len() as u32;
+        let mut covered = false;
+        for x in before..after {
+            for j in 1..=d {
+                if self.witnesses.holds(x, &self.queens[..j]) {
+                    self.lists[j].push(x);
+                    self.late[j].push(x);
+                }
+            }
+            if extra.is_some() && self.witnesses.holds(x, &self.queens[..d]) {
+                let rl = self.queens[d - 1].0;
+                for r in rl + 1..=self.hi {
+                    self.cov[r] |= 1 << self.witnesses.col(x, r);
+                }
+            }
+            covered |= self.witnesses.holds(x, &placement);
+        }
+        if !covered {
+            self.stats.left += 1;
+            if self.stopped_at.is_none() {
+                self.stopped_at = Some(placement);
+            }
+        }
+        flow == Flow::Continue
+    }
+
+    /// The columns of row `r` no queen attacks, within the allowed ones.
+    fn free(&self, r: usize) -> u64 {
+        let mut hit = 0u64;
+        for &(qr, qc) in &self.queens {
+            let dr = r - qr;
+            hit |= 1 << qc;
+            if qc + dr < self.n {
+                hit |= 1 << (qc + dr);
+            }
+            if qc >= dr {
+                hit |= 1 << (qc - dr);
+            }
+        }
+        self.allowed[r] & !hit
+    }
+
+    /// Walks the children of the node holding `d` queens (`1 ≤ d < k`).
+    fn descend(&mut self, d: usize) -> bool {
+        let rl = self.queens[d - 1].0;
+        if d == self.k - 1 {
+            return self.leaves(d, rl);
+        }
+        for r in rl + 1..=self.hi {
+            // A first queen's subtree can take minutes: the caller may stop at each row of
+            // the second queen too.
+            if d == 1 && self.settle.tick(self.done, self.total) == Flow::Stop {
+                return false;
+            }
+            let free = self.free(r);
+            if free == 0 {
+                continue;
+            }
+            self.bucket(d, r);
+            let mut cols = free;
+            while cols != 0 {
+                let c = cols.trailing_zeros() as usize;
+                cols &= cols - 1;
+                let mut child = std::mem::take(&mut self.lists[d + 1]);
+                child.clear();
+                let (s, e) = (self.starts[d][c] as usize, self.starts[d][c + 1] as usize);
+                child.extend_from_slice(&self.sorted[d][s..e]);
+                for &x in &self.late[d] {
+                    if self.witnesses.col(x, r) == c {
+                        child.push(x);
+                    }
+                }
+                self.lists[d + 1] = child;
+                self.queens.push((r, c));
+                let ok = self.settle_node(d + 1) && self.descend(d + 1);
+                self.queens.pop();
+                if !ok {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Buckets `lists[d]` by column in row `r`.
+    fn bucket(&mut self, d: usize, r: usize) {
+        let n = self.n;
+        let starts = &mut self.starts[d];
+        starts.iter_mut().for_each(|s| *s = 0);
+        for &x in &self.lists[d] {
+            starts[self.witnesses.col(x, r) + 1] += 1;
+        }
+        for c in 0..n {
+            starts[c + 1] += starts[c];
+        }
+        let sorted = &mut self.sorted[d];
+        sorted.clear();
+        sorted.resize(self.lists[d].len(), 0);
+        let mut fill = starts.clone();
+        for &x in &self.lists[d] {
+            let c = self.witnesses.col(x, r);
+            sorted[fill[c] as usize] = x;
+            fill[c] += 1;
+        }
+        self.late[d].clear();
+    }
+
+    /// The placements one queen larger than the node holding `d = k - 1` queens, the last in
+    /// row `rl`.
+    fn leaves(&mut self, d: usize, rl: usize) -> bool {
+        for r in rl + 1..=self.hi {
+            self.cov[r] = 0;
+        }
+        for &x in &self.lists[d] {
+            for r in rl + 1..=self.hi {
+                self.cov[r] |= 1 << self.witnesses.col(x, r);
+            }
+        }
+        for r in rl + 1..=self.hi {
+            let free = self.free(r);
+            self.stats.placements += u64::from(free.count_ones());
+            let mut open = free & !self.cov[r];
+            while open != 0 {
+                let c = open.trailing_zeros() as usize;
+                open &= open - 1;
+                if self.cov[r] >> c & 1 != 0 {
+                    continue;
+                }
+                if !self.ask(d, Some((r, c))) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// The mask of columns `lo..=hi`.
+fn bits(lo: usize, hi: usize) -> u64 {
+    let upto = if hi >= 63 {
+        u64::MAX
+    } else {
+        (1u64 << (hi + 1)) - 1
+    };
+    upto & !((1u64 << lo) - 1)
+}
+
+/// The cells within distance `band` of an edge, one column mask per row (for
+/// [`walk`]'s `within`).
+pub fn edge_band(n: usize, band: usize) -> Vec<u64> {
+    (0..n)
+        .map(|r| {
+            if r.min(n - 1 - r) <= band {
+                bits(0, n - 1)
+            } else {
+                (0..n)
+                    .filter(|&c| c.min(n - 1 - c) <= band)
+                    .fold(0, |m, c| m | 1 << c)
+            }
+        })
+        .collect()
+}
+
+/// The cells within distance `radius` of the board's centre (rows and columns
+/// `(n - 1) / 2 - radius..=n / 2 + radius`), one column mask per row.
+pub fn centre_box(n: usize, radius: usize) -> Vec<u64> {
+    let lo = ((n - 1) / 2).saturating_sub(radius);
+    let hi = (n / 2 + radius).min(n - 1);
+    (0..n)
+        .map(|r| {
+            if (lo..=hi).contains(&r) {
+                bits(lo, hi)
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peaceful(cur: &[Cell], (r, c): Cell) -> bool {
+        cur.iter()
+            .all(|&(a, b)| a != r && b != c && a + c != r + b && a + b != r + c)
+    }
+
+    /// Every non-attacking placement of exactly `k` queens (brute force).
+    fn all_placements(n: usize, k: usize) -> Vec<Vec<Cell>> {
+        fn rec(n: usize, k: usize, from: usize, cur: &mut Vec<Cell>, out: &mut Vec<Vec<Cell>>) {
+            if cur.len() == k {
+                out.push(cur.clone());
+                return;
+            }
+            for x in from..n * n {
+                if peaceful(cur, (x / n, x % n)) {
+                    cur.push((x / n, x % n));
+                    rec(n, k, x + 1, cur, out);
+                    cur.pop();
+                }
+            }
+        }
+        let mut out = Vec::new();
+        rec(n, k, 0, &mut Vec::new(), &mut out);
+        out
+    }
+
+    fn solutions(n: usize) -> Vec<Vec<u8>> {
+        all_placements(n, n)
+            .into_iter()
+            .map(|p| p.iter().map(|&(_, c)| c as u8).collect())
+            .collect()
+    }
+
+    fn canonical(n: usize, p: &[Cell]) -> Vec<Cell> {
+        (0..8)
+            .map(|s| {
+                let mut q: Vec<Cell> = p.iter().map(|&x| map_cell(n, x, s)).collect();
+                q.sort_unstable();
+                q
+            })
+            .min()
+            .unwrap()
+    }
+
+    /// Records the placements handed over, adding nothing.
+    struct Record(Vec<Vec<Cell>>);
+    impl Settle for Record {
+        fn uncovered(&mut self, placement: &[Cell], _: &mut Witnesses) -> Flow {
+            self.0.push(placement.to_vec());
+            Flow::Continue
+        }
+    }
+
+    /// Adds, for each placement handed over, the first solution of a list that holds it.
+    struct Oracle(Vec<Vec<u8>>, u64);
+    impl Settle for Oracle {
+        fn uncovered(&mut self, p: &[Cell], w: &mut Witnesses) -> Flow {
+            self.1 += 1;
+            match self
+                .0
+                .iter()
+                .find(|s| p.iter().all(|&(r, c)| s[r] as usize == c))
+            {
+                Some(s) => {
+                    w.add(s);
+                    Flow::Continue
+                }
+                None => Flow::Stop,
+            }
+        }
+    }
+
+    /// The placements the walk's bounds admit (module documentation), by brute force.
+    fn bounded(n: usize, k: usize) -> Vec<Vec<Cell>> {
+        let half = (n - 1) / 2;
+        all_placements(n, k)
+            .into_iter()
+            .filter(|p| {
+                let (m, c) = p[0];
+                let hi = n - 1 - m;
+                m <= half
+                    && (m..=half).contains(&c)
+                    && p.iter()
+                        .all(|&(r, c)| (m..=hi).contains(&r) && (m..=hi).contains(&c))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_bounds_meet_every_orbit() {
+        for n in 4..=8 {
+            for k in 1..=3 {
+                let want: HashSet<_> = all_placements(n, k)
+                    .iter()
+                    .map(|p| canonical(n, p))
+                    .collect();
+                let got: HashSet<_> = bounded(n, k).iter().map(|p| canonical(n, p)).collect();
+                assert_eq!(got, want, "n = {n}, k = {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_walk_counts_the_bounded_placements_and_settles_each_uncovered_one() {
+        for n in 5..=8 {
+            let sols = solutions(n);
+            for k in 1..=3 {
+                // Every solution a witness: the walk meets exactly the bounded placements,
+                // and hands over exactly those no solution holds.
+                let mut all = Witnesses::new(n);
+                for s in &sols {
+                    all.add(s);
+                }
+                let mut rec = Record(Vec::new());
+                let walked = walk(k, None, &mut all, &mut rec);
+                let placements = bounded(n, k);
+                let smaller: usize = (1..k).map(|j| bounded(n, j).len()).sum();
+                let stats = match walked {
+                    Walked::Stopped(s, Some(_)) => s,
+                    Walked::Stopped(_, None) => panic!("n = {n}, k = {k}: stopped"),
+                    Walked::Covered(s) => s,
+                };
+                assert_eq!(stats.left, stats.uncovered, "n = {n}, k = {k}");
+                assert_eq!(
+                    stats.placements,
+                    placements.len() as u64,
+                    "n = {n}, k = {k}"
+                );
+                assert_eq!(stats.smaller, smaller as u64, "n = {n}, k = {k}");
+                let holds = |p: &[Cell]| {
+                    sols.iter()
+                        .any(|s| p.iter().all(|&(r, c)| s[r] as usize == c))
+                };
+                let mut want: Vec<Vec<Cell>> = (1..=k)
+                    .flat_map(|j| bounded(n, j))
+                    .filter(|p| !holds(p))
+                    .collect();
+                want.sort();
+                rec.0.sort();
+                assert_eq!(rec.0, want, "n = {n}, k = {k}");
+                // Witnesses found one at a time cover what the oracle can complete.
+                let mut found = Witnesses::new(n);
+                let mut oracle = Oracle(sols.clone(), 0);
+                let walked = walk(k, None, &mut found, &mut oracle);
+                let complete = want.is_empty();
+                assert_eq!(
+                    matches!(walked, Walked::Covered(_)),
+                    complete,
+                    "n = {n}, k = {k}"
+                );
+                if let Walked::Stopped(_, Some(p)) = walked {
+                    assert!(!holds(&p), "n = {n}, k = {k}: {p:?} completes");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn images_are_solutions_and_distinct() {
+        let sols = solutions(8);
+        let mut w = Witnesses::new(8);
+        for s in &sols {
+            w.add(s);
+        }
+        assert_eq!(w.len(), 92);
+        assert_eq!(w.solutions().len(), 12);
+    }
+}

@@ -1,0 +1,216 @@
+//! The completion threshold (OEIS A374013): the terms known for n = 4…20 reproduced, each
+//! with a certificate `queens threshold check` accepts; the outside checkers accept a
+//! counterexample's proof; tampered certificates are rejected.
+
+use std::path::Path;
+use std::process::Command;
+
+use queens::proof::threshold::certificate::{check_certificate, Verdict, COVER};
+
+use super::cli::{json, queens};
+use crate::temp;
+
+/// A374013 from n = 4.
+const A374013: [usize; 17] = [0, 1, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4];
+
+fn term(n: usize) -> usize {
+    A374013[n - 4]
+}
+
+/// Computes the term of the `n`×`n` board with its certificate in `dir`, and checks it.
+fn computed_and_checked(n: usize, dir: &Path) {
+    let ns = n.to_string();
+    let dir_s = dir.to_str().unwrap();
+    let o = queens(
+        &["threshold", "--n", &ns, "--certificate", dir_s, "--json"],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json(&o);
+    assert_eq!(v["threshold"], term(n), "n = {n}: {v}");
+    assert_eq!(v["lower"], term(n), "n = {n}");
+    assert_eq!(
+        v["counterexample"].as_array().unwrap().len(),
+        term(n) + 1,
+        "n = {n}"
+    );
+    let c = queens(&["threshold", "check", dir_s, "--json"], None);
+    assert_eq!(
+        c.status.code(),
+        Some(0),
+        "n = {n}: {}",
+        String::from_utf8_lossy(&c.stdout)
+    );
+    let v = json(&c);
+    assert_eq!(v["accepted"], true);
+    assert_eq!(v["exact"], true);
+    assert_eq!(v["k"], term(n), "n = {n}");
+}
+
+#[test]
+fn terms_4_to_14_match_a374013_with_checked_certificates() {
+    for n in 4..=14 {
+        let dir = temp::dir(&format!("threshold-{n}"));
+        computed_and_checked(n, &dir);
+    }
+}
+
+/// Minutes on two cores in all (n = 20 alone takes about ten seconds).
+#[test]
+#[ignore = "slow: n = 15…20"]
+fn terms_15_to_20_match_a374013_with_checked_certificates() {
+    for n in 15..=20 {
+        let dir = temp::dir(&format!("threshold-{n}"));
+        computed_and_checked(n, &dir);
+    }
+}
+
+#[test]
+fn outside_checkers_accept_the_counterexample_proof() {
+    let dir = temp::dir("threshold-outside");
+    computed_and_checked(14, &dir);
+    let cnf = dir.join("counterexample.lrat.cnf");
+    let proof = dir.join("counterexample.lrat");
+    for checker in ["lrat-check", "cake_lpr"] {
+        let Some(path) = crate::need::checker(checker) else {
+            continue;
+        };
+        let out = Command::new(path).arg(&cnf).arg(&proof).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.lines()
+                .any(|l| matches!(l.trim(), "c VERIFIED" | "s VERIFIED UNSAT")),
+            "{checker} rejects the counterexample's proof: {text}"
+        );
+    }
+}
+
+#[test]
+fn asking_k_answers_yes_or_no_with_exit_codes() {
+    let yes = queens(&["threshold", "--n", "14", "--k", "3", "--json"], None);
+    assert_eq!(yes.status.code(), Some(0));
+    let v = json(&yes);
+    assert_eq!(v["status"], "sat");
+    assert_eq!(v["lower"], 3);
+    let no = queens(&["threshold", "--n", "14", "--k", "4", "--json"], None);
+    assert_eq!(no.status.code(), Some(1));
+    let v = json(&no);
+    assert_eq!(v["status"], "unsat");
+    assert_eq!(v["counterexample"].as_array().unwrap().len(), 4, "{v}");
+}
+
+#[test]
+fn a_board_out_of_range_and_a_timeout_are_reported() {
+    let o = queens(&["threshold", "--n", "3"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("4..=64"));
+    let o = queens(
+        &["threshold", "--n", "26", "--timeout", "0.3", "--json"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(4));
+    assert_eq!(json(&o)["status"], "timeout");
+}
+
+/// A certificate of n = 10 in a fresh folder, checked.
+fn certificate(what: &str) -> temp::Dir {
+    let dir = temp::dir(what);
+    computed_and_checked(10, &dir);
+    dir
+}
+
+fn rejected(dir: &Path) -> String {
+    match check_certificate(dir).unwrap() {
+        Verdict::Rejected(why) => why,
+        Verdict::Accepted(a) => panic!("a tampered certificate was accepted: {a:?}"),
+    }
+}
+
+#[test]
+fn a_cover_missing_a_needed_line_is_rejected() {
+    let dir = certificate("threshold-drop");
+    let text = std::fs::read_to_string(dir.join(COVER)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Some line is the only one holding some placement (the search added each for a
+    // placement no earlier line held): dropping it must be caught.
+    let mut caught = 0;
+    for skip in 0..lines.len() {
+        let kept: Vec<&str> = (0..lines.len())
+            .filter(|&i| i != skip)
+            .map(|i| lines[i])
+            .collect();
+        std::fs::write(dir.join(COVER), kept.join("\n")).unwrap();
+        if let Verdict::Rejected(why) = check_certificate(&dir).unwrap() {
+            assert!(why.contains("lies in no line of the cover"), "{why}");
+            caught += 1;
+        }
+    }
+    assert!(caught > 0, "no line of the cover is needed");
+    // Half the cover is surely not enough.
+    std::fs::write(dir.join(COVER), lines[..lines.len() / 2].join("\n")).unwrap();
+    rejected(&dir);
+}
+
+#[test]
+fn a_cover_line_that_is_not_a_solution_is_rejected() {
+    let dir = certificate("threshold-wrong");
+    let text = std::fs::read_to_string(dir.join(COVER)).unwrap();
+    let mut lines: Vec<Vec<u32>> = text
+        .lines()
+        .map(|l| l.split(' ').map(|w| w.parse().unwrap()).collect())
+        .collect();
+    // Two rows' queens moved onto one column.
+    lines[3][1] = lines[3][0];
+    let text: Vec<String> = lines
+        .iter()
+        .map(|l| l.iter().map(u32::to_string).collect::<Vec<_>>().join(" "))
+        .collect();
+    std::fs::write(dir.join(COVER), text.join("\n")).unwrap();
+    let why = rejected(&dir);
+    assert!(why.contains("line 4: not a solution"), "{why}");
+}
+
+#[test]
+fn a_proof_of_another_placement_is_rejected() {
+    let dir = certificate("threshold-other");
+    // A placement of three queens that completes (the first three rows of a cover line),
+    // beside the proof written for the real counterexample.
+    let text = std::fs::read_to_string(dir.join(COVER)).unwrap();
+    let cols: Vec<usize> = text
+        .lines()
+        .next()
+        .unwrap()
+        .split(' ')
+        .map(|w| w.parse().unwrap())
+        .collect();
+    let json = format!(
+        "{{\"n\": 10, \"queens\": [[0, {}], [1, {}], [2, {}]]}}",
+        cols[0], cols[1], cols[2]
+    );
+    std::fs::write(dir.join("counterexample.json"), json).unwrap();
+    let why = rejected(&dir);
+    assert!(why.contains("does not hold in every completion"), "{why}");
+}
+
+#[test]
+fn a_cut_proof_and_a_claim_too_high_are_rejected() {
+    let dir = certificate("threshold-cut");
+    let proof = std::fs::read_to_string(dir.join("counterexample.lrat")).unwrap();
+    let lines: Vec<&str> = proof.lines().collect();
+    // Without its last step the proof never adds the empty clause.
+    std::fs::write(
+        dir.join("counterexample.lrat"),
+        lines[..lines.len() - 1].join("\n"),
+    )
+    .unwrap();
+    rejected(&dir);
+    let dir = certificate("threshold-claim");
+    std::fs::write(dir.join("threshold.json"), "{\"n\": 10, \"k\": 3}").unwrap();
+    let why = rejected(&dir);
+    assert!(why.contains("lies in no line of the cover"), "{why}");
+}
