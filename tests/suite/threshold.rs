@@ -214,3 +214,139 @@ fn a_cut_proof_and_a_claim_too_high_are_rejected() {
     let why = rejected(&dir);
     assert!(why.contains("lies in no line of the cover"), "{why}");
 }
+
+/// Shard `i` of 3 of the round `k` on the `n`×`n` board, its certificate in `dir`.
+fn shard(n: usize, k: usize, i: usize, dir: &Path) -> serde_json::Value {
+    let (ns, ks, shard) = (n.to_string(), k.to_string(), format!("{i}/3"));
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            &ns,
+            "--k",
+            &ks,
+            "--shard",
+            &shard,
+            "--certificate",
+            dir.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    json(&o)
+}
+
+#[test]
+fn three_shards_merge_into_a_certificate_the_check_accepts() {
+    let root = temp::dir("threshold-shards");
+    let dirs: Vec<_> = (0..3).map(|i| root.join(format!("shard-{i}"))).collect();
+    let mut placements = 0;
+    for (i, dir) in dirs.iter().enumerate() {
+        let v = shard(10, 2, i, dir);
+        assert_eq!(v["shard"]["index"], i);
+        assert_eq!(v["lower"], 2);
+        let rounds = v["rounds"].as_array().unwrap();
+        placements += rounds.last().unwrap()["placements"].as_u64().unwrap();
+        assert!(dir.join("shard.json").exists());
+        // A shard's cover holds only its part: it is no certificate by itself.
+        assert!(!dir.join("threshold.json").exists());
+    }
+    let whole = queens(&["threshold", "--n", "10", "--k", "2", "--json"], None);
+    let whole = json(&whole);
+    let rounds = whole["rounds"].as_array().unwrap();
+    assert_eq!(
+        placements,
+        rounds.last().unwrap()["placements"].as_u64().unwrap(),
+        "the shards' walks add up to the whole round's"
+    );
+    let merged = root.join("merged");
+    let mut args = vec!["threshold", "merge"];
+    args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+    args.extend(["-o", merged.to_str().unwrap()]);
+    let o = queens(&args, None);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let c = queens(
+        &["threshold", "check", merged.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(
+        c.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&c.stdout)
+    );
+    let v = json(&c);
+    assert_eq!(v["accepted"], true);
+    assert_eq!(v["exact"], false);
+    assert_eq!((v["n"].clone(), v["k"].clone()), (10.into(), 2.into()));
+    // Each shard's cover alone leaves placements of the others out.
+    let partial = root.join("partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    std::fs::copy(dirs[0].join(COVER), partial.join(COVER)).unwrap();
+    std::fs::write(partial.join("threshold.json"), "{\"n\": 10, \"k\": 2}").unwrap();
+    let why = rejected(&partial);
+    assert!(why.contains("lies in no line of the cover"), "{why}");
+}
+
+#[test]
+fn a_missing_shard_or_one_of_another_round_is_refused() {
+    let root = temp::dir("threshold-shards-missing");
+    let dirs: Vec<_> = (0..3).map(|i| root.join(format!("shard-{i}"))).collect();
+    for (i, dir) in dirs.iter().enumerate() {
+        shard(10, 2, i, dir);
+    }
+    let merged = root.join("merged");
+    let o = queens(
+        &[
+            "threshold",
+            "merge",
+            dirs[0].to_str().unwrap(),
+            dirs[2].to_str().unwrap(),
+            "-o",
+            merged.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("shard is 1/3 of n = 10, k = 2 missing"),
+        "{err}"
+    );
+    assert!(!merged.join("threshold.json").exists());
+    // Shard 1 of the round k = 1 does not belong with shards of k = 2.
+    let other = root.join("other");
+    shard(10, 1, 1, &other);
+    let o = queens(
+        &[
+            "threshold",
+            "merge",
+            dirs[0].to_str().unwrap(),
+            other.to_str().unwrap(),
+            dirs[2].to_str().unwrap(),
+            "-o",
+            merged.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("field `k`") && err.contains("not shards of one round"),
+        "{err}"
+    );
+    // A shard needs the round.
+    let o = queens(&["threshold", "--n", "10", "--shard", "0/3"], None);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -17,7 +17,7 @@ use crate::{completion, ms, Answer, Budget, EngineSpec};
 use queens_model::error::Error;
 use queens_model::model::Problem;
 use queens_proof::threshold::walk::{
-    centre_box, edge_band, walk, Cell, Flow, Settle, WalkStats, Walked, Witnesses, MAX_WALK_N,
+    centre_box, edge_band, walk_part, Cell, Flow, Settle, WalkStats, Walked, Witnesses, MAX_WALK_N,
 };
 use queens_proof::ProofFormat;
 
@@ -198,7 +198,26 @@ pub fn check_n(n: usize) -> Result<(), Error> {
 /// completion (then `a(n) = lower`, with the counterexample), or only the round `only`
 /// (`--k`: does every placement of at most `only` queens complete?).
 pub fn threshold(n: usize, only: Option<usize>, budget: &Budget) -> Result<Threshold, Error> {
+    threshold_part(n, only, (0, 1), budget)
+}
+
+/// [`threshold`], walking only part `index` of `parts` of every round: the placements whose
+/// first queen is the walk's `index`-th modulo `parts` ([`walk_part`]). The parts of a round
+/// `only = k` together meet every placement it meets, so their covers together are its
+/// cover.
+pub fn threshold_part(
+    n: usize,
+    only: Option<usize>,
+    part: (usize, usize),
+    budget: &Budget,
+) -> Result<Threshold, Error> {
     check_n(n)?;
+    if part.0 >= part.1 {
+        return Err(Error::unsupported_at_field(
+            "shard",
+            format!("shard {} of {} does not exist", part.0, part.1),
+        ));
+    }
     if let Some(k) = only {
         if k > n {
             return Err(Error::unsupported_at_field(
@@ -252,7 +271,7 @@ pub fn threshold(n: usize, only: Option<usize>, budget: &Budget) -> Result<Thres
             let start = Instant::now();
             let before = search.searched;
             let within = region.cells(n);
-            let walked = walk(k, within.as_deref(), &mut out.witnesses, &mut search);
+            let walked = walk_part(k, within.as_deref(), part, &mut out.witnesses, &mut search);
             let stats = match &walked {
                 Walked::Covered(s) | Walked::Stopped(s, _) => *s,
             };

@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::context::{ms, Artifacts, Context};
+use crate::shard::Shard;
+use crate::threshold_shards::{ShardRecord, SHARD_RECORD};
 use queens_model::error::Error;
 use queens_model::status::Status;
 use queens_proof::threshold::certificate::{
@@ -28,6 +30,12 @@ pub struct ThresholdRequest {
     /// Ask only: does every placement of at most `k` queens complete?
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<usize>,
+    /// With `k`: walk only this shard of the round (`{"index": i, "of": n}`), the first
+    /// queens whose index in the walk's list is `i` modulo `n`; the certificate then holds
+    /// the shard's cover and a shard record (`shard.json`) in place of the claim, for
+    /// `queens threshold merge` to put together with the other shards' (docs/threshold.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     /// Also return the certificate (the cover, the claim, and the counterexample with its
     /// LRAT proof and CNF) as artifacts.
     #[serde(default)]
@@ -82,6 +90,9 @@ pub struct ThresholdResponse {
     /// The `k` asked, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<usize>,
+    /// The shard walked, if any: `lower` and `counterexample` are about its placements only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     /// The term `a(n)`, when it is settled.
     pub threshold: Option<usize>,
     /// Every placement of at most this many queens completes.
@@ -115,6 +126,15 @@ impl ThresholdRequest {
                 ));
             }
         }
+        if let Some(s) = self.shard {
+            Shard::new(s.index, s.of).map_err(|e| Error::unsupported_at_field("shard", e))?;
+            if self.k.is_none() {
+                return Err(Error::unsupported_at_field(
+                    "shard",
+                    "a shard walks one round: give `k` too",
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -127,7 +147,8 @@ pub fn threshold(
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let start = Instant::now();
-    let run = queens_engine::threshold::threshold(req.n, req.k, &ctx.budget)?;
+    let part = req.shard.map_or((0, 1), |s| (s.index, s.of));
+    let run = queens_engine::threshold::threshold_part(req.n, req.k, part, &ctx.budget)?;
     let status = if run.interrupted {
         Status::interrupted(&ctx.budget)
     } else if req.k.is_some() && run.counterexample.is_some() {
@@ -142,17 +163,25 @@ pub fn threshold(
     let mut artifacts = Artifacts::default();
     let mut proof = None;
     if req.certificate && !run.interrupted {
-        if let Some(k) = run.lower {
+        if let (Some(shard), Some(k)) = (req.shard, req.k) {
+            // The record stands in for the claim: a shard's cover holds only its part.
+            let record = ShardRecord::new(req.n, k, shard);
+            artifacts
+                .0
+                .push((SHARD_RECORD.into(), record.text().into_bytes()));
+        } else if let Some(k) = run.lower {
             artifacts
                 .0
                 .push((CLAIM.into(), claim_text(req.n, k).into_bytes()));
+        }
+        if run.lower.is_some() || req.shard.is_some() {
             let cover = cover_text(run.witnesses.solutions());
             artifacts.0.push((COVER.into(), cover.into_bytes()));
         }
         if let Some(p) = &run.counterexample {
             // The claim names the counterexample's `k`, so a placement that refutes a `k`
             // asked is certified against `k = size - 1` when no lower bound was shown.
-            if run.lower.is_none() {
+            if run.lower.is_none() && req.shard.is_none() {
                 let k = p.len().saturating_sub(1);
                 artifacts
                     .0
@@ -206,6 +235,7 @@ fn response(
         status: Status::Sat,
         n: req.n,
         k: req.k,
+        shard: req.shard,
         threshold,
         lower: run.lower,
         counterexample: run

@@ -186,6 +186,31 @@ pub fn walk(
     witnesses: &mut Witnesses,
     settle: &mut dyn Settle,
 ) -> Walked {
+    walk_part(k, within, (0, 1), witnesses, settle)
+}
+
+/// The first queens `(m, c)` the walk meets, in its order: `m` from 0, then `c` from `m`,
+/// both up to `(n - 1) / 2`. A part `(i, parts)` of [`walk_part`] takes those whose index
+/// in this list is `i` modulo `parts`.
+pub fn first_queens(n: usize) -> Vec<Cell> {
+    let half = n.saturating_sub(1) / 2;
+    (0..=half)
+        .flat_map(|m| (m..=half).map(move |c| (m, c)))
+        .collect()
+}
+
+/// [`walk`], restricted to part `index` of `parts`: the placements whose first queen's index
+/// in [`first_queens`] is `index` modulo `parts` (the empty placement, when `k = 0`, is in
+/// part 0). Every placement the whole walk meets lies in exactly one part, so witnesses that
+/// cover every part's walk, together, cover the whole walk.
+pub fn walk_part(
+    k: usize,
+    within: Option<&[u64]>,
+    (index, parts): (usize, usize),
+    witnesses: &mut Witnesses,
+    settle: &mut dyn Settle,
+) -> Walked {
+    assert!(index < parts, "part {index} of {parts} does not exist");
     let n = witnesses.n();
     assert!(
         (1..=MAX_WALK_N).contains(&n),
@@ -197,6 +222,7 @@ pub fn walk(
         witnesses,
         settle,
         within: within.map(<[u64]>::to_vec),
+        part: (index, parts),
         hi: 0,
         allowed: vec![0; n],
         queens: Vec::with_capacity(k),
@@ -223,6 +249,8 @@ struct Walker<'a> {
     witnesses: &'a mut Witnesses,
     settle: &'a mut dyn Settle,
     within: Option<Vec<u64>>,
+    /// Which first queens are walked: index modulo count ([`walk_part`]).
+    part: (usize, usize),
     /// The last row and column of the current box.
     hi: usize,
     /// The columns each row may use (box and `within`).
@@ -248,7 +276,7 @@ impl Walker<'_> {
     fn run(&mut self) -> bool {
         let n = self.n;
         if self.k == 0 {
-            if self.witnesses.is_empty() {
+            if self.witnesses.is_empty() && self.part.0 == 0 {
                 self.stats.uncovered += 1;
                 let flow = self.settle.uncovered(&[], self.witnesses);
                 if self.witnesses.is_empty() {
@@ -276,8 +304,9 @@ impl Walker<'_> {
                 if self.settle.tick(self.done, self.total) == Flow::Stop {
                     return false;
                 }
+                let index = self.done as usize;
                 self.done += 1;
-                if self.allowed[m] >> c & 1 == 0 {
+                if index % self.part.1 != self.part.0 || self.allowed[m] >> c & 1 == 0 {
                     continue;
                 }
                 self.queens.clear();
@@ -654,6 +683,34 @@ mod tests {
                 );
                 if let Walked::Stopped(_, Some(p)) = walked {
                     assert!(!holds(&p), "n = {n}, k = {k}: {p:?} completes");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_parts_of_a_walk_meet_each_placement_once() {
+        for n in 5..=8 {
+            for k in 0..=3 {
+                let mut whole = Record(Vec::new());
+                walk(k, None, &mut Witnesses::new(n), &mut whole);
+                whole.0.sort();
+                for parts in [1, 2, 3, 5] {
+                    let mut got = Vec::new();
+                    for i in 0..parts {
+                        let mut rec = Record(Vec::new());
+                        walk_part(k, None, (i, parts), &mut Witnesses::new(n), &mut rec);
+                        assert!(
+                            rec.0.iter().all(|p| p.first().map_or(0, |&q| {
+                                first_queens(n).iter().position(|&f| f == q).unwrap()
+                            }) % parts
+                                == i),
+                            "n = {n}, k = {k}: a placement of another part"
+                        );
+                        got.extend(rec.0);
+                    }
+                    got.sort();
+                    assert_eq!(got, whole.0, "n = {n}, k = {k}, {parts} parts");
                 }
             }
         }

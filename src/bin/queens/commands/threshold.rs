@@ -1,6 +1,7 @@
 //! `queens threshold`: the n-queens completion threshold (OEIS A374013) with its certificate,
-//! and `queens threshold check DIR`, the certificate's check, as glue over
-//! [`queens::ops::threshold`] and [`queens::proof::threshold::certificate`].
+//! `queens threshold check DIR`, the certificate's check, and `queens threshold merge`, the
+//! shards' covers put together, as glue over [`queens::ops::threshold`],
+//! [`queens::ops::threshold_shards`] and [`queens::proof::threshold::certificate`].
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,6 +9,7 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
+use queens::ops::shard::Shard;
 use queens::ops::{self, Member, Operation, ThresholdRequest, ThresholdResponse};
 use queens::proof::threshold::certificate::{check_certificate, Verdict};
 use queens::Error;
@@ -29,6 +31,11 @@ pub(crate) struct ThresholdArgs {
     /// Ask only: does every placement of at most K queens complete? (exit 0 yes, 1 no)
     #[arg(long)]
     k: Option<usize>,
+    /// With --k: walk only shard I of N (0-based) of the round, the first queens whose
+    /// index is I modulo N; the certificate holds its cover and shard.json, and `queens
+    /// threshold merge` puts all N together.
+    #[arg(long, value_name = "I/N", requires = "k")]
+    shard: Option<Shard>,
     /// Write the certificate into this folder: threshold.json, cover.txt and, when a
     /// placement has no completion, counterexample.json with counterexample.lrat and
     /// counterexample.lrat.cnf.
@@ -52,6 +59,17 @@ enum ThresholdCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Put the certificates of all shards of one round (`--k K --shard I/N`) together into
+    /// one certificate for `queens threshold check`: exit 0 merged, 2 when a shard is
+    /// missing or does not belong.
+    Merge {
+        /// The shards' certificate folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Write the merged certificate into this folder.
+        #[arg(long, short = 'o', value_name = "DIR")]
+        out: PathBuf,
+    },
 }
 
 pub(crate) fn run(
@@ -59,8 +77,10 @@ pub(crate) fn run(
     args: ThresholdArgs,
     started: Instant,
 ) -> Result<u8, Failure> {
-    if let Some(ThresholdCommand::Check { dir, json }) = args.command {
-        return check(out, dir, json);
+    match args.command {
+        Some(ThresholdCommand::Check { dir, json }) => return check(out, dir, json),
+        Some(ThresholdCommand::Merge { dirs, out: into }) => return merge(out, &dirs, &into),
+        None => {}
     }
     let n = args
         .n
@@ -68,6 +88,7 @@ pub(crate) fn run(
     let req = ops::Threshold::wrap(ThresholdRequest {
         n,
         k: args.k,
+        shard: args.shard,
         certificate: args.certificate.is_some(),
         timeout_ms: None,
     });
@@ -103,11 +124,24 @@ fn print(
     certificate: Option<&PathBuf>,
 ) -> Result<(), Failure> {
     let n = resp.n;
+    if let Some(s) = resp.shard {
+        writeln!(
+            out,
+            "shard {s}: only the placements whose first queen's index in the walk is {} \
+             modulo {}",
+            s.index, s.of
+        )?;
+    }
     match (resp.threshold, resp.k, resp.lower) {
         (Some(t), _, _) => writeln!(out, "a({n}) = {t}")?,
         (None, Some(k), Some(_)) => writeln!(
             out,
-            "yes: every placement of at most {k} queens on the {n}×{n} board completes"
+            "yes: every placement of at most {k} queens on the {n}×{n} board {}completes",
+            if resp.shard.is_some() {
+                "in this shard "
+            } else {
+                ""
+            }
         )?,
         (None, Some(k), None) if resp.counterexample.is_some() => writeln!(
             out,
@@ -155,6 +189,29 @@ fn print(
     }
     writeln!(out, "time: {:.3} s", resp.time_ms / 1000.0)?;
     Ok(())
+}
+
+fn merge(out: &mut impl Write, dirs: &[PathBuf], into: &PathBuf) -> Result<u8, Failure> {
+    let merged = ops::threshold_shards::merge(dirs)?;
+    std::fs::create_dir_all(into).map_err(|source| Error::Io {
+        path: into.clone(),
+        source,
+    })?;
+    for (name, bytes) in &merged.files {
+        let path = into.join(name);
+        std::fs::write(&path, bytes).map_err(|source| Error::Io { path, source })?;
+    }
+    writeln!(
+        out,
+        "merged {} shards of n = {}, k = {}: {} cover lines read, {} distinct up to symmetry",
+        merged.shards, merged.n, merged.k, merged.lines_read, merged.solutions
+    )?;
+    writeln!(
+        out,
+        "certificate: {} (check it with `queens threshold check`)",
+        into.display()
+    )?;
+    Ok(0)
 }
 
 fn check(out: &mut impl Write, dir: PathBuf, json: bool) -> Result<u8, Failure> {
