@@ -5,12 +5,14 @@
 #
 #   deploy/local.sh N P count OUTDIR [COUNT ARGS…]   e.g. deploy/local.sh 64 2 count out --n 19
 #   deploy/local.sh N P batch OUTDIR [BATCH ARGS…]   e.g. deploy/local.sh 8 2 batch out c.jsonl
+#   deploy/local.sh N P threshold OUTDIR --n N --k K e.g. deploy/local.sh 8 2 threshold out --n 19 --k 4
 #
 # QUEENS names the binary (default: queens on the PATH). A merged batch is written to
-# OUTDIR/merged.jsonl; the merge's summary (or the merged count) goes to stdout.
+# OUTDIR/merged.jsonl, a merged threshold certificate to OUTDIR/merged; the merge's summary
+# (or the merged count) goes to stdout.
 set -eu
 
-[ $# -ge 4 ] || { echo "usage: local.sh N P count|batch OUTDIR [ARGS…]" >&2; exit 2; }
+[ $# -ge 4 ] || { echo "usage: local.sh N P count|batch|threshold OUTDIR [ARGS…]" >&2; exit 2; }
 shards=$1
 procs=$2
 kind=$3
@@ -31,6 +33,8 @@ done | xargs -P "$procs" -I '{}' env SHARD_INDEX='{}' SHARDS="$shards" \
 
 if [ "$kind" = batch ]; then
     exec "$QUEENS" merge "$outdir"/shard-*-of-"$shards".jsonl -o "$outdir/merged.jsonl"
+elif [ "$kind" = threshold ]; then
+    exec "$QUEENS" threshold merge "$outdir"/shard-*-of-"$shards" -o "$outdir/merged"
 else
     exec "$QUEENS" merge "$outdir"/shard-*-of-"$shards".json
 fi

@@ -3,19 +3,22 @@
 #
 #   shard.sh count OUTDIR [COUNT ARGS…]     e.g. shard.sh count /results --n 19
 #   shard.sh batch OUTDIR [BATCH ARGS…]     e.g. shard.sh batch /results corpus.jsonl --timeout 60
+#   shard.sh threshold OUTDIR --n N --k K    e.g. shard.sh threshold /results --n 20 --k 5
 #
 # The shard comes from the scheduler's environment:
 #   Kubernetes Indexed Job: JOB_COMPLETION_INDEX (0-based) and SHARDS (set it to .spec.completions)
 #   Slurm array (--array=0-N-1): SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT
 #   anything else: SHARD_INDEX and SHARDS
 # The result is OUTDIR/shard-INDEX-of-N.json (count) or .jsonl (batch), written whole and
-# renamed into place, so a re-run of a shard (a retried pod, a requeued task) is safe.
-# Afterwards, `queens merge OUTDIR/shard-*` puts the shards together.
+# renamed into place, so a re-run of a shard (a retried pod, a requeued task) is safe; a
+# threshold shard's certificate is the folder OUTDIR/shard-INDEX-of-N, rewritten by a re-run.
+# Afterwards, `queens merge OUTDIR/shard-*` (`queens threshold merge OUTDIR/shard-* -o OUT`)
+# puts the shards together.
 set -eu
 
 QUEENS=${QUEENS:-queens}
 usage() {
-    echo "usage: shard.sh count|batch OUTDIR [ARGS…]" >&2
+    echo "usage: shard.sh count|batch|threshold OUTDIR [ARGS…]" >&2
     exit 2
 }
 [ $# -ge 2 ] || usage
@@ -34,6 +37,9 @@ mkdir -p "$outdir"
 case $kind in
 count)
     exec "$QUEENS" count "$@" --shard "$index/$count" -o "$outdir/shard-$index-of-$count.json"
+    ;;
+threshold)
+    exec "$QUEENS" threshold "$@" --shard "$index/$count" --certificate "$outdir/shard-$index-of-$count"
     ;;
 batch)
     # Exit 4 means some instances hit their limit: they are in the file as `timeout`, which

@@ -350,3 +350,33 @@ fn a_missing_shard_or_one_of_another_round_is_refused() {
     let o = queens(&["threshold", "--n", "10", "--shard", "0/3"], None);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `deploy/local.sh` runs a round's shards through `deploy/shard.sh`, as a Slurm array or a
+/// Kubernetes Indexed Job would, then the merge; the merged certificate is accepted.
+#[test]
+fn the_deploy_recipe_runs_threshold_shards_and_merges_them() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = temp::dir("threshold-deploy");
+    let o = Command::new("sh")
+        .arg(repo.join("deploy/local.sh"))
+        .args(["3", "2", "threshold", "out", "--n", "10", "--k", "2"])
+        .env("QUEENS", env!("CARGO_BIN_EXE_queens"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("merged 3 shards of n = 10, k = 2"), "{out}");
+    for i in 0..3 {
+        assert!(dir.join(format!("out/shard-{i}-of-3/shard.json")).exists());
+    }
+    match check_certificate(&dir.join("out/merged")).unwrap() {
+        Verdict::Accepted(a) => assert_eq!((a.n, a.k, a.exact), (10, 2, false)),
+        Verdict::Rejected(why) => panic!("the merged shards are rejected: {why}"),
+    }
+}
