@@ -346,6 +346,37 @@ fn a_missing_shard_or_one_of_another_round_is_refused() {
         err.contains("field `k`") && err.contains("not shards of one round"),
         "{err}"
     );
+    // A shard that found a placement with no completion has no cover to merge.
+    let no = root.join("no");
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "10",
+            "--k",
+            "3",
+            "--shard",
+            "0/1",
+            "--certificate",
+            no.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let o = queens(
+        &[
+            "threshold",
+            "merge",
+            no.to_str().unwrap(),
+            "-o",
+            merged.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("shard 0/1 found a placement"), "{err}");
+    assert!(!merged.join("threshold.json").exists());
     // A shard needs the round.
     let o = queens(&["threshold", "--n", "10", "--shard", "0/3"], None);
     assert_eq!(o.status.code(), Some(2));

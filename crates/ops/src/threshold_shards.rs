@@ -110,9 +110,10 @@ fn read_record(dir: &Path) -> Result<ShardRecord, Error> {
         return Err(Error::input(
             &dir.join(COUNTEREXAMPLE).display().to_string(),
             format!(
-                "shard {} found a placement of {} queens with no completion: not every \
-                 placement of at most {} queens completes, and there is no cover to merge",
-                record.shard, record.k, record.k
+                "shard {} found a placement of at most {} queens with no completion (with \
+                 its proof beside): not every such placement completes, and there is no \
+                 cover to merge",
+                record.shard, record.k
             ),
         ));
     }
