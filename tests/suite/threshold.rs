@@ -411,3 +411,123 @@ fn the_deploy_recipe_runs_threshold_shards_and_merges_them() {
         Verdict::Rejected(why) => panic!("the merged shards are rejected: {why}"),
     }
 }
+
+/// `queens threshold --n N --checkpoint DIR --certificate CERT` (with `extra` arguments).
+fn checkpointed(n: usize, dir: &Path, cert: &Path, extra: &[&str]) -> std::process::Output {
+    let ns = n.to_string();
+    let mut args = vec![
+        "threshold",
+        "--n",
+        &ns,
+        "--checkpoint",
+        dir.to_str().unwrap(),
+        "--certificate",
+        cert.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    queens(&args, None)
+}
+
+#[test]
+fn a_run_stopped_by_a_timeout_resumes_from_its_checkpoint_to_the_same_certificate() {
+    let root = temp::dir("threshold-checkpoint");
+    let whole = root.join("whole");
+    computed_and_checked(13, &whole);
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "13",
+            "--certificate",
+            whole.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    let want = json(&o);
+    let (ck, cert) = (root.join("checkpoint"), root.join("cert"));
+    let stopped = checkpointed(13, &ck, &cert, &["--timeout", "0.005"]);
+    assert_eq!(
+        stopped.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&stopped.stderr)
+    );
+    // Runs stopped a little later each time resume from one another, until the checkpoint
+    // holds a finished walk.
+    let file = ck.join("threshold-checkpoint.txt");
+    let mut timeout = 0.005;
+    let head = loop {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let head: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(head["n"], 13, "{head}");
+        assert_eq!(head["solutions"], text.lines().count() - 1, "{head}");
+        if !head["rounds"].as_array().unwrap().is_empty() {
+            break head;
+        }
+        timeout *= 2.0;
+        let o = checkpointed(13, &ck, &cert, &["--timeout", &timeout.to_string()]);
+        assert!(matches!(o.status.code(), Some(0 | 4)), "{o:?}");
+    };
+    let resumed = checkpointed(13, &ck, &cert, &[]);
+    assert_eq!(
+        resumed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let got = json(&resumed);
+    for field in [
+        "threshold",
+        "lower",
+        "counterexample",
+        "solutions",
+        "witnesses",
+        "searched",
+    ] {
+        assert_eq!(got[field], want[field], "{field}: {got}");
+    }
+    assert_eq!(got["threshold"], term(13));
+    // The walks finished before were not walked again: their records are the checkpoint's.
+    for (i, r) in head["rounds"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(got["rounds"][i]["time_ms"], r["ms"], "{got}");
+    }
+    // The search's seeds follow the placements: the resumed run found the same cover.
+    assert_eq!(
+        std::fs::read_to_string(cert.join(COVER)).unwrap(),
+        std::fs::read_to_string(whole.join(COVER)).unwrap()
+    );
+    let c = queens(
+        &["threshold", "check", cert.to_str().unwrap(), "--json"],
+        None,
+    );
+    assert_eq!(c.status.code(), Some(0));
+    let v = json(&c);
+    assert_eq!(
+        (v["accepted"].clone(), v["k"].clone()),
+        (true.into(), 2.into())
+    );
+}
+
+#[test]
+fn a_checkpoint_of_another_run_is_refused() {
+    let root = temp::dir("threshold-checkpoint-other");
+    let ck = root.join("checkpoint");
+    let o = checkpointed(12, &ck, &root.join("cert12"), &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = checkpointed(13, &ck, &root.join("cert13"), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("threshold-checkpoint.txt"), "{err}");
+    assert!(
+        err.contains("the checkpoint of another run: n = 12, not n = 13"),
+        "{err}"
+    );
+    assert!(!root.join("cert13").exists());
+    // A round asked of the same board is another run too.
+    let o = checkpointed(12, &ck, &root.join("cert12k"), &["--k", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("n = 12, not n = 12, k = 2"), "{err}");
+}

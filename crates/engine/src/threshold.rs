@@ -11,13 +11,14 @@
 //! placement first. The witnesses and the counterexample are the certificate
 //! ([`queens_proof::threshold::certificate`]); [`prove_counterexample`] refutes it in LRAT.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::{completion, ms, Answer, Budget, EngineSpec};
 use queens_model::error::Error;
 use queens_model::model::Problem;
 use queens_proof::threshold::walk::{
-    centre_box, edge_band, walk_part, Cell, Flow, Settle, WalkStats, Walked, Witnesses, MAX_WALK_N,
+    centre_box, edge_band, walk_part_from, Cell, Flow, Settle, WalkStats, Walked, Witnesses,
+    MAX_WALK_N,
 };
 use queens_proof::ProofFormat;
 
@@ -114,7 +115,7 @@ pub struct Threshold {
 }
 
 /// Settles uncovered placements with the core search.
-struct Search<'a> {
+struct Search<'a, 'k> {
     n: usize,
     budget: &'a Budget,
     /// Progress: rounds before this one, and their count, scale the walk's own.
@@ -124,9 +125,105 @@ struct Search<'a> {
     interrupted: bool,
     error: Option<Error>,
     round: (u64, u64),
+    /// Where the run is saved for a later resume, if anywhere.
+    keep: Option<&'k mut dyn Keep>,
+    /// The last resumable point: round `k`, region index, first queens finished, seed,
+    /// searches, cover lines held.
+    mark: Mark,
+    /// The walks finished before the current one.
+    rounds: Vec<Round>,
+    saved: Instant,
 }
 
-impl Settle for Search<'_> {
+/// A resumable point of a run: the state after `done` first queens of region `region` of
+/// round `k`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Mark {
+    k: usize,
+    region: usize,
+    done: u64,
+    seed: u64,
+    searched: u64,
+    solutions: usize,
+    /// Searches when the walk began.
+    began: u64,
+}
+
+/// How often a run with a [`Keep`] is saved while a walk goes on.
+pub const SAVE_EVERY: Duration = Duration::from_secs(5);
+
+/// A resumable point of a run, as a [`Keep`] saves it and [`threshold_resumable`] resumes
+/// it: every first queen before `done` of the `region`-th walk of round `k` ([`regions`])
+/// is finished, and `solutions` are the cover lines found so far, in the order found.
+pub struct Saved<'a> {
+    /// The round.
+    pub k: usize,
+    /// The walk of the round ([`regions`]).
+    pub region: usize,
+    /// First queens of that walk finished.
+    pub done: u64,
+    /// The core search's seed.
+    pub seed: u64,
+    /// Placements the core search decided, in all.
+    pub searched: u64,
+    /// Of those, the ones decided before the walk began.
+    pub began: u64,
+    /// Cover lines found so far, in order.
+    pub solutions: &'a [Vec<u8>],
+    /// The walks finished before.
+    pub rounds: &'a [Round],
+}
+
+/// Where a run saves its resumable points.
+pub trait Keep {
+    /// Saves the point (replacing the one before).
+    fn save(&mut self, at: &Saved<'_>) -> Result<(), Error>;
+}
+
+/// A saved point to resume from (see [`Saved`]); `witnesses` holds its cover lines, added
+/// in the order found.
+pub struct Resume {
+    /// The round.
+    pub k: usize,
+    /// The walk of the round ([`regions`]).
+    pub region: usize,
+    /// First queens of that walk finished.
+    pub done: u64,
+    /// The core search's seed.
+    pub seed: u64,
+    /// Placements the core search decided, in all.
+    pub searched: u64,
+    /// Of those, the ones decided before the walk began.
+    pub began: u64,
+    /// The witnesses found so far.
+    pub witnesses: Witnesses,
+    /// The walks finished before.
+    pub rounds: Vec<Round>,
+}
+
+impl Search<'_, '_> {
+    /// Saves the last resumable point, with the first `mark.solutions` cover lines of
+    /// `solutions`.
+    fn save(&mut self, solutions: &[Vec<u8>]) -> Result<(), Error> {
+        let m = self.mark;
+        if let Some(keep) = self.keep.as_mut() {
+            keep.save(&Saved {
+                k: m.k,
+                region: m.region,
+                done: m.done,
+                seed: m.seed,
+                searched: m.searched,
+                began: m.began,
+                solutions: &solutions[..m.solutions],
+                rounds: &self.rounds,
+            })?;
+            self.saved = Instant::now();
+        }
+        Ok(())
+    }
+}
+
+impl Settle for Search<'_, '_> {
     fn uncovered(&mut self, placement: &[Cell], witnesses: &mut Witnesses) -> Flow {
         self.searched += 1;
         self.seed = self.seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -165,6 +262,20 @@ impl Settle for Search<'_> {
                 Flow::Stop
             }
         }
+    }
+
+    fn finished(&mut self, done: u64, witnesses: &Witnesses) -> Flow {
+        self.mark.done = done;
+        self.mark.seed = self.seed;
+        self.mark.searched = self.searched;
+        self.mark.solutions = witnesses.solutions().len();
+        if self.keep.is_some() && self.saved.elapsed() >= SAVE_EVERY {
+            if let Err(e) = self.save(witnesses.solutions()) {
+                self.error = Some(e);
+                return Flow::Stop;
+            }
+        }
+        Flow::Continue
     }
 
     fn tick(&mut self, done: u64, total: u64) -> Flow {
@@ -211,6 +322,41 @@ pub fn threshold_part(
     part: (usize, usize),
     budget: &Budget,
 ) -> Result<Threshold, Error> {
+    threshold_resumable(n, only, part, None, None, budget)
+}
+
+/// The walks of round `k` on the `n`×`n` board, in order: where placements block the most
+/// first (clusters at the centre, queens at the edges and corners), then the whole board.
+pub fn regions(n: usize, k: usize) -> Vec<Region> {
+    if k >= 2 {
+        [
+            Region::Centre(2),
+            Region::Centre(3),
+            Region::EdgeAndCentre(0, 3),
+            Region::Edge(1),
+        ]
+        .into_iter()
+        .filter(|r| r.fits(n))
+        .chain([Region::Board])
+        .collect()
+    } else {
+        vec![Region::Board]
+    }
+}
+
+/// [`threshold_part`], resuming from `resume` (a point `keep` saved for the same `n`,
+/// `only` and `part`) and saving resumable points into `keep`: after each walk, every
+/// [`SAVE_EVERY`] between first queens, and when the budget stops the run. The search's
+/// seeds follow the placements, so a resumed run finds what the whole run would have: the
+/// same answer and the same cover.
+pub fn threshold_resumable(
+    n: usize,
+    only: Option<usize>,
+    part: (usize, usize),
+    resume: Option<Resume>,
+    keep: Option<&mut dyn Keep>,
+    budget: &Budget,
+) -> Result<Threshold, Error> {
     check_n(n)?;
     if part.0 >= part.1 {
         return Err(Error::unsupported_at_field(
@@ -243,35 +389,65 @@ pub fn threshold_part(
         interrupted: false,
         error: None,
         round: (0, 1),
+        keep,
+        mark: Mark::default(),
+        rounds: Vec::new(),
+        saved: Instant::now(),
     };
+    // Where to start: (round, walk, first queens finished).
+    let mut from = (0, 0, 0);
+    let mut began = 0;
+    if let Some(r) = resume {
+        if r.witnesses.n() != n {
+            return Err(Error::internal("a resumed run of another board"));
+        }
+        from = (r.k, r.region, r.done);
+        search.seed = r.seed;
+        search.searched = r.searched;
+        began = r.began;
+        out.witnesses = r.witnesses;
+        out.rounds = r.rounds;
+        search.rounds = out.rounds.clone();
+        // Every round before the resumed one was settled.
+        out.lower = r.k.checked_sub(1).filter(|_| only.is_none());
+    }
     let ks: Vec<usize> = match only {
         Some(k) => vec![k],
         None => (0..=n).collect(),
     };
     for k in ks {
-        // Where placements block the most first (clusters at the centre, queens at the
-        // edges and corners), each a walk of its own, then the whole board.
-        let regions: Vec<Region> = if k >= 2 {
-            [
-                Region::Centre(2),
-                Region::Centre(3),
-                Region::EdgeAndCentre(0, 3),
-                Region::Edge(1),
-            ]
-            .into_iter()
-            .filter(|r| r.fits(n))
-            .chain([Region::Board])
-            .collect()
-        } else {
-            vec![Region::Board]
-        };
+        if k < from.0 {
+            continue;
+        }
+        let regions = regions(n, k);
         let of = regions.len() as u64;
         for (i, region) in regions.into_iter().enumerate() {
+            if (k, i) < (from.0, from.1) {
+                continue;
+            }
+            let resumed = (k, i) == (from.0, from.1);
+            let skip = if resumed { from.2 } else { 0 };
+            let before = if resumed { began } else { search.searched };
             search.round = (i as u64, of);
+            search.mark = Mark {
+                k,
+                region: i,
+                done: skip,
+                seed: search.seed,
+                searched: search.searched,
+                solutions: out.witnesses.solutions().len(),
+                began: before,
+            };
             let start = Instant::now();
-            let before = search.searched;
             let within = region.cells(n);
-            let walked = walk_part(k, within.as_deref(), part, &mut out.witnesses, &mut search);
+            let walked = walk_part_from(
+                k,
+                within.as_deref(),
+                part,
+                skip,
+                &mut out.witnesses,
+                &mut search,
+            );
             let stats = match &walked {
                 Walked::Covered(s) | Walked::Stopped(s, _) => *s,
             };
@@ -287,6 +463,7 @@ pub fn threshold_part(
                 return Err(e);
             }
             if search.interrupted {
+                search.save(out.witnesses.solutions())?;
                 out.interrupted = true;
                 return Ok(out);
             }
@@ -304,6 +481,18 @@ pub fn threshold_part(
                     "the threshold walk stopped at {p:?} without a reason"
                 )));
             }
+            // The walk is finished: the next one starts from here.
+            search.rounds = out.rounds.clone();
+            search.mark = Mark {
+                k,
+                region: i + 1,
+                done: 0,
+                seed: search.seed,
+                searched: search.searched,
+                solutions: out.witnesses.solutions().len(),
+                began: search.searched,
+            };
+            search.save(out.witnesses.solutions())?;
         }
         out.lower = Some(k);
     }

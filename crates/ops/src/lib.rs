@@ -36,6 +36,7 @@ mod reply;
 mod solve;
 mod solve_cnf;
 mod threshold;
+pub mod threshold_checkpoint;
 pub mod threshold_shards;
 mod worker;
 

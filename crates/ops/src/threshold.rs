@@ -10,6 +10,7 @@ use utoipa::ToSchema;
 
 use crate::context::{ms, Artifacts, Context};
 use crate::shard::Shard;
+use crate::threshold_checkpoint::Checkpoint;
 use crate::threshold_shards::{ShardRecord, SHARD_RECORD};
 use queens_model::error::Error;
 use queens_model::status::Status;
@@ -43,6 +44,10 @@ pub struct ThresholdRequest {
     /// Give up after this many milliseconds (`status: "timeout"`, the bound so far).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Command line only: the checkpoint folder; a run saves its progress there and, started
+    /// again with the same arguments, resumes from it ([`crate::threshold_checkpoint`]).
+    #[serde(skip)]
+    pub checkpoint: Option<std::path::PathBuf>,
 }
 
 /// One walk of a run.
@@ -148,7 +153,21 @@ pub fn threshold(
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let start = Instant::now();
     let part = req.shard.map_or((0, 1), |s| (s.index, s.of));
-    let run = queens_engine::threshold::threshold_part(req.n, req.k, part, &ctx.budget)?;
+    let run = match &req.checkpoint {
+        Some(dir) => {
+            let mut keep = Checkpoint::open(dir, req.n, req.k, req.shard)?;
+            let resume = keep.load()?;
+            queens_engine::threshold::threshold_resumable(
+                req.n,
+                req.k,
+                part,
+                resume,
+                Some(&mut keep),
+                &ctx.budget,
+            )?
+        }
+        None => queens_engine::threshold::threshold_part(req.n, req.k, part, &ctx.budget)?,
+    };
     let status = if run.interrupted {
         Status::interrupted(&ctx.budget)
     } else if req.k.is_some() && run.counterexample.is_some() {

@@ -151,6 +151,12 @@ pub trait Settle {
     fn tick(&mut self, _done: u64, _total: u64) -> Flow {
         Flow::Continue
     }
+
+    /// Before each first queen walked: the `done` first queens before it are finished, and
+    /// `witnesses` are what they left (a resumable point). [`Flow::Stop`] stops.
+    fn finished(&mut self, _done: u64, _witnesses: &Witnesses) -> Flow {
+        Flow::Continue
+    }
 }
 
 /// What a walk counted.
@@ -206,7 +212,21 @@ pub fn first_queens(n: usize) -> Vec<Cell> {
 pub fn walk_part(
     k: usize,
     within: Option<&[u64]>,
+    part: (usize, usize),
+    witnesses: &mut Witnesses,
+    settle: &mut dyn Settle,
+) -> Walked {
+    walk_part_from(k, within, part, 0, witnesses, settle)
+}
+
+/// [`walk_part`], skipping the first `from` first queens of [`first_queens`] (finished by an
+/// earlier walk whose witnesses `witnesses` holds): with the same witnesses and the same
+/// answers from `settle`, it walks the rest as the whole walk would have.
+pub fn walk_part_from(
+    k: usize,
+    within: Option<&[u64]>,
     (index, parts): (usize, usize),
+    from: u64,
     witnesses: &mut Witnesses,
     settle: &mut dyn Settle,
 ) -> Walked {
@@ -235,6 +255,7 @@ pub fn walk_part(
         stopped_at: None,
         done: 0,
         total: 0,
+        from,
     };
     if w.run() && w.stopped_at.is_none() {
         Walked::Covered(w.stats)
@@ -270,6 +291,8 @@ struct Walker<'a> {
     /// First queens walked, of `total`, for [`Settle::tick`].
     done: u64,
     total: u64,
+    /// First queens before this index are skipped ([`walk_part_from`]).
+    from: u64,
 }
 
 impl Walker<'_> {
@@ -301,6 +324,13 @@ impl Walker<'_> {
                 };
             }
             for c in m..=half {
+                if self.done < self.from {
+                    self.done += 1;
+                    continue;
+                }
+                if self.settle.finished(self.done, self.witnesses) == Flow::Stop {
+                    return false;
+                }
                 if self.settle.tick(self.done, self.total) == Flow::Stop {
                     return false;
                 }

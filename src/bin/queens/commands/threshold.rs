@@ -41,6 +41,10 @@ pub(crate) struct ThresholdArgs {
     /// counterexample.lrat.cnf.
     #[arg(long, value_name = "DIR")]
     certificate: Option<PathBuf>,
+    /// Save the run's progress into this folder (threshold-checkpoint.txt) as it goes; the
+    /// same command started again with the same folder resumes where it stopped.
+    #[arg(long, value_name = "DIR")]
+    checkpoint: Option<PathBuf>,
     #[command(flatten)]
     timeout: Timeout,
     /// Print one JSON object instead of text.
@@ -91,6 +95,7 @@ pub(crate) fn run(
         shard: args.shard,
         certificate: args.certificate.is_some(),
         timeout_ms: None,
+        checkpoint: args.checkpoint.clone(),
     });
     let bar = progress::bar("threshold", "first queens");
     let ran = Limits::new(started, args.timeout).run::<ops::Threshold>(&req, bar.as_ref());
