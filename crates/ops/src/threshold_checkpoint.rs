@@ -15,7 +15,7 @@ use crate::shard::Shard;
 use queens_engine::threshold::{regions, Keep, Resume, Round, Saved};
 use queens_model::error::Error;
 use queens_proof::threshold::certificate::{cover_text, read_cover};
-use queens_proof::threshold::walk::WalkStats;
+use queens_proof::threshold::walk::{first_queens, WalkStats};
 
 /// The checkpoint's file name in its folder.
 pub const CHECKPOINT: &str = "threshold-checkpoint.txt";
@@ -129,6 +129,24 @@ impl Checkpoint {
                     show(h.k, h.shard),
                     self.n,
                     show(self.k, self.shard)
+                ),
+            ));
+        }
+        let walks = regions(h.n, h.round).len();
+        let firsts = first_queens(h.n).len() as u64;
+        if h.round > h.n
+            || h.k.is_some_and(|k| k != h.round)
+            || h.region > walks
+            || h.first_queens_done > firsts
+            || (h.region == walks && h.first_queens_done > 0)
+            || h.began > h.searched
+        {
+            return Err(Error::input(
+                &origin,
+                format!(
+                    "round {}, walk {}, {} first queens done: no such point of a run of n = {} \
+                     (a damaged checkpoint: delete it to start over)",
+                    h.round, h.region, h.first_queens_done, h.n
                 ),
             ));
         }
