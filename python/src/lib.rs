@@ -286,10 +286,15 @@ fn run_detached<T: Send>(
             });
             match got {
                 Ok(out) => {
+                    if failed.is_none() {
+                        // Work shorter than one poll still reports its last progress, so a
+                        // callback sees the end of every run that reports any.
+                        failed = report_progress(progress, on_progress).err();
+                    }
                     return match failed {
                         Some(e) => Err(e),
                         None => Ok(out),
-                    }
+                    };
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
@@ -299,16 +304,10 @@ fn run_detached<T: Send>(
             if failed.is_some() {
                 continue;
             }
-            if let Some(f) = on_progress {
-                if progress.fresh.swap(false, Ordering::Relaxed) {
-                    let done = progress.done.load(Ordering::Relaxed);
-                    let total = progress.total.load(Ordering::Relaxed);
-                    if let Err(e) = f.call1((done, total)) {
-                        cancel.store(true, Ordering::Relaxed);
-                        failed = Some(e);
-                        continue;
-                    }
-                }
+            if let Err(e) = report_progress(progress, on_progress) {
+                cancel.store(true, Ordering::Relaxed);
+                failed = Some(e);
+                continue;
             }
             if let Err(e) = py.check_signals() {
                 cancel.store(true, Ordering::Relaxed);
@@ -316,6 +315,18 @@ fn run_detached<T: Send>(
             }
         }
     })
+}
+
+/// Calls `on_progress(done, total)` when there is progress it has not seen yet.
+fn report_progress(progress: &Progress, on_progress: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    if let Some(f) = on_progress {
+        if progress.fresh.swap(false, Ordering::Relaxed) {
+            let done = progress.done.load(Ordering::Relaxed);
+            let total = progress.total.load(Ordering::Relaxed);
+            f.call1((done, total))?;
+        }
+    }
+    Ok(())
 }
 
 /// What `run` hands back: the response (as a dict: its JSON's fields), its files by name,
