@@ -288,6 +288,11 @@ pub struct Threshold;
 impl crate::operation::Operation for Threshold {
     const NAME: &'static str = "threshold";
     const PATH: Option<&'static str> = Some("/v1/threshold");
+    const BOUNDS: &'static [crate::operation::Bound] = &[crate::operation::Bound::new(
+        "n",
+        queens_engine::threshold::MIN_THRESHOLD_N as u64,
+        queens_proof::threshold::walk::MAX_WALK_N as u64,
+    )];
     const SUMMARY: &'static str = "The n-queens completion threshold (OEIS A374013), or whether \
                                    every placement of at most `k` queens completes; boards past \
                                    n = 12 only as a job or with `timeout_ms`.";
