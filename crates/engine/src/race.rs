@@ -16,6 +16,7 @@
 //!   then starts its own SAT child).
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -82,18 +83,37 @@ pub fn run_both<T: Send>(
         }
         result
     };
+    // Each side says on `done` that it has returned, so the race ends the moment both have,
+    // not at the next look at the cancel flag and deadline.
+    let (done, returned) = mpsc::channel::<()>();
     let (first, second) = std::thread::scope(|s| {
         let (first_stop, second_stop) = (stops[0].clone(), stops[1].clone());
         let finish = &finish;
-        let a = s.spawn(move || finish(Side::First, first(first_stop)));
-        let b = s.spawn(move || finish(Side::Second, second(second_stop)));
-        while !(a.is_finished() && b.is_finished()) {
+        let first_done = done.clone();
+        let a = s.spawn(move || {
+            let result = finish(Side::First, first(first_stop));
+            let _ = first_done.send(());
+            result
+        });
+        let second_done = done;
+        let b = s.spawn(move || {
+            let result = finish(Side::Second, second(second_stop));
+            let _ = second_done.send(());
+            result
+        });
+        let mut back = 0;
+        while back < 2 {
+            match returned.recv_timeout(POLL) {
+                Ok(()) => back += 1,
+                Err(RecvTimeoutError::Timeout) => {}
+                // A side that panicked dropped its sender without a word: joined below.
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
             let cancelled = cancel.is_some_and(|c| c.load(Ordering::Relaxed))
                 || deadline.is_some_and(|d| Instant::now() >= d);
             if cancelled {
                 stop_both();
             }
-            std::thread::sleep(POLL);
         }
         let join = |h: std::thread::ScopedJoinHandle<'_, Result<T, Error>>| {
             h.join()
