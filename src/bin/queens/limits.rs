@@ -61,8 +61,9 @@ impl Limits {
 
     /// Runs the request (operation `O`'s) under these limits, reporting progress to `bar`,
     /// and returns `O`'s answer. Under a deadline, work varisat does (which cannot be
-    /// interrupted) runs in a child process of this executable (`queens op`) that is killed
-    /// when the deadline passes.
+    /// interrupted) runs in a child process of this executable that is killed when the
+    /// deadline passes: the whole request (`queens op`) or its SAT calls, as
+    /// [`Limits::isolate`] says.
     pub(crate) fn run<O: Member>(
         &self,
         req: &Request,

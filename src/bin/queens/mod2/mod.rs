@@ -14,6 +14,7 @@ use queens::ops::mod2::{
 use queens::ops::{self, Artifacts, Context, Instance};
 use queens::{formats, Error};
 
+use crate::commands::question::common;
 use crate::limits::Isolate;
 use crate::output::Failure;
 use crate::runner::{run as ask, Common, Run};
@@ -43,7 +44,7 @@ impl Run for CheckArgs {
     type Op = ops::Mod2Check;
 
     fn common(&self) -> Common<'_> {
-        crate::commands::question::common(Default::default(), self.json)
+        common(Default::default(), self.json)
     }
 
     /// The board, refused here (naming FILE) when the game is not played on it.
@@ -61,7 +62,7 @@ impl Run for ReplayArgs {
     type Op = ops::Mod2Replay;
 
     fn common(&self) -> Common<'_> {
-        crate::commands::question::common(Default::default(), self.json)
+        common(Default::default(), self.json)
     }
 
     /// The move list or strategy FILE holds, read here first so that an error names the
