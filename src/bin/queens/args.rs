@@ -193,6 +193,11 @@ pub(crate) struct ProofArgs {
 }
 
 impl ProofArgs {
+    /// The proof format a request asks for: `--proof-format` when `--proof` is given.
+    pub(crate) fn format(&self) -> Option<ProofFormat> {
+        self.proof.is_some().then_some(self.proof_format)
+    }
+
     /// Writes the proof and the CNF it refutes (the answer's artifacts, present on UNSAT)
     /// where the user asked, and names them in the answer.
     pub(crate) fn write(

@@ -1,5 +1,5 @@
 //! What a command may spend ([`Limits`]: a deadline from `--timeout`, a memory limit, where
-//! a proof goes), and running one operation's request within it.
+//! a proof goes, what runs in a child), and running one operation's request within it.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -9,12 +9,28 @@ use queens::Error;
 
 use super::args::Timeout;
 
+/// Where work that cannot be interrupted runs under a deadline.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Isolate {
+    /// The whole request in a child `queens op` when it is uninterruptible (and whatever
+    /// the deadline when it spawns children): what the service does.
+    #[default]
+    Request,
+    /// The request in this process, the SAT calls it makes in children of this executable
+    /// killed at the deadline (`mod2 max --method sat`, `collection solve --method sat`).
+    Calls,
+    /// All of it in this process: the operation looks at the deadline itself.
+    Never,
+}
+
 /// What a command may spend, from `--timeout`, counted from the start of the command.
 pub(crate) struct Limits {
     pub(crate) deadline: Option<Instant>,
     pub(crate) max_memory: u64,
     /// Where a proof goes (see [`queens::ops::Context::proof_file`]).
     pub(crate) proof_file: Option<PathBuf>,
+    /// What runs in a child under the deadline.
+    pub(crate) isolate: Isolate,
 }
 
 impl Limits {
@@ -27,7 +43,14 @@ impl Limits {
                     mb.saturating_mul(1 << 20)
                 }),
             proof_file: None,
+            isolate: Isolate::default(),
         }
+    }
+
+    /// These limits, uninterruptible work run as `isolate` says.
+    pub(crate) fn isolate(mut self, isolate: Isolate) -> Limits {
+        self.isolate = isolate;
+        self
     }
 
     /// These limits, a proof going straight to `path`.
@@ -38,18 +61,35 @@ impl Limits {
 
     /// Runs the request (operation `O`'s) under these limits, reporting progress to `bar`,
     /// and returns `O`'s answer. Under a deadline, work varisat does (which cannot be
-    /// interrupted) runs in a child process of this executable (`queens op`) that is killed
-    /// when the deadline passes.
+    /// interrupted) runs in a child process of this executable that is killed when the
+    /// deadline passes: the whole request (`queens op`) or its SAT calls, as
+    /// [`Limits::isolate`] says.
     pub(crate) fn run<O: Member>(
         &self,
         req: &Request,
         bar: Option<&indicatif::ProgressBar>,
     ) -> Result<(O::Response, Artifacts), Error> {
+        self.run_with::<O>(req, bar, |_, _| None)
+    }
+
+    /// [`Limits::run`], unless `call` runs the request itself under the context (`Some`).
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn run_with<O: Member>(
+        &self,
+        req: &Request,
+        bar: Option<&indicatif::ProgressBar>,
+        call: impl FnOnce(&O::Request, &Context) -> Option<Result<O::Response, Error>>,
+    ) -> Result<(O::Response, Artifacts), Error> {
         let mut ctx = Context::default();
         ctx.budget.deadline = self.deadline;
         ctx.budget.max_memory = Some(self.max_memory);
         ctx.proof_file = self.proof_file.clone();
-        if self.deadline.is_some() && req.uninterruptible() || req.spawns() {
+        let isolate = match self.isolate {
+            Isolate::Request => self.deadline.is_some() && req.uninterruptible() || req.spawns(),
+            Isolate::Calls => self.deadline.is_some(),
+            Isolate::Never => false,
+        };
+        if isolate {
             ctx.isolate = Some(std::env::current_exe().map_err(|e| Error::Io {
                 path: "queens".into(),
                 source: e,
@@ -62,7 +102,13 @@ impl Limits {
                 bar.set_position(done);
             });
         }
-        let (resp, artifacts) = req.run(&ctx)?;
+        if let Some(called) = O::request(req).and_then(|r| call(r, &ctx)) {
+            return Ok((called?, Artifacts::default()));
+        }
+        let (resp, artifacts) = match self.isolate {
+            Isolate::Request => req.run(&ctx)?,
+            Isolate::Calls | Isolate::Never => req.run_here(&ctx)?,
+        };
         let resp = O::response(resp).ok_or_else(|| {
             Error::internal(format!(
                 "{} answered with another operation's answer",

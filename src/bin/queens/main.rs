@@ -1,6 +1,7 @@
 //! The `queens` command line: parses arguments, asks the operations layer ([`queens::ops`]),
 //! prints the answer and exits with its code. Each question is a command of its own file in
-//! `commands/`, run by the one runner ([`runner::run`]); this file lists the commands.
+//! `commands/` (the games' in `mod2/` and `collection/`), run by the one runner
+//! ([`runner::run`]); this file lists the commands.
 //!
 //! Exit codes: 0 yes (a solution, a positive count, a board without conflict); 1 proven no
 //! (or a board that breaks a rule); 2 bad input or usage; 3 an internal check failed; 4 no

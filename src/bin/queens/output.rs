@@ -23,6 +23,12 @@ impl From<std::io::Error> for Failure {
     fn from(e: std::io::Error) -> Failure {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             Failure::BrokenPipe
+        } else if e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+            // An error of the product's that a text writer carried out as an I/O error.
+            match e.into_inner().map(|inner| inner.downcast::<Error>()) {
+                Some(Ok(inner)) => Failure::Error(*inner),
+                _ => Failure::Error(Error::internal("an error changed its type")),
+            }
         } else {
             Failure::Error(Error::Io {
                 path: "<stdout>".into(),

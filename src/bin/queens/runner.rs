@@ -6,11 +6,11 @@
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
-use queens::ops::{Artifacts, Member, Operation, Request};
+use queens::ops::{Artifacts, Context, Member, Operation, Request};
 use queens::Error;
 
 use super::args::{ProofArgs, SolverArgs, Timeout};
-use super::limits::Limits;
+use super::limits::{Isolate, Limits};
 use super::output::{to_json, Failure};
 use super::print::{Style, Text};
 use super::progress;
@@ -41,6 +41,29 @@ pub(crate) trait Run {
 
     /// The request the arguments make.
     fn request(&self) -> Result<<Self::Op as Operation>::Request, Error>;
+
+    /// Where uninterruptible work runs under `--timeout`: by default as the service runs it.
+    fn isolate(&self) -> Isolate {
+        Isolate::Request
+    }
+
+    /// The bar (or spinner) on stderr while the operation runs: [`Run::PROGRESS`]'s unless
+    /// the arguments name what is done (`collection simulate`'s policy and difficulty).
+    fn progress(&self) -> Option<indicatif::ProgressBar> {
+        Self::PROGRESS.and_then(|(what, units)| progress::bar(what, units))
+    }
+
+    /// Runs the request under `ctx` in this process, for a command that calls the operation
+    /// its own way (`mod2 solve` prints a sweep's levels as they finish); `None`: the
+    /// limits run it.
+    #[allow(clippy::type_complexity)]
+    fn call(
+        &self,
+        _req: &<Self::Op as Operation>::Request,
+        _ctx: &Context,
+    ) -> Option<Result<<Self::Op as Operation>::Response, Error>> {
+        None
+    }
 
     /// The answer, when the arguments ask for one the command finds without running the
     /// operation (`check --board` reads a file too large for a request).
@@ -83,10 +106,11 @@ pub(crate) fn run<R: Run>(out: &mut impl Write, args: &R, started: Instant) -> R
         return answer::<R::Op>(out, &R::Op::wrap(req), resp, common.json, &style);
     }
     let req = R::Op::wrap(args.request()?);
-    let bar = R::PROGRESS.and_then(|(what, units)| progress::bar(what, units));
+    let bar = args.progress();
     let ran = Limits::new(started, common.timeout)
         .proof_to(common.proof.and_then(|p| p.proof.clone()))
-        .run::<R::Op>(&req, bar.as_ref());
+        .isolate(args.isolate())
+        .run_with::<R::Op>(&req, bar.as_ref(), |req, ctx| args.call(req, ctx));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

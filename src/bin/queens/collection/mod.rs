@@ -1,24 +1,25 @@
-//! `queens collection …`: The Queen's Collection, solo, as glue over
-//! [`queens::ops::collection`].
+//! `queens collection …`: The Queen's Collection, solo, each command one question to one of
+//! [`queens::ops::collection`]'s operations, run by the runner ([`crate::runner::run`]).
 
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use queens::games::collection::Difficulty;
-use queens::games::collection::{parse_deal, parse_moves, DrawRule, Rules};
+use queens::games::collection::{parse_deal, parse_moves, Difficulty};
 use queens::ops::collection::{
-    self as op, CollectionSolveRequest, DealRequest, PlayRequest, PlayResponse, SimulateRequest,
+    CollectionSolveRequest, DealRequest, PlayRequest, SimulateRequest, SimulateResponse,
     SolveMethod, StudyRequest,
 };
-use queens::ops::Context;
+use queens::ops::{self, Artifacts};
 use queens::{formats, Error};
 
-use crate::output::{to_json, Failure};
+use crate::commands::question::common;
+use crate::limits::Isolate;
+use crate::output::Failure;
 use crate::progress;
+use crate::runner::{run as ask, Common, Run};
 
-use args::seconds;
 pub(crate) use args::CollectionCommand;
-use text::{print_deal, print_play, print_simulate, print_study};
+use args::{rules, seconds, timeout, DealArgs, PlayArgs, SimulateArgs, SolveArgs, StudyArgs};
 
 mod args;
 mod text;
@@ -29,255 +30,171 @@ pub(crate) fn run(
     started: Instant,
 ) -> Result<u8, Failure> {
     match command {
-        CollectionCommand::Deal {
-            seed,
-            beginner,
-            remove_colour_cards,
-            remove_wilds,
-            json,
-        } => {
-            let req = DealRequest {
-                seed,
-                difficulty: Difficulty {
-                    beginner,
-                    remove_colour_cards,
-                    remove_wilds,
-                },
-            };
-            let deal = op::deal(&req, &Context::default())?;
-            if json {
-                writeln!(out, "{}", to_json(&deal)?)?;
-            } else {
-                print_deal(out, &deal)?;
+        CollectionCommand::Deal(a) => ask(out, &a, started),
+        CollectionCommand::Play(a) => ask(out, &a, started),
+        CollectionCommand::Simulate(a) => ask(out, &a, started),
+        CollectionCommand::Solve(a) => ask(out, &a, started),
+        CollectionCommand::Study(a) => ask(out, &a, started),
+    }
+}
+
+impl Run for DealArgs {
+    type Op = ops::CollectionDeal;
+
+    fn common(&self) -> Common<'_> {
+        common(Default::default(), self.json)
+    }
+
+    fn request(&self) -> Result<DealRequest, Error> {
+        Ok(DealRequest {
+            seed: self.seed,
+            difficulty: Difficulty {
+                beginner: self.beginner,
+                remove_colour_cards: self.remove_colour_cards,
+                remove_wilds: self.remove_wilds,
+            },
+        })
+    }
+}
+
+impl Run for PlayArgs {
+    type Op = ops::CollectionPlay;
+
+    fn common(&self) -> Common<'_> {
+        common(Default::default(), self.played.json)
+    }
+
+    fn request(&self) -> Result<PlayRequest, Error> {
+        let game = &self.played.game;
+        let (origin, text) = formats::read_text(&self.deal)?;
+        let (deal, _) = parse_deal(&origin, &text, game.rules())?;
+        let (moves, moves_origin) = match &self.moves {
+            Some(path) => {
+                let (origin, text) = formats::read_text(path)?;
+                (Some(parse_moves(&origin, &text)?), Some(origin))
             }
-            Ok(0)
-        }
-        CollectionCommand::Play {
+            None => (None, None),
+        };
+        Ok(PlayRequest {
             deal,
             moves,
-            policy,
-            seed,
-            game,
-            json,
-        } => {
-            let (origin, text) = formats::read_text(&deal)?;
-            let (deal, _) = parse_deal(&origin, &text, game.rules())?;
-            let (moves, moves_origin) = match &moves {
-                Some(path) => {
-                    let (origin, text) = formats::read_text(path)?;
-                    (Some(parse_moves(&origin, &text)?), Some(origin))
-                }
-                None => (None, None),
-            };
-            let req = PlayRequest {
-                deal: deal.clone(),
-                moves,
-                policy,
-                seed,
-                lookahead: game.lookahead(),
-                rules: game.rules(),
-                moves_origin,
-            };
-            let resp = op::play(&req, &Context::default())?;
-            if json {
-                writeln!(out, "{}", to_json(&resp)?)?;
-            } else {
-                print_play(out, &deal, req.rules, &resp)?;
-            }
-            Ok(0)
+            policy: self.policy,
+            seed: self.seed,
+            lookahead: game.lookahead(),
+            rules: game.rules(),
+            moves_origin,
+        })
+    }
+}
+
+impl Run for SimulateArgs {
+    type Op = ops::CollectionSimulate;
+
+    fn common(&self) -> Common<'_> {
+        common(timeout(self.timeout), self.played.json)
+    }
+
+    fn request(&self) -> Result<SimulateRequest, Error> {
+        if let Some(secs) = self.timeout {
+            seconds("--timeout", secs)?;
         }
-        CollectionCommand::Simulate {
-            policy,
-            deals,
-            difficulty,
-            seed,
-            jobs,
-            plot,
-            timeout,
-            game,
-            json,
-        } => {
-            let mut ctx = Context::default();
-            if let Some(secs) = timeout {
-                let d = Duration::try_from_secs_f64(secs)
-                    .ok()
-                    .filter(|d| !d.is_zero())
-                    .ok_or_else(|| {
-                        Error::unsupported(format!(
-                            "--timeout: `{secs}` is not a positive number of seconds"
-                        ))
-                    })?;
-                ctx.budget.deadline = started.checked_add(d);
-            }
-            let bar = progress::bar(&format!("{policy}, {difficulty}"), "deals");
-            if let Some(bar) = &bar {
-                let bar = bar.clone();
-                ctx = ctx.with_progress(move |done, total| {
-                    bar.set_length(total);
-                    bar.set_position(done);
-                });
-            }
-            let req = SimulateRequest {
-                policy,
-                deals,
-                difficulty,
-                seed,
-                jobs: Some(jobs.map_or_else(
-                    || std::thread::available_parallelism().map_or(1, |n| n.get()),
-                    |j| j as usize,
-                )),
-                lookahead: game.lookahead(),
-                rules: game.rules(),
-            };
-            let ran = op::simulate(&req, &ctx);
-            if let Some(bar) = bar {
-                bar.finish_and_clear();
-            }
-            let resp = ran?;
-            if let Some(path) = &plot {
-                let bars: Vec<(i32, u64)> = resp.histogram.iter().map(|(&k, &v)| (k, v)).collect();
-                queens::plot::histogram_svg(
-                    path,
-                    &format!(
-                        "{}, {}: {} deals, mean {:.2}, win rate {:.2}%",
-                        resp.policy,
-                        resp.difficulty,
-                        resp.deals,
-                        resp.mean,
-                        100.0 * resp.win_rate
-                    ),
-                    "final score",
-                    "deals",
-                    &bars,
-                )?;
-            }
-            if json {
-                writeln!(out, "{}", to_json(&resp)?)?;
-            } else {
-                print_simulate(out, &resp)?;
-            }
-            Ok(resp.exit_code())
+        Ok(SimulateRequest {
+            policy: self.policy,
+            deals: self.deals.deals,
+            difficulty: self.deals.difficulty,
+            seed: self.deals.seed,
+            jobs: Some(self.jobs.get()),
+            lookahead: self.played.game.lookahead(),
+            rules: self.played.game.rules(),
+        })
+    }
+
+    fn progress(&self) -> Option<indicatif::ProgressBar> {
+        let deals = &self.deals;
+        progress::bar(&format!("{}, {}", self.policy, deals.difficulty), "deals")
+    }
+
+    /// `--plot`: the histogram of the final scores.
+    fn finish(&self, resp: &mut SimulateResponse, _: &Artifacts) -> Result<Option<u8>, Failure> {
+        let Some(path) = &self.plot else {
+            return Ok(None);
+        };
+        let bars: Vec<(i32, u64)> = resp.histogram.iter().map(|(&k, &v)| (k, v)).collect();
+        let title = format!(
+            "{}, {}: {} deals, mean {:.2}, win rate {:.2}%",
+            resp.policy,
+            resp.difficulty,
+            resp.deals,
+            resp.mean,
+            100.0 * resp.win_rate
+        );
+        queens::plot::histogram_svg(path, &title, "final score", "deals", &bars)?;
+        Ok(None)
+    }
+}
+
+impl Run for SolveArgs {
+    type Op = ops::CollectionSolve;
+
+    fn common(&self) -> Common<'_> {
+        common(timeout(self.timeout), self.json)
+    }
+
+    /// The search looks at the deadline itself; varisat cannot be interrupted, so under a
+    /// deadline each of sat's calls runs in a child, killed at the deadline.
+    fn isolate(&self) -> Isolate {
+        match self.method {
+            SolveMethod::Sat => Isolate::Calls,
+            _ => Isolate::Never,
         }
-        CollectionCommand::Solve {
+    }
+
+    fn request(&self) -> Result<CollectionSolveRequest, Error> {
+        let rules = rules(self.full_draws);
+        let (origin, text) = formats::read_text(&self.deal)?;
+        let (deal, _) = parse_deal(&origin, &text, rules)?;
+        if let Some(secs) = self.timeout {
+            seconds("--timeout", secs)?;
+        }
+        Ok(CollectionSolveRequest {
             deal,
-            timeout,
-            max_entries,
-            beam,
-            method,
-            full_draws,
-            json,
-        } => {
-            let rules = Rules {
-                draw: if full_draws {
-                    DrawRule::Full
-                } else {
-                    DrawRule::Short
-                },
-            };
-            let (origin, text) = formats::read_text(&deal)?;
-            let (deal, _) = parse_deal(&origin, &text, rules)?;
-            let mut ctx = Context::default();
-            ctx.budget.max_memory = Some(queens::engine::default_max_memory());
-            if let Some(secs) = timeout {
-                ctx.budget.deadline = started.checked_add(seconds("--timeout", secs)?);
-                if method == SolveMethod::Sat {
-                    // varisat cannot be interrupted: each call runs in a child, killed at
-                    // the deadline.
-                    ctx.isolate = Some(std::env::current_exe().map_err(|e| Error::Io {
-                        path: "queens".into(),
-                        source: e,
-                    })?);
-                }
-            }
-            let bar = progress::spinner("solving");
-            let req = CollectionSolveRequest {
-                deal: deal.clone(),
-                rules,
-                max_entries: Some(max_entries),
-                beam: Some(beam),
-                method,
-            };
-            let ran = op::solve(&req, &ctx);
-            if let Some(bar) = bar {
-                bar.finish_and_clear();
-            }
-            let resp = ran?;
-            if json {
-                writeln!(out, "{}", to_json(&resp)?)?;
-            } else {
-                let play = PlayResponse {
-                    moves: resp.moves.clone(),
-                    score: resp.score,
-                    turns: resp.turns,
-                    status: resp.status,
-                };
-                print_play(out, &deal, rules, &play)?;
-                writeln!(
-                    out,
-                    "{} ({} positions, {:.1} s)",
-                    if resp.proven {
-                        format!("optimum {}: no game scores more", resp.score)
-                    } else {
-                        format!(
-                            "best found {}, not proven: no game scores more than {} ({})",
-                            resp.score, resp.upper_bound, resp.budget
-                        )
-                    },
-                    resp.nodes,
-                    resp.time_ms / 1000.0
-                )?;
-            }
-            Ok(resp.exit_code())
+            rules,
+            max_entries: Some(self.max_entries),
+            beam: Some(self.beam),
+            method: self.method,
+        })
+    }
+
+    fn progress(&self) -> Option<indicatif::ProgressBar> {
+        progress::spinner("solving")
+    }
+}
+
+impl Run for StudyArgs {
+    type Op = ops::CollectionStudy;
+
+    fn common(&self) -> Common<'_> {
+        common(timeout(self.timeout), self.played.json)
+    }
+
+    fn request(&self) -> Result<StudyRequest, Error> {
+        if let Some(secs) = self.timeout {
+            seconds("--timeout", secs)?;
         }
-        CollectionCommand::Study {
-            deals,
-            difficulty,
-            seed,
-            timeout_each,
-            max_entries,
-            jobs,
-            timeout,
-            game,
-            json,
-        } => {
-            let mut ctx = Context::default();
-            ctx.budget.max_memory = Some(queens::engine::default_max_memory());
-            if let Some(secs) = timeout {
-                ctx.budget.deadline = started.checked_add(seconds("--timeout", secs)?);
-            }
-            let each = seconds("--timeout-each", timeout_each)?;
-            let bar = progress::bar(&format!("optimum, {difficulty}"), "deals");
-            if let Some(bar) = &bar {
-                let bar = bar.clone();
-                ctx = ctx.with_progress(move |done, total| {
-                    bar.set_length(total);
-                    bar.set_position(done);
-                });
-            }
-            let req = StudyRequest {
-                deals,
-                difficulty,
-                seed,
-                timeout_each_ms: each.as_millis().max(1) as u64,
-                max_entries: Some(max_entries),
-                jobs: Some(jobs.map_or_else(
-                    || std::thread::available_parallelism().map_or(1, |n| n.get()),
-                    |j| j as usize,
-                )),
-                lookahead: game.lookahead(),
-                rules: game.rules(),
-            };
-            let ran = op::study(&req, &ctx);
-            if let Some(bar) = bar {
-                bar.finish_and_clear();
-            }
-            let resp = ran?;
-            if json {
-                writeln!(out, "{}", to_json(&resp)?)?;
-            } else {
-                print_study(out, &resp)?;
-            }
-            Ok(resp.exit_code())
-        }
+        let each = seconds("--timeout-each", self.timeout_each)?;
+        Ok(StudyRequest {
+            deals: self.deals.deals,
+            difficulty: self.deals.difficulty,
+            seed: self.deals.seed,
+            timeout_each_ms: each.as_millis().max(1) as u64,
+            max_entries: Some(self.max_entries),
+            jobs: Some(self.jobs.get()),
+            lookahead: self.played.game.lookahead(),
+            rules: self.played.game.rules(),
+        })
+    }
+
+    fn progress(&self) -> Option<indicatif::ProgressBar> {
+        progress::bar(&format!("optimum, {}", self.deals.difficulty), "deals")
     }
 }

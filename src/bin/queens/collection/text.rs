@@ -1,14 +1,86 @@
 //! The Queen's Collection's answers as text for people.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use queens::games::collection::{Deal, Rules, Status};
-use queens::ops::collection::{PlayResponse, SimulateResponse, StudyResponse};
+use queens::ops::collection::{
+    CollectionSolveRequest, CollectionSolveResponse, DealRequest, PlayRequest, PlayResponse,
+    SimulateRequest, SimulateResponse, StudyRequest, StudyResponse,
+};
+use queens::ops::{
+    CollectionDeal, CollectionPlay, CollectionSimulate, CollectionSolve, CollectionStudy,
+};
 use queens::Error;
 
-use crate::output::Failure;
+use crate::print::{Style, Text};
 
-pub(super) fn print_study(out: &mut impl Write, r: &StudyResponse) -> std::io::Result<()> {
+impl Text for CollectionDeal {
+    fn text(out: &mut impl Write, _: &DealRequest, d: &Deal, _: &Style) -> io::Result<()> {
+        print_deal(out, d)
+    }
+}
+
+impl Text for CollectionPlay {
+    fn text(out: &mut impl Write, q: &PlayRequest, r: &PlayResponse, _: &Style) -> io::Result<()> {
+        print_play(out, &q.deal, q.rules, r)
+    }
+}
+
+impl Text for CollectionSimulate {
+    fn text(
+        out: &mut impl Write,
+        _: &SimulateRequest,
+        r: &SimulateResponse,
+        _: &Style,
+    ) -> io::Result<()> {
+        print_simulate(out, r)
+    }
+}
+
+impl Text for CollectionStudy {
+    fn text(
+        out: &mut impl Write,
+        _: &StudyRequest,
+        r: &StudyResponse,
+        _: &Style,
+    ) -> io::Result<()> {
+        print_study(out, r)
+    }
+}
+
+/// The best game found, played out, and whether no game scores more.
+impl Text for CollectionSolve {
+    fn text(
+        out: &mut impl Write,
+        q: &CollectionSolveRequest,
+        r: &CollectionSolveResponse,
+        _: &Style,
+    ) -> io::Result<()> {
+        let play = PlayResponse {
+            moves: r.moves.clone(),
+            score: r.score,
+            turns: r.turns,
+            status: r.status,
+        };
+        print_play(out, &q.deal, q.rules, &play)?;
+        writeln!(
+            out,
+            "{} ({} positions, {:.1} s)",
+            if r.proven {
+                format!("optimum {}: no game scores more", r.score)
+            } else {
+                format!(
+                    "best found {}, not proven: no game scores more than {} ({})",
+                    r.score, r.upper_bound, r.budget
+                )
+            },
+            r.nodes,
+            r.time_ms / 1000.0
+        )
+    }
+}
+
+fn print_study(out: &mut impl Write, r: &StudyResponse) -> std::io::Result<()> {
     let s = &r.summary;
     writeln!(
         out,
@@ -69,7 +141,7 @@ pub(super) fn print_study(out: &mut impl Write, r: &StudyResponse) -> std::io::R
     Ok(())
 }
 
-pub(super) fn print_deal(out: &mut impl Write, d: &Deal) -> std::io::Result<()> {
+fn print_deal(out: &mut impl Write, d: &Deal) -> std::io::Result<()> {
     for (i, b) in d.boxes.iter().enumerate() {
         let pawns: Vec<&str> = b.pawns.iter().map(|p| p.name()).collect();
         writeln!(
@@ -89,21 +161,18 @@ pub(super) fn print_deal(out: &mut impl Write, d: &Deal) -> std::io::Result<()> 
     writeln!(out, "pile: {} cards (face down)", d.pile.len())
 }
 
-pub(super) fn print_play(
-    out: &mut impl Write,
-    deal: &Deal,
-    rules: Rules,
-    r: &PlayResponse,
-) -> Result<(), Failure> {
+/// The moves one by one with what each scored, and how the game ended (an internal check
+/// that fails is an [`Error`] carried as an I/O error).
+fn print_play(out: &mut impl Write, deal: &Deal, rules: Rules, r: &PlayResponse) -> io::Result<()> {
     let start = deal
         .to_state(rules)
-        .map_err(|e| Error::internal_from("a checked deal no longer reads", e))?;
+        .map_err(|e| io::Error::other(Error::internal_from("a checked deal no longer reads", e)))?;
     let mut state = start;
     for (i, mv) in r.moves.iter().enumerate() {
         let before = state.score();
-        state
-            .apply(mv)
-            .map_err(|e| Error::internal_from("a checked move no longer plays", e))?;
+        state.apply(mv).map_err(|e| {
+            io::Error::other(Error::internal_from("a checked move no longer plays", e))
+        })?;
         writeln!(
             out,
             "{:>3}. {}{}",
@@ -120,11 +189,10 @@ pub(super) fn print_play(
         Status::PileEmpty => "the pile is empty",
         Status::Playing => "the moves stop before the end",
     };
-    writeln!(out, "score {} after {} turns: {how}", r.score, r.turns)?;
-    Ok(())
+    writeln!(out, "score {} after {} turns: {how}", r.score, r.turns)
 }
 
-pub(super) fn print_simulate(out: &mut impl Write, r: &SimulateResponse) -> std::io::Result<()> {
+fn print_simulate(out: &mut impl Write, r: &SimulateResponse) -> std::io::Result<()> {
     writeln!(
         out,
         "{}, {}: {} deals{}, mean score {:.3}, win rate {:.3}% ({} reached {}), scores {}..{}, \

@@ -8,17 +8,16 @@ use queens::model::cell;
 use queens::ops::{self, CheckRequest, CheckResponse, Status};
 use queens::{formats, report, Error, Pos, Problem};
 
-use crate::args::{SelectionArgs, Timeout};
-use crate::input::{load_one, read_bytes};
+use super::question::{common, InstanceArgs};
+use crate::args::Timeout;
+use crate::input::read_bytes;
 use crate::print::{no_answer, Style, Text};
 use crate::runner::{Common, Run};
 
 #[derive(Args)]
 pub(crate) struct CheckArgs {
-    /// Instance file (text grid or JSON), or - for stdin.
-    pub(crate) file: PathBuf,
     #[command(flatten)]
-    pub(crate) selection: SelectionArgs,
+    pub(crate) instance: InstanceArgs,
     #[command(flatten)]
     pub(crate) timeout: Timeout,
     /// Also list the empty cells the queens rule out.
@@ -40,16 +39,12 @@ impl Run for CheckArgs {
     type Op = ops::Check;
 
     fn common(&self) -> Common<'_> {
-        Common {
-            timeout: self.timeout,
-            json: self.json,
-            ..Common::default()
-        }
+        common(self.timeout, self.json)
     }
 
     fn request(&self) -> Result<CheckRequest, Error> {
         Ok(CheckRequest {
-            instance: load_one(&self.file, &self.selection)?,
+            instance: self.instance.load()?,
             queens: Vec::new(),
             timeout_ms: None,
             hints: self.hints,
@@ -63,7 +58,7 @@ impl Run for CheckArgs {
         let Some(board) = &self.board else {
             return Ok(None);
         };
-        let instance = load_one(&self.file, &self.selection)?;
+        let instance = self.instance.load()?;
         let (origin, bytes) = read_bytes(board)?;
         let cols = formats::columns::read(&origin, &bytes)?;
         drop(bytes);

@@ -8,7 +8,8 @@ use queens::encode::amo::Encoding;
 use queens::ops::{self, DecodeRequest, DecodeResponse, Status};
 use queens::{formats, report, Error, Problem};
 
-use crate::args::{SelectionArgs, Timeout};
+use super::question::AnswerArgs;
+use crate::args::SelectionArgs;
 use crate::input::load_one;
 use crate::print::{no_answer, Style, Text};
 use crate::runner::{Common, Run};
@@ -34,21 +35,14 @@ pub(crate) struct DecodeArgs {
     #[command(flatten)]
     pub(crate) selection: SelectionArgs,
     #[command(flatten)]
-    pub(crate) timeout: Timeout,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub(crate) json: bool,
+    pub(crate) answer: AnswerArgs,
 }
 
 impl Run for DecodeArgs {
     type Op = ops::Decode;
 
     fn common(&self) -> Common<'_> {
-        Common {
-            timeout: self.timeout,
-            json: self.json,
-            ..Common::default()
-        }
+        self.answer.common()
     }
 
     fn request(&self) -> Result<DecodeRequest, Error> {

@@ -1,25 +1,21 @@
 //! `queens explain`: why a completion has no solution, as a minimal set of presets.
 
-use std::io::{self, Write};
-use std::path::PathBuf;
-
 use clap::Args;
 use queens::encode::amo::Encoding;
 use queens::model::{cell, Diagonal};
 use queens::ops::{self, EngineName, ExplainRequest, ExplainResponse, Status};
 use queens::{report, Error, Pos, Problem};
+use std::io::{self, Write};
 
-use crate::args::{ProofArgs, SelectionArgs, Timeout};
-use crate::input::load_one;
+use super::question::{AnswerArgs, InstanceArgs};
+use crate::args::ProofArgs;
 use crate::print::{no_answer, proof, Style, Text};
 use crate::runner::{Common, Run};
 
 #[derive(Args)]
 pub(crate) struct ExplainArgs {
-    /// Instance file (text grid or JSON), or - for stdin.
-    pub(crate) file: PathBuf,
     #[command(flatten)]
-    pub(crate) selection: SelectionArgs,
+    pub(crate) instance: InstanceArgs,
     /// backtrack (drop one preset at a time and search again; minimises every kind of
     /// preset) or sat (failed assumptions; fixed queens and blocked cells only).
     #[arg(long, value_enum, default_value_t = EngineName::Backtrack)]
@@ -31,10 +27,7 @@ pub(crate) struct ExplainArgs {
     #[command(flatten)]
     pub(crate) proof: ProofArgs,
     #[command(flatten)]
-    pub(crate) timeout: Timeout,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub(crate) json: bool,
+    pub(crate) answer: AnswerArgs,
 }
 
 impl Run for ExplainArgs {
@@ -42,23 +35,17 @@ impl Run for ExplainArgs {
 
     fn common(&self) -> Common<'_> {
         Common {
-            timeout: self.timeout,
-            json: self.json,
-            solvers: None,
             proof: Some(&self.proof),
+            ..self.answer.common()
         }
     }
 
     fn request(&self) -> Result<ExplainRequest, Error> {
         Ok(ExplainRequest {
-            instance: load_one(&self.file, &self.selection)?,
+            instance: self.instance.load()?,
             engine: self.engine,
             encoding: self.encoding,
-            proof: self
-                .proof
-                .proof
-                .is_some()
-                .then_some(self.proof.proof_format),
+            proof: self.proof.format(),
             timeout_ms: None,
         })
     }

@@ -1,44 +1,32 @@
 //! `queens grade`: how hard a region puzzle is for a player who reasons.
 
-use std::io::{self, Write};
-use std::path::PathBuf;
-
 use clap::Args;
 use queens::ops::{self, GradeRequest, GradeResponse};
 use queens::{report, Error, Problem};
+use std::io::{self, Write};
 
-use crate::args::{SelectionArgs, Timeout};
-use crate::input::load_one;
+use super::question::{AnswerArgs, InstanceArgs};
 use crate::print::{Style, Text};
 use crate::runner::{Common, Run};
 
 #[derive(Args)]
 pub(crate) struct GradeArgs {
-    /// Instance file (text grid or JSON), or - for stdin.
-    pub(crate) file: PathBuf,
     #[command(flatten)]
-    pub(crate) selection: SelectionArgs,
+    pub(crate) instance: InstanceArgs,
     #[command(flatten)]
-    pub(crate) timeout: Timeout,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub(crate) json: bool,
+    pub(crate) answer: AnswerArgs,
 }
 
 impl Run for GradeArgs {
     type Op = ops::Grade;
 
     fn common(&self) -> Common<'_> {
-        Common {
-            timeout: self.timeout,
-            json: self.json,
-            ..Common::default()
-        }
+        self.answer.common()
     }
 
     fn request(&self) -> Result<GradeRequest, Error> {
         Ok(GradeRequest {
-            instance: load_one(&self.file, &self.selection)?,
+            instance: self.instance.load()?,
             steps: false,
         })
     }

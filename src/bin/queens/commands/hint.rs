@@ -1,45 +1,33 @@
 //! `queens hint`: the next logical step for a region puzzle position.
 
-use std::io::{self, Write};
-use std::path::PathBuf;
-
 use clap::Args;
 use queens::model::cell;
 use queens::ops::{self, HintRequest, HintResponse, Status};
 use queens::{Error, Pos};
+use std::io::{self, Write};
 
-use crate::args::{SelectionArgs, Timeout};
-use crate::input::load_one;
+use super::question::{AnswerArgs, InstanceArgs};
 use crate::print::{Style, Text};
 use crate::runner::{Common, Run};
 
 #[derive(Args)]
 pub(crate) struct HintArgs {
-    /// Instance file (text grid or JSON), or - for stdin.
-    pub(crate) file: PathBuf,
     #[command(flatten)]
-    pub(crate) selection: SelectionArgs,
+    pub(crate) instance: InstanceArgs,
     #[command(flatten)]
-    pub(crate) timeout: Timeout,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    pub(crate) json: bool,
+    pub(crate) answer: AnswerArgs,
 }
 
 impl Run for HintArgs {
     type Op = ops::Hint;
 
     fn common(&self) -> Common<'_> {
-        Common {
-            timeout: self.timeout,
-            json: self.json,
-            ..Common::default()
-        }
+        self.answer.common()
     }
 
     fn request(&self) -> Result<HintRequest, Error> {
         Ok(HintRequest {
-            instance: load_one(&self.file, &self.selection)?,
+            instance: self.instance.load()?,
         })
     }
 }

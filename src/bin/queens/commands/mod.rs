@@ -9,6 +9,7 @@ pub(crate) mod explain;
 pub(crate) mod generate;
 pub(crate) mod grade;
 pub(crate) mod hint;
+pub(crate) mod question;
 pub(crate) mod rings;
 pub(crate) mod solve;
 pub(crate) mod threshold;

@@ -1,16 +1,78 @@
 //! The mod-2 game's answers as text for people.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use queens::games::mod2::questions::{Optimum, Question};
-use queens::ops::mod2::{self as op, Mod2CheckResponse, Mod2SolveResponse, ReplayResponse};
+use queens::ops::mod2::{
+    self as op, Mod2CheckRequest, Mod2CheckResponse, Mod2OptimumRequest, Mod2ReplayRequest,
+    Mod2SolveRequest, Mod2SolveResponse, ReplayAnswer, ReplayResponse,
+};
+use queens::ops::{Mod2Check, Mod2Optimum, Mod2Replay, Mod2Solve};
+
+use crate::print::{Style, Text};
+
+impl Text for Mod2Check {
+    fn text(
+        out: &mut impl Write,
+        _: &Mod2CheckRequest,
+        r: &Mod2CheckResponse,
+        _: &Style,
+    ) -> io::Result<()> {
+        print_check(out, r)
+    }
+}
+
+impl Text for Mod2Replay {
+    fn text(
+        out: &mut impl Write,
+        _: &Mod2ReplayRequest,
+        r: &ReplayAnswer,
+        _: &Style,
+    ) -> io::Result<()> {
+        match r {
+            ReplayAnswer::Strategy(r) => match &r.problem {
+                Some(p) => writeln!(out, "{}: {p}", r.status),
+                None => writeln!(
+                    out,
+                    "legal: the strategy answers every reply ({} game, n = {}): {} lines of up \
+                     to {} moves, {} of them won within the strategy (that its positions are \
+                     won is the solver's claim, not checked here)",
+                    r.variant, r.n, r.lines, r.plies, r.won
+                ),
+            },
+            ReplayAnswer::Moves(r) => print_replay(out, r),
+        }
+    }
+}
+
+impl Text for Mod2Solve {
+    fn text(
+        out: &mut impl Write,
+        _: &Mod2SolveRequest,
+        r: &Mod2SolveResponse,
+        _: &Style,
+    ) -> io::Result<()> {
+        print_solve(out, r)
+    }
+}
+
+impl Text for Mod2Optimum {
+    fn text(
+        out: &mut impl Write,
+        _: &Mod2OptimumRequest,
+        r: &Optimum,
+        _: &Style,
+    ) -> io::Result<()> {
+        print_optimum(out, r)
+    }
+}
 
 fn cells(list: &[(usize, usize)]) -> String {
     let v: Vec<String> = list.iter().map(|(r, c)| format!("({r},{c})")).collect();
     v.join(" ")
 }
 
-pub(super) fn print_check(out: &mut impl Write, r: &Mod2CheckResponse) -> std::io::Result<()> {
+fn print_check(out: &mut impl Write, r: &Mod2CheckResponse) -> std::io::Result<()> {
     let mut grid = vec![vec!["Q".to_string(); r.n]; r.n];
     for s in &r.empty {
         grid[s.square.0][s.square.1] = s.value.to_string();
@@ -34,7 +96,7 @@ pub(super) fn print_check(out: &mut impl Write, r: &Mod2CheckResponse) -> std::i
     Ok(())
 }
 
-pub(super) fn print_replay(out: &mut impl Write, r: &ReplayResponse) -> std::io::Result<()> {
+fn print_replay(out: &mut impl Write, r: &ReplayResponse) -> std::io::Result<()> {
     match (&r.illegal, &r.false_claim) {
         (Some(i), _) => writeln!(
             out,
@@ -96,7 +158,7 @@ fn duration(secs: f64) -> String {
     }
 }
 
-pub(super) fn print_solve(out: &mut impl Write, r: &Mod2SolveResponse) -> std::io::Result<()> {
+fn print_solve(out: &mut impl Write, r: &Mod2SolveResponse) -> std::io::Result<()> {
     match r.winner {
         Some(w) => {
             write!(
@@ -206,7 +268,7 @@ pub(super) fn print_solve(out: &mut impl Write, r: &Mod2SolveResponse) -> std::i
     Ok(())
 }
 
-pub(super) fn print_optimum(out: &mut impl Write, r: &Optimum) -> std::io::Result<()> {
+fn print_optimum(out: &mut impl Write, r: &Optimum) -> std::io::Result<()> {
     let what = match r.question {
         Question::Max => "most queens on a reachable board",
         Question::MinLock => "fewest queens on a reachable locked board",
