@@ -38,7 +38,7 @@ from typing import (
 )
 
 from . import _native, _operations
-from ._operations import Result
+from ._operations import DECLARED, Result
 
 __all__ = [
     "Cell",
@@ -574,6 +574,15 @@ def _run(
     return resp, dict(files), columns
 
 
+def _options(op: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """The options of a call of written function ``op`` (its ``locals()``) that differ from
+    the operation's declared defaults (``_operations.changed``). ``proof`` is left out: in
+    Python it is the proof's path, the request's ``proof`` its format (``proof_format``)."""
+    return _operations.changed(
+        _DEFAULTS[op], {k: v for k, v in arguments.items() if k != "proof"}
+    )
+
+
 def _given(options: Dict[str, Any]) -> Dict[str, Any]:
     """The options that were given (``None`` stands for the default)."""
     return {k: v for k, v in options.items() if v is not None}
@@ -615,21 +624,21 @@ def _write_proof(
 
 def solve(
     problem: Problem,
-    engine: str = "auto",
+    engine: str = DECLARED,
     timeout: Optional[float] = None,
-    seed: Optional[int] = None,
+    seed: Optional[int] = DECLARED,
     proof: Optional[PathArg] = None,
     *,
     proof_format: str = "lrat",
     cnf: Optional[PathArg] = None,
-    all: bool = False,
-    limit: Optional[int] = None,
-    encoding: str = "auto",
-    cross_check: bool = False,
-    threads: Optional[int] = None,
-    solver: Optional[str] = None,
-    rings: bool = False,
-    learned: bool = False,
+    all: bool = DECLARED,
+    limit: Optional[int] = DECLARED,
+    encoding: str = DECLARED,
+    cross_check: bool = DECLARED,
+    threads: Optional[int] = DECLARED,
+    solver: Optional[str] = DECLARED,
+    rings: bool = DECLARED,
+    learned: bool = DECLARED,
     progress: ProgressArg = None,
 ) -> SolveResult:
     """Finds a solution (``queens solve``): engine ``auto``, ``backtrack``, ``sat``,
@@ -639,24 +648,10 @@ def solve(
     the CNF it refutes beside it (``cnf``, default the proof's path + ``.cnf``), checked
     before the answer is given. ``all``/``limit`` list solutions into ``solutions``."""
     engine, solver = _engine(engine, solver)
+    options = _options("solve", locals())
     path = None if proof is None else os.fspath(proof)
-    # Only what differs from the defaults: a 9×9 puzzle is solved in microseconds, and the
-    # options cost as much to pass.
-    options: Dict[str, Any] = {"engine": engine}
-    for key, value, default in (
-        ("encoding", encoding, "auto"),
-        ("all", all, False),
-        ("limit", limit, None),
-        ("cross_check", cross_check, False),
-        ("proof", None if path is None else proof_format, None),
-        ("threads", threads, None),
-        ("solver", solver, None),
-        ("rings", rings, False),
-        ("seed", seed, None),
-        ("learned", learned, False),
-    ):
-        if value is not default and value != default:
-            options[key] = value
+    if path is not None:
+        options["proof"] = proof_format
     resp, files, columns = _run("solve", problem, options, timeout, path, progress)
     _write_proof(resp, files, path, None if cnf is None else os.fspath(cnf))
     queens: Any = _pairs(resp.get("queens"))
@@ -680,30 +675,22 @@ def solve(
 
 def count(
     problem: Problem,
-    engine: str = "backtrack",
+    engine: str = DECLARED,
     timeout: Optional[float] = None,
     *,
-    limit: Optional[int] = None,
-    unique: bool = False,
-    encoding: str = "auto",
-    cross_check: bool = False,
-    solver: Optional[str] = None,
-    rings: bool = False,
+    limit: Optional[int] = DECLARED,
+    unique: bool = DECLARED,
+    encoding: str = DECLARED,
+    cross_check: bool = DECLARED,
+    solver: Optional[str] = DECLARED,
+    rings: bool = DECLARED,
     progress: ProgressArg = None,
 ) -> CountResult:
     """Counts solutions (``queens count``), up to ``limit``; ``unique`` also counts them up
     to the board's symmetries."""
     engine, solver = _engine(engine, solver)
-    options: Dict[str, Any] = {
-        "engine": engine,
-        "encoding": encoding,
-        "limit": limit,
-        "unique": unique,
-        "cross_check": cross_check,
-        "solver": solver,
-        "rings": rings or None,
-    }
-    resp, _, _ = _run("count", problem, _given(options), timeout, None, progress)
+    options = _options("count", locals())
+    resp, _, _ = _run("count", problem, options, timeout, None, progress)
     return CountResult(
         status=resp["status"],
         count=resp["count"],
@@ -730,14 +717,15 @@ def check(
     queens: Any = None,
     timeout: Optional[float] = None,
     *,
-    hints: bool = False,
-    completions: Optional[int] = None,
+    hints: bool = DECLARED,
+    completions: Optional[int] = DECLARED,
 ) -> CheckResult:
     """Checks a board (``queens check``): the problem's fixed queens plus ``queens``, given
     as cells (the fixed queens among them are not counted twice, so a solution from
     :func:`solve` checks as it is) or as one whole board of one column per row (a NumPy
     array or ``array.array``, as :attr:`SolveResult.columns`; ``queens check --board``). ``hints`` lists the attacked cells; ``completions`` counts
     up to that many completions."""
+    options = _options("check", {"hints": hints, "completions": completions})
     if queens is not None and _is_columns(queens):
         try:
             import numpy as np
@@ -758,12 +746,9 @@ def check(
         # A solution carries the fixed queens too: they are the problem's, not placed twice.
         fixed = {tuple(q) for q in problem.queens}
         cells = [c for c in _cells(queens, "queens") if isinstance(c, str) or tuple(c) not in fixed]
-        options: Dict[str, Any] = {
-            "queens": cells,
-            "hints": hints,
-            "completions": completions,
-        }
-        resp, _, _ = _run("check", problem, _given(options), timeout)
+        if cells:
+            options["queens"] = cells
+        resp, _, _ = _run("check", problem, options, timeout)
     return CheckResult(
         status=resp["status"],
         placed=resp["placed"],
@@ -776,23 +761,21 @@ def check(
 
 def explain(
     problem: Problem,
-    engine: str = "backtrack",
+    engine: str = DECLARED,
     timeout: Optional[float] = None,
     proof: Optional[PathArg] = None,
     *,
     proof_format: str = "lrat",
     cnf: Optional[PathArg] = None,
-    encoding: str = "auto",
+    encoding: str = DECLARED,
 ) -> ExplainResult:
     """Why there is no solution (``queens explain``): a small core of presets that already
     has none, with a checked proof of it written to ``proof`` when given."""
+    options = _options("explain", locals())
     path = None if proof is None else os.fspath(proof)
-    options: Dict[str, Any] = {
-        "engine": engine,
-        "encoding": encoding,
-        "proof": proof_format if path is not None else None,
-    }
-    resp, files, _ = _run("explain", problem, _given(options), timeout, path)
+    if path is not None:
+        options["proof"] = proof_format
+    resp, files, _ = _run("explain", problem, options, timeout, path)
     _write_proof(resp, files, path, None if cnf is None else os.fspath(cnf))
     excluded = resp.get("excluded_core")
     return ExplainResult(
@@ -808,10 +791,10 @@ def explain(
     )
 
 
-def encode(problem: Problem, encoding: str = "auto", *, rings: bool = False) -> Encoding:
+def encode(problem: Problem, encoding: str = DECLARED, *, rings: bool = DECLARED) -> Encoding:
     """The SAT encoding (``queens encode``): clauses for PySAT's ``CNF(from_clauses=...)``,
     the variable of each cell, and the DIMACS text."""
-    resp, _, _ = _run("encode", problem, _given({"encoding": encoding, "rings": rings or None}))
+    resp, _, _ = _run("encode", problem, _options("encode", locals()))
     text: str = resp["dimacs"]
     clauses: List[List[int]] = []
     cells: Dict[int, Tuple[int, int]] = {}
@@ -996,12 +979,17 @@ def _answer(
     return resp
 
 
+# The declared defaults of the written functions' options, by operation (`_options`).
+_DEFAULTS: Dict[str, Dict[str, Any]] = {}
+
 # Every operation offered to library callers that has no function above gets one, and a
-# result class, made from its declaration (`hint`, `grade`, and any added later). Those with
-# a function above are not described (it would cost a millisecond at every import, and a
-# worker process imports the package).
-for _op in json.loads(_native.operations([k for k in globals() if not k.startswith("_")])):
-    if _op["name"] not in globals():
+# result class, made from its declaration (`hint`, `grade`, and any added later); a function
+# above takes the defaults of its options (those written `DECLARED`) from it. Describing them
+# all costs well under a millisecond at import.
+for _op in json.loads(_native.operations()):
+    if _op["name"] in globals():
+        _DEFAULTS[_op["name"]] = _operations.take_defaults(globals()[_op["name"]], _op)
+    else:
         _cls = _operations.result_class(_op)
         globals()[_cls.__name__] = _cls
         globals()[_op["name"]] = _operations.function(_op, _cls, _answer)
