@@ -583,11 +583,6 @@ def _options(op: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
     )
 
 
-def _given(options: Dict[str, Any]) -> Dict[str, Any]:
-    """The options that were given (``None`` stands for the default)."""
-    return {k: v for k, v in options.items() if v is not None}
-
-
 def _engine(engine: str, solver: Optional[str]) -> Tuple[str, Optional[str]]:
     """``ext:cadical`` is engine ``ext`` with solver ``cadical``, as on the command line."""
     if isinstance(engine, str) and engine.startswith("ext:") and solver is None:
@@ -822,48 +817,40 @@ def encode(problem: Problem, encoding: str = DECLARED, *, rings: bool = DECLARED
 def decode(
     problem: Problem,
     model: Union[str, Iterable[int]],
-    encoding: str = "auto",
+    encoding: str = DECLARED,
     *,
-    rings: bool = False,
+    rings: bool = DECLARED,
 ) -> DecodeResult:
     """A SAT solver's model read back onto the board and verified (``queens decode``):
     ``model`` is the solver's output text or its list of literals (PySAT's
     ``solver.get_model()``), for the CNF :func:`encode` made with the same ``encoding``."""
     text = model if isinstance(model, str) else "v " + " ".join(str(int(x)) for x in model) + " 0\n"
-    options = {"model": text, "encoding": encoding, "rings": rings or None}
-    resp, _, _ = _run("decode", problem, _given(options))
+    options = _options("decode", {"encoding": encoding, "rings": rings})
+    options["model"] = text
+    resp, _, _ = _run("decode", problem, options)
     return DecodeResult(status=resp["status"], queens=_pairs(resp.get("queens")), raw=resp)
 
 
 def generate(
     kind: str,
     n: int,
-    count: int = 1,
-    seed: int = 1,
+    count: int = DECLARED,
+    seed: int = DECLARED,
     *,
-    queens: Optional[int] = None,
-    min_free: Optional[int] = None,
-    first: Optional[int] = None,
-    difficulty: Optional[str] = None,
-    presets: Optional[str] = None,
+    queens: Optional[int] = DECLARED,
+    min_free: Optional[int] = DECLARED,
+    first: Optional[int] = DECLARED,
+    difficulty: Optional[str] = DECLARED,
+    presets: Optional[str] = DECLARED,
     timeout: Optional[float] = None,
 ) -> List[Problem]:
     """Random instances (``queens generate``): ``kind`` ``completion`` (``queens`` fixed
     queens, ``presets`` ``random`` or ``solution``), ``diagonals`` (CSPLib prob079, ``first``
     diagonals kept, ``min_free``) or ``regions`` (a puzzle of ``difficulty``); seeds
     ``seed``, ``seed + 1``, … make the same instances every time."""
-    options: Dict[str, Any] = {
-        "kind": kind,
-        "n": n,
-        "count": count,
-        "seed": seed,
-        "queens": queens,
-        "min_free": min_free,
-        "first": first,
-        "difficulty": difficulty,
-        "presets": presets,
-    }
-    resp, _, _ = _run("generate", None, _given(options), timeout)
+    options = _options("generate", locals())
+    options.update(kind=kind, n=n)
+    resp, _, _ = _run("generate", None, options, timeout)
     made = []
     for inst in resp["instances"]:
         try:
