@@ -23,17 +23,20 @@ import os
 import shutil
 import sys
 import sysconfig
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
     Dict,
+    FrozenSet,
     Iterable,
     List,
     Optional,
     Sequence,
     Tuple,
+    Type,
+    TypeVar,
     Union,
 )
 
@@ -77,6 +80,8 @@ Cell = Union[Tuple[int, int], Sequence[int], str]
 ProgressArg = Union[None, bool, Callable[[int, int], Any]]
 
 PathArg = Union[str, "os.PathLike[str]"]
+
+_R = TypeVar("_R")
 
 
 class QueensError(Exception):
@@ -590,6 +595,27 @@ def _engine(engine: str, solver: Optional[str]) -> Tuple[str, Optional[str]]:
     return engine, solver
 
 
+def _result(cls: Type[_R], op: str, resp: Dict[str, Any], **given: Any) -> _R:
+    """A written result class (a dataclass) filled from operation ``op``'s answer: each
+    field is the answer's field of that name (cells as ``(row, col)``, ``None`` when the
+    answer leaves it out), ``time`` is ``time_ms`` in seconds, ``raw`` the whole answer, and
+    ``given`` the fields made otherwise (NumPy boards, proofs)."""
+    values = dict(given)
+    for name in _FIELDS[cls]:
+        if name in values:
+            continue
+        if name == "time":
+            values[name] = resp["time_ms"] / 1e3
+        elif name == "raw":
+            values[name] = resp
+        else:
+            value = resp.get(name)
+            if value is not None and name in _CELLS[op]:
+                value = [(r, c) for r, c in value]
+            values[name] = value
+    return cls(**values)
+
+
 def _proof(resp: Dict[str, Any]) -> Optional[Proof]:
     p = resp.get("proof")
     return None if p is None else Proof._of(p)
@@ -653,18 +679,13 @@ def solve(
     if columns is not None:
         queens = _columns_of(columns)
     sols = resp.get("solutions")
-    return SolveResult(
-        status=resp["status"],
-        n=resp["n"],
+    return _result(
+        SolveResult,
+        "solve",
+        resp,
         queens=queens,
-        engine=resp["engine"],
-        answered_by=resp.get("answered_by"),
-        time=resp["time_ms"] / 1e3,
-        nodes=resp.get("nodes"),
         solutions=None if sols is None else [[(r, c) for r, c in s] for s in sols],
-        reason=resp.get("reason"),
         proof=_proof(resp),
-        raw=resp,
     )
 
 
@@ -686,17 +707,7 @@ def count(
     engine, solver = _engine(engine, solver)
     options = _options("count", locals())
     resp, _, _ = _run("count", problem, options, timeout, None, progress)
-    return CountResult(
-        status=resp["status"],
-        count=resp["count"],
-        unique=resp.get("unique"),
-        limited=resp["limited"],
-        n=resp["n"],
-        engine=resp["engine"],
-        time=resp["time_ms"] / 1e3,
-        nodes=resp.get("nodes"),
-        raw=resp,
-    )
+    return _result(CountResult, "count", resp)
 
 
 def _is_columns(queens: Any) -> bool:
@@ -744,14 +755,7 @@ def check(
         if cells:
             options["queens"] = cells
         resp, _, _ = _run("check", problem, options, timeout)
-    return CheckResult(
-        status=resp["status"],
-        placed=resp["placed"],
-        completable=resp.get("completable"),
-        violations=resp.get("violations", []),
-        time=resp["time_ms"] / 1e3,
-        raw=resp,
-    )
+    return _result(CheckResult, "check", resp, violations=resp.get("violations", []))
 
 
 def explain(
@@ -773,16 +777,12 @@ def explain(
     resp, files, _ = _run("explain", problem, options, timeout, path)
     _write_proof(resp, files, path, None if cnf is None else os.fspath(cnf))
     excluded = resp.get("excluded_core")
-    return ExplainResult(
-        status=resp["status"],
-        queens=_pairs(resp.get("queens")),
-        core=_pairs(resp.get("core")),
-        blocked_core=_pairs(resp.get("blocked_core")),
+    return _result(
+        ExplainResult,
+        "explain",
+        resp,
         excluded_core=None if excluded is None else [(k, t) for k, t in excluded],
-        reason=resp.get("reason"),
         proof=_proof(resp),
-        time=resp["time_ms"] / 1e3,
-        raw=resp,
     )
 
 
@@ -828,7 +828,7 @@ def decode(
     options = _options("decode", {"encoding": encoding, "rings": rings})
     options["model"] = text
     resp, _, _ = _run("decode", problem, options)
-    return DecodeResult(status=resp["status"], queens=_pairs(resp.get("queens")), raw=resp)
+    return _result(DecodeResult, "decode", resp)
 
 
 def generate(
@@ -966,8 +966,15 @@ def _answer(
     return resp
 
 
-# The declared defaults of the written functions' options, by operation (`_options`).
+# The declared defaults of the written functions' options, by operation (`_options`), and the
+# fields of their answers that hold cells (`_result`).
 _DEFAULTS: Dict[str, Dict[str, Any]] = {}
+_CELLS: Dict[str, FrozenSet[str]] = {}
+# The fields of the written result classes, in their order (`_result`).
+_FIELDS: Dict[type, Tuple[str, ...]] = {
+    c: tuple(f.name for f in fields(c))
+    for c in (SolveResult, CountResult, CheckResult, ExplainResult, DecodeResult)
+}
 
 # Every operation offered to library callers that has no function above gets one, and a
 # result class, made from its declaration (`hint`, `grade`, and any added later); a function
@@ -976,6 +983,7 @@ _DEFAULTS: Dict[str, Dict[str, Any]] = {}
 for _op in json.loads(_native.operations()):
     if _op["name"] in globals():
         _DEFAULTS[_op["name"]] = _operations.take_defaults(globals()[_op["name"]], _op)
+        _CELLS[_op["name"]] = _operations.cell_fields(_op)
     else:
         _cls = _operations.result_class(_op)
         globals()[_cls.__name__] = _cls

@@ -144,6 +144,11 @@ def _sentence(text: Optional[str]) -> str:
     return text.replace("`", "``").replace("````", "``")
 
 
+def cell_fields(op: Dict[str, Any]) -> FrozenSet[str]:
+    """The fields of operation ``op``'s answer that hold lists of cells."""
+    return frozenset(f["name"] for f in op["response"]["fields"] if _is_cells(f["schema"]))
+
+
 def result_class(op: Dict[str, Any]) -> Type[Result]:
     """The result class of operation ``op`` (its description): ``GradeResult`` for
     ``grade``."""
@@ -157,7 +162,7 @@ def result_class(op: Dict[str, Any]) -> Type[Result]:
         "__module__": "queens",
         "operation": op["name"],
         "fields": tuple(f["name"] for f in fields),
-        "_cells": frozenset(f["name"] for f in fields if _is_cells(f["schema"])),
+        "_cells": cell_fields(op),
     }
     name = _camel(op["name"]) + "Result"
     cls = type(name, (Result,), namespace)
