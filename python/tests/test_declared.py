@@ -245,3 +245,28 @@ def test_no_written_function_keeps_a_declared_placeholder():
     for op in DECLARED:
         for p in inspect.signature(getattr(queens, op["name"])).parameters.values():
             assert p.default is not PLACEHOLDER, f"{op['name']}({p.name})"
+
+
+def test_every_declared_option_is_a_parameter_of_its_function():
+    # An option added to a request reaches Python: a made function takes it by itself, a
+    # written one must name it (its default then comes from the declaration).
+    for op in DECLARED:
+        params = inspect.signature(getattr(queens, op["name"])).parameters
+        missing = {f["name"] for f in op["fields"]} - set(params) - {"timeout_ms"}
+        assert missing == set(), f"{op['name']} takes no {sorted(missing)}"
+
+
+def test_written_functions_send_the_options_they_added():
+    p = queens.Problem(8)
+    halves = [queens.count(p, shard={"index": i, "of": 2}).count for i in range(2)]
+    assert sum(halves) == 92 and all(0 < h < 92 for h in halves)
+    e = queens.encode(p)
+    with pytest.raises(queens.QueensError) as err:
+        queens.decode(p, "v 1 2 x 0\n", model_origin="solver.out")
+    assert "solver.out" in str(err.value)
+    board = set(queens.solve(p).queens)
+    model = [v if e.cells.get(v) in board else -v for v in range(1, e.vars + 1)]
+    by_vars = queens.decode(p, model, vars=e.vars)
+    assert by_vars.status == "sat" and set(by_vars.queens) == board
+    with pytest.raises(queens.QueensError, match="the CNF has 3 variables"):
+        queens.decode(p, model, vars=3)

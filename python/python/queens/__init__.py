@@ -700,10 +700,13 @@ def count(
     cross_check: bool = DECLARED,
     solver: Optional[str] = DECLARED,
     rings: bool = DECLARED,
+    shard: Optional[Dict[str, int]] = DECLARED,
     progress: ProgressArg = None,
 ) -> CountResult:
     """Counts solutions (``queens count``), up to ``limit``; ``unique`` also counts them up
-    to the board's symmetries."""
+    to the board's symmetries; ``shard={"index": i, "of": n}`` counts only shard ``i`` of
+    ``n`` of the search (``queens count --shard i/n``), for the shards' counts to be
+    summed."""
     engine, solver = _engine(engine, solver)
     options = _options("count", locals())
     resp, _, _ = _run("count", problem, options, timeout, None, progress)
@@ -820,12 +823,19 @@ def decode(
     encoding: str = DECLARED,
     *,
     rings: bool = DECLARED,
+    vars: Optional[int] = DECLARED,
+    model_origin: Optional[str] = DECLARED,
 ) -> DecodeResult:
     """A SAT solver's model read back onto the board and verified (``queens decode``):
     ``model`` is the solver's output text or its list of literals (PySAT's
-    ``solver.get_model()``), for the CNF :func:`encode` made with the same ``encoding``."""
+    ``solver.get_model()``), for the CNF :func:`encode` made with the same ``encoding``, or
+    with ``vars`` variables (its ``p cnf`` line) in place of ``encoding`` and ``rings``;
+    ``model_origin`` names the model in errors."""
     text = model if isinstance(model, str) else "v " + " ".join(str(int(x)) for x in model) + " 0\n"
-    options = _options("decode", {"encoding": encoding, "rings": rings})
+    options = _options(
+        "decode",
+        {"encoding": encoding, "rings": rings, "vars": vars, "model_origin": model_origin},
+    )
     options["model"] = text
     resp, _, _ = _run("decode", problem, options)
     return _result(DecodeResult, "decode", resp)
