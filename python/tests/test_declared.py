@@ -194,3 +194,79 @@ def test_written_result_classes_read_declared_fields(cls, op):
     python_only = {"time", "raw"}  # `time_ms` in seconds, and the whole answer
     fields = {f.name for f in dataclasses.fields(cls)}
     assert fields - python_only <= answer, fields - python_only - answer
+
+
+def test_written_functions_take_their_defaults_from_the_declarations():
+    from queens import _operations
+    from queens._operations import DECLARED
+
+    described = {
+        "name": "count_pairs",
+        "fields": [
+            {"name": "kind", "required": True},
+            {"name": "limit", "required": False, "default": None},
+            {"name": "strict", "required": False, "default": False},
+            {"name": "engine", "required": False, "default": "fast"},
+        ],
+    }
+
+    def count_pairs(problem, engine=DECLARED, timeout=None, *, limit=DECLARED, strict=DECLARED):
+        return _operations.changed(defaults, locals())
+
+    defaults = _operations.take_defaults(count_pairs, described)
+    params = inspect.signature(count_pairs).parameters
+    assert [params[k].default for k in ("engine", "timeout", "limit", "strict")] == [
+        "fast",
+        None,
+        None,
+        False,
+    ]
+    # Only what differs from the declared defaults is sent; a value of another type than the
+    # default is sent, for the operation to refuse as it would from JSON.
+    assert count_pairs("P") == {}
+    assert count_pairs("P", "fast", 3, strict=False) == {}
+    assert count_pairs("P", "slow", limit=4, strict=True) == {
+        "engine": "slow",
+        "limit": 4,
+        "strict": True,
+    }
+    assert count_pairs("P", strict=0) == {"strict": 0}
+
+    def no_default(problem, *, kind=DECLARED):
+        return None
+
+    with pytest.raises(TypeError, match="declares no default for 'kind'"):
+        _operations.take_defaults(no_default, described)
+
+
+def test_no_written_function_keeps_a_declared_placeholder():
+    from queens._operations import DECLARED as PLACEHOLDER
+
+    for op in DECLARED:
+        for p in inspect.signature(getattr(queens, op["name"])).parameters.values():
+            assert p.default is not PLACEHOLDER, f"{op['name']}({p.name})"
+
+
+def test_every_declared_option_is_a_parameter_of_its_function():
+    # An option added to a request reaches Python: a made function takes it by itself, a
+    # written one must name it (its default then comes from the declaration).
+    for op in DECLARED:
+        params = inspect.signature(getattr(queens, op["name"])).parameters
+        missing = {f["name"] for f in op["fields"]} - set(params) - {"timeout_ms"}
+        assert missing == set(), f"{op['name']} takes no {sorted(missing)}"
+
+
+def test_written_functions_send_the_options_they_added():
+    p = queens.Problem(8)
+    halves = [queens.count(p, shard={"index": i, "of": 2}).count for i in range(2)]
+    assert sum(halves) == 92 and all(0 < h < 92 for h in halves)
+    e = queens.encode(p)
+    with pytest.raises(queens.QueensError) as err:
+        queens.decode(p, "v 1 2 x 0\n", model_origin="solver.out")
+    assert "solver.out" in str(err.value)
+    board = set(queens.solve(p).queens)
+    model = [v if e.cells.get(v) in board else -v for v in range(1, e.vars + 1)]
+    by_vars = queens.decode(p, model, vars=e.vars)
+    assert by_vars.status == "sat" and set(by_vars.queens) == board
+    with pytest.raises(queens.QueensError, match="the CNF has 3 variables"):
+        queens.decode(p, model, vars=3)

@@ -47,13 +47,26 @@ fn describe_one<O: Member>() -> Value {
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let takes_instance = request["properties"].get("instance").is_some();
-    let defaults = defaults::<O>(takes_instance, &required);
     let options = fields(&request, &components)
         .into_iter()
         .filter(|(name, _)| name != "instance")
+        .collect::<Vec<_>>();
+    // A value of the right type for each required option, to read the others' defaults with.
+    let placeholders: Option<Map<String, Value>> = required
+        .iter()
+        .filter(|name| **name != "instance")
+        .map(|name| {
+            let (_, field) = options.iter().find(|(n, _)| n == name)?;
+            Some((name.to_string(), placeholder(&field["schema"])?))
+        })
+        .collect();
+    let defaults = placeholders.and_then(|p| defaults::<O>(takes_instance, p));
+    let options = options
+        .into_iter()
         .map(|(name, mut field)| {
-            field["required"] = json!(required.contains(&name.as_str()));
-            if let Some(d) = defaults.as_ref() {
+            let is_required = required.contains(&name.as_str());
+            field["required"] = json!(is_required);
+            if let (Some(d), false) = (defaults.as_ref(), is_required) {
                 // A field left out of the written request is one skipped at its default:
                 // false for a flag, null otherwise.
                 let skipped = match field["schema"]["type"] == "boolean" {
@@ -142,29 +155,55 @@ fn resolve(schema: &Value, components: &Map<String, Value>) -> Value {
     schema.clone()
 }
 
-/// The value serde gives each optional field of the request, read from the smallest request
-/// (a 1×1 instance when it takes one) and written back; `None` when the request needs
-/// fields other than the instance, whose values are not known here.
-fn defaults<O: Member>(takes_instance: bool, required: &[&str]) -> Option<Map<String, Value>> {
-    if required.iter().any(|r| *r != "instance") {
-        return None;
+/// A value of the type `schema` gives (the first of an enum, an empty string, the least
+/// integer), for a required field while the others' defaults are read; `None` for another
+/// type.
+fn placeholder(schema: &Value) -> Option<Value> {
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return Some(first.clone());
     }
+    let is = |kind: &str| {
+        schema["type"] == kind
+            || schema["type"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|t| t == kind))
+    };
+    if is("string") {
+        Some(json!(""))
+    } else if is("integer") {
+        Some(schema["minimum"].as_u64().map_or(json!(0), |m| json!(m)))
+    } else if is("boolean") {
+        Some(json!(false))
+    } else {
+        None
+    }
+}
+
+/// The value serde gives each optional field of the request, read from the smallest request
+/// (a 1×1 instance when it takes one, and `required`, a placeholder for each other required
+/// field) and written back; `None` when that request does not read.
+fn defaults<O: Member>(
+    takes_instance: bool,
+    required: Map<String, Value>,
+) -> Option<Map<String, Value>> {
     struct Json(Value);
     impl ReadRequest<serde_json::Error> for Json {
         fn read<T: serde::de::DeserializeOwned>(self) -> Result<T, serde_json::Error> {
             serde_json::from_value(self.0)
         }
     }
-    let smallest = if takes_instance {
-        json!({ "instance": { "n": 1 } })
-    } else {
-        json!({})
-    };
-    let req: Request = Request::read_for_library(O::NAME, Json(smallest))?.ok()?;
+    let mut smallest = required.clone();
+    if takes_instance {
+        smallest.insert("instance".into(), json!({ "n": 1 }));
+    }
+    let req: Request = Request::read_for_library(O::NAME, Json(Value::Object(smallest)))?.ok()?;
     match serde_json::to_value(&req) {
         Ok(Value::Object(mut fields)) => {
             fields.remove("op");
             fields.remove("instance");
+            for name in required.keys() {
+                fields.remove(name);
+            }
             Some(fields)
         }
         _ => None,
@@ -228,11 +267,19 @@ mod tests {
         assert!(hint["fields"].as_array().unwrap().is_empty());
         let hinted = answer(&hint);
         assert!(hinted.iter().any(|f| f == "technique") && hinted.iter().any(|f| f == "place"));
-        // `generate` needs its kind and size: no defaults are made up for it.
+        // `generate` needs its kind and size: they have no default, its other options do.
         let generate = by_name("generate");
         assert_eq!(generate["instance"], false);
         assert!(field(&generate, "kind")["required"] == true);
-        assert!(field(&generate, "count").get("default").is_none());
+        assert!(field(&generate, "kind").get("default").is_none());
+        assert!(field(&generate, "n").get("default").is_none());
+        assert_eq!(field(&generate, "count")["default"], 1);
+        assert_eq!(field(&generate, "seed")["default"], 1);
+        assert_eq!(field(&generate, "queens")["default"], Value::Null);
+        let decode = by_name("decode");
+        assert!(field(&decode, "model")["required"] == true);
+        assert_eq!(field(&decode, "encoding")["default"], "auto");
+        assert_eq!(field(&decode, "rings")["default"], false);
         let some = describe_except(&["solve", "hint"]);
         let names: Vec<&str> = some
             .as_array()

@@ -23,22 +23,25 @@ import os
 import shutil
 import sys
 import sysconfig
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
     Dict,
+    FrozenSet,
     Iterable,
     List,
     Optional,
     Sequence,
     Tuple,
+    Type,
+    TypeVar,
     Union,
 )
 
 from . import _native, _operations
-from ._operations import Result
+from ._operations import DECLARED, Result
 
 __all__ = [
     "Cell",
@@ -77,6 +80,8 @@ Cell = Union[Tuple[int, int], Sequence[int], str]
 ProgressArg = Union[None, bool, Callable[[int, int], Any]]
 
 PathArg = Union[str, "os.PathLike[str]"]
+
+_R = TypeVar("_R")
 
 
 class QueensError(Exception):
@@ -574,9 +579,13 @@ def _run(
     return resp, dict(files), columns
 
 
-def _given(options: Dict[str, Any]) -> Dict[str, Any]:
-    """The options that were given (``None`` stands for the default)."""
-    return {k: v for k, v in options.items() if v is not None}
+def _options(op: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """The options of a call of written function ``op`` (its ``locals()``) that differ from
+    the operation's declared defaults (``_operations.changed``). ``proof`` is left out: in
+    Python it is the proof's path, the request's ``proof`` its format (``proof_format``)."""
+    return _operations.changed(
+        _DEFAULTS[op], {k: v for k, v in arguments.items() if k != "proof"}
+    )
 
 
 def _engine(engine: str, solver: Optional[str]) -> Tuple[str, Optional[str]]:
@@ -584,6 +593,27 @@ def _engine(engine: str, solver: Optional[str]) -> Tuple[str, Optional[str]]:
     if isinstance(engine, str) and engine.startswith("ext:") and solver is None:
         return "ext", engine[4:]
     return engine, solver
+
+
+def _result(cls: Type[_R], op: str, resp: Dict[str, Any], **given: Any) -> _R:
+    """A written result class (a dataclass) filled from operation ``op``'s answer: each
+    field is the answer's field of that name (cells as ``(row, col)``, ``None`` when the
+    answer leaves it out), ``time`` is ``time_ms`` in seconds, ``raw`` the whole answer, and
+    ``given`` the fields made otherwise (NumPy boards, proofs)."""
+    values = dict(given)
+    for name in _FIELDS[cls]:
+        if name in values:
+            continue
+        if name == "time":
+            values[name] = resp["time_ms"] / 1e3
+        elif name == "raw":
+            values[name] = resp
+        else:
+            value = resp.get(name)
+            if value is not None and name in _CELLS[op]:
+                value = [(r, c) for r, c in value]
+            values[name] = value
+    return cls(**values)
 
 
 def _proof(resp: Dict[str, Any]) -> Optional[Proof]:
@@ -615,21 +645,21 @@ def _write_proof(
 
 def solve(
     problem: Problem,
-    engine: str = "auto",
+    engine: str = DECLARED,
     timeout: Optional[float] = None,
-    seed: Optional[int] = None,
+    seed: Optional[int] = DECLARED,
     proof: Optional[PathArg] = None,
     *,
     proof_format: str = "lrat",
     cnf: Optional[PathArg] = None,
-    all: bool = False,
-    limit: Optional[int] = None,
-    encoding: str = "auto",
-    cross_check: bool = False,
-    threads: Optional[int] = None,
-    solver: Optional[str] = None,
-    rings: bool = False,
-    learned: bool = False,
+    all: bool = DECLARED,
+    limit: Optional[int] = DECLARED,
+    encoding: str = DECLARED,
+    cross_check: bool = DECLARED,
+    threads: Optional[int] = DECLARED,
+    solver: Optional[str] = DECLARED,
+    rings: bool = DECLARED,
+    learned: bool = DECLARED,
     progress: ProgressArg = None,
 ) -> SolveResult:
     """Finds a solution (``queens solve``): engine ``auto``, ``backtrack``, ``sat``,
@@ -639,82 +669,48 @@ def solve(
     the CNF it refutes beside it (``cnf``, default the proof's path + ``.cnf``), checked
     before the answer is given. ``all``/``limit`` list solutions into ``solutions``."""
     engine, solver = _engine(engine, solver)
+    options = _options("solve", locals())
     path = None if proof is None else os.fspath(proof)
-    # Only what differs from the defaults: a 9×9 puzzle is solved in microseconds, and the
-    # options cost as much to pass.
-    options: Dict[str, Any] = {"engine": engine}
-    for key, value, default in (
-        ("encoding", encoding, "auto"),
-        ("all", all, False),
-        ("limit", limit, None),
-        ("cross_check", cross_check, False),
-        ("proof", None if path is None else proof_format, None),
-        ("threads", threads, None),
-        ("solver", solver, None),
-        ("rings", rings, False),
-        ("seed", seed, None),
-        ("learned", learned, False),
-    ):
-        if value is not default and value != default:
-            options[key] = value
+    if path is not None:
+        options["proof"] = proof_format
     resp, files, columns = _run("solve", problem, options, timeout, path, progress)
     _write_proof(resp, files, path, None if cnf is None else os.fspath(cnf))
     queens: Any = _pairs(resp.get("queens"))
     if columns is not None:
         queens = _columns_of(columns)
     sols = resp.get("solutions")
-    return SolveResult(
-        status=resp["status"],
-        n=resp["n"],
+    return _result(
+        SolveResult,
+        "solve",
+        resp,
         queens=queens,
-        engine=resp["engine"],
-        answered_by=resp.get("answered_by"),
-        time=resp["time_ms"] / 1e3,
-        nodes=resp.get("nodes"),
         solutions=None if sols is None else [[(r, c) for r, c in s] for s in sols],
-        reason=resp.get("reason"),
         proof=_proof(resp),
-        raw=resp,
     )
 
 
 def count(
     problem: Problem,
-    engine: str = "backtrack",
+    engine: str = DECLARED,
     timeout: Optional[float] = None,
     *,
-    limit: Optional[int] = None,
-    unique: bool = False,
-    encoding: str = "auto",
-    cross_check: bool = False,
-    solver: Optional[str] = None,
-    rings: bool = False,
+    limit: Optional[int] = DECLARED,
+    unique: bool = DECLARED,
+    encoding: str = DECLARED,
+    cross_check: bool = DECLARED,
+    solver: Optional[str] = DECLARED,
+    rings: bool = DECLARED,
+    shard: Optional[Dict[str, int]] = DECLARED,
     progress: ProgressArg = None,
 ) -> CountResult:
     """Counts solutions (``queens count``), up to ``limit``; ``unique`` also counts them up
-    to the board's symmetries."""
+    to the board's symmetries; ``shard={"index": i, "of": n}`` counts only shard ``i`` of
+    ``n`` of the search (``queens count --shard i/n``), for the shards' counts to be
+    summed."""
     engine, solver = _engine(engine, solver)
-    options: Dict[str, Any] = {
-        "engine": engine,
-        "encoding": encoding,
-        "limit": limit,
-        "unique": unique,
-        "cross_check": cross_check,
-        "solver": solver,
-        "rings": rings or None,
-    }
-    resp, _, _ = _run("count", problem, _given(options), timeout, None, progress)
-    return CountResult(
-        status=resp["status"],
-        count=resp["count"],
-        unique=resp.get("unique"),
-        limited=resp["limited"],
-        n=resp["n"],
-        engine=resp["engine"],
-        time=resp["time_ms"] / 1e3,
-        nodes=resp.get("nodes"),
-        raw=resp,
-    )
+    options = _options("count", locals())
+    resp, _, _ = _run("count", problem, options, timeout, None, progress)
+    return _result(CountResult, "count", resp)
 
 
 def _is_columns(queens: Any) -> bool:
@@ -730,14 +726,15 @@ def check(
     queens: Any = None,
     timeout: Optional[float] = None,
     *,
-    hints: bool = False,
-    completions: Optional[int] = None,
+    hints: bool = DECLARED,
+    completions: Optional[int] = DECLARED,
 ) -> CheckResult:
     """Checks a board (``queens check``): the problem's fixed queens plus ``queens``, given
     as cells (the fixed queens among them are not counted twice, so a solution from
     :func:`solve` checks as it is) or as one whole board of one column per row (a NumPy
     array or ``array.array``, as :attr:`SolveResult.columns`; ``queens check --board``). ``hints`` lists the attacked cells; ``completions`` counts
     up to that many completions."""
+    options = _options("check", {"hints": hints, "completions": completions})
     if queens is not None and _is_columns(queens):
         try:
             import numpy as np
@@ -758,60 +755,44 @@ def check(
         # A solution carries the fixed queens too: they are the problem's, not placed twice.
         fixed = {tuple(q) for q in problem.queens}
         cells = [c for c in _cells(queens, "queens") if isinstance(c, str) or tuple(c) not in fixed]
-        options: Dict[str, Any] = {
-            "queens": cells,
-            "hints": hints,
-            "completions": completions,
-        }
-        resp, _, _ = _run("check", problem, _given(options), timeout)
-    return CheckResult(
-        status=resp["status"],
-        placed=resp["placed"],
-        completable=resp.get("completable"),
-        violations=resp.get("violations", []),
-        time=resp["time_ms"] / 1e3,
-        raw=resp,
-    )
+        if cells:
+            options["queens"] = cells
+        resp, _, _ = _run("check", problem, options, timeout)
+    return _result(CheckResult, "check", resp, violations=resp.get("violations", []))
 
 
 def explain(
     problem: Problem,
-    engine: str = "backtrack",
+    engine: str = DECLARED,
     timeout: Optional[float] = None,
     proof: Optional[PathArg] = None,
     *,
     proof_format: str = "lrat",
     cnf: Optional[PathArg] = None,
-    encoding: str = "auto",
+    encoding: str = DECLARED,
 ) -> ExplainResult:
     """Why there is no solution (``queens explain``): a small core of presets that already
     has none, with a checked proof of it written to ``proof`` when given."""
+    options = _options("explain", locals())
     path = None if proof is None else os.fspath(proof)
-    options: Dict[str, Any] = {
-        "engine": engine,
-        "encoding": encoding,
-        "proof": proof_format if path is not None else None,
-    }
-    resp, files, _ = _run("explain", problem, _given(options), timeout, path)
+    if path is not None:
+        options["proof"] = proof_format
+    resp, files, _ = _run("explain", problem, options, timeout, path)
     _write_proof(resp, files, path, None if cnf is None else os.fspath(cnf))
     excluded = resp.get("excluded_core")
-    return ExplainResult(
-        status=resp["status"],
-        queens=_pairs(resp.get("queens")),
-        core=_pairs(resp.get("core")),
-        blocked_core=_pairs(resp.get("blocked_core")),
+    return _result(
+        ExplainResult,
+        "explain",
+        resp,
         excluded_core=None if excluded is None else [(k, t) for k, t in excluded],
-        reason=resp.get("reason"),
         proof=_proof(resp),
-        time=resp["time_ms"] / 1e3,
-        raw=resp,
     )
 
 
-def encode(problem: Problem, encoding: str = "auto", *, rings: bool = False) -> Encoding:
+def encode(problem: Problem, encoding: str = DECLARED, *, rings: bool = DECLARED) -> Encoding:
     """The SAT encoding (``queens encode``): clauses for PySAT's ``CNF(from_clauses=...)``,
     the variable of each cell, and the DIMACS text."""
-    resp, _, _ = _run("encode", problem, _given({"encoding": encoding, "rings": rings or None}))
+    resp, _, _ = _run("encode", problem, _options("encode", locals()))
     text: str = resp["dimacs"]
     clauses: List[List[int]] = []
     cells: Dict[int, Tuple[int, int]] = {}
@@ -839,48 +820,47 @@ def encode(problem: Problem, encoding: str = "auto", *, rings: bool = False) -> 
 def decode(
     problem: Problem,
     model: Union[str, Iterable[int]],
-    encoding: str = "auto",
+    encoding: str = DECLARED,
     *,
-    rings: bool = False,
+    rings: bool = DECLARED,
+    vars: Optional[int] = DECLARED,
+    model_origin: Optional[str] = DECLARED,
 ) -> DecodeResult:
     """A SAT solver's model read back onto the board and verified (``queens decode``):
     ``model`` is the solver's output text or its list of literals (PySAT's
-    ``solver.get_model()``), for the CNF :func:`encode` made with the same ``encoding``."""
+    ``solver.get_model()``), for the CNF :func:`encode` made with the same ``encoding``, or
+    with ``vars`` variables (its ``p cnf`` line) in place of ``encoding`` and ``rings``;
+    ``model_origin`` names the model in errors."""
     text = model if isinstance(model, str) else "v " + " ".join(str(int(x)) for x in model) + " 0\n"
-    options = {"model": text, "encoding": encoding, "rings": rings or None}
-    resp, _, _ = _run("decode", problem, _given(options))
-    return DecodeResult(status=resp["status"], queens=_pairs(resp.get("queens")), raw=resp)
+    options = _options(
+        "decode",
+        {"encoding": encoding, "rings": rings, "vars": vars, "model_origin": model_origin},
+    )
+    options["model"] = text
+    resp, _, _ = _run("decode", problem, options)
+    return _result(DecodeResult, "decode", resp)
 
 
 def generate(
     kind: str,
     n: int,
-    count: int = 1,
-    seed: int = 1,
+    count: int = DECLARED,
+    seed: int = DECLARED,
     *,
-    queens: Optional[int] = None,
-    min_free: Optional[int] = None,
-    first: Optional[int] = None,
-    difficulty: Optional[str] = None,
-    presets: Optional[str] = None,
+    queens: Optional[int] = DECLARED,
+    min_free: Optional[int] = DECLARED,
+    first: Optional[int] = DECLARED,
+    difficulty: Optional[str] = DECLARED,
+    presets: Optional[str] = DECLARED,
     timeout: Optional[float] = None,
 ) -> List[Problem]:
     """Random instances (``queens generate``): ``kind`` ``completion`` (``queens`` fixed
     queens, ``presets`` ``random`` or ``solution``), ``diagonals`` (CSPLib prob079, ``first``
     diagonals kept, ``min_free``) or ``regions`` (a puzzle of ``difficulty``); seeds
     ``seed``, ``seed + 1``, … make the same instances every time."""
-    options: Dict[str, Any] = {
-        "kind": kind,
-        "n": n,
-        "count": count,
-        "seed": seed,
-        "queens": queens,
-        "min_free": min_free,
-        "first": first,
-        "difficulty": difficulty,
-        "presets": presets,
-    }
-    resp, _, _ = _run("generate", None, _given(options), timeout)
+    options = _options("generate", locals())
+    options.update(kind=kind, n=n)
+    resp, _, _ = _run("generate", None, options, timeout)
     made = []
     for inst in resp["instances"]:
         try:
@@ -996,12 +976,25 @@ def _answer(
     return resp
 
 
+# The declared defaults of the written functions' options, by operation (`_options`), and the
+# fields of their answers that hold cells (`_result`).
+_DEFAULTS: Dict[str, Dict[str, Any]] = {}
+_CELLS: Dict[str, FrozenSet[str]] = {}
+# The fields of the written result classes, in their order (`_result`).
+_FIELDS: Dict[type, Tuple[str, ...]] = {
+    c: tuple(f.name for f in fields(c))
+    for c in (SolveResult, CountResult, CheckResult, ExplainResult, DecodeResult)
+}
+
 # Every operation offered to library callers that has no function above gets one, and a
-# result class, made from its declaration (`hint`, `grade`, and any added later). Those with
-# a function above are not described (it would cost a millisecond at every import, and a
-# worker process imports the package).
-for _op in json.loads(_native.operations([k for k in globals() if not k.startswith("_")])):
-    if _op["name"] not in globals():
+# result class, made from its declaration (`hint`, `grade`, and any added later); a function
+# above takes the defaults of its options (those written `DECLARED`) from it. Describing them
+# all costs well under a millisecond at import.
+for _op in json.loads(_native.operations()):
+    if _op["name"] in globals():
+        _DEFAULTS[_op["name"]] = _operations.take_defaults(globals()[_op["name"]], _op)
+        _CELLS[_op["name"]] = _operations.cell_fields(_op)
+    else:
         _cls = _operations.result_class(_op)
         globals()[_cls.__name__] = _cls
         globals()[_op["name"]] = _operations.function(_op, _cls, _answer)

@@ -3,10 +3,13 @@
 The compiled module describes every operation offered to library callers (its name, summary,
 the request's fields with their defaults and descriptions, the answer's fields), from the
 same declarations the command line and the service are made of. An operation without a
-hand-written function in :mod:`queens` (one that needs more than its JSON, such as NumPy
-boards or proof files) gets one made here: ``queens.hint(problem)``,
+written function in :mod:`queens` gets one made here: ``queens.hint(problem)``,
 ``queens.grade(problem, steps=True)``, and every operation added later, with no Python
-written for it.
+written for it. A written function (one that needs more than its JSON, such as NumPy boards,
+proof files or a typed result) states its options' types but not their defaults: each is
+:data:`DECLARED`, replaced by the declared default when the package is imported
+(:func:`take_defaults`), and it sends the options that differ from them (:func:`changed`), as a
+made function does.
 """
 
 from __future__ import annotations
@@ -17,6 +20,62 @@ from typing import Any, Callable, ClassVar, Dict, FrozenSet, List, Optional, Tup
 
 #: Runs an operation: ``(op, problem, options, timeout, progress)`` → the answer's JSON.
 Runner = Callable[[str, Any, Dict[str, Any], Optional[float], Any], Dict[str, Any]]
+
+
+class _Declared:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DECLARED"
+
+
+#: The default of a written function's option, as the operation's declaration gives it:
+#: :func:`take_defaults` puts the declared value in its place when the package is imported, so
+#: the signature (``help()``, :func:`inspect.signature`) shows the value.
+DECLARED: Any = _Declared()
+
+
+def take_defaults(fn: Callable[..., Any], op: Dict[str, Any]) -> Dict[str, Any]:
+    """Replaces every :data:`DECLARED` default of ``fn`` by the default ``op`` (an
+    operation's description) declares for the option of that name, and returns the declared
+    defaults of all of ``op``'s options (for :func:`changed`). A ``DECLARED`` option the
+    operation gives no default raises :class:`TypeError` when the package is imported."""
+    defaults = {f["name"]: f["default"] for f in op["fields"] if "default" in f}
+
+    def pick(name: str, value: Any) -> Any:
+        if value is not DECLARED:
+            return value
+        if name not in defaults:
+            raise TypeError(
+                f"{fn.__name__}({name}=DECLARED): operation {op['name']!r} declares no default "
+                f"for {name!r}"
+            )
+        return defaults[name]
+
+    code = fn.__code__
+    given = fn.__defaults__ or ()
+    names = code.co_varnames[code.co_argcount - len(given) : code.co_argcount]
+    fn.__defaults__ = tuple(pick(n, v) for n, v in zip(names, given)) or None
+    if fn.__kwdefaults__:
+        fn.__kwdefaults__ = {n: pick(n, v) for n, v in fn.__kwdefaults__.items()}
+    return defaults
+
+
+def changed(defaults: Dict[str, Any], arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """The ``arguments`` that are options of the request (those with a declared default in
+    ``defaults``) and differ from that default: only these are sent, and the operation
+    applies its own defaults (a 9×9 puzzle is solved in microseconds, and passing options
+    costs as much). A value of another type than the default (``0`` for ``False``) is sent,
+    so that the operation refuses it as it would from JSON."""
+    sent = {}
+    for name, value in arguments.items():
+        if name not in defaults:
+            continue
+        default = defaults[name]
+        if value is default or (type(value) is type(default) and value == default):
+            continue
+        sent[name] = value
+    return sent
 
 
 class Result:
@@ -85,6 +144,11 @@ def _sentence(text: Optional[str]) -> str:
     return text.replace("`", "``").replace("````", "``")
 
 
+def cell_fields(op: Dict[str, Any]) -> FrozenSet[str]:
+    """The fields of operation ``op``'s answer that hold lists of cells."""
+    return frozenset(f["name"] for f in op["response"]["fields"] if _is_cells(f["schema"]))
+
+
 def result_class(op: Dict[str, Any]) -> Type[Result]:
     """The result class of operation ``op`` (its description): ``GradeResult`` for
     ``grade``."""
@@ -98,7 +162,7 @@ def result_class(op: Dict[str, Any]) -> Type[Result]:
         "__module__": "queens",
         "operation": op["name"],
         "fields": tuple(f["name"] for f in fields),
-        "_cells": frozenset(f["name"] for f in fields if _is_cells(f["schema"])),
+        "_cells": cell_fields(op),
     }
     name = _camel(op["name"]) + "Result"
     cls = type(name, (Result,), namespace)
