@@ -16,7 +16,7 @@ use crate::encode::amo::Encoding;
 use crate::memory::{check_sat_memory, SatMemory};
 use crate::name::EngineName;
 use crate::spec::EngineSpec;
-use crate::work::{ms, Work};
+use crate::work::{ms, SatStats, Work};
 use crate::{backtrack, completion, ext, local, sat, Budget};
 use queens_model::error::Error;
 use queens_model::model::{Pos, Problem};
@@ -68,22 +68,24 @@ fn not_started(budget: &Budget, spec: EngineSpec) -> Option<SolvedColumns> {
     })
 }
 
-/// A complete engine's cells as an answer: a solution (checked on the cells first), "no", or
-/// no answer when the run stopped.
+/// A complete engine's cells as an answer, with its `work`: a solution (checked on the cells
+/// first), "no", or no answer when the run stopped.
 fn cells_answer(
     problem: &Problem,
     found: Option<Vec<Pos>>,
     stopped: bool,
     name: &str,
-) -> Result<ColumnAnswer, Error> {
-    Ok(match found {
+    work: Work,
+) -> Result<SolvedColumns, Error> {
+    let answer = match found {
         Some(q) => {
             checked(problem, &q, name)?;
             ColumnAnswer::Sat(columns_of(problem.n(), &q))
         }
         None if stopped => ColumnAnswer::Interrupted,
         None => ColumnAnswer::Unsat(None),
-    })
+    };
+    Ok(SolvedColumns { answer, work })
 }
 
 /// The bitset backtracker ([`backtrack`]) on `threads` threads (0 = all cores), with the
@@ -137,10 +139,8 @@ impl Engine for Backtrack {
             return Ok(stopped);
         }
         let (found, stats) = backtrack::solve(problem, &self.config(problem, budget)?);
-        Ok(SolvedColumns {
-            answer: cells_answer(problem, found, stats.interrupted, "backtrack")?,
-            work: self.work(stats.nodes),
-        })
+        let work = self.work(stats.nodes);
+        cells_answer(problem, found, stats.interrupted, "backtrack", work)
     }
 
     fn list(
@@ -191,6 +191,15 @@ pub struct Sat {
     pub learned: bool,
 }
 
+/// A SAT engine's work: its solver's statistics, and the configuration that answered.
+fn sat_work(stats: SatStats, spec: EngineSpec) -> Work {
+    Work {
+        sat: Some(stats),
+        answered_by: Some(spec),
+        ..Work::default()
+    }
+}
+
 /// The size of the core a SAT formula past [`queens_model::model::MAX_N`] encodes (one variable per
 /// open cell).
 fn sat_core(problem: &Problem, work: &mut Work) {
@@ -216,18 +225,11 @@ impl Engine for Sat {
             true => sat::solve_counting_learned(problem, self.encoding)?,
             false => sat::solve(problem, self.encoding)?,
         };
-        let mut work = Work {
-            sat: Some(stats),
-            answered_by: Some(EngineSpec::Sat(self.encoding)),
-            ..Work::default()
-        };
+        let mut work = sat_work(stats, EngineSpec::Sat(self.encoding));
         if !self.learned {
             sat_core(problem, &mut work);
         }
-        Ok(SolvedColumns {
-            answer: cells_answer(problem, found, false, "sat")?,
-            work,
-        })
+        cells_answer(problem, found, false, "sat", work)
     }
 
     fn list(
@@ -239,12 +241,7 @@ impl Engine for Sat {
     ) -> Result<(Work, bool), Error> {
         check_sat_memory(problem, self.encoding, SatMemory::Streamed, budget)?;
         let stats = sat::enumerate(problem, self.encoding, cap, visit)?;
-        let work = Work {
-            sat: Some(stats),
-            answered_by: Some(EngineSpec::Sat(self.encoding)),
-            ..Work::default()
-        };
-        Ok((work, false))
+        Ok((sat_work(stats, EngineSpec::Sat(self.encoding)), false))
     }
 }
 
@@ -261,11 +258,7 @@ impl Engine for Ext {
             return Ok(stopped);
         }
         let run = ext::solve(problem, self.0, budget)?;
-        let mut work = Work {
-            sat: Some(run.stats),
-            answered_by: Some(EngineSpec::Ext(self.0)),
-            ..Work::default()
-        };
+        let mut work = sat_work(run.stats, EngineSpec::Ext(self.0));
         sat_core(problem, &mut work);
         // `s UNKNOWN` is no answer within the limits, as a timeout is.
         let (found, stopped) = match run.answer {
@@ -273,10 +266,7 @@ impl Engine for Ext {
             ext::ExtAnswer::Unsat => (None, false),
             ext::ExtAnswer::Unknown | ext::ExtAnswer::Interrupted => (None, true),
         };
-        Ok(SolvedColumns {
-            answer: cells_answer(problem, found, stopped, "ext")?,
-            work,
-        })
+        cells_answer(problem, found, stopped, "ext", work)
     }
 
     fn list(
@@ -287,12 +277,7 @@ impl Engine for Ext {
         visit: &mut dyn FnMut(&[Pos]) -> bool,
     ) -> Result<(Work, bool), Error> {
         let (stats, stopped) = ext::enumerate(problem, self.0, cap, budget, visit)?;
-        let work = Work {
-            sat: Some(stats),
-            answered_by: Some(EngineSpec::Ext(self.0)),
-            ..Work::default()
-        };
-        Ok((work, stopped))
+        Ok((sat_work(stats, EngineSpec::Ext(self.0)), stopped))
     }
 }
 

@@ -71,6 +71,30 @@ pub enum Error {
     },
 }
 
+/// The two constructors of a kind of error that may be about one request field (`Model`,
+/// `Unsupported`, `TooLarge`): `$plain(message)`, about no field, and
+/// `$at_field(field, msg)`, whose message names the field first ([`at_field`]).
+macro_rules! about_a_field {
+    (
+        $(#[$plain_doc:meta])* $plain:ident,
+        $(#[$at_field_doc:meta])* $at_field:ident => $variant:ident
+    ) => {
+        $(#[$plain_doc])*
+        pub fn $plain(message: String) -> Error {
+            Error::$variant {
+                field: None,
+                message,
+            }
+        }
+
+        $(#[$at_field_doc])*
+        pub fn $at_field(field: impl Into<String>, msg: impl std::fmt::Display) -> Error {
+            let (field, message) = at_field(field.into(), msg);
+            Error::$variant { field, message }
+        }
+    };
+}
+
 impl Error {
     /// The CLI's exit code for this error: 3 for a failed internal check, 2 for the rest.
     pub fn exit_code(&self) -> u8 {
@@ -156,66 +180,35 @@ impl Error {
         }
     }
 
-    /// An inconsistent problem, not about one request field.
-    pub fn model(message: String) -> Error {
-        Error::Model {
-            field: None,
-            message,
-        }
-    }
+    about_a_field!(
+        /// An inconsistent problem, not about one request field.
+        model,
+        /// An inconsistent value in the request field `field` (``field `instance.n`: …``).
+        model_at_field => Model
+    );
 
-    /// An inconsistent value in the request field `field` (``field `instance.n`: …``).
-    pub fn model_at_field(field: impl Into<String>, msg: impl std::fmt::Display) -> Error {
-        let (field, message) = at_field(field.into(), msg);
-        Error::Model { field, message }
-    }
+    about_a_field!(
+        /// A request the engines cannot serve, not about one request field.
+        unsupported,
+        /// A value of the request field `field` the engines cannot serve (``field `limit`: …``).
+        unsupported_at_field => Unsupported
+    );
 
-    /// A request the engines cannot serve, not about one request field.
-    pub fn unsupported(message: String) -> Error {
-        Error::Unsupported {
-            field: None,
-            message,
-        }
-    }
-
-    /// A value of the request field `field` the engines cannot serve (``field `limit`: …``).
-    pub fn unsupported_at_field(field: impl Into<String>, msg: impl std::fmt::Display) -> Error {
-        let (field, message) = at_field(field.into(), msg);
-        Error::Unsupported { field, message }
-    }
-
-    /// A request over a resource limit, not about one request field.
-    pub fn too_large(message: String) -> Error {
-        Error::TooLarge {
-            field: None,
-            message,
-        }
-    }
-
-    /// A value of the request field `field` over a resource limit (``field `deals`: …``).
-    pub fn too_large_at_field(field: impl Into<String>, msg: impl std::fmt::Display) -> Error {
-        let (field, message) = at_field(field.into(), msg);
-        Error::TooLarge { field, message }
-    }
+    about_a_field!(
+        /// A request over a resource limit, not about one request field.
+        too_large,
+        /// A value of the request field `field` over a resource limit (``field `deals`: …``).
+        too_large_at_field => TooLarge
+    );
 
     /// Bad input from `origin`, not about one line or field.
     pub fn input(origin: &str, msg: impl Into<String>) -> Error {
-        Error::Input {
-            origin: origin.to_string(),
-            line: None,
-            field: None,
-            message: msg.into(),
-        }
+        input_at(origin, None, None, msg.into())
     }
 
     /// Bad input on line `line` of `origin` (`line 3: …`).
     pub fn input_at_line(origin: &str, line: usize, msg: impl std::fmt::Display) -> Error {
-        Error::Input {
-            origin: origin.to_string(),
-            line: Some(line),
-            field: None,
-            message: format!("line {line}: {msg}"),
-        }
+        input_at(origin, Some(line), None, msg.to_string())
     }
 
     /// Bad input in the JSON field `field` of `origin` (``field `queens[1]`: …``).
@@ -225,12 +218,7 @@ impl Error {
         msg: impl std::fmt::Display,
     ) -> Error {
         let (field, message) = at_field(field.into(), msg);
-        Error::Input {
-            origin: origin.to_string(),
-            line: None,
-            field,
-            message,
-        }
+        input_at(origin, None, field, message)
     }
 
     /// Bad input in the field `field` of the JSON on line `line` of `origin` (``line 3:
@@ -242,12 +230,22 @@ impl Error {
         msg: impl std::fmt::Display,
     ) -> Error {
         let (field, message) = at_field(field.into(), msg);
-        Error::Input {
-            origin: origin.to_string(),
-            line: Some(line),
-            field,
-            message: format!("line {line}: {message}"),
-        }
+        input_at(origin, Some(line), field, message)
+    }
+}
+
+/// Bad input from `origin`, on `line` and in `field` when given: the one place the words
+/// `line …: ` are written.
+fn input_at(origin: &str, line: Option<usize>, field: Option<String>, message: String) -> Error {
+    let message = match line {
+        Some(line) => format!("line {line}: {message}"),
+        None => message,
+    };
+    Error::Input {
+        origin: origin.to_string(),
+        line,
+        field,
+        message,
     }
 }
 

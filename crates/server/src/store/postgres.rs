@@ -24,7 +24,7 @@ use postgres::{Client, Config, NoTls, Row, Transaction};
 use super::error::StoreError;
 use super::options::{redact, Options};
 use super::row::{
-    fold_queue, parse_status, Artifact, Counts, Finished, Job, JobStatus, NewJob, OpQueue,
+    fold_queue, parse_status, Artifact, Counts, Finished, Job, JobStatus, NewJob, OpQueue, REQUEUED,
 };
 use super::tls::Connector;
 
@@ -265,18 +265,12 @@ impl Postgres {
     }
 
     pub(super) fn accept(&self, job: NewJob<'_>) -> Result<Job, StoreError> {
-        let NewJob {
-            op,
-            request: request_json,
-            max_queued,
-            key,
-        } = job;
         // No lock around the count: a lock held through the commit's WAL flush would
         // serialize every insert behind one fsync (200 a second on a disk with 5 ms fsyncs),
         // where concurrent commits otherwise share their flushes. So the limit may be passed
         // by the inserts in flight at once (at most the connections of all replicas): it
         // guards memory, not an exact count.
-        let outcome = self.with(&format!("accepting a {op} job"), |tx| {
+        let outcome = self.with(&format!("accepting a {} job", job.op), |tx| {
             // 128 bits of sha256 over two gen_random_uuid()s (244 bits from the server's
             // strong random source): nobody can guess an id, so it works as a capability.
             // The count and the insert are one statement: one round trip.
@@ -291,10 +285,10 @@ impl Postgres {
                      RETURNING {JOB_COLUMNS}"
                 ),
                 &[
-                    &op,
-                    &request_json,
-                    &i64::try_from(max_queued).unwrap_or(i64::MAX),
-                    &key,
+                    &job.op,
+                    &job.request,
+                    &i64::try_from(job.max_queued).unwrap_or(i64::MAX),
+                    &job.key,
                 ],
             )?;
             match row {
@@ -385,9 +379,7 @@ impl Postgres {
         self.with("requeueing jobs whose lease ran out", |c| {
             c.query(
                 &format!(
-                    "UPDATE queens_jobs
-                     SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
-                         lease_ms = NULL
+                    "UPDATE queens_jobs SET {REQUEUED}
                      WHERE status = 'running' AND lease_ms < {NOW_MS} RETURNING id"
                 ),
                 &[],
@@ -410,40 +402,34 @@ impl Postgres {
     /// Marks a running job done with its result and artifacts (bytes, and files: name, path
     /// in the artifacts folder), in one transaction.
     pub(super) fn complete(&self, done: Finished<'_>) -> Result<bool, StoreError> {
-        let Finished {
-            id,
-            result: result_json,
-            artifacts,
-            files,
-        } = done;
         let finish = format!(
             "UPDATE queens_jobs
              SET status = 'done', result = $2, finished_ms = {NOW_MS}, lease_ms = NULL
              WHERE id = $1 AND status = 'running' AND owner = $3"
         );
-        if artifacts.is_empty() && files.is_empty() {
+        if done.artifacts.is_empty() && done.files.is_empty() {
             return self
-                .with(&format!("finishing job {id}"), |c| {
-                    c.execute(&finish, &[&id, &result_json, &self.owner])
+                .with(&format!("finishing job {}", done.id), |c| {
+                    c.execute(&finish, &[&done.id, &done.result, &self.owner])
                 })
                 .map(|n| n == 1);
         }
-        self.tx(&format!("finishing job {id}"), |tx| {
-            let changed = tx.execute(&finish, &[&id, &result_json, &self.owner])?;
+        self.tx(&format!("finishing job {}", done.id), |tx| {
+            let changed = tx.execute(&finish, &[&done.id, &done.result, &self.owner])?;
             if changed == 0 {
                 return Ok(false);
             }
             let insert = tx.prepare(
                 "INSERT INTO queens_artifacts (job_id, name, bytes) VALUES ($1, $2, $3)",
             )?;
-            for (name, bytes) in artifacts {
-                tx.execute(&insert, &[&id, name, bytes])?;
+            for (name, bytes) in done.artifacts {
+                tx.execute(&insert, &[&done.id, name, bytes])?;
             }
             let insert = tx.prepare(
                 "INSERT INTO queens_artifacts (job_id, name, bytes, path) VALUES ($1, $2, '', $3)",
             )?;
-            for (name, path) in files {
-                tx.execute(&insert, &[&id, name, path])?;
+            for (name, path) in done.files {
+                tx.execute(&insert, &[&done.id, name, path])?;
             }
             Ok(true)
         })
@@ -488,10 +474,10 @@ impl Postgres {
     pub(super) fn requeue(&self, id: &str) -> Result<bool, StoreError> {
         self.with(&format!("requeueing job {id}"), |c| {
             c.execute(
-                "UPDATE queens_jobs
-                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
-                     lease_ms = NULL
-                 WHERE id = $1 AND status = 'running' AND owner = $2",
+                &format!(
+                    "UPDATE queens_jobs SET {REQUEUED}
+                     WHERE id = $1 AND status = 'running' AND owner = $2"
+                ),
                 &[&id, &self.owner],
             )
         })
@@ -501,10 +487,7 @@ impl Postgres {
     pub(super) fn requeue_all_running(&self) -> Result<usize, StoreError> {
         self.with("requeueing the jobs that were running", |c| {
             c.execute(
-                "UPDATE queens_jobs
-                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
-                     lease_ms = NULL
-                 WHERE status = 'running'",
+                &format!("UPDATE queens_jobs SET {REQUEUED} WHERE status = 'running'"),
                 &[],
             )
         })

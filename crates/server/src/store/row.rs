@@ -23,6 +23,11 @@ pub(super) fn now_ms() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
+/// What a job handed back to the queue is reset to, as the `SET` list of an `UPDATE` in
+/// either database's SQL: queued again, with no start, progress, owner or lease.
+pub(super) const REQUEUED: &str =
+    "status = 'queued', started_ms = NULL, progress = NULL, owner = NULL, lease_ms = NULL";
+
 /// Parses a status read from the database; an unknown one means the database is damaged or
 /// was written by something else.
 pub(super) fn parse_status(status: &str, id: &str) -> Result<JobStatus, StoreError> {

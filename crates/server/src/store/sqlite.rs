@@ -14,9 +14,13 @@ use super::error::StoreError;
 use super::options::Options;
 use super::row::{
     fold_queue, now_ms, parse_status, Artifact, Counts, Finished, Job, JobStatus, NewJob, OpQueue,
+    REQUEUED,
 };
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::types::ToSql;
+use rusqlite::{
+    params, params_from_iter, Connection, OptionalExtension, Transaction, TransactionBehavior,
+};
 
 /// The database file's name inside the data folder.
 pub const FILE_NAME: &str = "queens.sqlite3";
@@ -254,16 +258,10 @@ impl Sqlite {
     /// queued; the count and the insert are one transaction, so concurrent inserts cannot
     /// overshoot the limit.
     pub(super) fn accept(&self, job: NewJob<'_>) -> Result<Job, StoreError> {
-        let NewJob {
-            op,
-            request: request_json,
-            max_queued,
-            key,
-        } = job;
         let created_ms = now_ms();
-        let outcome = self.write(&format!("accepting a {op} job"), |tx| {
+        let outcome = self.write(&format!("accepting a {} job", job.op), |tx| {
             let queued = count_status(tx, JobStatus::Queued)?;
-            if queued >= max_queued {
+            if queued >= job.max_queued {
                 return Ok(Err(queued));
             }
             // randomblob draws from SQLite's PRNG, seeded from the OS's randomness: 128 bits
@@ -272,7 +270,7 @@ impl Sqlite {
                 "INSERT INTO jobs (id, op, request, status, attempts, created_ms, api_key)
                  VALUES (lower(hex(randomblob(16))), ?1, ?2, 'queued', 0, ?3, ?4)
                  RETURNING id",
-                params![op, request_json, created_ms, key],
+                params![job.op, job.request, created_ms, job.key],
                 |row| row.get(0),
             )?;
             Ok(Ok(id))
@@ -280,8 +278,8 @@ impl Sqlite {
         let id = outcome.map_err(StoreError::Full)?;
         Ok(Job {
             id,
-            op: op.to_string(),
-            request: request_json.to_string(),
+            op: job.op.to_string(),
+            request: job.request.to_string(),
             status: JobStatus::Queued,
             progress: None,
             result: None,
@@ -291,7 +289,7 @@ impl Sqlite {
             started_ms: None,
             finished_ms: None,
             artifacts: Vec::new(),
-            key: key.map(str::to_string),
+            key: job.key.map(str::to_string),
         })
     }
 
@@ -305,17 +303,32 @@ impl Sqlite {
     /// `started_ms` and clears the progress of an earlier attempt. `None` if nothing is
     /// queued. Atomic: two dispatchers (threads or processes) never claim the same job.
     pub(super) fn claim_next(&self) -> Result<Option<Job>, StoreError> {
+        self.claim("claiming the next queued job", "", &[])
+    }
+
+    /// Claims the oldest queued job that also passes `filter` (`AND …`, its parameters from
+    /// `?4`): running for this owner with a fresh lease, its attempt counted.
+    fn claim(
+        &self,
+        what: &str,
+        filter: &str,
+        filter_params: &[&dyn ToSql],
+    ) -> Result<Option<Job>, StoreError> {
         let started_ms = now_ms();
-        self.write("claiming the next queued job", |tx| {
+        let claim = format!(
+            "UPDATE jobs
+             SET status = 'running', attempts = attempts + 1, started_ms = ?1,
+                 progress = NULL, owner = ?2, lease_ms = ?1 + ?3
+             WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued' {filter}
+                          ORDER BY seq LIMIT 1)
+             RETURNING id"
+        );
+        let own: [&dyn ToSql; 3] = [&started_ms, &self.owner, &self.lease_ms];
+        self.write(what, |tx| {
             let id: Option<String> = tx
                 .query_row(
-                    "UPDATE jobs
-                     SET status = 'running', attempts = attempts + 1, started_ms = ?1,
-                         progress = NULL, owner = ?2, lease_ms = ?1 + ?3
-                     WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued'
-                                  ORDER BY seq LIMIT 1)
-                     RETURNING id",
-                    params![started_ms, self.owner, self.lease_ms],
+                    &claim,
+                    params_from_iter(own.iter().chain(filter_params)),
                     |row| row.get(0),
                 )
                 .optional()?;
@@ -346,32 +359,26 @@ impl Sqlite {
     /// `false`, storing nothing, if the job is no longer running (cancelled meanwhile). Two
     /// artifacts with the same name are an error, and then nothing is stored either.
     pub(super) fn complete(&self, done: Finished<'_>) -> Result<bool, StoreError> {
-        let Finished {
-            id,
-            result: result_json,
-            artifacts,
-            files,
-        } = done;
         let finished_ms = now_ms();
-        self.write(&format!("finishing job {id}"), |tx| {
+        self.write(&format!("finishing job {}", done.id), |tx| {
             let changed = tx.execute(
                 "UPDATE jobs SET status = 'done', result = ?2, finished_ms = ?3, lease_ms = NULL
                  WHERE id = ?1 AND status = 'running' AND owner = ?4",
-                params![id, result_json, finished_ms, self.owner],
+                params![done.id, done.result, finished_ms, self.owner],
             )?;
             if changed == 0 {
                 return Ok(false);
             }
             let mut insert =
                 tx.prepare("INSERT INTO artifacts (job_id, name, bytes) VALUES (?1, ?2, ?3)")?;
-            for (name, bytes) in artifacts {
-                insert.execute(params![id, name, bytes])?;
+            for (name, bytes) in done.artifacts {
+                insert.execute(params![done.id, name, bytes])?;
             }
             let mut insert = tx.prepare(
                 "INSERT INTO artifacts (job_id, name, bytes, path) VALUES (?1, ?2, x'', ?3)",
             )?;
-            for (name, path) in files {
-                insert.execute(params![id, name, path])?;
+            for (name, path) in done.files {
+                insert.execute(params![done.id, name, path])?;
             }
             Ok(true)
         })
@@ -419,10 +426,10 @@ impl Sqlite {
     pub(super) fn requeue(&self, id: &str) -> Result<bool, StoreError> {
         self.write(&format!("requeueing job {id}"), |tx| {
             let changed = tx.execute(
-                "UPDATE jobs
-                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
-                     lease_ms = NULL
-                 WHERE id = ?1 AND status = 'running' AND owner = ?2",
+                &format!(
+                    "UPDATE jobs SET {REQUEUED}
+                     WHERE id = ?1 AND status = 'running' AND owner = ?2"
+                ),
                 params![id, self.owner],
             )?;
             Ok(changed == 1)
@@ -435,10 +442,7 @@ impl Sqlite {
     pub(super) fn requeue_all_running(&self) -> Result<usize, StoreError> {
         self.write("requeueing the jobs that were running", |tx| {
             tx.execute(
-                "UPDATE jobs
-                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
-                     lease_ms = NULL
-                 WHERE status = 'running'",
+                &format!("UPDATE jobs SET {REQUEUED} WHERE status = 'running'"),
                 [],
             )
         })
@@ -459,12 +463,10 @@ impl Sqlite {
     pub(super) fn requeue_expired(&self) -> Result<Vec<String>, StoreError> {
         let now = now_ms();
         self.write("requeueing jobs whose lease ran out", |tx| {
-            tx.prepare(
-                "UPDATE jobs
-                 SET status = 'queued', started_ms = NULL, progress = NULL, owner = NULL,
-                     lease_ms = NULL
-                 WHERE status = 'running' AND lease_ms < ?1 RETURNING id",
-            )?
+            tx.prepare(&format!(
+                "UPDATE jobs SET {REQUEUED}
+                 WHERE status = 'running' AND lease_ms < ?1 RETURNING id"
+            ))?
             .query_map([now], |row| row.get(0))?
             .collect()
         })
@@ -576,26 +578,11 @@ impl Sqlite {
     }
 
     pub(super) fn claim_next_of(&self, key: Option<&str>) -> Result<Option<Job>, StoreError> {
-        let started_ms = now_ms();
-        self.write("claiming the next queued job of a key", |tx| {
-            let id: Option<String> = tx
-                .query_row(
-                    "UPDATE jobs
-                     SET status = 'running', attempts = attempts + 1, started_ms = ?1,
-                         progress = NULL, owner = ?2, lease_ms = ?1 + ?3
-                     WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued' AND api_key IS ?4
-                                  ORDER BY seq LIMIT 1)
-                     RETURNING id",
-                    params![started_ms, self.owner, self.lease_ms, key],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            match id {
-                Some(id) => load_job(tx, &id),
-                None => Ok(None),
-            }
-        })?
-        .transpose()
+        self.claim(
+            "claiming the next queued job of a key",
+            "AND api_key IS ?4",
+            &[&key],
+        )
     }
 
     pub(super) fn queue_by_op(&self) -> Result<Vec<OpQueue>, StoreError> {

@@ -19,7 +19,9 @@ use std::sync::Arc;
 use postgres::config::SslMode as DriverMode;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
-use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::crypto::{
+    verify_tls12_signature, verify_tls13_signature, CryptoProvider, WebPkiSupportedAlgorithms,
+};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
@@ -167,10 +169,14 @@ impl Connector {
         let verifier: Arc<dyn ServerCertVerifier> = match (settings.mode, &settings.root_cert) {
             (SslMode::Disable, _) => return Ok((Connector::Plain, DriverMode::Disable)),
             (SslMode::VerifyFull, Some(ca)) => full(ca, &provider)?,
-            (SslMode::VerifyCa | SslMode::Require, Some(ca)) => Arc::new(AnyName {
-                inner: full(ca, &provider)?,
+            (SslMode::VerifyCa | SslMode::Require, Some(ca)) => Arc::new(Lenient {
+                inner: Some(full(ca, &provider)?),
+                algorithms: provider.signature_verification_algorithms,
             }),
-            _ => Arc::new(Unchecked(Arc::clone(&provider))),
+            _ => Arc::new(Lenient {
+                inner: None,
+                algorithms: provider.signature_verification_algorithms,
+            }),
         };
         let config = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -207,13 +213,19 @@ fn full(ca: &Path, provider: &Arc<CryptoProvider>) -> Result<Arc<dyn ServerCertV
     Ok(verifier)
 }
 
-/// `verify-ca`: the full check, except that the certificate may name another host.
+/// `verify-ca`, and `prefer` and `require` without a CA: encrypted, with webpki's check
+/// forgiving a certificate that names another host, or with no check of the certificate at
+/// all (what libpq does without a CA). Either way the handshake's signatures are checked
+/// against the certificate, with the provider's algorithms (as webpki's own check does).
 #[derive(Debug)]
-struct AnyName {
-    inner: Arc<dyn ServerCertVerifier>,
+struct Lenient {
+    /// The full check (`verify-ca`), or none: the certificate is taken as it comes.
+    inner: Option<Arc<dyn ServerCertVerifier>>,
+    /// The provider's signature algorithms, the ones webpki's check uses too.
+    algorithms: WebPkiSupportedAlgorithms,
 }
 
-impl ServerCertVerifier for AnyName {
+impl ServerCertVerifier for Lenient {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -222,13 +234,10 @@ impl ServerCertVerifier for AnyName {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self.inner.verify_server_cert(
-            end_entity,
-            intermediates,
-            server_name,
-            ocsp_response,
-            now,
-        ) {
+        let Some(inner) = &self.inner else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match inner.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -242,7 +251,7 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls12_signature(message, cert, dss)
+        verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
     fn verify_tls13_signature(
@@ -251,61 +260,11 @@ impl ServerCertVerifier for AnyName {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.inner.verify_tls13_signature(message, cert, dss)
+        verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.inner.supported_verify_schemes()
-    }
-}
-
-/// `prefer` and `require` without a CA: encrypted, the certificate taken as it comes (what
-/// libpq does). The handshake's signatures are still checked against it.
-#[derive(Debug)]
-struct Unchecked(Arc<CryptoProvider>);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
+        self.algorithms.supported_schemes()
     }
 }
 

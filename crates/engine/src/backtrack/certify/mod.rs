@@ -149,32 +149,19 @@ fn refute_lrat_on<B: Board, S: DepthSet>(
     shared.ids = Some(ids);
     shared.next_id = AtomicU64::new(ids.formula_clauses + 1);
     shared.sink = Some(lrat.sink);
-    if threads(config) == 1 {
-        // One thread: the lemmas stream to the sink as they are written.
-        let mut probe = Search::<S>::new(&shared, config, None);
-        probe.w.sink = shared.sink;
-        let outcome = probe.node(&mut board, true);
-        let stats = Stats {
-            nodes: probe.nodes,
-            interrupted: matches!(outcome, Outcome::Interrupted),
-        };
-        probe.w.flush();
-        let written = probe.w.flushed;
-        if let Some(e) = probe.w.error.take() {
-            return io_error(e);
-        }
-        return (probe.finish(outcome, written), stats);
-    }
-    // Several: a probe in memory first, written out only if it answers.
     let mut probe = Search::<S>::new(&shared, config, None);
-    probe.limit = PROBE_NODES;
+    let alone = threads(config) == 1;
+    if alone {
+        // One thread: the lemmas stream to the sink as they are written.
+        probe.w.sink = shared.sink;
+    } else {
+        // Several: a probe in memory first, written out only if it answers.
+        probe.limit = PROBE_NODES;
+    }
     let outcome = probe.node(&mut board, true);
     let nodes = probe.nodes;
-    if !matches!(outcome, Outcome::Cut) {
-        let stats = Stats {
-            nodes,
-            interrupted: matches!(outcome, Outcome::Interrupted),
-        };
+    if alone || !matches!(outcome, Outcome::Cut) {
+        let stats = probe_stats(nodes, &outcome);
         probe.w.sink = shared.sink;
         probe.w.flush();
         let written = probe.w.flushed;
@@ -184,14 +171,28 @@ fn refute_lrat_on<B: Board, S: DepthSet>(
         return (probe.finish(outcome, written), stats);
     }
     drop(probe);
-    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config);
-    (
-        refutation,
-        Stats {
-            nodes: stats.nodes + nodes,
-            ..stats
-        },
-    )
+    refute_after_probe::<B, S>(&shared, &mut board, config, nodes)
+}
+
+/// The work of a probe that answered alone after `nodes` nodes.
+fn probe_stats(nodes: u64, outcome: &Outcome) -> Stats {
+    Stats {
+        nodes,
+        interrupted: matches!(outcome, Outcome::Interrupted),
+    }
+}
+
+/// Refutes on all threads after a probe of `probe_nodes` nodes that did not answer; the
+/// stats count the probe's nodes too.
+fn refute_after_probe<B: Board, S: DepthSet>(
+    shared: &Shared,
+    board: &mut B,
+    config: &Config,
+    probe_nodes: u64,
+) -> (Refutation, Stats) {
+    let (refutation, stats) = refute_parallel::<B, S>(shared, board, config);
+    let nodes = stats.nodes + probe_nodes;
+    (refutation, Stats { nodes, ..stats })
 }
 
 /// Nodes a refutation searches alone before it splits the tree over the cores: easy instances
@@ -223,21 +224,11 @@ fn refute_on<B: Board, S: DepthSet>(
     let outcome = probe.node(&mut board, true);
     let nodes = probe.nodes;
     if !matches!(outcome, Outcome::Cut) {
-        let stats = Stats {
-            nodes,
-            interrupted: matches!(outcome, Outcome::Interrupted),
-        };
+        let stats = probe_stats(nodes, &outcome);
         return (probe.finish(outcome, 0), stats);
     }
     drop(probe);
-    let (refutation, stats) = refute_parallel::<B, S>(&shared, &mut board, config);
-    (
-        refutation,
-        Stats {
-            nodes: stats.nodes + nodes,
-            ..stats
-        },
-    )
+    refute_after_probe::<B, S>(&shared, &mut board, config, nodes)
 }
 
 fn empty_clause_only(style: DratStyle) -> DratProof {
