@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::completion::{self, Hall, Open};
 use crate::engines::{Backtrack, Engine, Local};
-use crate::plan::{self, HALL_LOOKS, HALL_QUICK_LOOKS};
+use crate::plan::{self, Ending, PortfolioRun, HALL_LOOKS, HALL_QUICK_LOOKS};
 use crate::race::{run_both, Side};
 use crate::{ms, Budget, ColumnAnswer, EngineName, EngineSpec, SolvedColumns, Work};
 use queens_model::error::Error;
@@ -59,16 +59,32 @@ impl Engine for Portfolio {
         // Fixed queens that break a rule: no engine needs to start.
         if clash || !problem.blocked().is_empty() || !problem.excluded().is_empty() {
             if let Some(why) = crate::local::refute_presets(problem) {
-                return Ok(answer(ColumnAnswer::Unsat(Some(why)), CORE));
+                let mut solved = answer(ColumnAnswer::Unsat(Some(why)), CORE);
+                solved.work.portfolio = Some(PortfolioRun {
+                    decision: None,
+                    ending: Ending::Presets,
+                });
+                return Ok(solved);
             }
         }
         let decision = plan::portfolio(problem, &open, budget);
+        let ran = |mut solved: SolvedColumns, hall: bool| {
+            solved.work.portfolio = Some(PortfolioRun {
+                decision: Some(decision),
+                ending: ending(&solved, hall),
+            });
+            solved
+        };
         if !decision.local {
             // Local search is over the memory limit (or cannot take the board): the core
             // alone, whose presolve refuses it over the limit as it grows.
-            return completion::solve_columns(problem, self.seed, budget);
+            return Ok(ran(
+                completion::solve_columns(problem, self.seed, budget)?,
+                false,
+            ));
         }
         let local_out = AtomicBool::new(false);
+        let hall_refuted = AtomicBool::new(false);
         let seed = self.seed;
         let side = |stop: Arc<AtomicBool>| Budget {
             cancel: Some(stop),
@@ -99,6 +115,7 @@ impl Engine for Portfolio {
                     hall = completion::hall_on_bitmaps(&open, HALL_LOOKS, &b);
                 }
                 if let Hall::Fails(why) = hall {
+                    hall_refuted.store(true, Ordering::Release);
                     return Ok(answer(ColumnAnswer::Unsat(Some(why)), CORE));
                 }
                 if !wait_for(&local_out, &b, None) {
@@ -158,7 +175,22 @@ impl Engine for Portfolio {
             }
         };
         solved.work.time_ms = ms(start);
-        Ok(solved)
+        Ok(ran(solved, hall_refuted.load(Ordering::Acquire)))
+    }
+}
+
+/// How the portfolio's answer `solved` came about; `hall` when the core's side refuted the
+/// board by Hall's condition on the bitmaps.
+fn ending(solved: &SolvedColumns, hall: bool) -> Ending {
+    match (&solved.answer, solved.work.answered_by) {
+        (ColumnAnswer::GaveUp, _) => Ending::GaveUp,
+        (ColumnAnswer::Interrupted, _) => Ending::Stopped,
+        (_, Some(EngineSpec::Local { .. })) => Ending::Local,
+        _ if hall => Ending::Hall,
+        (_, Some(EngineSpec::Backtrack { threads: 0 })) => Ending::WholeBoard,
+        _ => Ending::Core {
+            searched: solved.work.core.is_some(),
+        },
     }
 }
 

@@ -13,7 +13,7 @@ use crate::operation::Operation;
 use crate::solve::{solve_on, SolveRequest, SolveResponse};
 use queens_engine::race::{race, Side};
 use queens_engine::EngineName;
-use queens_engine::EngineSpec;
+use queens_engine::{EngineSpec, Work};
 use queens_model::error::Error;
 use queens_model::status::Status;
 
@@ -69,9 +69,12 @@ pub(super) fn solve<Solve: Operation<Request = SolveRequest, Response = SolveRes
         ctx.budget.cancel.as_deref(),
         ctx.budget.deadline,
     )?;
+    let plan = crate::solve::plan(req)?;
+    let problem = &req.instance.0;
     let Some((side, (mut resp, artifacts))) = won else {
         let resp = SolveResponse {
             time_ms: ms(start),
+            why: Some(plan.reason(problem, &Work::default())),
             ..SolveResponse::nothing(
                 Status::interrupted(&ctx.budget),
                 req.instance.0.n(),
@@ -81,10 +84,16 @@ pub(super) fn solve<Solve: Operation<Request = SolveRequest, Response = SolveRes
         return Ok((resp, Artifacts::default()));
     };
     resp.engine = EngineName::Race;
-    resp.answered_by = Some(match side {
-        Side::First => EngineName::Backtrack,
-        Side::Second => EngineName::Sat,
-    });
+    let by = match side {
+        Side::First => EngineSpec::Backtrack { threads: 1 },
+        Side::Second => EngineSpec::Sat(req.encoding),
+    };
+    resp.answered_by = Some(EngineName::of(by));
+    let work = Work {
+        answered_by: Some(by),
+        ..Work::default()
+    };
+    resp.why = Some(plan.reason(problem, &work));
     resp.time_ms = ms(start);
     Ok((resp, artifacts))
 }

@@ -415,6 +415,13 @@ pub struct SolveResponse {
     /// With `unsat` and `proof`: the certificate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<ProofInfo>,
+    /// What ran and why, in one sentence for people: `auto`'s choice on the board (on a
+    /// classic completion, the portfolio's memory estimates and which engine answered, e.g.
+    /// "portfolio: the core … was estimated at 860 MB against local search's 25 MB, so local
+    /// search ran first, …; local search answered"), the race's first answer, or the route
+    /// of the engine named. Absent when the run stopped before any engine started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
     /// CLI: the column-per-row file the solution was written to (`-o`; always for a board
     /// past [`INLINE_MAX_N`], whose `queens` are then null).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -443,6 +450,7 @@ impl SolveResponse {
             cross_checked: None,
             reason: None,
             proof: None,
+            why: None,
             solution_path: None,
             solution_url: None,
         }
@@ -532,15 +540,16 @@ pub(super) fn solve(
 ) -> Result<(SolveResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
-    let route = plan(req)?.route;
-    match route {
-        Route::Columns(spec) => solve_columns(req, spec, ctx),
+    let plan = plan(req)?;
+    match plan.route {
+        Route::Columns(spec) => solve_columns(req, spec, &plan, ctx),
         Route::Board(spec) => {
             let (mut resp, artifacts) = solve_on(req, spec, ctx)?;
             if req.engine == EngineName::Auto {
                 resp.engine = EngineName::Auto;
                 resp.answered_by = Some(EngineName::Backtrack);
             }
+            resp.why = Some(plan.reason(&req.instance.0, &Work::default()));
             Ok((resp, artifacts))
         }
         Route::Race(_) => Err(Error::internal(
@@ -639,6 +648,7 @@ pub(super) fn solve_on(
         cross_checked,
         reason: (status == Status::Unsat).then(|| unsat_reason(problem, found.work.nodes)),
         proof: None,
+        why: None,
         solution_path: None,
         solution_url: None,
     };
@@ -650,6 +660,7 @@ pub(super) fn solve_on(
 fn solve_columns(
     req: &SolveRequest,
     spec: EngineSpec,
+    plan: &Plan,
     ctx: &Context,
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
@@ -664,6 +675,7 @@ fn solve_columns(
     let mut resp = SolveResponse {
         work: WorkReport::from_work(&solved.work, req.encoding, req.ext_solver()),
         answered_by: by.filter(|_| req.engine == EngineName::Auto),
+        why: Some(plan.reason(problem, &solved.work)),
         ..SolveResponse::nothing(Status::interrupted(&ctx.budget), n, req.engine)
     };
     let mut artifacts = Artifacts::default();
