@@ -48,17 +48,14 @@ pub struct SolveRequest {
     #[serde(default)]
     pub all: bool,
     /// List at most this many solutions (implies `all`); at least 1.
-    #[serde(default)]
     pub limit: Option<u64>,
     /// Also run the other engine; a disagreement is an internal error.
     #[serde(default)]
     pub cross_check: bool,
     /// Give up after this many milliseconds (`status: "timeout"`).
-    #[serde(default)]
     pub timeout_ms: Option<u64>,
     /// On UNSAT, produce a proof in this format (from either engine), checked by the
     /// built-in checker before the answer is given.
-    #[serde(default)]
     pub proof: Option<ProofFormat>,
     /// Backtracker threads, 1 to 256 (default: all cores). `queens batch` runs one instance
     /// per core with 1.
@@ -775,14 +772,7 @@ fn solve_with_proof(
         return solve_core_with_proof(req, format, ctx);
     }
     let start = Instant::now();
-    let certified = prove::prove_no(
-        problem,
-        spec,
-        req.encoding,
-        format,
-        &ctx.budget,
-        &proof_target(ctx),
-    )?;
+    let certified = prove_no(problem, spec, req.encoding, format, ctx)?;
     let mut resp = SolveResponse {
         work: WorkReport::from_work(&certified.work, req.encoding, req.ext_solver()),
         ..SolveResponse::nothing(
@@ -859,12 +849,20 @@ fn solve_core_with_proof(
     Ok((resp, artifacts))
 }
 
-/// Where a proof goes: the context's proof file (the command line's `--proof FILE`), or
-/// memory.
-pub(super) fn proof_target(ctx: &Context) -> prove::ProofTarget {
-    ctx.proof_file
+/// [`prove::prove_no`] under `ctx`: its budget, and its proof file (the command line's
+/// `--proof FILE`) as where the proof goes, else memory.
+pub(super) fn prove_no(
+    problem: &Problem,
+    spec: EngineSpec,
+    encoding: Encoding,
+    format: ProofFormat,
+    ctx: &Context,
+) -> Result<prove::Certified, Error> {
+    let target = ctx
+        .proof_file
         .clone()
-        .map_or(prove::ProofTarget::Memory, prove::ProofTarget::File)
+        .map_or(prove::ProofTarget::Memory, prove::ProofTarget::File);
+    prove::prove_no(problem, spec, encoding, format, &ctx.budget, &target)
 }
 
 /// A checked certificate as the answer reports it, and its files: the proof and the DIMACS
