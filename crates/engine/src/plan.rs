@@ -6,7 +6,6 @@
 
 use crate::completion::{self, Open};
 pub use crate::decision::{Ending, Portfolio, PortfolioRun};
-use crate::encode::amo::Encoding;
 use crate::{local, Budget, EngineName, EngineSpec, Work};
 use queens_model::model::{Problem, MAX_N};
 
@@ -172,8 +171,17 @@ pub enum Route {
     Columns(EngineSpec),
     /// A complete engine on the board: listing, proving, cross-checking.
     Board(EngineSpec),
-    /// The backtracker here against the SAT engine in a child process.
-    Race(Encoding),
+    /// A race (engine `race`): `here` runs in this process against `child` in a child
+    /// process the caller starts (varisat cannot be interrupted, a process can be killed),
+    /// each on one core with the caller's deadline and memory limit and its own stop flag
+    /// ([`crate::race::race`]); the first answer wins and stops the other.
+    Race {
+        /// The side in this process: the backtracker on one thread (on the core of a
+        /// completion past [`MAX_N`]).
+        here: EngineSpec,
+        /// The side in the child process: the SAT engine.
+        child: EngineSpec,
+    },
 }
 
 /// The plan of one `solve`: its route and, for people, why.
@@ -195,7 +203,7 @@ impl Plan {
         let by = work.answered_by.map(EngineName::of);
         match self.route {
             Route::Columns(EngineSpec::Auto { .. }) => auto_reason(problem, work),
-            Route::Race(_) => match by {
+            Route::Race { .. } => match by {
                 Some(e) => format!("race: {}; the {} engine answered first", self.why, e.name()),
                 None => format!("race: {}; neither answered within the limits", self.why),
             },
@@ -240,7 +248,10 @@ pub fn plan(problem: &Problem, spec: EngineSpec, ask: Ask) -> Plan {
     let single = !(ask.many || ask.proof || ask.cross_check);
     let (route, why) = match spec {
         EngineSpec::Race(encoding) => (
-            Route::Race(encoding),
+            Route::Race {
+                here: EngineSpec::Backtrack { threads: 1 },
+                child: EngineSpec::Sat(encoding),
+            },
             "the backtracker here against the SAT engine in a child process",
         ),
         EngineSpec::Local { .. } => (Route::Columns(spec), "the engine named"),

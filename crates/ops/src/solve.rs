@@ -549,7 +549,7 @@ pub(super) fn solve(
             resp.why = Some(plan.reason(&req.instance.0, &Work::default()));
             Ok((resp, artifacts))
         }
-        Route::Race(_) => Err(Error::internal(
+        Route::Race { .. } => Err(Error::internal(
             "a race is composed by ops::solve, not by one engine",
         )),
     }
