@@ -400,3 +400,85 @@ fn race_and_refusals_past_4096_rows() {
     let big = generate(&dir, "big.json", "20000", "10000", "1", &[]);
     refused(&["solve", &big, "--engine", "backtrack"], "n");
 }
+
+/// Past 4096 rows a count searches the whole core, so a core past the core search's bound
+/// for one solution (here 42 % of the rows free) is counted where it fits the memory limit.
+/// Every free row is closed but for its cell of a solution, and two of them are also open on
+/// each other's column: the completions are the solution and, where the verifier accepts it,
+/// the board with those two swapped.
+#[test]
+fn a_count_takes_a_core_past_the_search_bound() {
+    let (n, free) = (4200, 1800);
+    let ColumnAnswer::Sat(sol) = engine::solve_columns(
+        &Problem::sized(n).unwrap(),
+        EngineSpec::Local { seed: 1 },
+        &Budget::default(),
+    )
+    .unwrap()
+    .answer
+    else {
+        panic!("local search solves the empty board")
+    };
+    let rows = n - free..n;
+    let fixed: Vec<Pos> = (0..n - free).map(|r| (r, sol[r] as usize)).collect();
+    let (a, b) = (n - free, n - 1);
+    let keep = |r: usize, c: usize| {
+        c == sol[r] as usize || (r == a && c == sol[b] as usize) || (r == b && c == sol[a] as usize)
+    };
+    let cols: Vec<usize> = rows.clone().map(|r| sol[r] as usize).collect();
+    let blocked: Vec<Pos> = rows
+        .clone()
+        .flat_map(|r| cols.iter().map(move |&c| (r, c)))
+        .filter(|&(r, c)| !keep(r, c))
+        .collect();
+    let p = Problem::sized(n)
+        .unwrap()
+        .with_fixed(&fixed)
+        .unwrap()
+        .with_blocked(&blocked)
+        .unwrap();
+    assert!(
+        completion::fits(&p).is_err(),
+        "the core is past the core search's bound"
+    );
+    let mut swapped = sol.clone();
+    swapped.swap(a, b);
+    let expected = 1 + u64::from(verify_columns(&p, &swapped).is_ok());
+    let budget = Budget {
+        max_memory: Some(1 << 30),
+        ..Budget::default()
+    };
+    for spec in [
+        EngineSpec::Backtrack { threads: 0 },
+        EngineSpec::Auto { seed: 1 },
+    ] {
+        let counted = engine::count(&p, spec, Some(10), &budget).unwrap();
+        assert_eq!(counted.count, expected, "{spec:?}");
+        assert!(!counted.limited && !counted.interrupted, "{spec:?}");
+        assert_eq!(counted.work.core.map(|c| c.rows), Some(free), "{spec:?}");
+    }
+
+    // A generated completion with half its rows free, on the command line: counted to its
+    // limit, and refused naming the memory when its core is over the limit.
+    let dir = temp::dir("core-count-past-bound");
+    let inst = generate(&dir, "half.json", "5000", "2500", "1", &[]);
+    let o = queens(&["count", &inst, "--limit", "5", "--json"], None);
+    super::cli::exited(&o, 4);
+    let v = json(&o);
+    assert_eq!(v["status"], "limited", "{v}");
+    assert_eq!(v["count"], 5, "{v}");
+    assert_eq!(v["core"]["rows"], 2500, "{v}");
+    let o = queens(
+        &["count", &inst, "--limit", "5", "--max-memory", "100"],
+        None,
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("field `n`")
+            && err.contains("MB")
+            && err.contains("over the memory limit of 100 MB")
+            && err.contains("a count searches the whole core"),
+        "{err}"
+    );
+}

@@ -409,6 +409,16 @@ fn race_answers_with_either_engine_and_says_which() {
         ["backtrack", "sat"].contains(&v["answered_by"].as_str().unwrap()),
         "{v}"
     );
+    // The answer says what ran and which side answered.
+    assert_eq!(
+        v["why"].as_str().unwrap(),
+        format!(
+            "race: the backtracker here against the SAT engine in a child process; the {} \
+             engine answered first",
+            v["answered_by"].as_str().unwrap()
+        ),
+        "{v}"
+    );
     let o = super::cli::queens(
         &[
             "solve",
@@ -419,7 +429,12 @@ fn race_answers_with_either_engine_and_says_which() {
         None,
     );
     assert_eq!(o.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("engine answered first"));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("engine: ") && l.ends_with(" engine answered first)")),
+        "{text}"
+    );
     // A race counts nothing: a usage error, not a wrong count.
     let o = super::cli::queens(&["count", "--n", "6", "--engine", "race"], None);
     assert_eq!(o.status.code(), Some(2));

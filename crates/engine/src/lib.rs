@@ -27,6 +27,7 @@ pub mod auto;
 pub mod backtrack;
 pub mod checked;
 pub mod completion;
+pub mod decision;
 pub mod dispatch;
 pub mod engines;
 pub mod explain;

@@ -5,8 +5,8 @@
 //! completion the portfolio runs [`portfolio`]'s [`Portfolio`] decision.
 
 use crate::completion::{self, Open};
-use crate::encode::amo::Encoding;
-use crate::{local, Budget, EngineName, EngineSpec};
+pub use crate::decision::{Ending, Portfolio, PortfolioRun};
+use crate::{local, Budget, EngineName, EngineSpec, Work};
 use queens_model::model::{Problem, MAX_N};
 
 /// Boards smaller than this go to the backtracker alone: it answers them in well under a
@@ -62,50 +62,62 @@ pub fn choose(problem: &Problem) -> Choice {
     }
 }
 
-/// The portfolio's decision on a classic completion, made before any core is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Portfolio {
-    /// Free rows.
-    pub free_rows: usize,
-    /// The core's open cells, estimated from a sample of its rows.
-    pub cells: u64,
-    /// The core's memory at its peak, estimated ([`completion::memory_estimate`]).
-    pub core_memory: u64,
-    /// Local search's memory ([`local::memory_estimate`]).
-    pub local_memory: u64,
-    /// Local search runs (it fits the memory limit).
-    pub local: bool,
-    /// The core may be built at all: it fits [`completion::fits`] and the memory limit.
-    pub core: bool,
-    /// The core is built at once, beside local search; otherwise only once local search has
-    /// given up (or when it does not run).
-    pub core_first: bool,
-}
-
 impl Portfolio {
-    /// Why, for people: the plan in one sentence.
+    /// The decision for people, in one clause: the estimates, and what ran first.
     pub fn why(&self) -> String {
-        let core = format!(
-            "the core ({} free rows, about {} open cells, {} MB)",
+        let estimate = format!(
+            "the core ({} free rows) was estimated at {} against local search's {}",
             self.free_rows,
-            self.cells,
-            self.core_memory.div_ceil(1 << 20)
+            bytes(self.core_memory),
+            bytes(self.local_memory)
         );
         match (self.local, self.core, self.core_first) {
-            (true, true, true) => format!("{core} searched beside local search"),
+            (true, true, true) => format!("{estimate}, so the core search ran beside local search"),
             (true, true, false) => format!(
-                "local search first, beside Hall's condition on the bitmaps; {core} only if \
-                 local search gives up"
+                "{estimate}, so local search ran first, beside Hall's condition on the bitmaps, \
+                 and the core only once local search gave up"
             ),
             (true, false, _) => format!(
-                "local search, beside Hall's condition on the bitmaps; {core} is over the \
-                 limits"
+                "{estimate}, and the core is over the limits (the core search's bound or the \
+                 memory limit), so local search ran, beside Hall's condition on the bitmaps"
             ),
-            (false, true, _) => format!("{core} alone: local search is over the memory limit"),
-            (false, false, _) => {
-                format!("nothing fits: {core} and local search are over the limits")
-            }
+            (false, true, _) => format!(
+                "{estimate}, and local search is over the memory limit, so the core search ran \
+                 alone"
+            ),
+            (false, false, _) => format!("{estimate}: neither fits the limits"),
         }
+    }
+}
+
+impl PortfolioRun {
+    /// What ran and why, for people: the decision and how the run ended.
+    pub fn why(&self) -> String {
+        let Some(decision) = self.decision else {
+            return "portfolio: refuted by the fixed queens before any engine ran".into();
+        };
+        let ended = match self.ending {
+            Ending::Presets => "the fixed queens break a rule",
+            Ending::Hall => "Hall's condition refuted the board before the core was built",
+            Ending::Core { searched: false } => {
+                "the core's presolve refuted the board before any search (the reason says how)"
+            }
+            Ending::Core { searched: true } => "the core search answered",
+            Ending::WholeBoard => "local search gave up, and the whole-board backtracker answered",
+            Ending::Local => "local search answered",
+            Ending::GaveUp => "local search gave up, and no complete engine takes this core",
+            Ending::Stopped => "the limits stopped both before an answer",
+        };
+        format!("portfolio: {}; {ended}", decision.why())
+    }
+}
+
+/// A size for people: kilobytes under a megabyte, megabytes above.
+fn bytes(b: u64) -> String {
+    if b < 1 << 20 {
+        format!("{} KB", b.div_ceil(1 << 10))
+    } else {
+        format!("{} MB", b.div_ceil(1 << 20))
     }
 }
 
@@ -159,8 +171,17 @@ pub enum Route {
     Columns(EngineSpec),
     /// A complete engine on the board: listing, proving, cross-checking.
     Board(EngineSpec),
-    /// The backtracker here against the SAT engine in a child process.
-    Race(Encoding),
+    /// A race (engine `race`): `here` runs in this process against `child` in a child
+    /// process the caller starts (varisat cannot be interrupted, a process can be killed),
+    /// each on one core with the caller's deadline and memory limit and its own stop flag
+    /// ([`crate::race::race`]); the first answer wins and stops the other.
+    Race {
+        /// The side in this process: the backtracker on one thread (on the core of a
+        /// completion past [`MAX_N`]).
+        here: EngineSpec,
+        /// The side in the child process: the SAT engine.
+        child: EngineSpec,
+    },
 }
 
 /// The plan of one `solve`: its route and, for people, why.
@@ -174,17 +195,69 @@ pub struct Plan {
     pub why: &'static str,
 }
 
+impl Plan {
+    /// What ran and why, for people, once the run's `work` is done: for `auto` on one
+    /// solution its choice on the board (and on a completion the portfolio's decision and
+    /// how it ended), for a race the engine that answered first, otherwise the route.
+    pub fn reason(&self, problem: &Problem, work: &Work) -> String {
+        let by = work.answered_by.map(EngineName::of);
+        match self.route {
+            Route::Columns(EngineSpec::Auto { .. }) => auto_reason(problem, work),
+            Route::Race { .. } => match by {
+                Some(e) => format!("race: {}; the {} engine answered first", self.why, e.name()),
+                None => format!("race: {}; neither answered within the limits", self.why),
+            },
+            _ => format!("{}: {}", self.engine.name(), self.why),
+        }
+    }
+}
+
+/// [`Plan::reason`] of `auto` on one solution.
+fn auto_reason(problem: &Problem, work: &Work) -> String {
+    match choose(problem) {
+        Choice::Portfolio => work.portfolio.map_or_else(
+            || "portfolio: the core search and local search".into(),
+            |run| run.why(),
+        ),
+        Choice::Backtrack if problem.n() < RACE_FROM_N => format!(
+            "auto: the backtracker alone, on a board under {RACE_FROM_N} rows (it answers \
+             them in well under a millisecond)"
+        ),
+        Choice::Backtrack => {
+            "auto: the backtracker alone, as local search cannot take this board (regions or \
+             the touch rule)"
+                .into()
+        }
+        Choice::Local => format!(
+            "auto: local search alone, on an empty board past {MAX_N} rows (the complete \
+             engines keep n² bits)"
+        ),
+        Choice::Race => {
+            let first = match work.answered_by.map(EngineName::of) {
+                Some(e) => format!("the {} engine answered first", e.name()),
+                None => "neither answered within the limits".into(),
+            };
+            format!("auto: the backtracker against local search, one core each; {first}")
+        }
+    }
+}
+
 /// The plan of a `solve` of `problem` asking `ask` of the engine `spec` names.
 pub fn plan(problem: &Problem, spec: EngineSpec, ask: Ask) -> Plan {
     let engine = EngineName::of(spec);
     let single = !(ask.many || ask.proof || ask.cross_check);
     let (route, why) = match spec {
-        EngineSpec::Race(encoding) => (Route::Race(encoding), "engine race"),
-        EngineSpec::Local { .. } => (Route::Columns(spec), "engine local"),
-        EngineSpec::Auto { .. } if single && !ask.rings => (
-            Route::Columns(spec),
-            "auto, one solution: its choice on the board",
+        EngineSpec::Race(encoding) => (
+            Route::Race {
+                here: EngineSpec::Backtrack { threads: 1 },
+                child: EngineSpec::Sat(encoding),
+            },
+            "the backtracker here against the SAT engine in a child process",
         ),
+        EngineSpec::Local { .. } => (Route::Columns(spec), "the engine named"),
+        EngineSpec::Auto { .. } if single && !ask.rings => {
+            (Route::Columns(spec), "its choice on the board")
+        }
         EngineSpec::Auto { .. } => {
             let threads = ask.threads.unwrap_or(0);
             let spec = if ask.rings {
@@ -194,7 +267,8 @@ pub fn plan(problem: &Problem, spec: EngineSpec, ask: Ask) -> Plan {
             };
             (
                 Route::Board(spec),
-                "auto, listing, proving or cross-checking: the backtracker",
+                "the backtracker, as listing, proving and cross-checking need a complete \
+                 engine",
             )
         }
         EngineSpec::Backtrack { .. } | EngineSpec::Sat(_) | EngineSpec::Ext(_)
@@ -202,7 +276,8 @@ pub fn plan(problem: &Problem, spec: EngineSpec, ask: Ask) -> Plan {
         {
             (
                 Route::Columns(spec),
-                "a complete engine past the dense limit: the core of the completion",
+                "the engine named, on the core of the completion (past 4096 rows the \
+                 complete engines search only the rows left free)",
             )
         }
         EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => {
@@ -223,11 +298,15 @@ pub fn plan(problem: &Problem, spec: EngineSpec, ask: Ask) -> Plan {
     Plan { route, engine, why }
 }
 
-/// Whether `auto` counts (and lists) `problem` on its core: a classic completion of at least
-/// [`completion::AUTO_FROM_N`] rows whose core is small ([`completion::suits_auto`]); the
-/// whole-board backtracker otherwise.
+/// Whether `auto` counts `problem` on its core: a classic completion of at least
+/// [`completion::AUTO_FROM_N`] rows whose core is small ([`completion::suits_auto`]), and
+/// every classic completion past [`MAX_N`], whatever its core's size (a count searches the
+/// whole core, so the bound that leaves a lightly preset board to local search for one
+/// solution does not apply: the memory limit does, [`completion::count`]); the whole-board
+/// backtracker otherwise.
 pub fn counts_on_core(problem: &Problem) -> bool {
     completion::suits_auto(problem)
+        || problem.is_sparse() && completion::applies(problem) && !problem.fixed().is_empty()
 }
 
 #[cfg(test)]

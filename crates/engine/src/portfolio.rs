@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::completion::{self, Hall, Open};
 use crate::engines::{Backtrack, Engine, Local};
-use crate::plan::{self, HALL_LOOKS, HALL_QUICK_LOOKS};
+use crate::plan::{self, Ending, PortfolioRun, HALL_LOOKS, HALL_QUICK_LOOKS};
 use crate::race::{run_both, Side};
 use crate::{ms, Budget, ColumnAnswer, EngineName, EngineSpec, SolvedColumns, Work};
 use queens_model::error::Error;
@@ -63,14 +63,29 @@ impl Engine for Portfolio {
         // Fixed queens that break a rule: no engine needs to start.
         if clash || !problem.blocked().is_empty() || !problem.excluded().is_empty() {
             if let Some(why) = crate::local::refute_presets(problem) {
-                return Ok(answer(ColumnAnswer::Unsat(Some(why)), CORE));
+                let mut solved = answer(ColumnAnswer::Unsat(Some(why)), CORE);
+                solved.work.portfolio = Some(PortfolioRun {
+                    decision: None,
+                    ending: Ending::Presets,
+                });
+                return Ok(solved);
             }
         }
         let decision = plan::portfolio(problem, &open, budget);
+        let ran = |mut solved: SolvedColumns, hall: bool| {
+            solved.work.portfolio = Some(PortfolioRun {
+                decision: Some(decision),
+                ending: ending(&solved, hall),
+            });
+            solved
+        };
         if !decision.local {
             // Local search is over the memory limit (or cannot take the board): the core
             // alone, whose presolve refuses it over the limit as it grows.
-            return completion::solve_columns(problem, self.seed, budget);
+            return Ok(ran(
+                completion::solve_columns(problem, self.seed, budget)?,
+                false,
+            ));
         }
         // A core no larger than local search's memory is built here, before any thread
         // starts: near the crossing its presolve (an empty line, propagation) decides most
@@ -107,6 +122,7 @@ impl Engine for Portfolio {
             }
         }
         let local_out = AtomicBool::new(false);
+        let hall_refuted = AtomicBool::new(false);
         let seed = self.seed;
         let side = |stop: Arc<AtomicBool>| Budget {
             cancel: Some(stop),
@@ -138,6 +154,7 @@ impl Engine for Portfolio {
                     hall = completion::hall_on_bitmaps(&open, HALL_LOOKS, &b);
                 }
                 if let Hall::Fails(why) = hall {
+                    hall_refuted.store(true, Ordering::Release);
                     return Ok(answer(ColumnAnswer::Unsat(Some(why)), CORE));
                 }
                 if !wait_for(&local_out, &b, None) {
@@ -197,7 +214,22 @@ impl Engine for Portfolio {
             }
         };
         solved.work.time_ms = ms(start);
-        Ok(solved)
+        Ok(ran(solved, hall_refuted.load(Ordering::Acquire)))
+    }
+}
+
+/// How the portfolio's answer `solved` came about; `hall` when the core's side refuted the
+/// board by Hall's condition on the bitmaps.
+fn ending(solved: &SolvedColumns, hall: bool) -> Ending {
+    match (&solved.answer, solved.work.answered_by) {
+        (ColumnAnswer::GaveUp, _) => Ending::GaveUp,
+        (ColumnAnswer::Interrupted, _) => Ending::Stopped,
+        (_, Some(EngineSpec::Local { .. })) => Ending::Local,
+        _ if hall => Ending::Hall,
+        (_, Some(EngineSpec::Backtrack { threads: 0 })) => Ending::WholeBoard,
+        _ => Ending::Core {
+            searched: solved.work.core.is_some(),
+        },
     }
 }
 
@@ -225,34 +257,48 @@ mod tests {
         solved.work.answered_by.map(EngineName::of)
     }
 
-    /// Two free rows whose open cells all lie in one column: no row is empty, so local
-    /// search's checks pass and it can only give up, but Hall's condition says "no".
-    #[test]
-    fn a_refutation_local_search_never_gives() {
-        let n = 100;
+    /// The answer's account of what ran and why, as `solve` gives it.
+    fn reason(p: &Problem, solved: &SolvedColumns) -> String {
+        let auto = EngineSpec::Auto { seed: 1 };
+        plan::plan(p, auto, plan::Ask::default()).reason(p, &solved.work)
+    }
+
+    /// An n×n board whose last `free` rows are free, the others holding the queens of a
+    /// solution local search found, with two free rows closed but for one column they share:
+    /// no row is empty, so local search's checks pass and it can only give up, but Hall's
+    /// condition says "no".
+    fn hall_board(n: usize, free: usize) -> Problem {
         let budget = Budget::default();
         let (local::Outcome::Solved(sol), _) =
             local::solve(&Problem::new(n).unwrap(), local::Config::default(), &budget).unwrap()
         else {
-            panic!("local search solves the empty 100×100 board")
+            panic!("local search solves the empty board")
         };
-        let free: Vec<usize> = (n - 10..n).collect();
-        let fixed: Vec<(usize, usize)> = (0..n - 10).map(|r| (r, sol[r] as usize)).collect();
+        let rows: Vec<usize> = (n - free..n).collect();
+        let fixed: Vec<(usize, usize)> = (0..n - free).map(|r| (r, sol[r] as usize)).collect();
         let base = Problem::new(n).unwrap().with_fixed(&fixed).unwrap();
         let (open, _) = Open::new(&base);
         // Rows a and b both open in column sol[a]: close the rest of the two rows.
-        let (a, b) = free
+        let (a, b) = rows
             .iter()
-            .flat_map(|&a| free.iter().map(move |&b| (a, b)))
+            .flat_map(|&a| rows.iter().map(move |&b| (a, b)))
             .find(|&(a, b)| a != b && open.open(b, sol[a] as usize))
             .expect("two free rows share an open column");
         let keep = sol[a] as usize;
-        let cols: Vec<usize> = free.iter().map(|&r| sol[r] as usize).collect();
+        let cols: Vec<usize> = rows.iter().map(|&r| sol[r] as usize).collect();
         let blocked: Vec<(usize, usize)> = [a, b]
             .iter()
             .flat_map(|&r| cols.iter().filter(|&&c| c != keep).map(move |&c| (r, c)))
             .collect();
-        let p = base.with_blocked(&blocked).unwrap();
+        base.with_blocked(&blocked).unwrap()
+    }
+
+    /// Two free rows whose open cells all lie in one column: no row is empty, so local
+    /// search's checks pass and it can only give up, but Hall's condition says "no".
+    #[test]
+    fn a_refutation_local_search_never_gives() {
+        let (n, budget) = (100, Budget::default());
+        let p = hall_board(n, 10);
         assert_eq!(
             local::refute(&p),
             None,
@@ -269,6 +315,64 @@ mod tests {
         };
         assert!(why.contains("cannot all get a queen"), "{why}");
         assert_eq!(by(&solved), Some(EngineName::Backtrack));
+        // The core is small: it is built beside local search, and its presolve refutes it.
+        let ran = solved
+            .work
+            .portfolio
+            .expect("the portfolio's run is recorded");
+        assert_eq!(ran.ending, Ending::Core { searched: false });
+        let said = reason(&p, &solved);
+        assert!(
+            said.starts_with("portfolio: the core (10 free rows) was estimated at ")
+                && said.contains("so the core search ran beside local search")
+                && said.ends_with(
+                    "the core's presolve refuted the board before any search (the reason says how)"
+                ),
+            "{said}"
+        );
+        // A limit under local search's memory leaves the refutation to the core alone.
+        let decision = ran.decision.expect("a decision");
+        let tight = Budget {
+            max_memory: Some(decision.core_memory + 1024),
+            ..Budget::default()
+        };
+        assert!(decision.local_memory > decision.core_memory + 1024);
+        let solved = Portfolio { seed: 1 }.solve(&p, &tight).unwrap();
+        assert!(matches!(solved.answer, ColumnAnswer::Unsat(_)));
+        let said = reason(&p, &solved);
+        assert!(
+            said.contains("local search is over the memory limit, so the core search ran alone"),
+            "{said}"
+        );
+        // Fixed queens that break a rule: nothing runs.
+        let mut fixed = p.fixed().to_vec();
+        fixed[1] = (fixed[1].0, fixed[0].1);
+        let clash = Problem::new(n).unwrap().with_fixed(&fixed).unwrap();
+        let solved = Portfolio { seed: 1 }.solve(&clash, &budget).unwrap();
+        assert!(matches!(solved.answer, ColumnAnswer::Unsat(_)));
+        assert_eq!(
+            reason(&clash, &solved),
+            "portfolio: refuted by the fixed queens before any engine ran"
+        );
+    }
+
+    /// The same refutation on a core larger than local search: the core is not built, and
+    /// Hall's condition on the bitmaps refutes the board beside local search.
+    #[test]
+    fn a_refutation_on_the_bitmaps_before_any_core() {
+        let p = hall_board(3000, 1000);
+        let (open, _) = Open::new(&p);
+        let decision = plan::portfolio(&p, &open, &Budget::default());
+        assert!(decision.local && !decision.core_first, "{decision:?}");
+        let solved = Portfolio { seed: 1 }.solve(&p, &Budget::default()).unwrap();
+        assert!(matches!(solved.answer, ColumnAnswer::Unsat(_)));
+        assert_eq!(solved.work.core, None, "the core was never built");
+        let said = reason(&p, &solved);
+        assert!(
+            said.contains("so local search ran first")
+                && said.ends_with("; Hall's condition refuted the board before the core was built"),
+            "{said}"
+        );
     }
 
     /// A lightly preset board: the core would hold far more than local search, so it is not
@@ -290,6 +394,19 @@ mod tests {
         assert!(matches!(solved.answer, ColumnAnswer::Sat(_)));
         assert_eq!(by(&solved), Some(EngineName::Local));
         assert_eq!(solved.work.core, None, "the core was never built");
+        let said = reason(&p, &solved);
+        let (core, local) = (
+            decision.core_memory.div_ceil(1 << 20),
+            decision.local_memory.div_ceil(1 << 20),
+        );
+        assert_eq!(
+            said,
+            format!(
+                "portfolio: the core (2000 free rows) was estimated at {core} MB against local \
+                 search's {local} MB, so local search ran first, beside Hall's condition on the \
+                 bitmaps, and the core only once local search gave up; local search answered"
+            )
+        );
     }
 
     /// Near the crossing local search gives up; the core search decides.
@@ -306,6 +423,15 @@ mod tests {
         assert!(solved.answer.is_decided(), "{:?}", solved.answer);
         assert_eq!(by(&solved), Some(EngineName::Backtrack));
         assert!(solved.work.core.is_some());
+        // The core is no larger than local search's memory: both ran, and the core answered.
+        let said = reason(&p, &solved);
+        assert!(
+            said.starts_with("portfolio: the core (100 free rows) was estimated at ")
+                && said.ends_with(
+                    "so the core search ran beside local search; the core search answered"
+                ),
+            "{said}"
+        );
     }
 
     /// The core's memory, estimated from a sample of rows before it is built, against the

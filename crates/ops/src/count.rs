@@ -32,7 +32,6 @@ pub struct CountRequest {
     #[serde(default)]
     pub encoding: Encoding,
     /// Stop at this many (`2` asks "is the solution unique?"); at least 1.
-    #[serde(default)]
     pub limit: Option<u64>,
     /// Also report the count up to rotation and reflection (empty classic board).
     #[serde(default)]
@@ -41,7 +40,6 @@ pub struct CountRequest {
     #[serde(default)]
     pub cross_check: bool,
     /// Give up after this many milliseconds (`status: "timeout"`, the count so far).
-    #[serde(default)]
     pub timeout_ms: Option<u64>,
     /// Count only this shard of the search tree's subproblems (`{"index": i, "of": n}`),
     /// for `queens merge` to sum with the others (docs/batch-and-clusters.md, "Batch runs and shards").

@@ -8,9 +8,9 @@ use utoipa::ToSchema;
 use crate::context::{ms, Artifacts, Context};
 use crate::instance::Instance;
 use crate::proof_info::ProofInfo;
-use crate::solve::{certificate, proof_target};
+use crate::solve::{certificate, prove_no};
 use queens_engine::encode::amo::Encoding;
-use queens_engine::prove::{self, CertifiedAnswer};
+use queens_engine::prove::CertifiedAnswer;
 use queens_engine::sat::{self, Explanation};
 use queens_engine::EngineName;
 use queens_engine::EngineSpec;
@@ -37,10 +37,8 @@ pub struct ExplainRequest {
     pub encoding: Encoding,
     /// On `unsat`, certify the core: a proof in this format, from the backtracker, that the
     /// board with only the core's presets has no solution (checked before the answer).
-    #[serde(default)]
     pub proof: Option<ProofFormat>,
     /// Give up after this many milliseconds (`status: "timeout"`).
-    #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
 
@@ -170,14 +168,7 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
                     &excluded_core,
                 )?;
                 let spec = EngineSpec::Backtrack { threads: 0 };
-                let certified = prove::prove_no(
-                    &alone,
-                    spec,
-                    req.encoding,
-                    format,
-                    &ctx.budget,
-                    &proof_target(ctx),
-                )?;
+                let certified = prove_no(&alone, spec, req.encoding, format, ctx)?;
                 match certified.answer {
                     CertifiedAnswer::Unsat(cert) => {
                         let (info, files) = certificate(&alone, *cert, req.encoding, spec)?;

@@ -1,6 +1,7 @@
-//! `solve` on the racing engine: the backtracker here on one thread, the SAT engine in a
-//! child `queens op` of this executable; the first answer wins and the other is stopped
-//! ([`queens_engine::race`]). With a proof, each side certifies its own UNSAT, so the "no"
+//! `solve` on the racing engine: the sides the plan names ([`Route::Race`]: the backtracker
+//! here on one thread, the SAT engine in a child `queens op` of this executable), raced by
+//! [`queens_engine::race`], where the first answer wins and the other is stopped. This layer
+//! supplies what the engine crate cannot: the child process and each side's context. With a proof, each side certifies its own UNSAT, so the "no"
 //! comes with whichever proof is ready first.
 
 use std::sync::atomic::AtomicBool;
@@ -10,10 +11,11 @@ use std::time::Instant;
 use crate::context::{ms, Artifacts, Context};
 use crate::isolate;
 use crate::operation::Operation;
-use crate::solve::{solve_on, SolveRequest, SolveResponse};
+use crate::solve::{SolveRequest, SolveResponse};
+use queens_engine::plan::Route;
 use queens_engine::race::{race, Side};
 use queens_engine::EngineName;
-use queens_engine::EngineSpec;
+use queens_engine::{EngineSpec, Work};
 use queens_model::error::Error;
 use queens_model::status::Status;
 
@@ -40,38 +42,34 @@ pub(super) fn solve<Solve: Operation<Request = SolveRequest, Response = SolveRes
         c
     };
     let definite = |resp: &SolveResponse| matches!(resp.status, Status::Sat | Status::Unsat);
-    let one_side = |engine: EngineName| SolveRequest {
-        engine,
-        timeout_ms: None,
-        ..req.clone()
+    // What runs on which side is the plan's; this layer runs the child process.
+    let plan = crate::solve::plan(req)?;
+    let Route::Race { here, child } = plan.route else {
+        return Err(Error::internal("a race request planned as no race"));
     };
     let won = race(
         |stop| {
-            let side = one_side(EngineName::Backtrack);
             // Past MAX_N the backtracker searches the core and answers a column per row (in
             // a file past INLINE_MAX_N rows), as `solve --engine backtrack` does.
-            let (resp, artifacts) = if req.instance.0.is_sparse() && req.proof.is_none() {
-                crate::solve::solve(&side, &side_ctx(stop))?
-            } else {
-                solve_on(&side, EngineSpec::Backtrack { threads: 1 }, &side_ctx(stop))?
-            };
+            let (resp, artifacts) = crate::solve::solve(&one_side(req, here), &side_ctx(stop))?;
             Ok(definite(&resp).then_some((resp, artifacts)))
         },
         |stop| {
             // Its proof comes back as an artifact: the caller's proof file is the
             // backtracking side's, and a losing side must not replace the winner's proof.
-            let mut sat_ctx = side_ctx(stop);
-            sat_ctx.proof_file = None;
-            let (resp, artifacts) =
-                isolate::run::<Solve>(&exe, &one_side(EngineName::Sat), &sat_ctx)?;
+            let mut child_ctx = side_ctx(stop);
+            child_ctx.proof_file = None;
+            let (resp, artifacts) = isolate::run::<Solve>(&exe, &one_side(req, child), &child_ctx)?;
             Ok(definite(&resp).then_some((resp, artifacts)))
         },
         ctx.budget.cancel.as_deref(),
         ctx.budget.deadline,
     )?;
+    let problem = &req.instance.0;
     let Some((side, (mut resp, artifacts))) = won else {
         let resp = SolveResponse {
             time_ms: ms(start),
+            why: Some(plan.reason(problem, &Work::default())),
             ..SolveResponse::nothing(
                 Status::interrupted(&ctx.budget),
                 req.instance.0.n(),
@@ -81,10 +79,33 @@ pub(super) fn solve<Solve: Operation<Request = SolveRequest, Response = SolveRes
         return Ok((resp, Artifacts::default()));
     };
     resp.engine = EngineName::Race;
-    resp.answered_by = Some(match side {
-        Side::First => EngineName::Backtrack,
-        Side::Second => EngineName::Sat,
-    });
+    let by = match side {
+        Side::First => here,
+        Side::Second => child,
+    };
+    resp.answered_by = Some(EngineName::of(by));
+    let work = Work {
+        answered_by: Some(by),
+        ..Work::default()
+    };
+    resp.why = Some(plan.reason(problem, &work));
     resp.time_ms = ms(start);
     Ok((resp, artifacts))
+}
+
+/// The request of one side of the race: `spec`'s engine (its threads, its encoding) on the
+/// race's question, without a timeout of its own (the race's deadline stops it).
+fn one_side(req: &SolveRequest, spec: EngineSpec) -> SolveRequest {
+    let (threads, encoding) = match spec {
+        EngineSpec::Backtrack { threads } => ((threads > 0).then_some(threads), req.encoding),
+        EngineSpec::Sat(encoding) => (req.threads, encoding),
+        _ => (req.threads, req.encoding),
+    };
+    SolveRequest {
+        engine: EngineName::of(spec),
+        threads,
+        encoding,
+        timeout_ms: None,
+        ..req.clone()
+    }
 }

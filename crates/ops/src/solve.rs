@@ -48,17 +48,14 @@ pub struct SolveRequest {
     #[serde(default)]
     pub all: bool,
     /// List at most this many solutions (implies `all`); at least 1.
-    #[serde(default)]
     pub limit: Option<u64>,
     /// Also run the other engine; a disagreement is an internal error.
     #[serde(default)]
     pub cross_check: bool,
     /// Give up after this many milliseconds (`status: "timeout"`).
-    #[serde(default)]
     pub timeout_ms: Option<u64>,
     /// On UNSAT, produce a proof in this format (from either engine), checked by the
     /// built-in checker before the answer is given.
-    #[serde(default)]
     pub proof: Option<ProofFormat>,
     /// Backtracker threads, 1 to 256 (default: all cores). `queens batch` runs one instance
     /// per core with 1.
@@ -415,6 +412,13 @@ pub struct SolveResponse {
     /// With `unsat` and `proof`: the certificate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<ProofInfo>,
+    /// What ran and why, in one sentence for people: `auto`'s choice on the board (on a
+    /// classic completion, the portfolio's memory estimates and which engine answered, e.g.
+    /// "portfolio: the core … was estimated at 860 MB against local search's 25 MB, so local
+    /// search ran first, …; local search answered"), the race's first answer, or the route
+    /// of the engine named. Absent when the run stopped before any engine started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
     /// CLI: the column-per-row file the solution was written to (`-o`; always for a board
     /// past [`INLINE_MAX_N`], whose `queens` are then null).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -443,6 +447,7 @@ impl SolveResponse {
             cross_checked: None,
             reason: None,
             proof: None,
+            why: None,
             solution_path: None,
             solution_url: None,
         }
@@ -532,18 +537,19 @@ pub(super) fn solve(
 ) -> Result<(SolveResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
-    let route = plan(req)?.route;
-    match route {
-        Route::Columns(spec) => solve_columns(req, spec, ctx),
+    let plan = plan(req)?;
+    match plan.route {
+        Route::Columns(spec) => solve_columns(req, spec, &plan, ctx),
         Route::Board(spec) => {
             let (mut resp, artifacts) = solve_on(req, spec, ctx)?;
             if req.engine == EngineName::Auto {
                 resp.engine = EngineName::Auto;
                 resp.answered_by = Some(EngineName::Backtrack);
             }
+            resp.why = Some(plan.reason(&req.instance.0, &Work::default()));
             Ok((resp, artifacts))
         }
-        Route::Race(_) => Err(Error::internal(
+        Route::Race { .. } => Err(Error::internal(
             "a race is composed by ops::solve, not by one engine",
         )),
     }
@@ -639,6 +645,7 @@ pub(super) fn solve_on(
         cross_checked,
         reason: (status == Status::Unsat).then(|| unsat_reason(problem, found.work.nodes)),
         proof: None,
+        why: None,
         solution_path: None,
         solution_url: None,
     };
@@ -650,6 +657,7 @@ pub(super) fn solve_on(
 fn solve_columns(
     req: &SolveRequest,
     spec: EngineSpec,
+    plan: &Plan,
     ctx: &Context,
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
@@ -664,6 +672,7 @@ fn solve_columns(
     let mut resp = SolveResponse {
         work: WorkReport::from_work(&solved.work, req.encoding, req.ext_solver()),
         answered_by: by.filter(|_| req.engine == EngineName::Auto),
+        why: Some(plan.reason(problem, &solved.work)),
         ..SolveResponse::nothing(Status::interrupted(&ctx.budget), n, req.engine)
     };
     let mut artifacts = Artifacts::default();
@@ -763,14 +772,7 @@ fn solve_with_proof(
         return solve_core_with_proof(req, format, ctx);
     }
     let start = Instant::now();
-    let certified = prove::prove_no(
-        problem,
-        spec,
-        req.encoding,
-        format,
-        &ctx.budget,
-        &proof_target(ctx),
-    )?;
+    let certified = prove_no(problem, spec, req.encoding, format, ctx)?;
     let mut resp = SolveResponse {
         work: WorkReport::from_work(&certified.work, req.encoding, req.ext_solver()),
         ..SolveResponse::nothing(
@@ -847,12 +849,20 @@ fn solve_core_with_proof(
     Ok((resp, artifacts))
 }
 
-/// Where a proof goes: the context's proof file (the command line's `--proof FILE`), or
-/// memory.
-pub(super) fn proof_target(ctx: &Context) -> prove::ProofTarget {
-    ctx.proof_file
+/// [`prove::prove_no`] under `ctx`: its budget, and its proof file (the command line's
+/// `--proof FILE`) as where the proof goes, else memory.
+pub(super) fn prove_no(
+    problem: &Problem,
+    spec: EngineSpec,
+    encoding: Encoding,
+    format: ProofFormat,
+    ctx: &Context,
+) -> Result<prove::Certified, Error> {
+    let target = ctx
+        .proof_file
         .clone()
-        .map_or(prove::ProofTarget::Memory, prove::ProofTarget::File)
+        .map_or(prove::ProofTarget::Memory, prove::ProofTarget::File);
+    prove::prove_no(problem, spec, encoding, format, &ctx.budget, &target)
 }
 
 /// A checked certificate as the answer reports it, and its files: the proof and the DIMACS

@@ -146,12 +146,51 @@ pub fn presolve(
     refute: bool,
     budget: &Budget,
 ) -> Result<Option<Presolved>, Error> {
+    build(problem, refute, budget, Bound::Small)
+}
+
+/// Which cores [`build`] takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// Only a core that [`fits`]: what a search for one solution builds, leaving a lightly
+    /// preset board to local search.
+    Small,
+    /// Any core under the memory limit: a count searches the whole core whatever its size,
+    /// and no other engine counts a board past [`queens_model::model::MAX_N`].
+    Memory,
+}
+
+impl Bound {
+    /// What a caller over the memory limit can do instead.
+    fn advice(self) -> &'static str {
+        match self {
+            Bound::Small => "raise the limit (--max-memory) or use engine local or auto",
+            Bound::Memory => {
+                "a count searches the whole core, so raise the limit (--max-memory) or fix \
+                 more queens"
+            }
+        }
+    }
+}
+
+/// Most open cells of any core: every index of a cell is a `u32`.
+const MAX_CELLS: u64 = u32::MAX as u64 - 1;
+
+/// [`presolve`] under `bound`.
+fn build(
+    problem: &Problem,
+    refute: bool,
+    budget: &Budget,
+    bound: Bound,
+) -> Result<Option<Presolved>, Error> {
     if !applies(problem) {
         return Err(Error::unsupported(
             "the core engines solve classic boards (rule full, no regions)".into(),
         ));
     }
-    fits(problem)?;
+    if bound == Bound::Small || problem.fixed().is_empty() {
+        fits(problem)?;
+    }
     let n = problem.n();
     // One pass marks the fixed queens' lines. A line marked twice is two fixed queens that
     // attack each other, and a fixed queen may stand on a closed cell: the local engine's
@@ -168,8 +207,18 @@ pub fn presolve(
         ));
     }
     // The memory before the core: an estimate from a sample of its rows, then the count as
-    // it grows (the sample may miss a dense part).
-    if let Some(limit) = budget.max_memory {
+    // it grows (the sample may miss a dense part). Past the small bound the cells are not
+    // bounded by MAX_CORE_ROWS², so the width of their indices bounds them too.
+    let limit = match bound {
+        Bound::Small => budget.max_memory,
+        Bound::Memory => Some(
+            budget
+                .max_memory
+                .unwrap_or(u64::MAX)
+                .min(memory_estimate(n, MAX_CELLS as usize)),
+        ),
+    };
+    if let Some(limit) = limit {
         let cells = open.estimate_cells();
         let need = memory_estimate(n, cells as usize);
         if need > limit {
@@ -178,11 +227,11 @@ pub fn presolve(
                 format!(
                     "the core of this {n}×{n} board would need about {} MB ({cells} open cells \
                      estimated from its {} free rows, {CELL_BYTES} bytes a cell and 0.75 a \
-                     row), over the memory limit of {} MB: raise the limit (--max-memory) or \
-                     use engine local or auto",
+                     row), over the memory limit of {} MB: {}",
                     need.div_ceil(1 << 20),
                     open.free_rows(),
-                    limit >> 20
+                    limit >> 20,
+                    bound.advice()
                 ),
             ));
         }
@@ -207,16 +256,17 @@ pub fn presolve(
             col_count[j] += 1;
         }
         let need = memory_estimate(n, cell_row.len());
-        if budget.max_memory.is_some_and(|limit| need > limit) {
+        if limit.is_some_and(|limit| need > limit) {
             return Err(Error::too_large_at_field(
                 "n",
                 format!(
                     "the core of this {n}×{n} board needs more than {} MB (0.75 bytes a row, \
                      {CELL_BYTES} a cell of the core, {} so far), over the memory limit of {} MB: \
-                     raise the limit (--max-memory) or use engine local",
+                     {}",
                     need >> 20,
                     cell_row.len(),
-                    budget.max_memory.unwrap_or(0) >> 20
+                    limit.unwrap_or(0) >> 20,
+                    bound.advice()
                 ),
             ));
         }
@@ -377,13 +427,17 @@ pub fn solve_columns(
     })
 }
 
-/// The number of solutions of a classic problem, up to `limit`, by the core search.
+/// The number of solutions of a classic problem, up to `limit`, by the core search. A count
+/// searches the whole core in any case, so any core under the budget's memory limit is
+/// built, past the bound of [`fits`] too (that bound leaves a lightly preset board to local
+/// search, which counts nothing); a core over the limit is refused before it is built, from
+/// the estimate of its cells.
 pub fn count(
     problem: &Problem,
     limit: Option<u64>,
     budget: &Budget,
 ) -> Result<(search::Counted, Option<CoreSize>), Error> {
-    match presolve(problem, true, budget)? {
+    match build(problem, true, budget, Bound::Memory)? {
         None => Ok((
             search::Counted {
                 interrupted: true,

@@ -204,12 +204,14 @@ fn solve(
             r.n
         )?;
     }
-    if let Some(e) = r.answered_by {
-        match r.engine {
-            // The backtracker answering a small board is what it always did: said in JSON only.
-            EngineName::Auto if e == EngineName::Backtrack => {}
-            EngineName::Auto => writeln!(out, "auto: the {} engine answered", e.name())?,
-            _ => writeln!(out, "race: the {} engine answered first", e.name())?,
+    // What ran and why, where `auto` or the race chose. The backtracker answering a board
+    // that is no completion for the portfolio is what it always did: said in JSON only.
+    if let (Some(e), Some(why)) = (r.answered_by, &r.why) {
+        let plain = r.engine == EngineName::Auto
+            && e == EngineName::Backtrack
+            && queens::engine::plan::choose(problem) != queens::engine::plan::Choice::Portfolio;
+        if !plain {
+            writeln!(out, "engine: {} ({why})", e.name())?;
         }
     }
     cross_checked(out, r.cross_checked)
