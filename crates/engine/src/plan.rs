@@ -29,6 +29,11 @@ pub fn hall_later(n: usize) -> std::time::Duration {
 /// it the condition is left unknown and the engines decide.
 pub const HALL_LOOKS: u64 = 100_000_000;
 
+/// How long the portfolio searches a core built at once alone, before local search starts
+/// beside it: near the crossing the core search answers in well under this, and starting two
+/// threads costs more than the answer; a search not done by then starts again on its thread.
+pub const CORE_ALONE: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// What `auto` runs on a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Choice {
@@ -72,7 +77,11 @@ impl Portfolio {
             bytes(self.local_memory)
         );
         match (self.local, self.core, self.core_first) {
-            (true, true, true) => format!("{estimate}, so the core search ran beside local search"),
+            (true, true, true) => format!(
+                "{estimate}, so the core was built at once and searched alone for up to {} ms, \
+                 then beside local search",
+                CORE_ALONE.as_millis()
+            ),
             (true, true, false) => format!(
                 "{estimate}, so local search ran first, beside Hall's condition on the bitmaps, \
                  and the core only once local search gave up"

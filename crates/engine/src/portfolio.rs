@@ -24,10 +24,6 @@ use crate::{ms, Budget, ColumnAnswer, EngineName, EngineSpec, SolvedColumns, Wor
 use queens_model::error::Error;
 use queens_model::model::Problem;
 
-/// How long the core search runs alone on a core built at once before local search starts
-/// beside it; a search not done by then starts again on its own thread.
-const QUICK: Duration = Duration::from_millis(20);
-
 /// How often the core's side looks whether local search is still in play.
 const WAIT: Duration = Duration::from_millis(1);
 
@@ -95,24 +91,22 @@ impl Engine for Portfolio {
             match completion::presolve_stage(problem, budget) {
                 Ok(completion::Presolve::Answered(mut solved)) => {
                     solved.work.time_ms = ms(start);
-                    return Ok(solved);
+                    return Ok(ran(solved, false));
                 }
                 Ok(completion::Presolve::Core(core, work)) => {
                     // Around the crossing the search makes no wrong turn: a short try here
                     // answers most boards without a thread.
                     let quick = Budget {
-                        deadline: Some(
-                            budget
-                                .deadline
-                                .map_or(start + QUICK, |d| d.min(start + QUICK)),
-                        ),
+                        deadline: Some(budget.deadline.map_or(start + plan::CORE_ALONE, |d| {
+                            d.min(start + plan::CORE_ALONE)
+                        })),
                         ..budget.clone()
                     };
                     let found = completion::search::solve(&core, self.seed, &quick);
                     if !matches!(found.0, completion::search::Found::Interrupted) {
                         let mut solved = completion::lift(problem, &core, found, work);
                         solved.work.time_ms = ms(start);
-                        return Ok(solved);
+                        return Ok(ran(solved, false));
                     }
                     built = Some(Ok((core, work)));
                 }
@@ -324,7 +318,7 @@ mod tests {
         let said = reason(&p, &solved);
         assert!(
             said.starts_with("portfolio: the core (10 free rows) was estimated at ")
-                && said.contains("so the core search ran beside local search")
+                && said.contains("so the core was built at once and searched alone for up to 20 ms, then beside local search")
                 && said.ends_with(
                     "the core's presolve refuted the board before any search (the reason says how)"
                 ),
@@ -428,7 +422,7 @@ mod tests {
         assert!(
             said.starts_with("portfolio: the core (100 free rows) was estimated at ")
                 && said.ends_with(
-                    "so the core search ran beside local search; the core search answered"
+                    "so the core was built at once and searched alone for up to 20 ms, then beside local search; the core search answered"
                 ),
             "{said}"
         );
