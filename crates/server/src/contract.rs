@@ -32,7 +32,7 @@ pub(super) fn complete(doc: &mut Value, access: &Access) {
         }
         super::requests::constrain(schemas);
         tag_jobs(schemas);
-        super::requests::examples(schemas);
+        super::requests::synchronous(schemas);
     }
     let Some(paths) = doc["paths"].as_object_mut() else {
         return;

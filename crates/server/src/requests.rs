@@ -7,21 +7,40 @@
 //!   2 on the beginner side) with no more pawns than spaces, and a card in hand while the
 //!   pile has cards;
 //! - a play (`PlayRequest`) gives either the moves or a policy;
-//! - a solver's model (`DecodeRequest.model`) is DIMACS output: comment lines, at most one
-//!   status line, `v` lines of literals, and an answer (a status or a literal) somewhere.
+//! - a completion to generate (`GenerateRequest`) gives its number of queens, only a region
+//!   puzzle a grade, and a region puzzle is from 1 to 32 rows but 2 and 3 (on the endpoint:
+//!   a job finds out when it runs);
+//! - a solver's model (`DecodeRequest.model`, on the endpoint: a job reads it when it runs)
+//!   is DIMACS output: comment lines, at most one status line, `v` lines of literals, and an
+//!   answer (a status or a literal) somewhere.
 //!
 //! What JSON Schema cannot say stays a 422 naming the field: a colour's pawns or cards past
 //! the game's count, a literal past the CNF's variables, a model that is not a board.
 
 use serde_json::{json, Map, Value};
 
+use queens_engine::generate::MAX_REGIONS_N;
 use queens_games::collection::deal::{deal, Difficulty};
 use queens_games::collection::rules::{Colour, PAWNS_PER_COLOUR};
 use queens_games::collection::Deal;
 
-/// Writes the constraints into `schemas`, before the job schemas are made from the request
-/// schemas (so a job says the same).
+/// Writes the constraints the service checks before it takes a request, on the endpoint or
+/// as a job, into `schemas`: before the job schemas are made from the request schemas, so a
+/// job says the same.
 pub(super) fn constrain(schemas: &mut Map<String, Value>) {
+    if let Some(g) = schemas.get_mut("GenerateRequest") {
+        // `completion` needs its number of queens; only region puzzles have a grade.
+        g["allOf"] = json!([
+            {
+                "if": { "required": ["kind"], "properties": { "kind": { "const": "completion" } } },
+                "then": { "required": ["queens"], "properties": { "queens": { "type": "integer" } } }
+            },
+            {
+                "if": { "required": ["difficulty"], "not": { "properties": { "difficulty": { "type": "null" } } } },
+                "then": { "properties": { "kind": { "const": "regions" } } }
+            }
+        ]);
+    }
     if let Some(d) = schemas.get_mut("Deal") {
         deal_constraints(d);
     }
@@ -42,6 +61,22 @@ pub(super) fn constrain(schemas: &mut Map<String, Value>) {
             }
         ]);
     }
+}
+
+/// Writes what only the synchronous endpoints check, after the job schemas are made: a
+/// region puzzle's size and the model's form (a job finds them out when it runs), and an
+/// accepted example into each request schema constrained here (a job's body also needs its
+/// `op`).
+pub(super) fn synchronous(schemas: &mut Map<String, Value>) {
+    // A region puzzle is generated for n from 1 to 32 but 2 and 3, whose boards have none.
+    if let Some(g) = schemas.get_mut("GenerateRequest") {
+        g["if"] = json!({ "required": ["kind"], "properties": { "kind": { "const": "regions" } } });
+        g["then"] = json!({
+            "properties": {
+                "n": { "minimum": 1, "maximum": MAX_REGIONS_N, "not": { "enum": [2, 3] } }
+            }
+        });
+    }
     if let Some(model) = schemas.get_mut("DecodeRequest").and_then(|d| {
         d.get_mut("properties")
             .and_then(|p| p.get_mut("model"))
@@ -49,11 +84,6 @@ pub(super) fn constrain(schemas: &mut Map<String, Value>) {
     }) {
         model.insert("pattern".into(), json!(model_pattern()));
     }
-}
-
-/// Writes an accepted example into each request schema [`constrain`] constrains (the
-/// synchronous endpoint's; a job's body also needs its `op`).
-pub(super) fn examples(schemas: &mut Map<String, Value>) {
     let fresh = serde_json::to_value(seed_deal()).unwrap_or(Value::Null);
     let mut add = |name: &str, examples: Value| {
         if let Some(s) = schemas.get_mut(name).and_then(Value::as_object_mut) {
