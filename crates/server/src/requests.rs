@@ -8,8 +8,8 @@
 //!   pile has cards;
 //! - a play (`PlayRequest`) gives either the moves or a policy;
 //! - a completion to generate (`GenerateRequest`) gives its number of queens, only a region
-//!   puzzle a grade, and a region puzzle is from 1 to 32 rows but 2 and 3 (on the endpoint:
-//!   a job finds out when it runs);
+//!   puzzle a grade, and a board at least one row, a region puzzle from 1 to 32 but 2 and 3
+//!   (on the endpoint: a job finds out when it runs);
 //! - a solver's model (`DecodeRequest.model`, on the endpoint: a job reads it when it runs)
 //!   is DIMACS output: comment lines, at most one status line, `v` lines of literals, and an
 //!   answer (a status or a literal) somewhere.
@@ -68,8 +68,15 @@ pub(super) fn constrain(schemas: &mut Map<String, Value>) {
 /// accepted example into each request schema constrained here (a job's body also needs its
 /// `op`).
 pub(super) fn synchronous(schemas: &mut Map<String, Value>) {
-    // A region puzzle is generated for n from 1 to 32 but 2 and 3, whose boards have none.
+    // A board has a row, and a region puzzle is generated for n from 1 to 32 but 2 and 3,
+    // whose boards have none.
     if let Some(g) = schemas.get_mut("GenerateRequest") {
+        if let Some(n) = g
+            .pointer_mut("/properties/n")
+            .and_then(Value::as_object_mut)
+        {
+            n.insert("minimum".into(), json!(1));
+        }
         g["if"] = json!({ "required": ["kind"], "properties": { "kind": { "const": "regions" } } });
         g["then"] = json!({
             "properties": {
