@@ -213,6 +213,15 @@ impl Contract {
         );
     }
 
+    /// True when `value` is valid against the component schema `name`.
+    fn is_valid(&self, name: &str, value: &Value) -> bool {
+        let mut root = json!({ "allOf": [self.component(name)] });
+        root["components"] = self.doc["components"].clone();
+        jsonschema::draft202012::new(&root)
+            .unwrap_or_else(|e| panic!("the document's schema does not compile: {e}"))
+            .is_valid(value)
+    }
+
     /// The component schema `name` (`#/components/schemas/NAME`).
     fn component(&self, name: &str) -> Value {
         json!({ "$ref": format!("#/components/schemas/{name}") })
@@ -958,4 +967,124 @@ fn every_declared_bound_is_in_the_document_and_enforced() {
         }
     }
     assert!(checked >= 20, "{checked} bounds checked");
+}
+
+/// What the service checks of a deal, a play, a solver's model and a puzzle to generate is in
+/// the document (a tester generating requests from it once had almost all of them refused):
+/// every example the document gives is valid and accepted by its route, each request below is
+/// refused by both the schema and the service (naming the field), and each model below is
+/// taken by both.
+#[test]
+fn the_document_says_what_a_deal_a_play_a_model_and_a_puzzle_must_be() {
+    let c = Contract::new(
+        serve()
+            .args(["--timeout-ms", "2000", "--max-n", "64"])
+            .start(),
+    );
+    let mut accepted = 0;
+    for (path, item) in c.doc["paths"].as_object().expect("paths") {
+        let Some(name) = item["post"]["requestBody"]["content"]["application/json"]["schema"]
+            ["$ref"]
+            .as_str()
+            .and_then(|r| r.strip_prefix("#/components/schemas/"))
+        else {
+            continue;
+        };
+        let examples = c.doc["components"]["schemas"][name]["examples"].clone();
+        for example in examples.as_array().into_iter().flatten() {
+            assert!(c.is_valid(name, example), "{name}'s example {example}");
+            let a = c.post(path, example);
+            assert_eq!(a.status, 200, "{path} {example}: {}", a.json());
+            accepted += 1;
+        }
+    }
+    assert!(accepted >= 5, "{accepted} examples");
+    let deal = c.doc["components"]["schemas"]["Deal"]["examples"][0].clone();
+    let mut twice = deal.clone();
+    twice["boxes"][1]["color"] = deal["boxes"][0]["color"].clone();
+    let mut no_hand = deal.clone();
+    no_hand["hand"] = json!([]);
+    let mut sides = deal.clone();
+    sides["boxes"][0]["capacity"] = json!(2);
+    sides["boxes"][0]["pawns"] = json!([]);
+    let model = |m: &str| json!({"instance": {"n": 3}, "model": m});
+    let refused = [
+        (
+            "/v1/collection/play",
+            "PlayRequest",
+            json!({"deal": twice, "policy": "greedy"}),
+            "deal.boxes[1].color",
+        ),
+        (
+            "/v1/collection/play",
+            "PlayRequest",
+            json!({"deal": deal, "policy": "greedy", "moves": []}),
+            "policy",
+        ),
+        (
+            "/v1/collection/solve",
+            "CollectionSolveRequest",
+            json!({"deal": no_hand}),
+            "deal.hand",
+        ),
+        (
+            "/v1/collection/solve",
+            "CollectionSolveRequest",
+            json!({"deal": sides}),
+            "deal.boxes[1].capacity",
+        ),
+        ("/v1/decode", "DecodeRequest", model(""), "model"),
+        ("/v1/decode", "DecodeRequest", model("c a comment"), "model"),
+        (
+            "/v1/decode",
+            "DecodeRequest",
+            model("s UNSATISFIABLE\ns UNKNOWN"),
+            "model",
+        ),
+        ("/v1/decode", "DecodeRequest", model("x 1"), "model"),
+        (
+            "/v1/decode",
+            "DecodeRequest",
+            json!({"instance": {"n": 65}, "model": "s UNKNOWN"}),
+            "instance.n",
+        ),
+        (
+            "/v1/generate",
+            "GenerateRequest",
+            json!({"kind": "completion", "n": 8}),
+            "queens",
+        ),
+        (
+            "/v1/generate",
+            "GenerateRequest",
+            json!({"kind": "diagonals", "n": 8, "difficulty": "easy"}),
+            "difficulty",
+        ),
+        // No 3×3 region puzzle exists; the refusal names no field.
+        (
+            "/v1/generate",
+            "GenerateRequest",
+            json!({"kind": "regions", "n": 3}),
+            "",
+        ),
+    ];
+    for (route, schema, body, field) in refused {
+        assert!(!c.is_valid(schema, &body), "{schema} takes {body}");
+        let a = c.post(route, &body);
+        assert_eq!(a.status, 422, "{route} {body}: {}", a.json());
+        if !field.is_empty() {
+            assert_eq!(a.json()["field"], field, "{route} {body}");
+        }
+    }
+    for m in [
+        "s UNSATISFIABLE\n",
+        "c by a solver\r\ns UNKNOWN\r\n",
+        "UNSAT",
+        "\u{feff} c x\n\tINDET \u{85}",
+        "v -1 0\ns UNSATISFIABLE",
+    ] {
+        assert!(c.is_valid("DecodeRequest", &model(m)), "{m:?}");
+        let a = c.post("/v1/decode", &model(m));
+        assert_eq!(a.status, 200, "{m:?}: {}", a.json());
+    }
 }

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::context::{ms, Context};
+use crate::context::{ms, Artifacts, Context};
 use crate::operation::Bound;
 use queens_games::collection::deal::{deal as deal_of, Difficulty};
 use queens_games::collection::policy::{self, Lookahead, PolicyName};
@@ -276,11 +276,7 @@ pub struct SimulateResponse {
 impl SimulateResponse {
     /// 0 when every deal was played, 4 when the budget ended the run early.
     pub fn exit_code(&self) -> u8 {
-        if self.status == Outcome::Ok {
-            0
-        } else {
-            4
-        }
+        self.status.exit_code()
     }
 }
 
@@ -304,30 +300,29 @@ pub fn simulate(req: &SimulateRequest, ctx: &Context) -> Result<SimulateResponse
             p(done, total);
         }
     };
-    let summary = simulate::simulate(&cfg, &progress, &|| ctx.budget.exhausted()).map_err(|e| {
+    let tally = simulate::simulate(&cfg, &progress, &|| ctx.budget.exhausted()).map_err(|e| {
         Error::internal(format!(
             "the {} policy made an illegal move: {e}",
             req.policy
         ))
     })?;
-    let status = finished(summary.deals == req.deals, ctx);
     Ok(SimulateResponse {
         policy: req.policy,
         difficulty: req.difficulty.name(),
-        deals: summary.deals,
+        deals: tally.deals,
         requested: req.deals,
-        mean: summary.mean,
-        win_rate: summary.win_rate,
-        wins: summary.wins,
-        max_score: summary.max_score,
-        min: summary.min,
-        max: summary.max,
-        mean_turns: summary.mean_turns,
-        histogram: summary.histogram,
+        mean: tally.mean(),
+        win_rate: tally.win_rate(),
+        wins: tally.wins,
+        max_score: req.difficulty.max_score(),
+        min: tally.min(),
+        max: tally.max(),
+        mean_turns: tally.mean_turns(),
+        histogram: tally.histogram,
         seed: req.seed,
         jobs,
         lookahead: (req.policy == PolicyName::Lookahead).then_some(req.lookahead),
-        status,
+        status: finished(tally.deals == req.deals, ctx),
         time_ms: ms(start),
     })
 }
@@ -653,11 +648,7 @@ pub struct StudyResponse {
 impl StudyResponse {
     /// 0 when every deal was studied, 4 when the budget ended the study early.
     pub fn exit_code(&self) -> u8 {
-        if self.status == Outcome::Ok {
-            0
-        } else {
-            4
-        }
+        self.status.exit_code()
     }
 }
 
@@ -734,6 +725,66 @@ pub fn study(req: &StudyRequest, ctx: &Context) -> Result<StudyResponse, Error> 
     })
 }
 
+/// An operation's answer, with no artifacts beside it.
+fn alone<T>(answer: Result<T, Error>) -> Result<(T, Artifacts), Error> {
+    answer.map(|a| (a, Artifacts::default()))
+}
+
+/// The bounds of an operation that plays many seeded deals: its deals (at most `sync_max`
+/// on the synchronous endpoint), its threads and its lookahead budget.
+const fn many_deals(max: u64, sync_max: u64) -> [Bound; 4] {
+    [
+        Bound::new("deals", 1, max).sync_max(sync_max),
+        Bound::new("jobs", 1, MAX_JOBS as u64),
+        LOOKAHEAD_BOUNDS[0],
+        LOOKAHEAD_BOUNDS[1],
+    ]
+}
+
+/// Why `deals` is too many for operation `O`'s synchronous endpoint (`what`: what that
+/// endpoint does with them), if it is.
+fn over_sync<O: crate::operation::Operation>(deals: u64, what: &str) -> Option<String> {
+    let max = O::BOUNDS
+        .iter()
+        .find(|b| b.field == "deals")
+        .and_then(|b| b.sync_max)?;
+    (deals > max).then(|| {
+        format!(
+            "{deals} deals is over the {max} {what}: submit it as a job (POST /v1/jobs with \
+             \"op\": \"{}\")",
+            O::NAME
+        )
+    })
+}
+
+/// The operation `$op` that plays many seeded deals: `$run` answers its request with a
+/// response that has a `status`; the request's `deals` over the synchronous endpoint's bound
+/// make it a job (`$what`: what that endpoint does with them); `$own`: its name, endpoint,
+/// summary and bounds.
+macro_rules! many_deals_operation {
+    ($op:ident($req:ty) -> $resp:ty = $run:ident, $what:literal; $($own:tt)*) => {
+        impl crate::operation::Operation for $op {
+            $($own)*
+            const BOUND_FIELD: &'static str = "deals";
+            type Request = $req;
+            type Response = $resp;
+
+            fn run(req: &$req, ctx: &Context) -> Result<($resp, Artifacts), Error> {
+                alone($run(req, ctx))
+            }
+            fn validate(req: &$req) -> Result<(), Error> {
+                req.validate()
+            }
+            fn unbounded(req: &$req, _n: usize) -> Option<String> {
+                over_sync::<Self>(req.deals, $what)
+            }
+            fn status(resp: &$resp) -> Option<Outcome> {
+                Some(resp.status)
+            }
+        }
+    };
+}
+
 /// `collection_deal`.
 pub struct CollectionDeal;
 
@@ -745,8 +796,8 @@ impl crate::operation::Operation for CollectionDeal {
     type Request = DealRequest;
     type Response = Deal;
 
-    fn run(req: &DealRequest, ctx: &Context) -> Result<(Deal, crate::context::Artifacts), Error> {
-        Ok((deal(req, ctx)?, crate::context::Artifacts::default()))
+    fn run(req: &DealRequest, ctx: &Context) -> Result<(Deal, Artifacts), Error> {
+        alone(deal(req, ctx))
     }
     fn validate(req: &DealRequest) -> Result<(), Error> {
         req.difficulty
@@ -767,11 +818,8 @@ impl crate::operation::Operation for CollectionPlay {
     type Request = PlayRequest;
     type Response = PlayResponse;
 
-    fn run(
-        req: &PlayRequest,
-        ctx: &Context,
-    ) -> Result<(PlayResponse, crate::context::Artifacts), Error> {
-        Ok((play(req, ctx)?, crate::context::Artifacts::default()))
+    fn run(req: &PlayRequest, ctx: &Context) -> Result<(PlayResponse, Artifacts), Error> {
+        alone(play(req, ctx))
     }
     fn validate(req: &PlayRequest) -> Result<(), Error> {
         req.validate()
@@ -790,46 +838,15 @@ const LOOKAHEAD_BOUNDS: [Bound; 2] = [
 /// `collection_simulate`: stops between deals.
 pub struct CollectionSimulate;
 
-impl crate::operation::Operation for CollectionSimulate {
+many_deals_operation! {
+    CollectionSimulate(SimulateRequest) -> SimulateResponse = simulate,
+    "a synchronous simulation plays";
     const NAME: &'static str = "collection_simulate";
     const PATH: Option<&'static str> = Some("/v1/collection/simulate");
     const SUMMARY: &'static str = "Play seeded deals with a policy: mean, win rate, histogram. \
                                    At most 10,000 deals here\n(more as a job); the server's time \
                                    limit may end the run first (`status: timeout`).";
-    const BOUND_FIELD: &'static str = "deals";
-    const BOUNDS: &'static [Bound] = &[
-        Bound::new("deals", 1, MAX_SIMULATE_DEALS).sync_max(MAX_SYNC_SIMULATE_DEALS),
-        Bound::new("jobs", 1, MAX_JOBS as u64),
-        LOOKAHEAD_BOUNDS[0],
-        LOOKAHEAD_BOUNDS[1],
-    ];
-    type Request = SimulateRequest;
-    type Response = SimulateResponse;
-
-    fn run(
-        req: &SimulateRequest,
-        ctx: &Context,
-    ) -> Result<(SimulateResponse, crate::context::Artifacts), Error> {
-        Ok((simulate(req, ctx)?, crate::context::Artifacts::default()))
-    }
-    fn validate(req: &SimulateRequest) -> Result<(), Error> {
-        req.validate()
-    }
-    fn unbounded(req: &SimulateRequest, _n: usize) -> Option<String> {
-        (req.deals > MAX_SYNC_SIMULATE_DEALS).then(|| {
-            format!(
-                "{} deals is over the {} a synchronous simulation plays: submit it as a \
-                 job (POST /v1/jobs with \"op\": \"collection_simulate\")",
-                req.deals, MAX_SYNC_SIMULATE_DEALS
-            )
-        })
-    }
-    fn status(resp: &SimulateResponse) -> Option<Outcome> {
-        Some(resp.status)
-    }
-    fn exit_code(resp: &SimulateResponse) -> u8 {
-        resp.exit_code()
-    }
+    const BOUNDS: &'static [Bound] = &many_deals(MAX_SIMULATE_DEALS, MAX_SYNC_SIMULATE_DEALS);
 }
 
 /// `collection_solve`. The optimum's search looks at the deadline every 4096 positions; its
@@ -853,63 +870,38 @@ impl crate::operation::Operation for CollectionSolve {
     fn run(
         req: &CollectionSolveRequest,
         ctx: &Context,
-    ) -> Result<(CollectionSolveResponse, crate::context::Artifacts), Error> {
-        Ok((self::solve(req, ctx)?, crate::context::Artifacts::default()))
+    ) -> Result<(CollectionSolveResponse, Artifacts), Error> {
+        alone(self::solve(req, ctx))
     }
     fn validate(req: &CollectionSolveRequest) -> Result<(), Error> {
         req.validate()
     }
+    // `budget` is `ok` exactly when the optimum is proven: its exit code is the answer's.
     fn status(resp: &CollectionSolveResponse) -> Option<Outcome> {
         Some(resp.budget)
-    }
-    fn exit_code(resp: &CollectionSolveResponse) -> u8 {
-        resp.exit_code()
     }
 }
 
 /// `collection_study`.
 pub struct CollectionStudy;
 
-impl crate::operation::Operation for CollectionStudy {
+many_deals_operation! {
+    CollectionStudy(StudyRequest) -> StudyResponse = study,
+    "a synchronous study solves";
     const NAME: &'static str = "collection_study";
     const PATH: Option<&'static str> = Some("/v1/collection/study");
     const SUMMARY: &'static str = "Optima against the policies' scores on seeded deals: how \
                                    much of a player's loss is luck\nand how much play. At most \
                                    100 deals here (more as a job).";
-    const BOUND_FIELD: &'static str = "deals";
-    const BOUNDS: &'static [Bound] = &[
-        Bound::new("deals", 1, MAX_STUDY_DEALS).sync_max(MAX_SYNC_STUDY_DEALS),
-        Bound::new("jobs", 1, MAX_JOBS as u64),
-        Bound::new("timeout_each_ms", 1, MAX_TIMEOUT_EACH_MS),
-        Bound::new("max_entries", 1, MAX_TABLE_ENTRIES as u64),
-        LOOKAHEAD_BOUNDS[0],
-        LOOKAHEAD_BOUNDS[1],
-    ];
-    type Request = StudyRequest;
-    type Response = StudyResponse;
-
-    fn run(
-        req: &StudyRequest,
-        ctx: &Context,
-    ) -> Result<(StudyResponse, crate::context::Artifacts), Error> {
-        Ok((study(req, ctx)?, crate::context::Artifacts::default()))
-    }
-    fn validate(req: &StudyRequest) -> Result<(), Error> {
-        req.validate()
-    }
-    fn unbounded(req: &StudyRequest, _n: usize) -> Option<String> {
-        (req.deals > MAX_SYNC_STUDY_DEALS).then(|| {
-            format!(
-                "{} deals is over the {} a synchronous study solves: submit it as a job \
-                 (POST /v1/jobs with \"op\": \"collection_study\")",
-                req.deals, MAX_SYNC_STUDY_DEALS
-            )
-        })
-    }
-    fn status(resp: &StudyResponse) -> Option<Outcome> {
-        Some(resp.status)
-    }
-    fn exit_code(resp: &StudyResponse) -> u8 {
-        resp.exit_code()
-    }
+    const BOUNDS: &'static [Bound] = &{
+        let [deals, jobs, candidates, samples] = many_deals(MAX_STUDY_DEALS, MAX_SYNC_STUDY_DEALS);
+        [
+            deals,
+            jobs,
+            candidates,
+            samples,
+            Bound::new("timeout_each_ms", 1, MAX_TIMEOUT_EACH_MS),
+            Bound::new("max_entries", 1, MAX_TABLE_ENTRIES as u64),
+        ]
+    };
 }

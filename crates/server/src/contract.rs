@@ -11,6 +11,8 @@
 //!   its properties, told apart by a discriminator: utoipa's `allOf` of a closed object and
 //!   `{op}` could never be satisfied.
 //! - An `instance` is the JSON instance format ([`instance_schema`]), not any object.
+//! - A deal, a play and a solver's model say what the service checks of them, with an
+//!   accepted example ([`super::requests`]).
 
 use serde_json::{json, Map, Value};
 
@@ -28,7 +30,9 @@ pub(super) fn complete(doc: &mut Value, access: &Access) {
             link_instances(schema);
             numbers(schema);
         }
+        super::requests::constrain(schemas);
         tag_jobs(schemas);
+        super::requests::synchronous(schemas);
     }
     let Some(paths) = doc["paths"].as_object_mut() else {
         return;

@@ -32,6 +32,7 @@ mod lease;
 mod limits;
 mod metrics;
 mod quota;
+mod requests;
 mod retention;
 mod routes;
 mod state;

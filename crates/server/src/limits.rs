@@ -77,10 +77,38 @@ impl Visit for Document<'_> {
             }
             self.bound(&job, field, None, max);
         }
+        // A board size in the request's instance, whose schema every operation shares:
+        // `--max-n` beside the request's reference to it (a job of an operation that takes
+        // a large board as a job is not held to it).
+        if let Some(("instance", key)) = field.split_once('.') {
+            let max = self.config.max_n as u64;
+            if O::PATH.is_some() {
+                self.beside_ref(&sync, "instance", key, max);
+            }
+            if !O::LARGE_AS_JOB {
+                self.beside_ref(&job, "instance", key, max);
+            }
+        }
     }
 }
 
 impl Document<'_> {
+    /// Writes `maximum` for the property `key` of the object that property `field` of
+    /// schema `schema` refers to, beside the reference (the referred schema is shared).
+    fn beside_ref(&mut self, schema: &str, field: &str, key: &str, max: u64) {
+        let Some(prop) = self
+            .schemas
+            .get_mut(schema)
+            .and_then(|s| s.get_mut("properties"))
+            .and_then(|p| p.get_mut(field))
+            .and_then(Value::as_object_mut)
+            .filter(|p| p.contains_key("$ref"))
+        else {
+            return;
+        };
+        prop.insert("properties".into(), json!({ key: { "maximum": max } }));
+    }
+
     /// Writes `minimum` (when given) and `maximum` into the property `field` (a path through
     /// nested objects, each a `$ref` to its schema or inline) of schema `schema`.
     fn bound(&mut self, schema: &str, field: &str, min: Option<u64>, max: u64) {

@@ -28,8 +28,12 @@ pub struct Difficulty {
     /// One card of each colour out of the game (3 of each left).
     pub remove_colour_cards: bool,
     /// Wilds out of the game, 0..=3.
+    #[schema(maximum = 3)]
     pub remove_wilds: u8,
 }
+
+// The schema's maximum above is a literal (the derive takes no constants): the game's.
+const _: () = assert!(Difficulty::MAX_REMOVED_WILDS == 3);
 
 impl Difficulty {
     /// Most wilds a difficulty takes out.

@@ -98,22 +98,32 @@ impl Colour {
     }
 }
 
-impl fmt::Display for Colour {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+/// `Display` as the type's `name` spells a value, and `FromStr` back: the value of `$all`
+/// with that name, else the error `$unknown` about the name `$s`.
+macro_rules! by_name {
+    ($t:ty, $all:expr, |$s:ident| $unknown:expr) => {
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $t {
+            type Err = String;
+
+            fn from_str($s: &str) -> Result<$t, String> {
+                $all.into_iter()
+                    .find(|v| v.name() == $s)
+                    .ok_or_else(|| $unknown)
+            }
+        }
+    };
 }
 
-impl std::str::FromStr for Colour {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Colour, String> {
-        Colour::ALL
-            .into_iter()
-            .find(|c| c.name() == s)
-            .ok_or_else(|| format!("unknown colour `{s}`, expected one of {}", colour_list()))
-    }
-}
+by_name!(Colour, Colour::ALL, |s| format!(
+    "unknown colour `{s}`, expected one of {}",
+    colour_list()
+));
 
 fn colour_list() -> String {
     let names: Vec<&str> = Colour::ALL.iter().map(|c| c.name()).collect();
@@ -169,27 +179,10 @@ impl Card {
     }
 }
 
-impl fmt::Display for Card {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Card {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Card, String> {
-        if s == "wild" {
-            return Ok(Card::Wild);
-        }
-        s.parse().map(Card::Colour).map_err(|_| {
-            format!(
-                "unknown card `{s}`, expected `wild` or a colour ({})",
-                colour_list()
-            )
-        })
-    }
-}
+by_name!(Card, Card::KINDS, |s| format!(
+    "unknown card `{s}`, expected `wild` or a colour ({})",
+    colour_list()
+));
 
 impl Serialize for Card {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

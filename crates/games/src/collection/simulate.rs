@@ -9,8 +9,6 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use serde::Serialize;
-
 use super::deal::{deal, Difficulty};
 use super::policy::{play_until, Lookahead, PolicyName};
 use super::rules::{IllegalMove, Rules, Status};
@@ -41,37 +39,56 @@ pub fn policy_seed(deal_seed: u64) -> u64 {
     Rng::new(deal_seed ^ 0x5eed_c011_ec71_0000).next_u64()
 }
 
-/// A run's results.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Summary {
+/// A run's counts; the summary's numbers (mean, win rate, …) are its methods.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tally {
     /// Deals played (fewer than asked when the run was stopped).
     pub deals: u64,
-    /// Mean final score.
-    pub mean: f64,
-    /// Share of deals won: every pawn on its colour's box, which is the highest score the
+    /// Deals won: every pawn on its colour's box, which is the highest score the
     /// difficulty allows (24; 16 on the beginner side).
-    pub win_rate: f64,
-    /// Deals won.
     pub wins: u64,
-    /// The highest score of the difficulty.
-    pub max_score: i32,
-    /// Lowest final score seen.
-    pub min: Option<i32>,
-    /// Highest final score seen.
-    pub max: Option<i32>,
-    /// Mean turns a game lasted.
-    pub mean_turns: f64,
+    /// The final scores added up.
+    pub score_sum: i64,
+    /// The turns of every game added up.
+    pub turns_sum: u64,
     /// Deals by final score.
     pub histogram: BTreeMap<i32, u64>,
 }
 
-#[derive(Default)]
-struct Tally {
-    deals: u64,
-    wins: u64,
-    score_sum: i64,
-    turns_sum: u64,
-    histogram: BTreeMap<i32, u64>,
+impl Tally {
+    /// `x` per deal played (0 when none was).
+    fn per_deal(&self, x: f64) -> f64 {
+        if self.deals == 0 {
+            0.0
+        } else {
+            x / self.deals as f64
+        }
+    }
+
+    /// Mean final score.
+    pub fn mean(&self) -> f64 {
+        self.per_deal(self.score_sum as f64)
+    }
+
+    /// Share of deals won.
+    pub fn win_rate(&self) -> f64 {
+        self.per_deal(self.wins as f64)
+    }
+
+    /// Mean turns a game lasted.
+    pub fn mean_turns(&self) -> f64 {
+        self.per_deal(self.turns_sum as f64)
+    }
+
+    /// Lowest final score seen.
+    pub fn min(&self) -> Option<i32> {
+        self.histogram.keys().next().copied()
+    }
+
+    /// Highest final score seen.
+    pub fn max(&self) -> Option<i32> {
+        self.histogram.keys().next_back().copied()
+    }
 }
 
 /// Plays one deal: its seed, final score, turns and whether every pawn got home.
@@ -102,13 +119,13 @@ fn play_one_until(
 }
 
 /// Plays `cfg.deals` deals on `cfg.jobs` threads. `progress(done, total)` is called as deals
-/// finish; `stop()` is asked between deals and ends the run early (the summary then covers
+/// finish; `stop()` is asked between deals and ends the run early (the tally then covers
 /// the deals played). A policy's illegal move (a bug) ends the run with that move.
 pub fn simulate(
     cfg: &Config,
     progress: &(dyn Fn(u64, u64) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
-) -> Result<Summary, IllegalMove> {
+) -> Result<Tally, IllegalMove> {
     let games = each_deal(cfg.jobs, cfg.deals, progress, stop, |i| {
         play_one_until(cfg, cfg.seed.wrapping_add(i), stop)
     })?;
@@ -120,24 +137,7 @@ pub fn simulate(
         t.turns_sum += turns as u64;
         *t.histogram.entry(score).or_default() += 1;
     }
-    let per = |x: f64| {
-        if t.deals == 0 {
-            0.0
-        } else {
-            x / t.deals as f64
-        }
-    };
-    Ok(Summary {
-        deals: t.deals,
-        mean: per(t.score_sum as f64),
-        win_rate: per(t.wins as f64),
-        wins: t.wins,
-        max_score: cfg.difficulty.max_score(),
-        min: t.histogram.keys().next().copied(),
-        max: t.histogram.keys().next_back().copied(),
-        mean_turns: per(t.turns_sum as f64),
-        histogram: t.histogram,
-    })
+    Ok(t)
 }
 
 /// Runs `play(i)` for the deals `i` in `0..deals` on `jobs` threads and returns the answers
