@@ -26,6 +26,16 @@ def test_auto_says_who_answered():
     assert r.engine == "auto" and r.answered_by in {"backtrack", "local", "sat"}
 
 
+def test_a_completion_says_why_its_engine_answered():
+    # 100 rows with 90 queens fixed: auto's portfolio on a classic completion.
+    (p,) = queens.generate("completion", 100, count=1, seed=1, queens=90)
+    r = queens.solve(p)
+    assert r.status in {"sat", "unsat"} and r.why == r.raw["why"]
+    assert r.why.startswith("portfolio: the core (10 free rows) was estimated at "), r.why
+    ended = r.why.split("; ")[-1]
+    assert ("local search answered" in ended) == (r.answered_by == "local"), r.why
+
+
 def test_backtrack_reports_nodes():
     r = queens.solve(queens.Problem(10), engine="backtrack")
     assert r.nodes is not None and r.nodes > 0

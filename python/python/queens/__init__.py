@@ -389,8 +389,10 @@ class SolveResult:
     """:func:`solve`'s answer. ``status``: ``sat``, ``unsat``, ``timeout``, ``cancelled``
     (or ``unknown`` from an external solver). ``queens``: the solution as ``(row, col)``
     pairs, or for a board past 100,000 rows a NumPy array (``array.array`` without NumPy)
-    of one column per row; ``None`` without a solution. ``time`` in seconds; ``raw`` is the
-    operation's whole JSON answer, as ``queens solve --json`` prints it."""
+    of one column per row; ``None`` without a solution. ``time`` in seconds; ``why``: what
+    ran and why (the engine's plan, and on a completion the portfolio's estimates and which
+    side answered); ``raw`` is the operation's whole JSON answer, as ``queens solve --json``
+    prints it."""
 
     status: str
     n: int
@@ -402,6 +404,7 @@ class SolveResult:
     solutions: Optional[List[List[Tuple[int, int]]]] = None
     reason: Optional[str] = None
     proof: Optional[Proof] = None
+    why: Optional[str] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
