@@ -163,9 +163,21 @@ fn grade_and_the_logical_path() {
         text.contains(&board),
         "the path ends in the solver's board:\n{text}\n{board}"
     );
+    // `grade --steps` (the request's field `steps`, an option of the command made from the
+    // declaration) prints the same path, and a misspelt option is a usage error.
+    let o = queens(&["grade", &instance("region-7.txt"), "--steps"], None);
+    assert_eq!(o.status.code(), Some(0));
+    let graded = String::from_utf8_lossy(&o.stdout);
+    assert!(graded.contains("  1. "), "{graded}");
+    assert!(
+        graded.trim_end().ends_with("attacked 6, last-cell 7)"),
+        "{graded}"
+    );
+    super::cli::exited(&queens(&["grade", "-", "--stpes"], Some("")), 2);
     // A board too large for deduction is refused before any work.
     let o = queens(&["grade", "--help"], None);
     assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("--steps"));
     let big = serde_json::json!({"n": 40}).to_string();
     let o = queens(&["grade", "-"], Some(&big));
     super::cli::exited(&o, 2);

@@ -31,6 +31,22 @@ pub fn describe_except(skip: &[&str]) -> Value {
     Value::Array(all.0)
 }
 
+/// The description of operation `name` of the table, offered to library callers or not (the
+/// command line makes the commands nobody wrote from it); `None` for a name not in the table.
+pub fn describe_operation(name: &str) -> Option<Value> {
+    struct Found<'a>(&'a str, Option<Value>);
+    impl Visit for Found<'_> {
+        fn visit<O: Member>(&mut self) {
+            if O::NAME == self.0 {
+                self.1 = Some(describe_one::<O>());
+            }
+        }
+    }
+    let mut found = Found(name, None);
+    for_each(&mut found);
+    found.1
+}
+
 /// One operation's description.
 fn describe_one<O: Member>() -> Value {
     let mut components = Vec::new();
@@ -196,7 +212,7 @@ fn defaults<O: Member>(
     if takes_instance {
         smallest.insert("instance".into(), json!({ "n": 1 }));
     }
-    let req: Request = Request::read_for_library(O::NAME, Json(Value::Object(smallest)))?.ok()?;
+    let req: Request = Request::read_as(O::NAME, Json(Value::Object(smallest)))?.ok()?;
     match serde_json::to_value(&req) {
         Ok(Value::Object(mut fields)) => {
             fields.remove("op");

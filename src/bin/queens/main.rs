@@ -1,7 +1,8 @@
 //! The `queens` command line: parses arguments, asks the operations layer ([`queens::ops`]),
 //! prints the answer and exits with its code. Each question is a command of its own file in
 //! `commands/` (the games' in `mod2/` and `collection/`), run by the one runner
-//! ([`runner::run`]); this file lists the commands.
+//! ([`runner::run`]), or a command made from its operation's declaration ([`derived`]); this
+//! file lists the written commands.
 //!
 //! Exit codes: 0 yes (a solution, a positive count, a board without conflict); 1 proven no
 //! (or a board that breaks a rule); 2 bad input or usage; 3 an internal check failed; 4 no
@@ -12,6 +13,7 @@ mod batch;
 mod collection;
 mod commands;
 mod compare;
+mod derived;
 mod input;
 mod limits;
 mod mod2;
@@ -24,15 +26,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Subcommand};
 
 use queens::ops;
 use queens::Error;
 
 use args::{CompareArgs, SolverArgs};
-use commands::{
-    check, count, decode, encode, explain, generate, grade, hint, rings, solve, threshold,
-};
+use commands::{check, count, decode, encode, explain, generate, rings, solve, threshold};
 use output::Failure;
 use runner::run as ask;
 
@@ -40,7 +40,7 @@ use runner::run as ask;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[derive(Parser)]
+#[derive(clap::Parser)]
 #[command(
     name = "queens",
     version,
@@ -71,12 +71,6 @@ enum Command {
     },
     /// Read an external solver's model for FILE's encoding, verify it and print the board.
     Decode(decode::DecodeArgs),
-    /// How hard a region puzzle is for a player who reasons: easy, medium, hard or expert,
-    /// from the hardest technique its logical path needs (docs/puzzles.md, "Grades").
-    Grade(grade::GradeArgs),
-    /// The next logical step for a region puzzle position (the file's queens and `marks:`),
-    /// with the technique, the cells and a reason a player understands.
-    Hint(hint::HintArgs),
     /// Explain why a completion has no solution: a minimal set of presets (fixed queens,
     /// blocked cells, excluded diagonals) that already has none, optionally certified.
     Explain(explain::ExplainArgs),
@@ -133,13 +127,32 @@ enum Command {
 
 fn main() -> ExitCode {
     let started = Instant::now();
-    let cli = Cli::parse();
+    let written = Cli::command();
+    let made = derived::made(&written);
+    let matches = derived::with_made(written, &made).get_matches();
+    let asked = derived::asked(&made, &matches);
+    let cli = match asked {
+        Some(_) => None,
+        None => Some(Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())),
+    };
     // Ctrl-C, SIGTERM and SIGHUP take this process's children (solvers, workers) with it;
     // the service stops its own through its shutdown, which hands jobs back first.
-    if !matches!(cli.command, Command::Serve(_)) {
+    if !matches!(
+        &cli,
+        Some(Cli {
+            command: Command::Serve(_)
+        })
+    ) {
         queens::child::stop_children_on_signals();
     }
-    match run(cli, started) {
+    let ran = match (cli, asked) {
+        (Some(cli), _) => run(cli, started),
+        (None, Some((made, matches))) => {
+            derived::run(&mut std::io::stdout().lock(), made, matches, started)
+        }
+        (None, None) => Err(Error::internal("no command was asked").into()),
+    };
+    match ran {
         Ok(code) => ExitCode::from(code),
         Err(Failure::Error(e)) => {
             match &e {
@@ -161,8 +174,6 @@ fn run(cli: Cli, started: Instant) -> Result<u8, Failure> {
         Command::Count(a) => ask(out, &a, started),
         Command::Encode(a) => ask(out, &a, started),
         Command::Decode(a) => ask(out, &a, started),
-        Command::Grade(a) => ask(out, &a, started),
-        Command::Hint(a) => ask(out, &a, started),
         Command::Explain(a) => ask(out, &a, started),
         Command::Check(a) => ask(out, &a, started),
         Command::Generate { kind } => generate::run(out, kind, started),

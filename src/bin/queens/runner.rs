@@ -3,7 +3,7 @@
 //! progress bar on a terminal); the answer is printed as text or as its JSON (byte for byte
 //! what the service sends), and the exit code is the operation's ([`Operation::exit_code`]).
 
-use std::io::{IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 use std::time::Instant;
 
 use queens::ops::{Artifacts, Context, Member, Operation, Request};
@@ -32,7 +32,7 @@ pub(crate) struct Common<'a> {
 /// A command's arguments that ask operation [`Run::Op`] one question.
 pub(crate) trait Run {
     /// The operation asked.
-    type Op: Text;
+    type Op: Member;
     /// The progress bar's message and units, for an operation that reports progress.
     const PROGRESS: Option<(&'static str, &'static str)> = None;
 
@@ -93,7 +93,31 @@ pub(crate) trait Run {
 
 /// Runs `args`'s question (the command started at `started`), prints the answer to `out`
 /// and returns its exit code.
-pub(crate) fn run<R: Run>(out: &mut impl Write, args: &R, started: Instant) -> Result<u8, Failure> {
+pub(crate) fn run<R: Run>(out: &mut impl Write, args: &R, started: Instant) -> Result<u8, Failure>
+where
+    R::Op: Text,
+{
+    run_showing(out, args, started, &|mut out, req, resp, style| {
+        R::Op::text(&mut out, req, resp, style)
+    })
+}
+
+/// The answer's text: operation `O`'s answer to a request, written for people.
+pub(crate) type Shows<'a, O> = dyn Fn(
+        &mut dyn Write,
+        &<O as Operation>::Request,
+        &<O as Operation>::Response,
+        &Style,
+    ) -> io::Result<()>
+    + 'a;
+
+/// [`run`], the answer shown as text by `show`.
+pub(crate) fn run_showing<R: Run>(
+    out: &mut impl Write,
+    args: &R,
+    started: Instant,
+    show: &Shows<'_, R::Op>,
+) -> Result<u8, Failure> {
     let common = args.common();
     if let Some(solvers) = common.solvers {
         solvers.configure()?;
@@ -103,7 +127,7 @@ pub(crate) fn run<R: Run>(out: &mut impl Write, args: &R, started: Instant) -> R
         timeout: common.timeout.timeout,
     };
     if let Some((req, resp)) = args.answered()? {
-        return answer::<R::Op>(out, &R::Op::wrap(req), resp, common.json, &style);
+        return answer::<R::Op>(out, &R::Op::wrap(req), resp, common.json, &style, show);
     }
     let req = R::Op::wrap(args.request()?);
     let bar = args.progress();
@@ -121,17 +145,18 @@ pub(crate) fn run<R: Run>(out: &mut impl Write, args: &R, started: Instant) -> R
     if let Some(code) = args.finish(&mut resp, &artifacts)? {
         return Ok(code);
     }
-    answer::<R::Op>(out, &req, resp, common.json, &style)
+    answer::<R::Op>(out, &req, resp, common.json, &style, show)
 }
 
 /// Prints the answer of operation `O` to `req`, as the operation's JSON or as text, and
 /// returns its exit code.
-fn answer<O: Text>(
+fn answer<O: Member>(
     out: &mut impl Write,
     req: &Request,
     resp: O::Response,
     json: bool,
     style: &Style,
+    show: &Shows<'_, O>,
 ) -> Result<u8, Failure> {
     let code = O::exit_code(&resp);
     if json {
@@ -140,7 +165,7 @@ fn answer<O: Text>(
         let req = O::request(req).ok_or_else(|| {
             Error::internal(format!("{} was asked another operation's request", O::NAME))
         })?;
-        O::text(out, req, &resp, style)?;
+        show(out, req, &resp, style)?;
     }
     Ok(code)
 }

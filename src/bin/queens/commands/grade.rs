@@ -1,36 +1,11 @@
-//! `queens grade`: how hard a region puzzle is for a player who reasons.
+//! `queens grade`'s answer as text: how hard a region puzzle is for a player who reasons (the
+//! command is made from the operation's declaration, `crate::derived`).
 
-use clap::Args;
 use queens::ops::{self, GradeRequest, GradeResponse};
-use queens::{report, Error, Problem};
+use queens::{report, Problem};
 use std::io::{self, Write};
 
-use super::question::{AnswerArgs, InstanceArgs};
 use crate::print::{Style, Text};
-use crate::runner::{Common, Run};
-
-#[derive(Args)]
-pub(crate) struct GradeArgs {
-    #[command(flatten)]
-    pub(crate) instance: InstanceArgs,
-    #[command(flatten)]
-    pub(crate) answer: AnswerArgs,
-}
-
-impl Run for GradeArgs {
-    type Op = ops::Grade;
-
-    fn common(&self) -> Common<'_> {
-        self.answer.common()
-    }
-
-    fn request(&self) -> Result<GradeRequest, Error> {
-        Ok(GradeRequest {
-            instance: self.instance.load()?,
-            steps: false,
-        })
-    }
-}
 
 impl Text for ops::Grade {
     fn text(

@@ -1,36 +1,12 @@
-//! `queens hint`: the next logical step for a region puzzle position.
+//! `queens hint`'s answer as text: the next logical step for a region puzzle position (the
+//! command is made from the operation's declaration, `crate::derived`).
 
-use clap::Args;
 use queens::model::cell;
 use queens::ops::{self, HintRequest, HintResponse, Status};
-use queens::{Error, Pos};
+use queens::Pos;
 use std::io::{self, Write};
 
-use super::question::{AnswerArgs, InstanceArgs};
 use crate::print::{Style, Text};
-use crate::runner::{Common, Run};
-
-#[derive(Args)]
-pub(crate) struct HintArgs {
-    #[command(flatten)]
-    pub(crate) instance: InstanceArgs,
-    #[command(flatten)]
-    pub(crate) answer: AnswerArgs,
-}
-
-impl Run for HintArgs {
-    type Op = ops::Hint;
-
-    fn common(&self) -> Common<'_> {
-        self.answer.common()
-    }
-
-    fn request(&self) -> Result<HintRequest, Error> {
-        Ok(HintRequest {
-            instance: self.instance.load()?,
-        })
-    }
-}
 
 impl Text for ops::Hint {
     fn text(out: &mut impl Write, _: &HintRequest, r: &HintResponse, _: &Style) -> io::Result<()> {

@@ -1,0 +1,474 @@
+//! The commands the declarations make. Every operation of the table that has an endpoint and
+//! no command written for it is `queens NAME` (a `_` nests it: `collection_deal` would be
+//! `queens collection deal`), made from its declaration ([`library::describe_operation`]):
+//! FILE is its instance when it takes one, each field of its request is an option
+//! (`--field-name`, the field's description its help, the field's type, values and bounds
+//! what the option takes), and `--timeout`, `--max-memory` and `--json` are those of every
+//! question. The answer is printed by the operation's [`Text`] when [`SHOWN`] names one, else
+//! field by field. An operation added to the table is on the command line with no code
+//! written here.
+
+use std::io::{self, Write};
+use std::marker::PhantomData;
+use std::time::Instant;
+
+use clap::builder::PossibleValuesParser;
+use clap::{value_parser, Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
+use serde_json::{json, Map, Value};
+
+use queens::ops::{self, library, Member, Operation, Request, Response, Visit};
+use queens::Error;
+
+use crate::commands::question::{AnswerArgs, InstanceArgs};
+use crate::output::Failure;
+use crate::print::{Style, Text};
+use crate::runner::{self, Common, Run};
+
+/// Operations the command line asks under other names, by commands written for them:
+/// `mod2_optimum` is `queens mod2 max` and `queens mod2 min-lock`.
+const ASKED_OTHERWISE: &[&str] = &["mod2_optimum"];
+
+/// A printer of one operation's answer as text, on the operations' common types.
+type Show = fn(&mut dyn Write, &Request, &Response, &Style) -> io::Result<()>;
+
+/// The made commands whose answers have a text of their own (in `commands/`); the others
+/// print the answer's fields.
+const SHOWN: &[(&str, Show)] = &[
+    (ops::Grade::NAME, shown::<ops::Grade>),
+    (ops::Hint::NAME, shown::<ops::Hint>),
+];
+
+/// An operation whose command is made from its declaration.
+pub(crate) struct Made {
+    /// Its name in the table.
+    name: &'static str,
+    /// Its command's path: the name split at `_`.
+    path: Vec<&'static str>,
+    /// Its declaration, described ([`library::describe_operation`]).
+    described: Value,
+}
+
+/// The operations of the table with an endpoint that `written` (the commands written by
+/// hand) does not ask, each with its declaration.
+pub(crate) fn made(written: &Command) -> Vec<Made> {
+    struct Served(Vec<&'static str>);
+    impl Visit for Served {
+        fn visit<O: Member>(&mut self) {
+            if O::PATH.is_some() && !ASKED_OTHERWISE.contains(&O::NAME) {
+                self.0.push(O::NAME);
+            }
+        }
+    }
+    let mut served = Served(Vec::new());
+    ops::for_each(&mut served);
+    served
+        .0
+        .into_iter()
+        .filter_map(|name| {
+            let path: Vec<&'static str> = name.split('_').collect();
+            let mut at = Some(written);
+            for part in &path {
+                at = at.and_then(|c| c.find_subcommand(part));
+            }
+            match at {
+                Some(_) => None,
+                None => Some(Made {
+                    name,
+                    path,
+                    described: library::describe_operation(name)?,
+                }),
+            }
+        })
+        .collect()
+}
+
+/// `written` with the made commands beside its own (under a written command where the path
+/// starts with one's name).
+pub(crate) fn with_made(mut written: Command, made: &[Made]) -> Command {
+    for m in made {
+        written = place(written, &m.path, command(m));
+    }
+    written
+}
+
+/// `parent` with `leaf` at `path` below it, the commands on the way made where missing.
+fn place(parent: Command, path: &[&'static str], leaf: Command) -> Command {
+    match path {
+        [] | [_] => parent.subcommand(leaf),
+        [first, rest @ ..] => {
+            if parent.find_subcommand(first).is_some() {
+                parent.mut_subcommand(*first, |c| place(c, rest, leaf))
+            } else {
+                let group = Command::new(*first)
+                    .subcommand_required(true)
+                    .arg_required_else_help(true);
+                parent.subcommand(place(group, rest, leaf))
+            }
+        }
+    }
+}
+
+/// The command of one operation.
+fn command(m: &Made) -> Command {
+    let d = &m.described;
+    let mut cmd = Command::new(*m.path.last().unwrap_or(&m.name));
+    if d["instance"] == true {
+        cmd = InstanceArgs::augment_args(cmd);
+    }
+    for field in fields(d) {
+        cmd = cmd.arg(option(field));
+    }
+    // After the shared arguments, which bring their own.
+    AnswerArgs::augment_args(cmd)
+        .about(sentence(&d["summary"]))
+        .long_about(None)
+}
+
+/// The request's fields (its instance apart).
+fn fields(described: &Value) -> impl Iterator<Item = &Value> {
+    described["fields"].as_array().into_iter().flatten()
+}
+
+/// What an option takes, from its field's schema.
+enum Kind {
+    /// A flag (a boolean that is false unless given).
+    Flag,
+    /// A whole number, within the field's bounds.
+    Integer { min: Option<i64>, max: Option<i64> },
+    /// A number.
+    Number,
+    /// One of the listed words.
+    Word(Vec<String>),
+    /// Text.
+    Text,
+    /// Anything else, as JSON (`--moves '[[0,1]]'`).
+    Json,
+}
+
+impl Kind {
+    fn of(schema: &Value) -> Kind {
+        if let Some(values) = schema["enum"].as_array() {
+            return Kind::Word(
+                values
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+            );
+        }
+        let is = |kind: &str| {
+            schema["type"] == kind
+                || schema["type"]
+                    .as_array()
+                    .is_some_and(|k| k.iter().any(|t| t == kind))
+        };
+        if is("boolean") {
+            Kind::Flag
+        } else if is("integer") {
+            Kind::Integer {
+                min: schema["minimum"].as_i64(),
+                max: schema["maximum"].as_i64(),
+            }
+        } else if is("number") {
+            Kind::Number
+        } else if is("string") {
+            Kind::Text
+        } else {
+            Kind::Json
+        }
+    }
+}
+
+/// The option of one field of the request.
+fn option(field: &Value) -> Arg {
+    let name = leak(text(&field["name"]));
+    let mut help = sentence(&field["description"]);
+    match &field["default"] {
+        Value::Null | Value::Bool(false) => {}
+        Value::String(s) => help += &format!(" [default: {s}]"),
+        other => help += &format!(" [default: {other}]"),
+    }
+    let arg = Arg::new(name)
+        .long(leak(name.replace('_', "-")))
+        .help(help)
+        .required(field["required"] == true);
+    let value_name = leak(name.to_uppercase());
+    match Kind::of(&field["schema"]) {
+        Kind::Flag => arg.action(ArgAction::SetTrue),
+        Kind::Integer { min, max } => arg.value_name(value_name).value_parser(
+            value_parser!(i64).range(min.unwrap_or(i64::MIN)..=max.unwrap_or(i64::MAX)),
+        ),
+        Kind::Number => arg.value_name(value_name).value_parser(value_parser!(f64)),
+        Kind::Word(values) => {
+            arg.value_parser(PossibleValuesParser::new(values.into_iter().map(leak)))
+        }
+        Kind::Text => arg
+            .value_name(value_name)
+            .value_parser(value_parser!(String)),
+        Kind::Json => arg
+            .value_name("JSON")
+            .value_parser(|s: &str| serde_json::from_str::<Value>(s).map_err(|e| e.to_string())),
+    }
+}
+
+/// The request's fields the options give, as JSON (those not given are left to their
+/// defaults).
+fn given(described: &Value, m: &ArgMatches) -> Map<String, Value> {
+    let mut options = Map::new();
+    for field in fields(described) {
+        let name = text(&field["name"]);
+        let value = match Kind::of(&field["schema"]) {
+            Kind::Flag => m.get_flag(&name).then_some(Value::Bool(true)),
+            Kind::Integer { .. } => m.get_one::<i64>(&name).map(|v| json!(v)),
+            Kind::Number => m.get_one::<f64>(&name).map(|v| json!(v)),
+            Kind::Word(_) | Kind::Text => m.get_one::<String>(&name).map(|v| json!(v)),
+            Kind::Json => m.get_one::<Value>(&name).cloned(),
+        };
+        if let Some(value) = value {
+            options.insert(name, value);
+        }
+    }
+    options
+}
+
+/// The made command `matches` asks for, and its arguments.
+pub(crate) fn asked<'a>(
+    made: &'a [Made],
+    matches: &'a ArgMatches,
+) -> Option<(&'a Made, &'a ArgMatches)> {
+    made.iter().find_map(|m| {
+        let mut at = matches;
+        for part in &m.path {
+            match at.subcommand() {
+                Some((name, sub)) if name == *part => at = sub,
+                _ => return None,
+            }
+        }
+        Some((m, at))
+    })
+}
+
+/// Runs the made command `m` with its arguments `matches` (the command started at
+/// `started`), prints the answer to `out` and returns its exit code.
+pub(crate) fn run(
+    out: &mut impl Write,
+    m: &Made,
+    matches: &ArgMatches,
+    started: Instant,
+) -> Result<u8, Failure> {
+    let instance = match m.described["instance"] == true {
+        true => Some(InstanceArgs::from_arg_matches(matches).map_err(usage)?),
+        false => None,
+    };
+    let answer = AnswerArgs::from_arg_matches(matches).map_err(usage)?;
+    struct Runner<'a, W> {
+        out: &'a mut W,
+        made: &'a Made,
+        instance: Option<InstanceArgs>,
+        answer: Option<AnswerArgs>,
+        options: Map<String, Value>,
+        started: Instant,
+        ran: Option<Result<u8, Failure>>,
+    }
+    impl<W: Write> Visit for Runner<'_, W> {
+        fn visit<O: Member>(&mut self) {
+            if O::NAME != self.made.name {
+                return;
+            }
+            let (Some(answer), options) = (self.answer.take(), std::mem::take(&mut self.options))
+            else {
+                return;
+            };
+            let asked = Asked::<O> {
+                instance: self.instance.take(),
+                answer,
+                options,
+                op: PhantomData,
+            };
+            let made = self.made;
+            self.ran = Some(runner::run_showing(
+                self.out,
+                &asked,
+                self.started,
+                &|out, req, resp, style| show::<O>(made, out, req, resp, style),
+            ));
+        }
+    }
+    let mut runner = Runner {
+        out,
+        made: m,
+        instance,
+        answer: Some(answer),
+        options: given(&m.described, matches),
+        started,
+        ran: None,
+    };
+    ops::for_each(&mut runner);
+    runner
+        .ran
+        .unwrap_or_else(|| Err(Error::internal(format!("{} is not in the table", m.name)).into()))
+}
+
+/// A made command's arguments: operation `O`'s question.
+struct Asked<O> {
+    instance: Option<InstanceArgs>,
+    answer: AnswerArgs,
+    options: Map<String, Value>,
+    op: PhantomData<O>,
+}
+
+impl<O: Member> Run for Asked<O> {
+    type Op = O;
+
+    fn common(&self) -> Common<'_> {
+        self.answer.common()
+    }
+
+    fn request(&self) -> Result<O::Request, Error> {
+        let mut options = self.options.clone();
+        if self.instance.is_some() {
+            // A stand-in that the instance FILE holds replaces below.
+            options.insert("instance".into(), json!({ "n": 1 }));
+        }
+        let mut req: O::Request = serde_path_to_error::deserialize(Value::Object(options))
+            .map_err(|e| {
+                let field = e.path().to_string().replace('_', "-");
+                Error::unsupported_at_field(format!("--{field}"), e.into_inner())
+            })?;
+        if let Some(instance) = &self.instance {
+            if let Some(slot) = O::instance_mut(&mut req) {
+                *slot = instance.load()?;
+            }
+        }
+        Ok(req)
+    }
+}
+
+/// Writes operation `O`'s answer `resp` to `req` as text: by its [`Text`] when [`SHOWN`]
+/// names one, else one line per field of the answer, in the declaration's order.
+fn show<O: Member>(
+    m: &Made,
+    out: &mut dyn Write,
+    req: &O::Request,
+    resp: &O::Response,
+    style: &Style,
+) -> io::Result<()> {
+    if let Some((_, shown)) = SHOWN.iter().find(|(name, _)| *name == O::NAME) {
+        return shown(
+            out,
+            &O::wrap(req.clone()),
+            &O::wrap_response(resp.clone()),
+            style,
+        );
+    }
+    let value = serde_json::to_value(resp).map_err(io::Error::other)?;
+    for field in m.described["response"]["fields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let name = text(&field["name"]);
+        let line = match &value[&name] {
+            Value::Null => continue,
+            Value::String(s) => s.clone(),
+            Value::Array(items) if items.iter().all(|v| !v.is_array() && !v.is_object()) => items
+                .iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect::<Vec<_>>()
+                .join(" "),
+            other => other.to_string(),
+        };
+        writeln!(out, "{name}: {line}")?;
+    }
+    Ok(())
+}
+
+/// [`Text::text`] of operation `O` on the operations' common types.
+fn shown<O: Text>(
+    mut out: &mut dyn Write,
+    req: &Request,
+    resp: &Response,
+    style: &Style,
+) -> io::Result<()> {
+    match (O::request(req), O::response(resp.clone())) {
+        (Some(req), Some(resp)) => O::text(&mut out, req, &resp, style),
+        _ => Err(io::Error::other(Error::internal(format!(
+            "{} was shown another operation's answer",
+            O::NAME
+        )))),
+    }
+}
+
+/// A JSON string's text (empty for anything else).
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_default().replace('\n', " ")
+}
+
+/// A description as clap shows a doc comment: on one line, without the period that ends it.
+fn sentence(value: &Value) -> String {
+    let text = text(value);
+    text.strip_suffix('.').unwrap_or(&text).to_string()
+}
+
+/// A name clap keeps for the life of the process (a made command's names are made once).
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// A clap error as the command's failure (clap prints it and exits with 2).
+fn usage(e: clap::Error) -> Failure {
+    e.exit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every operation with an endpoint makes a command that clap accepts (no option named
+    /// twice, every value parser sound), whether or not a command is written for it; each
+    /// of its request's fields is an option.
+    #[test]
+    fn every_served_operation_makes_a_sound_command() {
+        let none = Command::new("queens");
+        let all = made(&none);
+        assert!(all.len() >= 15, "{} made", all.len());
+        for m in &all {
+            let mut cmd = command(m);
+            cmd.build();
+            cmd.clone().debug_assert();
+            for field in fields(&m.described) {
+                let name = text(&field["name"]);
+                assert!(
+                    cmd.get_arguments().any(|a| a.get_id() == name.as_str()),
+                    "{}: no option for {name}",
+                    m.name
+                );
+            }
+        }
+    }
+
+    /// The options given become the request's fields, with the JSON types of the schema.
+    #[test]
+    fn given_options_become_the_request() {
+        let none = Command::new("queens");
+        let all = made(&none);
+        let generate = all.iter().find(|m| m.name == "generate").expect("generate");
+        let cmd = command(generate);
+        let m = cmd
+            .try_get_matches_from([
+                "generate",
+                "--kind",
+                "completion",
+                "--n",
+                "8",
+                "--count",
+                "2",
+            ])
+            .expect("parses");
+        let options = given(&generate.described, &m);
+        assert_eq!(options["kind"], "completion");
+        assert_eq!(options["n"], 8);
+        assert_eq!(options["count"], 2);
+        assert!(!options.contains_key("seed"));
+    }
+}
