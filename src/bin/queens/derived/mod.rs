@@ -4,39 +4,33 @@
 //! FILE is its instance when it takes one, each field of its request is an option
 //! (`--field-name`, the field's description its help, the field's type, values and bounds
 //! what the option takes), and `--timeout`, `--max-memory` and `--json` are those of every
-//! question. The answer is printed by the operation's [`Text`] when [`SHOWN`] names one, else
+//! question. The answer is printed by the operation's text when `show.rs` names one, else
 //! field by field. An operation added to the table is on the command line with no code
 //! written here.
+//!
+//! `options.rs` turns the request's fields into options and back, `show.rs` prints the answer.
 
-use std::io::{self, Write};
+mod options;
+mod show;
+
+use std::io::Write;
 use std::marker::PhantomData;
 use std::time::Instant;
 
-use clap::builder::PossibleValuesParser;
-use clap::{value_parser, Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
 use serde_json::{json, Map, Value};
 
-use queens::ops::{self, library, Member, Operation, Request, Response, Visit};
+use queens::ops::{self, library, Member, Visit};
 use queens::Error;
 
 use crate::commands::question::{AnswerArgs, InstanceArgs};
 use crate::output::Failure;
-use crate::print::{Style, Text};
 use crate::runner::{self, Common, Run};
+use options::{fields, given, option, sentence};
 
 /// Operations the command line asks under other names, by commands written for them:
 /// `mod2_optimum` is `queens mod2 max` and `queens mod2 min-lock`.
 const ASKED_OTHERWISE: &[&str] = &["mod2_optimum"];
-
-/// A printer of one operation's answer as text, on the operations' common types.
-type Show = fn(&mut dyn Write, &Request, &Response, &Style) -> io::Result<()>;
-
-/// The made commands whose answers have a text of their own (in `commands/`); the others
-/// print the answer's fields.
-const SHOWN: &[(&str, Show)] = &[
-    (ops::Grade::NAME, shown::<ops::Grade>),
-    (ops::Hint::NAME, shown::<ops::Hint>),
-];
 
 /// An operation whose command is made from its declaration.
 pub(crate) struct Made {
@@ -124,113 +118,6 @@ fn command(m: &Made) -> Command {
         .long_about(None)
 }
 
-/// The request's fields (its instance apart).
-fn fields(described: &Value) -> impl Iterator<Item = &Value> {
-    described["fields"].as_array().into_iter().flatten()
-}
-
-/// What an option takes, from its field's schema.
-enum Kind {
-    /// A flag (a boolean that is false unless given).
-    Flag,
-    /// A whole number, within the field's bounds.
-    Integer { min: Option<i64>, max: Option<i64> },
-    /// A number.
-    Number,
-    /// One of the listed words.
-    Word(Vec<String>),
-    /// Text.
-    Text,
-    /// Anything else, as JSON (`--moves '[[0,1]]'`).
-    Json,
-}
-
-impl Kind {
-    fn of(schema: &Value) -> Kind {
-        if let Some(values) = schema["enum"].as_array() {
-            return Kind::Word(
-                values
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect(),
-            );
-        }
-        let is = |kind: &str| {
-            schema["type"] == kind
-                || schema["type"]
-                    .as_array()
-                    .is_some_and(|k| k.iter().any(|t| t == kind))
-        };
-        if is("boolean") {
-            Kind::Flag
-        } else if is("integer") {
-            Kind::Integer {
-                min: schema["minimum"].as_i64(),
-                max: schema["maximum"].as_i64(),
-            }
-        } else if is("number") {
-            Kind::Number
-        } else if is("string") {
-            Kind::Text
-        } else {
-            Kind::Json
-        }
-    }
-}
-
-/// The option of one field of the request.
-fn option(field: &Value) -> Arg {
-    let name = leak(text(&field["name"]));
-    let mut help = sentence(&field["description"]);
-    match &field["default"] {
-        Value::Null | Value::Bool(false) => {}
-        Value::String(s) => help += &format!(" [default: {s}]"),
-        other => help += &format!(" [default: {other}]"),
-    }
-    let arg = Arg::new(name)
-        .long(leak(name.replace('_', "-")))
-        .help(help)
-        .required(field["required"] == true);
-    let value_name = leak(name.to_uppercase());
-    match Kind::of(&field["schema"]) {
-        Kind::Flag => arg.action(ArgAction::SetTrue),
-        Kind::Integer { min, max } => arg.value_name(value_name).value_parser(
-            value_parser!(i64).range(min.unwrap_or(i64::MIN)..=max.unwrap_or(i64::MAX)),
-        ),
-        Kind::Number => arg.value_name(value_name).value_parser(value_parser!(f64)),
-        Kind::Word(values) => {
-            arg.value_parser(PossibleValuesParser::new(values.into_iter().map(leak)))
-        }
-        Kind::Text => arg
-            .value_name(value_name)
-            .value_parser(value_parser!(String)),
-        Kind::Json => arg
-            .value_name("JSON")
-            .value_parser(|s: &str| serde_json::from_str::<Value>(s).map_err(|e| e.to_string())),
-    }
-}
-
-/// The request's fields the options give, as JSON (those not given are left to their
-/// defaults).
-fn given(described: &Value, m: &ArgMatches) -> Map<String, Value> {
-    let mut options = Map::new();
-    for field in fields(described) {
-        let name = text(&field["name"]);
-        let value = match Kind::of(&field["schema"]) {
-            Kind::Flag => m.get_flag(&name).then_some(Value::Bool(true)),
-            Kind::Integer { .. } => m.get_one::<i64>(&name).map(|v| json!(v)),
-            Kind::Number => m.get_one::<f64>(&name).map(|v| json!(v)),
-            Kind::Word(_) | Kind::Text => m.get_one::<String>(&name).map(|v| json!(v)),
-            Kind::Json => m.get_one::<Value>(&name).cloned(),
-        };
-        if let Some(value) = value {
-            options.insert(name, value);
-        }
-    }
-    options
-}
-
 /// The made command `matches` asks for, and its arguments.
 pub(crate) fn asked<'a>(
     made: &'a [Made],
@@ -290,7 +177,7 @@ pub(crate) fn run(
                 self.out,
                 &asked,
                 self.started,
-                &|out, req, resp, style| show::<O>(made, out, req, resp, style),
+                &|out, req, resp, style| show::show::<O>(&made.described, out, req, resp, style),
             ));
         }
     }
@@ -344,77 +231,6 @@ impl<O: Member> Run for Asked<O> {
     }
 }
 
-/// Writes operation `O`'s answer `resp` to `req` as text: by its [`Text`] when [`SHOWN`]
-/// names one, else one line per field of the answer, in the declaration's order.
-fn show<O: Member>(
-    m: &Made,
-    out: &mut dyn Write,
-    req: &O::Request,
-    resp: &O::Response,
-    style: &Style,
-) -> io::Result<()> {
-    if let Some((_, shown)) = SHOWN.iter().find(|(name, _)| *name == O::NAME) {
-        return shown(
-            out,
-            &O::wrap(req.clone()),
-            &O::wrap_response(resp.clone()),
-            style,
-        );
-    }
-    let value = serde_json::to_value(resp).map_err(io::Error::other)?;
-    for field in m.described["response"]["fields"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        let name = text(&field["name"]);
-        let line = match &value[&name] {
-            Value::Null => continue,
-            Value::String(s) => s.clone(),
-            Value::Array(items) if items.iter().all(|v| !v.is_array() && !v.is_object()) => items
-                .iter()
-                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                .collect::<Vec<_>>()
-                .join(" "),
-            other => other.to_string(),
-        };
-        writeln!(out, "{name}: {line}")?;
-    }
-    Ok(())
-}
-
-/// [`Text::text`] of operation `O` on the operations' common types.
-fn shown<O: Text>(
-    mut out: &mut dyn Write,
-    req: &Request,
-    resp: &Response,
-    style: &Style,
-) -> io::Result<()> {
-    match (O::request(req), O::response(resp.clone())) {
-        (Some(req), Some(resp)) => O::text(&mut out, req, &resp, style),
-        _ => Err(io::Error::other(Error::internal(format!(
-            "{} was shown another operation's answer",
-            O::NAME
-        )))),
-    }
-}
-
-/// A JSON string's text (empty for anything else).
-fn text(value: &Value) -> String {
-    value.as_str().unwrap_or_default().replace('\n', " ")
-}
-
-/// A description as clap shows a doc comment: on one line, without the period that ends it.
-fn sentence(value: &Value) -> String {
-    let text = text(value);
-    text.strip_suffix('.').unwrap_or(&text).to_string()
-}
-
-/// A name clap keeps for the life of the process (a made command's names are made once).
-fn leak(s: String) -> &'static str {
-    Box::leak(s.into_boxed_str())
-}
-
 /// A clap error as the command's failure (clap prints it and exits with 2).
 fn usage(e: clap::Error) -> Failure {
     e.exit()
@@ -423,6 +239,7 @@ fn usage(e: clap::Error) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use options::text;
 
     /// Every operation with an endpoint makes a command that clap accepts (no option named
     /// twice, every value parser sound), whether or not a command is written for it; each
@@ -445,30 +262,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    /// The options given become the request's fields, with the JSON types of the schema.
-    #[test]
-    fn given_options_become_the_request() {
-        let none = Command::new("queens");
-        let all = made(&none);
-        let generate = all.iter().find(|m| m.name == "generate").expect("generate");
-        let cmd = command(generate);
-        let m = cmd
-            .try_get_matches_from([
-                "generate",
-                "--kind",
-                "completion",
-                "--n",
-                "8",
-                "--count",
-                "2",
-            ])
-            .expect("parses");
-        let options = given(&generate.described, &m);
-        assert_eq!(options["kind"], "completion");
-        assert_eq!(options["n"], 8);
-        assert_eq!(options["count"], 2);
-        assert!(!options.contains_key("seed"));
     }
 }
