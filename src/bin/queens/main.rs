@@ -15,7 +15,7 @@ mod commands;
 mod compare;
 mod derived;
 mod input;
-mod limits;
+mod budget;
 mod mod2;
 mod output;
 mod print;

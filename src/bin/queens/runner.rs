@@ -10,7 +10,7 @@ use queens::ops::{Artifacts, Context, Member, Operation, Request};
 use queens::Error;
 
 use super::args::{ProofArgs, SolverArgs, Timeout};
-use super::limits::{Isolate, Limits};
+use super::budget::{Isolate, Limits};
 use super::output::{to_json, Failure};
 use super::print::{Style, Text};
 use super::progress;

@@ -13,7 +13,7 @@ use queens::ops::{self, Artifacts};
 use queens::{formats, Error};
 
 use crate::commands::question::common;
-use crate::limits::Isolate;
+use crate::budget::Isolate;
 use crate::output::Failure;
 use crate::progress;
 use crate::runner::{run as ask, Common, Run};

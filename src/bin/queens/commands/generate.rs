@@ -9,7 +9,7 @@ use queens::ops::{self, GenerateRequest, Member, Status};
 use queens::Error;
 
 use crate::args::Timeout;
-use crate::limits::Limits;
+use crate::budget::Limits;
 use crate::output::Failure;
 use crate::print;
 

@@ -15,7 +15,7 @@ use queens::proof::threshold::certificate::{check_certificate, Verdict};
 use queens::Error;
 
 use crate::args::Timeout;
-use crate::limits::Limits;
+use crate::budget::Limits;
 use crate::output::{to_json, Failure};
 use crate::progress;
 

@@ -15,7 +15,7 @@ use queens::ops::{self, Artifacts, Context, Instance};
 use queens::{formats, Error};
 
 use crate::commands::question::common;
-use crate::limits::Isolate;
+use crate::budget::Isolate;
 use crate::output::Failure;
 use crate::runner::{run as ask, Common, Run};
 
