@@ -540,6 +540,13 @@ fn every_route_answers_as_its_document_says() {
         let a = c.call("get", &route, &format!("/v1/jobs/{id}/{part}"), None);
         assert_eq!(a.status, 200, "{part}");
     }
+    // The same files by name, as `links.files` lists them; a name the job did not leave is
+    // a 404.
+    let route = "/v1/jobs/{id}/files/{name}";
+    for (name, status) in [("proof", 200), ("cnf", 200), ("cover.txt", 404)] {
+        let a = c.call("get", route, &format!("/v1/jobs/{id}/files/{name}"), None);
+        assert_eq!(a.status, status, "{name}");
+    }
     // No solution to download from an UNSAT job: a 409 problem (the job is there).
     let a = c.call(
         "get",

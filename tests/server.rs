@@ -581,6 +581,58 @@ fn a_job_with_a_proof_serves_the_proof_and_events() {
     assert_eq!(code, 409, "{v}");
 }
 
+/// A threshold job's certificate is served file by file (`links.files`); the files, saved
+/// into one folder, are what `queens threshold check` accepts, and a name the job did not
+/// leave is a 404 that lists the ones it did.
+#[test]
+fn a_threshold_job_serves_its_certificate_for_the_check() {
+    let s = Server::start(&[]);
+    let (code, job) = post(
+        &s,
+        "/v1/jobs",
+        &json!({"op": "threshold", "n": 8, "certificate": true}),
+    );
+    assert_eq!(code, 202, "{job}");
+    let id = job["id"].as_str().unwrap().to_string();
+    let done = wait_job(&s, &id, terminal, 30);
+    assert_eq!(done["status"], "done", "{done}");
+    assert_eq!(done["result"]["threshold"], 1, "a(8) = 1: {done}");
+    let files = done["links"]["files"].as_object().expect("links.files");
+    let names: Vec<&str> = files.keys().map(String::as_str).collect();
+    for name in [
+        "cover.txt",
+        "threshold.json",
+        "counterexample.json",
+        "counterexample.lrat",
+        "counterexample.lrat.cnf",
+    ] {
+        assert!(names.contains(&name), "{name} not in {names:?}");
+    }
+    let dir = temp::dir("server-threshold");
+    for (name, url) in files {
+        let (code, ctype, body) = call("GET", &s.url(url.as_str().unwrap()), None);
+        assert_eq!(code, 200, "{name}: {body}");
+        if name.ends_with(".json") {
+            assert!(ctype.starts_with("application/json"), "{name}: {ctype}");
+        }
+        std::fs::write(dir.join(name), body).unwrap();
+    }
+    let check = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args(["threshold", "check", dir.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(check.status.code(), Some(0), "{v}");
+    assert_eq!(v["accepted"], true, "{v}");
+    assert_eq!(v["k"], 1, "{v}");
+    let (code, v) = get(&s, &format!("/v1/jobs/{id}/files/nothing.txt"));
+    assert_eq!(code, 404, "{v}");
+    assert!(
+        v["detail"].as_str().unwrap().contains("cover.txt"),
+        "the 404 lists the files: {v}"
+    );
+}
+
 /// Fetches the CNF and the proof job `id` serves, checks the proof with the built-in checker
 /// (as `format`) and with the outside `checker`, and returns the CNF.
 fn check_served_proof(

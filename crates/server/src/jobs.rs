@@ -35,6 +35,7 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(proof))
         .routes(routes!(cnf))
         .routes(routes!(solution))
+        .routes(routes!(file))
 }
 
 fn store_error(e: StoreError) -> ApiError {
@@ -79,6 +80,10 @@ pub struct JobLinks {
     /// A solve's solution as column-per-row text (a board past 100,000 rows).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub solution: Option<String>,
+    /// Every file the job left, by name (`GET /v1/jobs/{id}/files/{name}`): the proof and
+    /// its CNF, and a threshold certificate's cover, claim, counterexample and its proof.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub files: std::collections::BTreeMap<String, String>,
 }
 
 /// A job as the API shows it.
@@ -121,6 +126,11 @@ impl JobView {
             proof: has("proof").then(|| format!("{base}/proof")),
             cnf: has("cnf").then(|| format!("{base}/cnf")),
             solution: has("solution").then(|| format!("{base}/solution")),
+            files: job
+                .artifacts
+                .iter()
+                .map(|name| (name.clone(), format!("{base}/files/{name}")))
+                .collect(),
             this: base,
         };
         JobView {
@@ -338,17 +348,27 @@ async fn artifact(
             job.status.as_str()
         )));
     }
+    send(s, id, name.to_string(), "application/octet-stream").await
+}
+
+/// File `name` of job `id` (its bytes, or streamed from its file), as `content_type`.
+async fn send(
+    s: AppState,
+    id: String,
+    name: String,
+    content_type: &'static str,
+) -> Result<HttpResponse, ApiError> {
     let state = s.clone();
-    let wanted = id.clone();
+    let (wanted, asked) = (id.clone(), name.clone());
     let found = blocking(move || {
         state
             .store
-            .artifact_source(&wanted, name)
+            .artifact_source(&wanted, &asked)
             .map_err(store_error)
     })
     .await?
     .ok_or_else(|| ApiError::not_found(format!("the {name} is gone")))?;
-    let octets = (header::CONTENT_TYPE, "application/octet-stream");
+    let octets = (header::CONTENT_TYPE, content_type);
     match found {
         Artifact::Bytes(bytes) => Ok(([octets], bytes).into_response()),
         // Streamed from its file in chunks: a proof of gigabytes is never in memory whole.
@@ -367,6 +387,41 @@ async fn artifact(
             Ok(([octets, (header::CONTENT_LENGTH, &len.to_string())], body).into_response())
         }
     }
+}
+
+/// A file the job left (`links.files` names them): a proof or its CNF, or a threshold
+/// certificate's `cover.txt`, `threshold.json`, `counterexample.json`,
+/// `counterexample.lrat` and `counterexample.lrat.cnf`, which `queens threshold check`
+/// reads from one folder.
+#[utoipa::path(get, path = "/v1/jobs/{id}/files/{name}",
+    params(("id" = String, Path), ("name" = String, Path)),
+    responses((status = 200, description = "the file: JSON for `.json`, text for `.txt`, \
+                                            bytes otherwise",
+               content_type = "application/octet-stream"),
+              (status = 404, body = Problem,
+               description = "No such job, or the job left no file of that name.")))]
+async fn file(
+    State(s): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path((id, name)): Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let job = load(&s, &caller, id.clone()).await?;
+    if !job.artifacts.iter().any(|a| *a == name) {
+        let left = match job.artifacts.is_empty() {
+            true => "none".to_string(),
+            false => job.artifacts.join(", "),
+        };
+        return Err(ApiError::not_found(format!(
+            "job {id} ({}) left no file {name:?}; its files: {left}",
+            job.status.as_str()
+        )));
+    }
+    let content_type = match name.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("json") => "application/json",
+        Some("txt") => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    };
+    send(s, id, name, content_type).await
 }
 
 /// Moves a certified answer's proof and CNF into the job's folder (the proof is there

@@ -10,12 +10,12 @@
 
 mod args;
 mod batch;
+mod budget;
 mod collection;
 mod commands;
 mod compare;
 mod derived;
 mod input;
-mod budget;
 mod mod2;
 mod output;
 mod print;

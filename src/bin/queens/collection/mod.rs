@@ -12,8 +12,8 @@ use queens::ops::collection::{
 use queens::ops::{self, Artifacts};
 use queens::{formats, Error};
 
-use crate::commands::question::common;
 use crate::budget::Isolate;
+use crate::commands::question::common;
 use crate::output::Failure;
 use crate::progress;
 use crate::runner::{run as ask, Common, Run};

@@ -14,8 +14,8 @@ use queens::ops::mod2::{
 use queens::ops::{self, Artifacts, Context, Instance};
 use queens::{formats, Error};
 
-use crate::commands::question::common;
 use crate::budget::Isolate;
+use crate::commands::question::common;
 use crate::output::Failure;
 use crate::runner::{run as ask, Common, Run};
 
