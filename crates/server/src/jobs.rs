@@ -406,7 +406,7 @@ async fn file(
     Path((id, name)): Path<(String, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let job = load(&s, &caller, id.clone()).await?;
-    if !job.artifacts.iter().any(|a| *a == name) {
+    if !job.artifacts.contains(&name) {
         let left = match job.artifacts.is_empty() {
             true => "none".to_string(),
             false => job.artifacts.join(", "),
