@@ -174,6 +174,13 @@ fn grade_and_the_logical_path() {
         "{graded}"
     );
     super::cli::exited(&queens(&["grade", "-", "--stpes"], Some("")), 2);
+    // No grade within the time limit is exit 4, as for every question.
+    let o = queens(
+        &["grade", &instance("region-7.txt"), "--timeout", "0.000001"],
+        None,
+    );
+    super::cli::exited(&o, 4);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("timeout: no answer"));
     // A board too large for deduction is refused before any work.
     let o = queens(&["grade", "--help"], None);
     assert_eq!(o.status.code(), Some(0));

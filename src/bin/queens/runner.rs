@@ -6,13 +6,13 @@
 use std::io::{self, IsTerminal, Write};
 use std::time::Instant;
 
-use queens::ops::{Artifacts, Context, Member, Operation, Request};
+use queens::ops::{Artifacts, Context, Member, Operation, Request, Status};
 use queens::Error;
 
 use super::args::{ProofArgs, SolverArgs, Timeout};
 use super::budget::{Isolate, Limits};
 use super::output::{to_json, Failure};
-use super::print::{Style, Text};
+use super::print::{no_answer, Style, Text};
 use super::progress;
 
 /// What every question's arguments say besides the request: the limits, the output, the
@@ -131,14 +131,29 @@ pub(crate) fn run_showing<R: Run>(
     }
     let req = R::Op::wrap(args.request()?);
     let bar = args.progress();
-    let ran = Limits::new(started, common.timeout)
+    let limits = Limits::new(started, common.timeout)
         .proof_to(common.proof.and_then(|p| p.proof.clone()))
-        .isolate(args.isolate())
-        .run_with::<R::Op>(&req, bar.as_ref(), |req, ctx| args.call(req, ctx));
+        .isolate(args.isolate());
+    let ran = limits.run_with::<R::Op>(&req, bar.as_ref(), |req, ctx| args.call(req, ctx));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let (mut resp, artifacts) = ran?;
+    let (mut resp, artifacts) = match ran {
+        Ok(ran) => ran,
+        // An operation with no answer of its own for a budget that ran out (`grade`) fails
+        // when its child is killed at the deadline: that is no answer within the limits, as
+        // the service also reads it.
+        Err(Error::TooLarge { .. } | Error::Internal { .. })
+            if limits.deadline.is_some_and(|d| Instant::now() >= d) =>
+        {
+            eprintln!(
+                "queens: {}",
+                no_answer(Status::Timeout, common.timeout.timeout)
+            );
+            return Ok(Status::Timeout.exit_code());
+        }
+        Err(e) => return Err(e.into()),
+    };
     if let Some(proof) = common.proof {
         proof.write(R::Op::proof_mut(&mut resp), &artifacts)?;
     }
