@@ -27,7 +27,7 @@
 pub use queens_engine as engine;
 pub use queens_engine::{child, encode, generate, puzzle};
 pub use queens_games as games;
-pub use queens_model::{budget, error, formats, limits, model, report, rng, status, verify};
+pub use queens_model::{budget, error, formats, machine, model, report, rng, status, verify};
 pub use queens_model::{DiagonalRule, Error, Pos, Problem, Regions, Violation};
 pub use queens_ops as ops;
 pub use queens_ops::plot;

@@ -52,7 +52,7 @@ const REPRODUCERS: &[(&[&str], &[i32])] = &[
 /// The default memory limit of a child under an address-space limit of `bytes`: half the
 /// smallest of that, the machine's memory and this cgroup's limit.
 fn default_limit_under(bytes: u64) -> u64 {
-    queens::limits::memory_ceiling().map_or(bytes, |(b, _)| b.min(bytes)) / 2
+    queens::machine::memory_ceiling().map_or(bytes, |(b, _)| b.min(bytes)) / 2
 }
 
 #[test]

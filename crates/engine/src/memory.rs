@@ -157,12 +157,12 @@ pub fn check_sat_memory(
 }
 
 /// Half of the memory this process can have: the smallest of the machine's memory, the
-/// cgroup's limit (a container's, a Slurm job's) and `RLIMIT_AS` ([`queens_model::limits`]); 4 GiB
+/// cgroup's limit (a container's, a Slurm job's) and `RLIMIT_AS` ([`queens_model::machine`]); 4 GiB
 /// where none can be read. The default memory limit of one command. Half, because the
 /// estimates are within about a fifth of the peak, and the address space also holds the
 /// binary, thread stacks and the allocator's reserve.
 pub fn default_max_memory() -> u64 {
-    queens_model::limits::memory_ceiling().map_or(4 << 30, |(bytes, _)| bytes / 2)
+    queens_model::machine::memory_ceiling().map_or(4 << 30, |(bytes, _)| bytes / 2)
 }
 
 /// Refuses a local search whose memory estimate ([`local::memory_estimate`]) is over the

@@ -24,7 +24,7 @@ pub mod budget;
 pub mod error;
 pub mod formats;
 pub mod hash;
-pub mod limits;
+pub mod machine;
 pub mod model;
 pub mod report;
 pub mod rng;
