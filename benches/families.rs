@@ -134,12 +134,12 @@ fn sat_solve(c: &mut Criterion) {
         quick(&mut group);
         for inst in &instances {
             for enc in [Encoding::Auto, Encoding::Seq] {
-                let found = sat::solve(&inst.problem, enc).unwrap().0.is_some();
+                let found = sat::first_solution(&inst.problem, enc).unwrap().0.is_some();
                 assert_eq!(found, inst.solvable, "{family} {} with {enc}", inst.name);
                 group.bench_with_input(
                     BenchmarkId::new(enc.to_string(), inst.name),
                     &inst.problem,
-                    |b, p| b.iter(|| sat::solve(p, enc).unwrap().0.is_some()),
+                    |b, p| b.iter(|| sat::first_solution(p, enc).unwrap().0.is_some()),
                 );
             }
         }
@@ -153,12 +153,14 @@ fn backtrack_solve(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("backtrack_solve/{family}"));
         quick(&mut group);
         for inst in &instances {
-            let found = backtrack::solve(&inst.problem, &config).0.is_some();
+            let found = backtrack::first_solution(&inst.problem, &config)
+                .0
+                .is_some();
             assert_eq!(found, inst.solvable, "{family} {}", inst.name);
             group.bench_with_input(
                 BenchmarkId::from_parameter(inst.name),
                 &inst.problem,
-                |b, p| b.iter(|| backtrack::solve(p, &config).0.is_some()),
+                |b, p| b.iter(|| backtrack::first_solution(p, &config).0.is_some()),
             );
         }
         group.finish();
@@ -204,7 +206,7 @@ fn race(c: &mut Criterion) {
     for inst in &instances {
         for (name, config) in [("1-thread", &single_thread()), ("all-cores", &all_cores)] {
             group.bench_with_input(BenchmarkId::new(name, &inst.id), &inst.problem, |b, p| {
-                b.iter(|| backtrack::solve(p, config).0.is_some())
+                b.iter(|| backtrack::first_solution(p, config).0.is_some())
             });
         }
     }
@@ -213,11 +215,14 @@ fn race(c: &mut Criterion) {
     let mut group = c.benchmark_group("race/sat_solve");
     quick(&mut group);
     for inst in &instances {
-        if backtrack::solve(&inst.problem, &all_cores).0.is_none() {
+        if backtrack::first_solution(&inst.problem, &all_cores)
+            .0
+            .is_none()
+        {
             continue;
         }
         group.bench_with_input(BenchmarkId::new("auto", &inst.id), &inst.problem, |b, p| {
-            b.iter(|| sat::solve(p, Encoding::Auto).unwrap().0.is_some())
+            b.iter(|| sat::first_solution(p, Encoding::Auto).unwrap().0.is_some())
         });
     }
     group.finish();

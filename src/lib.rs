@@ -19,7 +19,7 @@
 //! let count = backtrack::count(&problem, &backtrack::Config::default(), None);
 //! assert_eq!(count.total, 2);
 //!
-//! let (queens, _) = queens::engine::sat::solve(&problem, queens::encode::amo::Encoding::Auto).unwrap();
+//! let (queens, _) = queens::engine::sat::first_solution(&problem, queens::encode::amo::Encoding::Auto).unwrap();
 //! verify(&problem, &queens.unwrap()).unwrap();
 //! ```
 #![warn(missing_docs)]

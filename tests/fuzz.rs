@@ -670,7 +670,7 @@ fn exercise(p: &Problem) {
             threads: 1,
             ..Default::default()
         };
-        let (found, _) = backtrack::solve(p, &config);
+        let (found, _) = backtrack::first_solution(p, &config);
         if let Some(q) = found {
             if let Err(v) = verify(p, &q) {
                 panic!("the backtracker's board fails the verifier: {v}");

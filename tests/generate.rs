@@ -141,7 +141,7 @@ fn region_puzzles_have_exactly_one_solution_and_connected_regions() {
             assert_eq!(p.regions().unwrap().names().len(), n);
             assert_eq!(count2(&p), 1, "n={n} seed={seed}");
             assert!(regions_connected(&p), "n={n} seed={seed}");
-            let (sol, _) = backtrack::solve(&p, &Config::default());
+            let (sol, _) = backtrack::first_solution(&p, &Config::default());
             queens::verify(&p, &sol.unwrap()).unwrap();
             roundtrip(&p);
         }

@@ -134,7 +134,7 @@ fn queens_with_a_preplacement_that_has_no_completion_checks_in_every_format() {
         .map(|c| [(0, 0), (1, c)])
         .find(|fixed| {
             let problem = Problem::new(n).unwrap().with_fixed(fixed).unwrap();
-            backtrack::solve(&problem, &backtrack::Config::default())
+            backtrack::first_solution(&problem, &backtrack::Config::default())
                 .0
                 .is_none()
         })

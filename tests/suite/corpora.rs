@@ -29,7 +29,7 @@ fn every_linkedin_level_has_exactly_one_solution() {
         let p = formats::parse(&format!("linkedin line {}", i + 1), line).unwrap();
         let c = backtrack::count(&p, &Config::default(), Some(2));
         assert_eq!(c.total, 1, "line {}", i + 1);
-        let (q, _) = backtrack::solve(&p, &Config::default());
+        let (q, _) = backtrack::first_solution(&p, &Config::default());
         queens::verify(&p, &q.unwrap()).unwrap();
         levels += 1;
     }

@@ -143,7 +143,9 @@ fn project_instances_have_their_documented_answers() {
             .map(|i| p.fixed()[i])
             .collect();
         let sub = p.replace_fixed(&rest).unwrap();
-        assert!(backtrack::solve(&sub, &Config::default()).0.is_some());
+        assert!(backtrack::first_solution(&sub, &Config::default())
+            .0
+            .is_some());
     }
 }
 
@@ -151,16 +153,16 @@ fn project_instances_have_their_documented_answers() {
 fn large_boards_solve_and_verify() {
     for n in [65, 200, 1000, 2000] {
         let p = Problem::new(n).unwrap();
-        let (q, _) = backtrack::solve(&p, &Config::default());
+        let (q, _) = backtrack::first_solution(&p, &Config::default());
         queens::verify(&p, &q.expect("large boards have solutions")).unwrap();
     }
     // A completion at n = 500 with queens preplaced along a known solution's first rows.
     let n = 500;
     let p = Problem::new(n).unwrap();
-    let (full, _) = backtrack::solve(&p, &Config::default());
+    let (full, _) = backtrack::first_solution(&p, &Config::default());
     let fixed: Vec<_> = full.unwrap().into_iter().step_by(50).collect();
     let p = p.with_fixed(&fixed).unwrap();
-    let (q, _) = backtrack::solve(&p, &Config::default());
+    let (q, _) = backtrack::first_solution(&p, &Config::default());
     queens::verify(&p, &q.unwrap()).unwrap();
 }
 
@@ -183,14 +185,14 @@ fn parallel_solve_matches_sequential_on_excluded_diagonals() {
     for seed in 1..=12 {
         let list = queens::generate::diagonals(20, 4, seed);
         let p = queens::generate::diagonals_problem(20, &list, Some(18)).unwrap();
-        let seq = backtrack::solve(
+        let seq = backtrack::first_solution(
             &p,
             &Config {
                 threads: 1,
                 ..Config::default()
             },
         );
-        let par = backtrack::solve(
+        let par = backtrack::first_solution(
             &p,
             &Config {
                 threads: 2,

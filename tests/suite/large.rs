@@ -6,7 +6,7 @@ use queens::{generate, Pos, Problem};
 
 /// The default search's board for a problem that has one, verified, with the nodes spent.
 fn solved(p: &Problem) -> (Vec<Pos>, u64) {
-    let (q, stats) = backtrack::solve(p, &Config::default());
+    let (q, stats) = backtrack::first_solution(p, &Config::default());
     let q = q.unwrap_or_else(|| panic!("no board for n = {} {:?}", p.n(), p.fixed()));
     queens::verify(p, &q).unwrap();
     assert!(!stats.interrupted);
@@ -30,7 +30,7 @@ fn two_queens_near_the_bottom_of_1500_take_a_few_descents_and_the_same_board_alw
             threads,
             ..Config::default()
         };
-        let (again, _) = backtrack::solve(&p, &config);
+        let (again, _) = backtrack::first_solution(&p, &config);
         assert_eq!(again.as_ref(), Some(&board), "{threads} threads");
     }
 }
@@ -85,11 +85,11 @@ fn past_the_limited_runs_the_search_is_complete_and_the_same_on_any_thread_count
             threads,
             ..Config::default()
         };
-        let (one, stats) = backtrack::solve(&p, &on(BoardKind::Large, 1));
-        let (two, _) = backtrack::solve(&p, &on(BoardKind::Large, 2));
+        let (one, stats) = backtrack::first_solution(&p, &on(BoardKind::Large, 1));
+        let (two, _) = backtrack::first_solution(&p, &on(BoardKind::Large, 2));
         assert_eq!(two, one, "seed {seed}");
         assert!(!stats.interrupted);
-        let (small, _) = backtrack::solve(&p, &on(BoardKind::Small, 1));
+        let (small, _) = backtrack::first_solution(&p, &on(BoardKind::Small, 1));
         assert_eq!(one.is_some(), small.is_some(), "seed {seed}");
         match one {
             Some(q) => {

@@ -63,7 +63,7 @@ proptest! {
         prop_assume!(local::supports(&p).is_ok());
         let truth = brute_force(&p);
         let config = Config { seed, restarts: 40 };
-        let (outcome, _) = local::solve(&p, config, &Budget::default()).unwrap();
+        let (outcome, _) = local::search(&p, config, &Budget::default()).unwrap();
         match outcome {
             Outcome::Solved(cols) => {
                 verify_columns(&p, &cols).unwrap();
@@ -409,7 +409,7 @@ fn local_search_looks_at_the_budget_between_starts() {
         cancel: Some(cancel),
         ..Budget::default()
     };
-    let (outcome, stats) = local::solve(&p, config, &budget).unwrap();
+    let (outcome, stats) = local::search(&p, config, &budget).unwrap();
     assert_eq!(outcome, Outcome::Interrupted);
     assert_eq!(stats.restarts, 0);
     // Not cancelled, it gives up after its starts: no answer, never "no solution".
@@ -417,7 +417,7 @@ fn local_search_looks_at_the_budget_between_starts() {
         seed: 1,
         restarts: 20,
     };
-    let (outcome, stats) = local::solve(&p, config, &Budget::default()).unwrap();
+    let (outcome, stats) = local::search(&p, config, &Budget::default()).unwrap();
     assert_eq!(outcome, Outcome::GaveUp);
     assert_eq!(stats.restarts, 20);
 }

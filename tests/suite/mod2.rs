@@ -382,7 +382,7 @@ fn winners_for_small_boards_agree_with_a_plain_search() {
     for n in 1..=4 {
         for variant in Variant::ALL {
             let geo = Geometry::new(n);
-            let s = search::solve(&geo, variant, &no_limits()).unwrap();
+            let s = search::play_out(&geo, variant, &no_limits()).unwrap();
             let start = match variant {
                 Variant::Complementary => Board::full(n),
                 _ => Board::empty(n),
@@ -627,8 +627,8 @@ fn retrograde_solver_agrees_with_the_memoised_search_for_n_up_to_5() {
     for n in 1..=5 {
         for variant in Variant::ALL {
             let geo = Geometry::new(n);
-            let memo = search::solve(&geo, variant, &no_limits()).unwrap();
-            let sol = retro::solve(n, variant, &retro_opts())
+            let memo = search::play_out(&geo, variant, &no_limits()).unwrap();
+            let sol = retro::sweep(n, variant, &retro_opts())
                 .unwrap_or_else(|_| panic!("n = {n}, {variant}: the retrograde run stopped"));
             assert_eq!(sol.first_wins, memo.first_wins, "n = {n}, {variant}");
             assert_eq!(sol.winning_moves, memo.winning_moves, "n = {n}, {variant}");
@@ -810,7 +810,7 @@ fn n6_retrograde_values_agree_with_the_memoised_search_on_sampled_full_boards() 
         reachable: false,
         ..retro_opts()
     };
-    let sol = retro::solve(6, Variant::Standard, &opts).unwrap_or_else(|_| panic!("resume"));
+    let sol = retro::sweep(6, Variant::Standard, &opts).unwrap_or_else(|_| panic!("resume"));
     assert_eq!(sol.computed, (0, 0), "the folder holds a finished run");
     let geo = Geometry::new(6);
     let mut rng = 0x2545_F491_4F6C_DD1Du64;

@@ -25,7 +25,7 @@ proptest! {
             prop_assert_eq!(&found, &expected, "{:?}", board);
             let c = backtrack::count(&p, &config, None);
             prop_assert_eq!(c.total, expected.len() as u64);
-            let (one, _) = backtrack::solve(&p, &config);
+            let (one, _) = backtrack::first_solution(&p, &config);
             prop_assert_eq!(one.is_some(), !expected.is_empty());
         }
     }
@@ -38,7 +38,7 @@ proptest! {
         for board in [BoardKind::Small, BoardKind::Large] {
             let one = Config { board, threads: 1, ..Config::default() };
             let many = Config { board, threads, ..Config::default() };
-            prop_assert_eq!(backtrack::solve(&p, &many).0, backtrack::solve(&p, &one).0, "{:?}", board);
+            prop_assert_eq!(backtrack::first_solution(&p, &many).0, backtrack::first_solution(&p, &one).0, "{:?}", board);
         }
     }
 

@@ -15,7 +15,8 @@ fn hints_never_contradict_the_solution_of_any_linkedin_level() {
     for level in levels {
         let level = level.unwrap();
         let p = &level.problem;
-        let (Some(solution), _) = queens::engine::backtrack::solve(p, &Default::default()) else {
+        let (Some(solution), _) = queens::engine::backtrack::first_solution(p, &Default::default())
+        else {
             panic!("level {} has no solution", level.id);
         };
         let mut pos = Position::new(p, &[]);
@@ -85,7 +86,7 @@ fn solve_by_hints(problem: &queens::Problem) -> Vec<queens::Pos> {
 fn hints_applied_in_a_loop_solve_the_puzzle() {
     let p = queens::formats::read_path(std::path::Path::new(&super::cli::instance("region-7.txt")))
         .unwrap();
-    let (solution, _) = queens::engine::backtrack::solve(&p, &Default::default());
+    let (solution, _) = queens::engine::backtrack::first_solution(&p, &Default::default());
     let mut got = solve_by_hints(&p);
     got.sort_unstable();
     assert_eq!(Some(got), solution);
@@ -100,7 +101,8 @@ fn hints_applied_in_a_loop_solve_the_puzzle() {
     };
     for level in queens::formats::sources::load_all(&[path], &selection).unwrap() {
         let level = level.unwrap();
-        let (solution, _) = queens::engine::backtrack::solve(&level.problem, &Default::default());
+        let (solution, _) =
+            queens::engine::backtrack::first_solution(&level.problem, &Default::default());
         let mut got = solve_by_hints(&level.problem);
         got.sort_unstable();
         assert_eq!(Some(got), solution, "level {}", level.id);

@@ -75,7 +75,9 @@ fn explanation_of_the_unsolvable_instance_is_minimal() {
 fn assert_minimal(p: &Problem, core: &[queens::Pos], blocked: &[queens::Pos]) {
     let with = |q: &[queens::Pos], b: &[queens::Pos]| {
         let sub = p.replace_fixed(q).unwrap().replace_blocked(b).unwrap();
-        backtrack::solve(&sub, &Config::default()).0.is_some()
+        backtrack::first_solution(&sub, &Config::default())
+            .0
+            .is_some()
     };
     assert!(!with(core, blocked), "the core itself must be unsolvable");
     for i in 0..core.len() {
@@ -168,7 +170,7 @@ proptest! {
             true
         }).unwrap();
         prop_assert_eq!(found, expected, "{}", enc);
-        let (one, _) = sat::solve(&p, enc).unwrap();
+        let (one, _) = sat::first_solution(&p, enc).unwrap();
         prop_assert_eq!(one.is_some(), expected > 0);
         // Unsolvable: the explanation is minimal (or empty when no preset is to blame).
         if expected == 0 {

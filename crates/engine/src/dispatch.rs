@@ -23,7 +23,7 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             work: Work::default(),
         });
     }
-    Ok(as_cells(stages::solve(problem, spec, budget)?))
+    Ok(as_cells(stages::solve_columns(problem, spec, budget)?))
 }
 
 /// [`solve`] on the SAT engine, also counting the clauses the solver learns

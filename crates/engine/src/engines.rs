@@ -138,7 +138,7 @@ impl Engine for Backtrack {
         if let Some(stopped) = not_started(budget, self.spec()) {
             return Ok(stopped);
         }
-        let (found, stats) = backtrack::solve(problem, &self.config(problem, budget)?);
+        let (found, stats) = backtrack::first_solution(problem, &self.config(problem, budget)?);
         let work = self.work(stats.nodes);
         cells_answer(problem, found, stats.interrupted, "backtrack", work)
     }
@@ -223,7 +223,7 @@ impl Engine for Sat {
         check_sat_memory(problem, self.encoding, SatMemory::Streamed, budget)?;
         let (found, stats) = match self.learned {
             true => sat::solve_counting_learned(problem, self.encoding)?,
-            false => sat::solve(problem, self.encoding)?,
+            false => sat::first_solution(problem, self.encoding)?,
         };
         let mut work = sat_work(stats, EngineSpec::Sat(self.encoding));
         if !self.learned {
@@ -257,7 +257,7 @@ impl Engine for Ext {
         if let Some(stopped) = not_started(budget, EngineSpec::Ext(self.0)) {
             return Ok(stopped);
         }
-        let run = ext::solve(problem, self.0, budget)?;
+        let run = ext::run_solver(problem, self.0, budget)?;
         let mut work = sat_work(run.stats, EngineSpec::Ext(self.0));
         sat_core(problem, &mut work);
         // `s UNKNOWN` is no answer within the limits, as a timeout is.
@@ -299,7 +299,7 @@ impl Engine for Local {
             seed: self.seed,
             ..local::Config::default()
         };
-        let (outcome, stats) = local::solve(problem, config, budget)?;
+        let (outcome, stats) = local::search(problem, config, budget)?;
         let answer = match outcome {
             local::Outcome::Solved(cols) => ColumnAnswer::Sat(cols),
             local::Outcome::Refuted(why) => ColumnAnswer::Unsat(Some(why)),

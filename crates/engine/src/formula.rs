@@ -47,7 +47,7 @@ fn internal(what: &str) -> impl Fn(queens_proof::ProofError) -> Error + '_ {
 /// Solves `formula` through `runner` when one is given, here otherwise; [`Outcome::Timeout`]
 /// at once when the deadline has passed. Every UNSAT answer carries an LRAT proof checked
 /// here.
-pub fn solve(
+pub fn decide(
     formula: &CnfFormula,
     deadline: Option<Instant>,
     runner: Option<Runner>,

@@ -60,5 +60,5 @@ pub(crate) use named::race_needs_a_caller;
 /// The proof pipeline under its earlier name.
 pub use prove as certify;
 pub use spec::EngineSpec;
-pub use stages::{complete_only, solve as solve_columns};
+pub use stages::{complete_only, solve_columns};
 pub use work::{ms, Work};

@@ -102,7 +102,7 @@ impl Engine for Portfolio {
                         })),
                         ..budget.clone()
                     };
-                    let found = completion::search::solve(&core, self.seed, &quick);
+                    let found = completion::search::find(&core, self.seed, &quick);
                     if !matches!(found.0, completion::search::Found::Interrupted) {
                         let mut solved = completion::lift(problem, &core, found, work);
                         solved.work.time_ms = ms(start);
@@ -128,7 +128,7 @@ impl Engine for Portfolio {
                 let b = side(stop);
                 if let Some(built) = built {
                     let solved = built.map(|(core, work)| {
-                        let found = completion::search::solve(&core, seed, &b);
+                        let found = completion::search::find(&core, seed, &b);
                         completion::lift(problem, &core, found, work)
                     });
                     if solved.as_ref().is_ok_and(|s| s.answer.is_decided()) {
@@ -264,7 +264,7 @@ mod tests {
     fn hall_board(n: usize, free: usize) -> Problem {
         let budget = Budget::default();
         let (local::Outcome::Solved(sol), _) =
-            local::solve(&Problem::new(n).unwrap(), local::Config::default(), &budget).unwrap()
+            local::search(&Problem::new(n).unwrap(), local::Config::default(), &budget).unwrap()
         else {
             panic!("local search solves the empty board")
         };
@@ -411,7 +411,7 @@ mod tests {
             seed: 1,
             restarts: 3,
         };
-        let (outcome, _) = local::solve(&p, quick, &Budget::default()).unwrap();
+        let (outcome, _) = local::search(&p, quick, &Budget::default()).unwrap();
         assert!(matches!(outcome, local::Outcome::GaveUp), "{outcome:?}");
         let solved = Portfolio { seed: 1 }.solve(&p, &Budget::default()).unwrap();
         assert!(solved.answer.is_decided(), "{:?}", solved.answer);

@@ -210,17 +210,20 @@ fn solver_error(e: varisat::solver::SolverError) -> Error {
 }
 
 /// Finds one solution with the SAT engine (not yet verified: callers verify).
-pub fn solve(problem: &Problem, encoding: Encoding) -> Result<(Option<Vec<Pos>>, SatStats), Error> {
+pub fn first_solution(
+    problem: &Problem,
+    encoding: Encoding,
+) -> Result<(Option<Vec<Pos>>, SatStats), Error> {
     solve_with(problem, encoding, false)
 }
 
-/// Like [`solve`], and also counts the clauses the solver learns (`stats.learned`), the
+/// Like [`first_solution`], and also counts the clauses the solver learns (`stats.learned`), the
 /// CDCL measure of work that the backtracker's node count corresponds to.
 ///
 /// varisat 0.2 has no statistics API, so the count is read off its binary DRAT proof stream
 /// as it is written: one `a` record per learned clause. Writing the stream costs a few per
 /// cent of solve time (measured: 27.9 s without, about 30 s with, on prob079 diag-21-4-102
-/// with 19 diagonals), so plain [`solve`] does not do it.
+/// with 19 diagonals), so plain [`first_solution`] does not do it.
 pub fn solve_counting_learned(
     problem: &Problem,
     encoding: Encoding,

@@ -1,5 +1,5 @@
-//! The solve path as one line of stages, every answer of [`solve`] (and so of
-//! [`crate::solve_columns`] and [`crate::solve`]) going through each in turn:
+//! The solve path as one line of stages, every answer of [`solve_columns`] (and so of
+//! [`crate::solve`]) going through each in turn:
 //!
 //! ```text
 //! presolve → engine → lift → verify
@@ -34,12 +34,16 @@ use queens_model::model::Problem;
 /// Finds one solution or proves there is none, as one column per row: any engine, and the
 /// only way to solve a board past [`queens_model::model::MAX_N`] (local, auto, or a complete engine
 /// on the core). Every solution has passed [`queens_model::verify::verify_columns`].
-pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<SolvedColumns, Error> {
+pub fn solve_columns(
+    problem: &Problem,
+    spec: EngineSpec,
+    budget: &Budget,
+) -> Result<SolvedColumns, Error> {
     let start = Instant::now();
     let mut solved = match presolve(problem, spec, budget)? {
         Presolved::Answered(solved) => solved,
         Presolved::Core { core, seed, work } => {
-            let found = completion::search::solve(&core, seed, budget);
+            let found = completion::search::find(&core, seed, budget);
             completion::lift(problem, &core, found, work)
         }
         Presolved::WholeBoard => engine(problem, spec, budget)?,

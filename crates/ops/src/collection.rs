@@ -354,7 +354,7 @@ pub const MAX_SYNC_STUDY_DEALS: u64 = 100;
 /// estimate).
 pub const TABLE_ENTRY_BYTES: u64 = 64;
 
-/// [`solve`]'s request: a deal (or any position) whose whole pile is known.
+/// [`optimum`]'s request: a deal (or any position) whose whole pile is known.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 // Named apart from the puzzle operations' `CollectionSolveRequest` in the OpenAPI document.
@@ -378,7 +378,7 @@ pub struct CollectionSolveRequest {
     pub method: SolveMethod,
 }
 
-/// How [`solve`] finds the optimum.
+/// How [`optimum`] finds the optimum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SolveMethod {
@@ -411,7 +411,7 @@ impl std::str::FromStr for SolveMethod {
     }
 }
 
-/// [`solve`]'s answer: the best game with the pile known, and whether it is proven best.
+/// [`optimum`]'s answer: the best game with the pile known, and whether it is proven best.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[schema(as = CollectionSolveResponse)]
 pub struct CollectionSolveResponse {
@@ -524,7 +524,7 @@ impl CollectionSolveRequest {
 /// The clairvoyant optimum of a deal ([`queens_games::collection::solve`]): the best score
 /// with the whole pile known, its moves (replayed before they are returned), and whether it
 /// is proven. The context's deadline or cancel flag ends the search with the best game found.
-pub fn solve(
+pub fn optimum(
     req: &CollectionSolveRequest,
     ctx: &Context,
 ) -> Result<CollectionSolveResponse, Error> {
@@ -871,7 +871,7 @@ impl crate::operation::Operation for CollectionSolve {
         req: &CollectionSolveRequest,
         ctx: &Context,
     ) -> Result<(CollectionSolveResponse, Artifacts), Error> {
-        alone(self::solve(req, ctx))
+        alone(optimum(req, ctx))
     }
     fn validate(req: &CollectionSolveRequest) -> Result<(), Error> {
         req.validate()

@@ -31,7 +31,7 @@ mod limits;
 pub mod mod2;
 mod operation;
 mod proof_info;
-mod race;
+mod race_sides;
 mod reply;
 mod solve;
 mod solve_cnf;
@@ -483,7 +483,7 @@ impl ToSchema for Request {
 }
 
 /// `solve`: finds a solution (or up to `limit`, or all), verified; engine `race` runs the
-/// backtracker against the SAT engine in a child ([`race`]).
+/// backtracker against the SAT engine in a child ([`race_sides`]).
 pub struct Solve;
 
 impl Operation for Solve {
@@ -562,13 +562,13 @@ impl Operation for Solve {
 
 /// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
 /// UNSAT answer. Artifacts: `proof` and `cnf` when a proof was made. Engine `race` is the
-/// backtracker here against the SAT engine in a child process ([`race`]).
+/// backtracker here against the SAT engine in a child process ([`race_sides`]).
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
     if req.engine == EngineName::Race {
         req.validate()?;
-        return race::solve::<Solve>(req, &ctx.with_timeout_ms(req.timeout_ms));
+        return race_sides::run::<Solve>(req, &ctx.with_timeout_ms(req.timeout_ms));
     }
-    solve::solve(req, ctx)
+    solve::solve_planned(req, ctx)
 }
 
 #[cfg(test)]

@@ -174,7 +174,7 @@ pub fn replay(list: &MoveList) -> ReplayResponse {
     }
 }
 
-/// How [`solve`] finds the winner.
+/// How [`who_wins`] finds the winner.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 #[schema(as = Mod2SolveMethod)]
@@ -182,9 +182,9 @@ pub enum SolveMethod {
     /// The memoised search up to n = 5 and past 6, the retrograde sweep for n = 6.
     #[default]
     Auto,
-    /// Memoised negamax over positions up to symmetry ([`search::solve`]).
+    /// Memoised negamax over positions up to symmetry ([`search::play_out`]).
     Memo,
-    /// Retrograde sweep over every set of queens, n ≤ 6 ([`retro::solve`]).
+    /// Retrograde sweep over every set of queens, n ≤ 6 ([`retro::sweep`]).
     Retrograde,
 }
 
@@ -328,7 +328,7 @@ fn walk_strategy(
     Ok(())
 }
 
-/// [`solve`]'s request (`mod2_solve`).
+/// [`who_wins`]'s request (`mod2_solve`).
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Mod2SolveRequest)]
@@ -477,7 +477,7 @@ pub struct ReachableReport {
     pub time_ms: f64,
 }
 
-/// [`solve`]'s answer.
+/// [`who_wins`]'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[schema(as = Mod2SolveResponse)]
 pub struct Mod2SolveResponse {
@@ -597,11 +597,11 @@ fn stop_name(s: Stop) -> Status {
 }
 
 /// Who wins with perfect play, and (optionally) how many positions are reachable.
-pub fn solve(req: &Mod2SolveRequest, ctx: &Context) -> Result<Mod2SolveResponse, Error> {
+pub fn who_wins(req: &Mod2SolveRequest, ctx: &Context) -> Result<Mod2SolveResponse, Error> {
     solve_with_progress(req, ctx, None)
 }
 
-/// [`solve`], calling `progress` during a retrograde sweep.
+/// [`who_wins`], calling `progress` during a retrograde sweep.
 pub fn solve_with_progress(
     req: &Mod2SolveRequest,
     ctx: &Context,
@@ -618,7 +618,7 @@ pub fn solve_with_progress(
     };
     let start = Instant::now();
     let mut resp = Mod2SolveResponse::unanswered(req, SolveMethod::Memo);
-    match search::solve(&geo, req.variant, &limits) {
+    match search::play_out(&geo, req.variant, &limits) {
         Ok(s) => {
             resp.winner = Some(Player::winner(s.first_wins));
             resp.first_move = s.winning_move;
@@ -679,7 +679,7 @@ fn solve_retro(
         retro::memory_estimate(&retro::Layout::new(req.n, req.variant), 5, req.reachable);
     let start = Instant::now();
     let mut resp = Mod2SolveResponse::unanswered(req, SolveMethod::Retrograde);
-    match retro::solve(req.n, req.variant, &opts) {
+    match retro::sweep(req.n, req.variant, &opts) {
         Ok(sol) => {
             resp.winner = Some(Player::winner(sol.first_wins));
             resp.first_move = sol.winning_moves.first().copied();
@@ -1136,7 +1136,7 @@ impl crate::operation::Operation for Mod2Solve {
         req: &Mod2SolveRequest,
         ctx: &Context,
     ) -> Result<(Mod2SolveResponse, crate::context::Artifacts), Error> {
-        Ok((solve(req, ctx)?, crate::context::Artifacts::default()))
+        Ok((who_wins(req, ctx)?, crate::context::Artifacts::default()))
     }
     fn n(req: &Mod2SolveRequest) -> usize {
         req.n

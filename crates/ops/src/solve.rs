@@ -529,9 +529,9 @@ pub(super) fn disagree(what: &str, a: String, b: String) -> Error {
     Error::internal(format!("the engines disagree on the {what}:\n  {a}\n  {b}"))
 }
 
-/// [`super::solve`] on every engine but the race (which [`super::race`] composes from
+/// [`super::solve`] on every engine but the race (which [`super::race_sides`] composes from
 /// [`solve_on`] and a child process).
-pub(super) fn solve(
+pub(super) fn solve_planned(
     req: &SolveRequest,
     ctx: &Context,
 ) -> Result<(SolveResponse, Artifacts), Error> {

@@ -2,7 +2,7 @@
 //!
 //! At every node the search picks the open row, column or region with the fewest open cells
 //! (a dead end when one has none) and branches over its cells. Fixed queens are placed first.
-//! On large boards, `solve` first tries short runs in other tie orders (`restart.rs`).
+//! On large boards, `first_solution` first tries short runs in other tie orders (`restart.rs`).
 //! Counting splits the tree into subtrees shared by all cores; counting the empty classic
 //! board uses the square's symmetry instead ([`symmetric`]).
 
@@ -25,11 +25,11 @@ pub use config::{BoardKind, Config, Count, Stats};
 /// With more than one thread (`config.threads`; 0 = all cores) the tree is split into subtrees
 /// searched in parallel, and the answer is still the one the sequential search finds: a
 /// solution in subtree `i` cancels only the subtrees after `i`, and the earliest wins.
-pub fn solve(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
+pub fn first_solution(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
     if use_small(problem, config.board) {
         solve_on::<SmallBoard>(problem, config)
     } else {
-        restart::solve(problem, config)
+        restart::with_restarts(problem, config)
     }
 }
 

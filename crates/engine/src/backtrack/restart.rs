@@ -36,8 +36,8 @@ const RUNS: u64 = 31;
 const MIN_UNIT: u64 = 64;
 
 /// Solves a problem on the large board: limited runs, then the complete search (which
-/// splits over threads as [`super::solve`] describes).
-pub(super) fn solve(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
+/// splits over threads as [`super::first_solution`] describes).
+pub(super) fn with_restarts(problem: &Problem, config: &Config) -> (Option<Vec<Pos>>, Stats) {
     let mut board = LargeBoard::new(problem);
     if !place_fixed(&mut board, problem) {
         return (None, Stats::default());
@@ -124,7 +124,7 @@ mod tests {
             threads: 1,
             ..Config::default()
         };
-        let (found, stats) = solve(&p, &config);
+        let (found, stats) = with_restarts(&p, &config);
         assert!(found.is_none() && !stats.interrupted);
         let limited: u64 = (1..=RUNS).map(|i| 14 + MIN_UNIT * luby(i)).sum();
         assert!(stats.nodes > limited, "{} nodes", stats.nodes);
@@ -136,7 +136,7 @@ mod tests {
             deadline: Some(std::time::Instant::now()),
             ..Config::default()
         };
-        let (found, stats) = solve(&Problem::new(700).unwrap(), &config);
+        let (found, stats) = with_restarts(&Problem::new(700).unwrap(), &config);
         assert!(found.is_none() && stats.interrupted);
     }
 

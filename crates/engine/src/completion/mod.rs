@@ -421,9 +421,7 @@ pub fn solve_columns(
 ) -> Result<crate::SolvedColumns, Error> {
     Ok(match presolve_stage(problem, budget)? {
         Presolve::Answered(solved) => solved,
-        Presolve::Core(core, work) => {
-            lift(problem, &core, search::solve(&core, seed, budget), work)
-        }
+        Presolve::Core(core, work) => lift(problem, &core, search::find(&core, seed, budget), work),
     })
 }
 

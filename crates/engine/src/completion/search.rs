@@ -511,7 +511,7 @@ impl Luby {
 }
 
 /// One solution, or none: with restarts and shuffled ties from `seed`.
-pub fn solve(core: &Core, seed: u64, budget: &Budget) -> (Found, Stats) {
+pub fn find(core: &Core, seed: u64, budget: &Budget) -> (Found, Stats) {
     let mut stats = Stats::default();
     let found = run(
         core,

@@ -343,7 +343,7 @@ pub fn add_rings(problem: &Problem, cnf: &mut Encoded) -> Result<(), Error> {
 }
 
 /// Solves with the external solver: one answer, every board verified.
-pub fn solve(problem: &Problem, spec: ExtSpec, budget: &Budget) -> Result<ExtRun, Error> {
+pub fn run_solver(problem: &Problem, spec: ExtSpec, budget: &Budget) -> Result<ExtRun, Error> {
     let command = table().resolve(spec.solver)?;
     check_sat_memory(problem, spec.encoding, SatMemory::WithFormula, budget)?;
     let start = Instant::now();
@@ -351,7 +351,7 @@ pub fn solve(problem: &Problem, spec: ExtSpec, budget: &Budget) -> Result<ExtRun
     run_on(problem, &command, &cnf, start, budget, false)
 }
 
-/// [`solve`] for a proof: the CNF is `cnf` (built by the caller, who checks the proof
+/// [`run_solver`] for a proof: the CNF is `cnf` (built by the caller, who checks the proof
 /// against it), and the solver writes text DRAT. Refused for a solver that cannot.
 pub fn solve_proving(
     problem: &Problem,

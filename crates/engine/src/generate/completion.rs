@@ -77,7 +77,7 @@ pub fn completion_from_solution(n: usize, queens: usize, seed: u64) -> Result<Pr
         seed,
         restarts: 10_000,
     };
-    let (outcome, _) = crate::local::solve(&problem, config, &crate::Budget::default())?;
+    let (outcome, _) = crate::local::search(&problem, config, &crate::Budget::default())?;
     let crate::local::Outcome::Solved(cols) = outcome else {
         return Err(Error::internal(format!(
             "local search found no solution of the empty {n}×{n} board to take presets from"

@@ -55,7 +55,7 @@ pub fn supports(problem: &Problem) -> Result<(), Error> {
 /// Searches for a solution within the budget: [`refute`] first, then the repair with up to
 /// `config.restarts` fresh starts. Progress goes to the budget's callback as (rows without a
 /// conflict, rows).
-pub fn solve(
+pub fn search(
     problem: &Problem,
     config: Config,
     budget: &Budget,

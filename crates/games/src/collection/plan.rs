@@ -35,7 +35,7 @@
 //!   boxes. (Counting the misplaced pawns over every foreign cell instead was about ten
 //!   times slower to refute.)
 //!
-//! Each call goes to [`queens_engine::formula::solve`]: under a deadline in a child
+//! Each call goes to [`queens_engine::formula::decide`]: under a deadline in a child
 //! process that is killed when it passes, and every UNSAT answer with an LRAT proof checked
 //! before it is believed. A model is decoded to moves (cards by their place in the hand as
 //! [`super::rules`] keeps it) and replayed by [`super::rules::replay`] before its score counts.
@@ -95,7 +95,7 @@ pub fn optimum(
         best.vars = plan.vars;
         best.clauses = plan.formula.len();
         best.calls += 1;
-        match formula::solve(&plan.formula, deadline, sat)? {
+        match formula::decide(&plan.formula, deadline, sat)? {
             Outcome::Sat(model) => {
                 let moves = plan.decode(start, &model)?;
                 let end = replay(start, &moves)

@@ -319,7 +319,7 @@ fn call(
         check_ms: None,
         files: None,
     };
-    let outcome = formula::solve(&formula, budget.deadline, budget.sat)?;
+    let outcome = formula::decide(&formula, budget.deadline, budget.sat)?;
     let result = match outcome {
         Outcome::Timeout => Err(()),
         Outcome::Sat(model) => {

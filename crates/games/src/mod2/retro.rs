@@ -953,7 +953,7 @@ fn finished(folder: Option<&Folder>, pass: Pass, order: &[usize]) -> Result<usiz
 
 /// Solves the game on the n×n board (n ≤ [`MAX_N`]) in `variant`, and with
 /// `opts.reachable` counts its reachable positions.
-pub fn solve(n: usize, variant: Variant, opts: &Options) -> Result<Solution, RetroError> {
+pub fn sweep(n: usize, variant: Variant, opts: &Options) -> Result<Solution, RetroError> {
     let layout = Layout::new(n, variant);
     let keep = opts.keep.max(1).min(layout.hi_cells);
     let need = memory_estimate(&layout, keep, opts.reachable);

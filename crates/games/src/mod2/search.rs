@@ -201,7 +201,7 @@ impl Limits {
     }
 }
 
-/// Who wins with perfect play, found by [`solve`].
+/// Who wins with perfect play, found by [`play_out`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Solved {
     /// True when the player to move first wins.
@@ -216,7 +216,7 @@ pub struct Solved {
 
 /// Plays the game out: memoised negamax over canonical positions. The player who cannot
 /// move loses. All first moves are evaluated, so [`Solved::winning_moves`] is complete.
-pub fn solve(geo: &Geometry, variant: Variant, limits: &Limits) -> Result<Solved, Stop> {
+pub fn play_out(geo: &Geometry, variant: Variant, limits: &Limits) -> Result<Solved, Stop> {
     let mut memo: BitsMap<bool> = BitsMap::default();
     let mut steps = 0u64;
     let start = geo.start(variant);

@@ -126,11 +126,11 @@ impl Text for ops::Solve {
         r: &SolveResponse,
         s: &Style,
     ) -> io::Result<()> {
-        solve(out, q, r, s)
+        write_answer(out, q, r, s)
     }
 }
 
-fn solve(
+fn write_answer(
     out: &mut impl Write,
     req: &SolveRequest,
     r: &SolveResponse,

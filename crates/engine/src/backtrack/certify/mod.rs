@@ -20,7 +20,7 @@
 //! After a node's lemma is written its children's lemmas are deleted (DRAT `d` lines): a
 //! checker's clause database then holds one path's worth of lemmas, not the whole tree's.
 //!
-//! The tree is searched on all cores as [`super::solve`] searches it: split into subtrees at
+//! The tree is searched on all cores as [`super::first_solution`] searches it: split into subtrees at
 //! one depth, each subtree refuted into its own buffer, and the nodes above that depth
 //! refuted last from the subtrees' sets, so every lemma comes after those it relies on.
 //!
@@ -196,7 +196,7 @@ fn refute_after_probe<B: Board, S: DepthSet>(
 }
 
 /// Nodes a refutation searches alone before it splits the tree over the cores: easy instances
-/// finish sooner than threads start (as [`super::solve`]'s probe).
+/// finish sooner than threads start (as [`super::first_solution`]'s probe).
 const PROBE_NODES: u64 = 16_384;
 
 fn refute_on<B: Board, S: DepthSet>(

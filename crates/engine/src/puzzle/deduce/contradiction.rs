@@ -59,7 +59,7 @@ mod tests {
             "AABBBCCC", "ADBDBECC", "ADBDBCCC", "ADDDBFGC", "ADDDBFGG", "ADHDBFGG", "HDHDBFFG",
             "HHHHGGGG",
         ]);
-        let (solution, _) = crate::backtrack::solve(&p, &Default::default());
+        let (solution, _) = crate::backtrack::first_solution(&p, &Default::default());
         let solution = solution.unwrap();
         let pos = Position::new(&p, &[]);
         let step = find(&pos).expect("some cell leads to a contradiction");

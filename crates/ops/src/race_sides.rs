@@ -21,7 +21,7 @@ use queens_model::status::Status;
 
 /// Runs a validated race request under `ctx` (its timeout already applied); `Solve` is the
 /// `solve` operation, whose SAT side runs in the child.
-pub(super) fn solve<Solve: Operation<Request = SolveRequest, Response = SolveResponse>>(
+pub(super) fn run<Solve: Operation<Request = SolveRequest, Response = SolveResponse>>(
     req: &SolveRequest,
     ctx: &Context,
 ) -> Result<(SolveResponse, Artifacts), Error> {
@@ -51,7 +51,8 @@ pub(super) fn solve<Solve: Operation<Request = SolveRequest, Response = SolveRes
         |stop| {
             // Past MAX_N the backtracker searches the core and answers a column per row (in
             // a file past INLINE_MAX_N rows), as `solve --engine backtrack` does.
-            let (resp, artifacts) = crate::solve::solve(&one_side(req, here), &side_ctx(stop))?;
+            let (resp, artifacts) =
+                crate::solve::solve_planned(&one_side(req, here), &side_ctx(stop))?;
             Ok(definite(&resp).then_some((resp, artifacts)))
         },
         |stop| {
