@@ -244,35 +244,42 @@ pub struct Check;
 
 impl crate::operation::Operation for Check {
     const NAME: &'static str = "check";
-    const PATH: Option<&'static str> = Some("/v1/check");
-    const SUMMARY: &'static str =
-        "Check a placement: every conflict named; whether a partial board can still be completed.";
-    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Taken;
     type Request = CheckRequest;
     type Response = CheckResponse;
 
     fn run(req: &CheckRequest, ctx: &Context) -> Result<(CheckResponse, Artifacts), Error> {
         Ok((check(req, ctx)?, Artifacts::default()))
     }
-    fn problem(req: &CheckRequest) -> Option<&queens_model::model::Problem> {
-        Some(&req.instance.0)
-    }
     fn validate(req: &CheckRequest) -> Result<(), Error> {
         req.validate()
     }
-    /// A consistent board whose completion search ran out of time: no answer within the
-    /// limits.
-    fn status(resp: &CheckResponse) -> Option<Status> {
-        (resp.status == Status::Consistent && resp.completable.is_none()).then_some(Status::Timeout)
+}
+
+impl crate::operation::Served for Check {
+    const PATH: &'static str = "/v1/check";
+    const SUMMARY: &'static str =
+        "Check a placement: every conflict named; whether a partial board can still be completed.";
+}
+
+impl crate::operation::OnInstance for Check {
+    fn instance(req: &CheckRequest) -> &Instance {
+        &req.instance
     }
-    fn exit_code(resp: &CheckResponse) -> u8 {
-        match Self::status(resp) {
-            Some(_) => 4,
-            None => resp.status.exit_code(),
+    fn instance_mut(req: &mut CheckRequest) -> &mut Instance {
+        &mut req.instance
+    }
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Taken;
+}
+
+impl crate::operation::Budgeted for Check {
+    /// A consistent board whose completion search ran out of time is no answer within the
+    /// limits (`timeout`); any other answer is its own status.
+    fn status(resp: &CheckResponse) -> Status {
+        match resp.status == Status::Consistent && resp.completable.is_none() {
+            true => Status::Timeout,
+            false => resp.status,
         }
     }
-    const LIBRARY: bool = true;
-    fn instance_mut(req: &mut CheckRequest) -> Option<&mut Instance> {
-        Some(&mut req.instance)
-    }
 }
+
+impl crate::operation::Library for Check {}

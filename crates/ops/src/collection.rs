@@ -354,7 +354,7 @@ pub const MAX_SYNC_STUDY_DEALS: u64 = 100;
 /// estimate).
 pub const TABLE_ENTRY_BYTES: u64 = 64;
 
-/// [`optimum`]'s request: a deal (or any position) whose whole pile is known.
+/// `collection_solve`'s request: a deal (or any position) whose whole pile is known.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 // Named apart from the puzzle operations' `CollectionSolveRequest` in the OpenAPI document.
@@ -378,7 +378,7 @@ pub struct CollectionSolveRequest {
     pub method: SolveMethod,
 }
 
-/// How [`optimum`] finds the optimum.
+/// How `collection_solve` finds the optimum.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SolveMethod {
@@ -411,7 +411,7 @@ impl std::str::FromStr for SolveMethod {
     }
 }
 
-/// [`optimum`]'s answer: the best game with the pile known, and whether it is proven best.
+/// `collection_solve`'s answer: the best game with the pile known, and whether it is proven best.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 #[schema(as = CollectionSolveResponse)]
 pub struct CollectionSolveResponse {
@@ -743,7 +743,7 @@ const fn many_deals(max: u64, sync_max: u64) -> [Bound; 4] {
 
 /// Why `deals` is too many for operation `O`'s synchronous endpoint (`what`: what that
 /// endpoint does with them), if it is.
-fn over_sync<O: crate::operation::Operation>(deals: u64, what: &str) -> Option<String> {
+fn over_sync<O: crate::operation::Bounded>(deals: u64, what: &str) -> Option<String> {
     let max = O::BOUNDS
         .iter()
         .find(|b| b.field == "deals")
@@ -759,13 +759,13 @@ fn over_sync<O: crate::operation::Operation>(deals: u64, what: &str) -> Option<S
 
 /// The operation `$op` that plays many seeded deals: `$run` answers its request with a
 /// response that has a `status`; the request's `deals` over the synchronous endpoint's bound
-/// make it a job (`$what`: what that endpoint does with them); `$own`: its name, endpoint,
+/// make it a job (`$what`: what that endpoint does with them); then its name, endpoint,
 /// summary and bounds.
 macro_rules! many_deals_operation {
-    ($op:ident($req:ty) -> $resp:ty = $run:ident, $what:literal; $($own:tt)*) => {
+    ($op:ident($req:ty) -> $resp:ty = $run:ident, $what:literal;
+     $name:literal, $path:literal, $summary:expr, $bounds:expr) => {
         impl crate::operation::Operation for $op {
-            $($own)*
-            const BOUND_FIELD: &'static str = "deals";
+            const NAME: &'static str = $name;
             type Request = $req;
             type Response = $resp;
 
@@ -775,11 +775,24 @@ macro_rules! many_deals_operation {
             fn validate(req: &$req) -> Result<(), Error> {
                 req.validate()
             }
+        }
+
+        impl crate::operation::Served for $op {
+            const PATH: &'static str = $path;
+            const SUMMARY: &'static str = $summary;
+        }
+
+        impl crate::operation::Bounded for $op {
+            const BOUNDS: &'static [Bound] = $bounds;
+            const BOUND_FIELD: &'static str = "deals";
             fn unbounded(req: &$req, _n: usize) -> Option<String> {
                 over_sync::<Self>(req.deals, $what)
             }
-            fn status(resp: &$resp) -> Option<Outcome> {
-                Some(resp.status)
+        }
+
+        impl crate::operation::Budgeted for $op {
+            fn status(resp: &$resp) -> Outcome {
+                resp.status
             }
         }
     };
@@ -790,9 +803,6 @@ pub struct CollectionDeal;
 
 impl crate::operation::Operation for CollectionDeal {
     const NAME: &'static str = "collection_deal";
-    const PATH: Option<&'static str> = Some("/v1/collection/deal");
-    const SUMMARY: &'static str =
-        "A seeded solo deal of The Queen's Collection (`{\"seed\", \"difficulty\"}`).";
     type Request = DealRequest;
     type Response = Deal;
 
@@ -806,15 +816,17 @@ impl crate::operation::Operation for CollectionDeal {
     }
 }
 
+impl crate::operation::Served for CollectionDeal {
+    const PATH: &'static str = "/v1/collection/deal";
+    const SUMMARY: &'static str =
+        "A seeded solo deal of The Queen's Collection (`{\"seed\", \"difficulty\"}`).";
+}
+
 /// `collection_play`. Play checks no deadline but is bounded (35 turns).
 pub struct CollectionPlay;
 
 impl crate::operation::Operation for CollectionPlay {
     const NAME: &'static str = "collection_play";
-    const PATH: Option<&'static str> = Some("/v1/collection/play");
-    const SUMMARY: &'static str = "Play a deal with a move list (the first illegal move is a \
-                                   422 naming its index and rule)\nor a policy.";
-    const BOUNDS: &'static [Bound] = &LOOKAHEAD_BOUNDS;
     type Request = PlayRequest;
     type Response = PlayResponse;
 
@@ -824,6 +836,16 @@ impl crate::operation::Operation for CollectionPlay {
     fn validate(req: &PlayRequest) -> Result<(), Error> {
         req.validate()
     }
+}
+
+impl crate::operation::Served for CollectionPlay {
+    const PATH: &'static str = "/v1/collection/play";
+    const SUMMARY: &'static str = "Play a deal with a move list (the first illegal move is a \
+                                   422 naming its index and rule)\nor a policy.";
+}
+
+impl crate::operation::Bounded for CollectionPlay {
+    const BOUNDS: &'static [Bound] = &LOOKAHEAD_BOUNDS;
 }
 
 /// The longest time a study may give each deal's optimum: an hour, in milliseconds.
@@ -841,12 +863,11 @@ pub struct CollectionSimulate;
 many_deals_operation! {
     CollectionSimulate(SimulateRequest) -> SimulateResponse = simulate,
     "a synchronous simulation plays";
-    const NAME: &'static str = "collection_simulate";
-    const PATH: Option<&'static str> = Some("/v1/collection/simulate");
-    const SUMMARY: &'static str = "Play seeded deals with a policy: mean, win rate, histogram. \
-                                   At most 10,000 deals here\n(more as a job); the server's time \
-                                   limit may end the run first (`status: timeout`).";
-    const BOUNDS: &'static [Bound] = &many_deals(MAX_SIMULATE_DEALS, MAX_SYNC_SIMULATE_DEALS);
+    "collection_simulate",
+    "/v1/collection/simulate",
+    "Play seeded deals with a policy: mean, win rate, histogram. At most 10,000 deals \
+     here\n(more as a job); the server's time limit may end the run first (`status: timeout`).",
+    &many_deals(MAX_SIMULATE_DEALS, MAX_SYNC_SIMULATE_DEALS)
 }
 
 /// `collection_solve`. The optimum's search looks at the deadline every 4096 positions; its
@@ -855,15 +876,6 @@ pub struct CollectionSolve;
 
 impl crate::operation::Operation for CollectionSolve {
     const NAME: &'static str = "collection_solve";
-    const PATH: Option<&'static str> = Some("/v1/collection/solve");
-    const SUMMARY: &'static str = "The clairvoyant optimum of a deal whose whole pile is known: \
-                                   the best game, its score,\nand whether no game scores more \
-                                   (`proven`); the server's time limit may end the search\nfirst \
-                                   (`budget: timeout`, the best game found and an upper bound).";
-    const BOUNDS: &'static [Bound] = &[
-        Bound::new("max_entries", 1, MAX_TABLE_ENTRIES as u64),
-        Bound::new("beam", 0, MAX_BEAM as u64),
-    ];
     type Request = CollectionSolveRequest;
     type Response = CollectionSolveResponse;
 
@@ -876,9 +888,27 @@ impl crate::operation::Operation for CollectionSolve {
     fn validate(req: &CollectionSolveRequest) -> Result<(), Error> {
         req.validate()
     }
+}
+
+impl crate::operation::Served for CollectionSolve {
+    const PATH: &'static str = "/v1/collection/solve";
+    const SUMMARY: &'static str = "The clairvoyant optimum of a deal whose whole pile is known: \
+                                   the best game, its score,\nand whether no game scores more \
+                                   (`proven`); the server's time limit may end the search\nfirst \
+                                   (`budget: timeout`, the best game found and an upper bound).";
+}
+
+impl crate::operation::Bounded for CollectionSolve {
+    const BOUNDS: &'static [Bound] = &[
+        Bound::new("max_entries", 1, MAX_TABLE_ENTRIES as u64),
+        Bound::new("beam", 0, MAX_BEAM as u64),
+    ];
+}
+
+impl crate::operation::Budgeted for CollectionSolve {
     // `budget` is `ok` exactly when the optimum is proven: its exit code is the answer's.
-    fn status(resp: &CollectionSolveResponse) -> Option<Outcome> {
-        Some(resp.budget)
+    fn status(resp: &CollectionSolveResponse) -> Outcome {
+        resp.budget
     }
 }
 
@@ -888,12 +918,11 @@ pub struct CollectionStudy;
 many_deals_operation! {
     CollectionStudy(StudyRequest) -> StudyResponse = study,
     "a synchronous study solves";
-    const NAME: &'static str = "collection_study";
-    const PATH: Option<&'static str> = Some("/v1/collection/study");
-    const SUMMARY: &'static str = "Optima against the policies' scores on seeded deals: how \
-                                   much of a player's loss is luck\nand how much play. At most \
-                                   100 deals here (more as a job).";
-    const BOUNDS: &'static [Bound] = &{
+    "collection_study",
+    "/v1/collection/study",
+    "Optima against the policies' scores on seeded deals: how much of a player's loss is \
+     luck\nand how much play. At most 100 deals here (more as a job).",
+    &{
         let [deals, jobs, candidates, samples] = many_deals(MAX_STUDY_DEALS, MAX_SYNC_STUDY_DEALS);
         [
             deals,
@@ -903,5 +932,5 @@ many_deals_operation! {
             Bound::new("timeout_each_ms", 1, MAX_TIMEOUT_EACH_MS),
             Bound::new("max_entries", 1, MAX_TABLE_ENTRIES as u64),
         ]
-    };
+    }
 }

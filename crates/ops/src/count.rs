@@ -227,22 +227,34 @@ pub struct Count;
 
 impl crate::operation::Operation for Count {
     const NAME: &'static str = "count";
-    const PATH: Option<&'static str> = Some("/v1/count");
-    const SUMMARY: &'static str =
-        "Count solutions (up to `limit`); without a limit only boards up to n = 16.";
-    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Taken;
     type Request = CountRequest;
     type Response = CountResponse;
 
     fn run(req: &CountRequest, ctx: &Context) -> Result<(CountResponse, Artifacts), Error> {
         Ok((count(req, ctx)?, Artifacts::default()))
     }
-    fn problem(req: &CountRequest) -> Option<&queens_model::model::Problem> {
-        Some(&req.instance.0)
-    }
     fn validate(req: &CountRequest) -> Result<(), Error> {
         req.validate()
     }
+}
+
+impl crate::operation::Served for Count {
+    const PATH: &'static str = "/v1/count";
+    const SUMMARY: &'static str =
+        "Count solutions (up to `limit`); without a limit only boards up to n = 16.";
+}
+
+impl crate::operation::OnInstance for Count {
+    fn instance(req: &CountRequest) -> &Instance {
+        &req.instance
+    }
+    fn instance_mut(req: &mut CountRequest) -> &mut Instance {
+        &mut req.instance
+    }
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Taken;
+}
+
+impl crate::operation::Bounded for Count {
     fn unbounded(req: &CountRequest, n: usize) -> Option<String> {
         (req.limit.is_none() && n > crate::limits::UNBOUNDED_COUNT_N).then(|| {
             format!(
@@ -251,24 +263,14 @@ impl crate::operation::Operation for Count {
             )
         })
     }
-    fn uninterruptible(req: &CountRequest) -> bool {
-        req.engine == EngineName::Sat || req.cross_check
+}
+
+impl crate::operation::Budgeted for Count {
+    fn status(resp: &CountResponse) -> Status {
+        resp.status
     }
     fn timeout_ms(req: &CountRequest) -> Option<u64> {
         req.timeout_ms
-    }
-    fn status(resp: &CountResponse) -> Option<Status> {
-        Some(resp.status)
-    }
-    fn exit_code(resp: &CountResponse) -> u8 {
-        // A finished shard is a success whatever its part of the count (a scheduler would
-        // take exit 1 for a failed task).
-        let interrupted = matches!(resp.status, Status::Timeout | Status::Cancelled);
-        if resp.shard.is_some() && !interrupted {
-            0
-        } else {
-            resp.status.exit_code()
-        }
     }
     fn stopped(req: &CountRequest, status: Status, time_ms: f64) -> Option<CountResponse> {
         Some(CountResponse {
@@ -284,11 +286,28 @@ impl crate::operation::Operation for Count {
             shard: None,
         })
     }
+}
+
+impl crate::operation::Verdict for Count {
+    fn exit_code(resp: &CountResponse) -> u8 {
+        // A finished shard is a success whatever its part of the count (a scheduler would
+        // take exit 1 for a failed task).
+        let interrupted = matches!(resp.status, Status::Timeout | Status::Cancelled);
+        if resp.shard.is_some() && !interrupted {
+            0
+        } else {
+            resp.status.exit_code()
+        }
+    }
+}
+
+impl crate::operation::Isolated for Count {
+    fn uninterruptible(req: &CountRequest) -> bool {
+        req.engine == EngineName::Sat || req.cross_check
+    }
     fn reply(stdout: &str) -> Result<CountResponse, Error> {
         crate::operation::reply(stdout)
     }
-    const LIBRARY: bool = true;
-    fn instance_mut(req: &mut CountRequest) -> Option<&mut Instance> {
-        Some(&mut req.instance)
-    }
 }
+
+impl crate::operation::Library for Count {}

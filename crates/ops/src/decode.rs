@@ -122,10 +122,6 @@ pub struct Decode;
 
 impl crate::operation::Operation for Decode {
     const NAME: &'static str = "decode";
-    const PATH: Option<&'static str> = Some("/v1/decode");
-    const SUMMARY: &'static str =
-        "An external solver's output read back onto the board and verified.";
-    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Core;
     type Request = DecodeRequest;
     type Response = DecodeResponse;
 
@@ -135,14 +131,28 @@ impl crate::operation::Operation for Decode {
     ) -> Result<(DecodeResponse, crate::context::Artifacts), Error> {
         Ok((decode(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &DecodeRequest) -> Option<&queens_model::model::Problem> {
-        Some(&req.instance.0)
+}
+
+impl crate::operation::Served for Decode {
+    const PATH: &'static str = "/v1/decode";
+    const SUMMARY: &'static str =
+        "An external solver's output read back onto the board and verified.";
+}
+
+impl crate::operation::OnInstance for Decode {
+    fn instance(req: &DecodeRequest) -> &Instance {
+        &req.instance
     }
-    fn status(resp: &DecodeResponse) -> Option<Status> {
-        Some(resp.status)
+    fn instance_mut(req: &mut DecodeRequest) -> &mut Instance {
+        &mut req.instance
     }
-    const LIBRARY: bool = true;
-    fn instance_mut(req: &mut DecodeRequest) -> Option<&mut Instance> {
-        Some(&mut req.instance)
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Core;
+}
+
+impl crate::operation::Budgeted for Decode {
+    fn status(resp: &DecodeResponse) -> Status {
+        resp.status
     }
 }
+
+impl crate::operation::Library for Decode {}

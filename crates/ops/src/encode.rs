@@ -85,18 +85,6 @@ pub struct Encode;
 
 impl crate::operation::Operation for Encode {
     const NAME: &'static str = "encode";
-    const PATH: Option<&'static str> = Some("/v1/encode");
-    const SUMMARY: &'static str = "The SAT encoding as DIMACS CNF (`text/plain`; sizes in \
-                                   `x-queens-vars` and\n`x-queens-clauses`).";
-    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Core;
-    const PLAIN_TEXT: Option<fn(EncodeResponse) -> crate::operation::PlainText> =
-        Some(|r| crate::operation::PlainText {
-            body: r.dimacs,
-            headers: vec![
-                ("x-queens-vars", r.vars.to_string()),
-                ("x-queens-clauses", r.clauses.to_string()),
-            ],
-        });
     type Request = EncodeRequest;
     type Response = EncodeResponse;
 
@@ -106,11 +94,30 @@ impl crate::operation::Operation for Encode {
     ) -> Result<(EncodeResponse, crate::context::Artifacts), Error> {
         Ok((encode(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &EncodeRequest) -> Option<&queens_model::model::Problem> {
-        Some(&req.instance.0)
-    }
-    const LIBRARY: bool = true;
-    fn instance_mut(req: &mut EncodeRequest) -> Option<&mut Instance> {
-        Some(&mut req.instance)
-    }
 }
+
+impl crate::operation::Served for Encode {
+    const PATH: &'static str = "/v1/encode";
+    const SUMMARY: &'static str = "The SAT encoding as DIMACS CNF (`text/plain`; sizes in \
+                                   `x-queens-vars` and\n`x-queens-clauses`).";
+    const PLAIN_TEXT: Option<fn(EncodeResponse) -> crate::operation::PlainText> =
+        Some(|r| crate::operation::PlainText {
+            body: r.dimacs,
+            headers: vec![
+                ("x-queens-vars", r.vars.to_string()),
+                ("x-queens-clauses", r.clauses.to_string()),
+            ],
+        });
+}
+
+impl crate::operation::OnInstance for Encode {
+    fn instance(req: &EncodeRequest) -> &Instance {
+        &req.instance
+    }
+    fn instance_mut(req: &mut EncodeRequest) -> &mut Instance {
+        &mut req.instance
+    }
+    const SPARSE: crate::operation::Sparse = crate::operation::Sparse::Core;
+}
+
+impl crate::operation::Library for Encode {}

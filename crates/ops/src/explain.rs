@@ -203,29 +203,38 @@ pub struct Explain;
 
 impl crate::operation::Operation for Explain {
     const NAME: &'static str = "explain";
-    const PATH: Option<&'static str> = Some("/v1/explain");
-    const SUMMARY: &'static str =
-        "A minimal set of presets with no completion (or a solution when there is one).";
     type Request = ExplainRequest;
     type Response = ExplainResponse;
 
     fn run(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, Artifacts), Error> {
         explain(req, ctx)
     }
-    fn problem(req: &ExplainRequest) -> Option<&queens_model::model::Problem> {
-        Some(&req.instance.0)
-    }
     fn validate(req: &ExplainRequest) -> Result<(), Error> {
         req.validate()
     }
-    fn uninterruptible(req: &ExplainRequest) -> bool {
-        req.engine == EngineName::Sat || req.proof.is_some()
+}
+
+impl crate::operation::Served for Explain {
+    const PATH: &'static str = "/v1/explain";
+    const SUMMARY: &'static str =
+        "A minimal set of presets with no completion (or a solution when there is one).";
+}
+
+impl crate::operation::OnInstance for Explain {
+    fn instance(req: &ExplainRequest) -> &Instance {
+        &req.instance
+    }
+    fn instance_mut(req: &mut ExplainRequest) -> &mut Instance {
+        &mut req.instance
+    }
+}
+
+impl crate::operation::Budgeted for Explain {
+    fn status(resp: &ExplainResponse) -> Status {
+        resp.status
     }
     fn timeout_ms(req: &ExplainRequest) -> Option<u64> {
         req.timeout_ms
-    }
-    fn status(resp: &ExplainResponse) -> Option<Status> {
-        Some(resp.status)
     }
     fn stopped(req: &ExplainRequest, status: Status, time_ms: f64) -> Option<ExplainResponse> {
         Some(ExplainResponse {
@@ -233,12 +242,21 @@ impl crate::operation::Operation for Explain {
             ..ExplainResponse::nothing(status, req.instance.0.n(), req.engine)
         })
     }
+}
+
+impl crate::operation::Isolated for Explain {
+    fn uninterruptible(req: &ExplainRequest) -> bool {
+        req.engine == EngineName::Sat || req.proof.is_some()
+    }
     fn reply(stdout: &str) -> Result<ExplainResponse, Error> {
         crate::operation::reply(stdout)
     }
     fn boards(resp: &ExplainResponse) -> Vec<&Vec<Pos>> {
         resp.queens.iter().collect()
     }
+}
+
+impl crate::operation::Certifying for Explain {
     fn certified(resp: &ExplainResponse) -> bool {
         resp.proof.is_some()
     }
@@ -248,8 +266,6 @@ impl crate::operation::Operation for Explain {
     fn wants_proof(req: &ExplainRequest) -> bool {
         req.proof.is_some()
     }
-    const LIBRARY: bool = true;
-    fn instance_mut(req: &mut ExplainRequest) -> Option<&mut Instance> {
-        Some(&mut req.instance)
-    }
 }
+
+impl crate::operation::Library for Explain {}

@@ -232,11 +232,6 @@ pub struct Generate;
 
 impl crate::operation::Operation for Generate {
     const NAME: &'static str = "generate";
-    const PATH: Option<&'static str> = Some("/v1/generate");
-    const SUMMARY: &'static str =
-        "Seeded instances: completions, excluded diagonals, unique region puzzles.";
-    const N_FIELD: &'static str = "n";
-    const BOUNDS: &'static [Bound] = &[Bound::new("count", 1, MAX_GENERATE_COUNT)];
     type Request = GenerateRequest;
     type Response = GenerateResponse;
 
@@ -246,17 +241,31 @@ impl crate::operation::Operation for Generate {
     ) -> Result<(GenerateResponse, crate::context::Artifacts), Error> {
         Ok((generate(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn n(req: &GenerateRequest) -> usize {
-        req.n
-    }
     fn validate(req: &GenerateRequest) -> Result<(), Error> {
         req.validate()
     }
-    fn uninterruptible(req: &GenerateRequest) -> bool {
-        req.kind == GenerateKind::Regions
+}
+
+impl crate::operation::Served for Generate {
+    const PATH: &'static str = "/v1/generate";
+    const SUMMARY: &'static str =
+        "Seeded instances: completions, excluded diagonals, unique region puzzles.";
+}
+
+impl crate::operation::OwnSize for Generate {
+    const N_FIELD: &'static str = "n";
+    fn n(req: &GenerateRequest) -> usize {
+        req.n
     }
-    fn status(resp: &GenerateResponse) -> Option<Status> {
-        Some(resp.status)
+}
+
+impl crate::operation::Bounded for Generate {
+    const BOUNDS: &'static [Bound] = &[Bound::new("count", 1, MAX_GENERATE_COUNT)];
+}
+
+impl crate::operation::Budgeted for Generate {
+    fn status(resp: &GenerateResponse) -> Status {
+        resp.status
     }
     fn stopped(_req: &GenerateRequest, status: Status, _time_ms: f64) -> Option<GenerateResponse> {
         Some(GenerateResponse {
@@ -265,8 +274,15 @@ impl crate::operation::Operation for Generate {
             grades: Vec::new(),
         })
     }
+}
+
+impl crate::operation::Isolated for Generate {
+    fn uninterruptible(req: &GenerateRequest) -> bool {
+        req.kind == GenerateKind::Regions
+    }
     fn reply(stdout: &str) -> Result<GenerateResponse, Error> {
         crate::operation::reply(stdout)
     }
-    const LIBRARY: bool = true;
 }
+
+impl crate::operation::Library for Generate {}

@@ -122,8 +122,6 @@ pub struct Grade;
 
 impl crate::operation::Operation for Grade {
     const NAME: &'static str = "grade";
-    const PATH: Option<&'static str> = Some("/v1/grade");
-    const SUMMARY: &'static str = "A puzzle's grade and, with `steps`, its logical path.";
     type Request = GradeRequest;
     type Response = GradeResponse;
 
@@ -133,17 +131,29 @@ impl crate::operation::Operation for Grade {
     ) -> Result<(GradeResponse, crate::context::Artifacts), Error> {
         Ok((grade(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &GradeRequest) -> Option<&queens_model::model::Problem> {
-        Some(&req.instance.0)
+}
+
+impl crate::operation::Served for Grade {
+    const PATH: &'static str = "/v1/grade";
+    const SUMMARY: &'static str = "A puzzle's grade and, with `steps`, its logical path.";
+}
+
+impl crate::operation::OnInstance for Grade {
+    fn instance(req: &GradeRequest) -> &Instance {
+        &req.instance
     }
+    fn instance_mut(req: &mut GradeRequest) -> &mut Instance {
+        &mut req.instance
+    }
+}
+
+impl crate::operation::Isolated for Grade {
     fn uninterruptible(_req: &GradeRequest) -> bool {
         true
     }
     fn reply(stdout: &str) -> Result<GradeResponse, Error> {
         crate::operation::reply(stdout)
     }
-    const LIBRARY: bool = true;
-    fn instance_mut(req: &mut GradeRequest) -> Option<&mut Instance> {
-        Some(&mut req.instance)
-    }
 }
+
+impl crate::operation::Library for Grade {}

@@ -128,9 +128,6 @@ pub struct Hint;
 
 impl crate::operation::Operation for Hint {
     const NAME: &'static str = "hint";
-    const PATH: Option<&'static str> = Some("/v1/hint");
-    const SUMMARY: &'static str = "The next logical step for a region puzzle position \
-                                   (`queens` and `marks` in the instance).";
     type Request = HintRequest;
     type Response = HintResponse;
 
@@ -140,14 +137,26 @@ impl crate::operation::Operation for Hint {
     ) -> Result<(HintResponse, crate::context::Artifacts), Error> {
         Ok((hint(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn problem(req: &HintRequest) -> Option<&queens_model::model::Problem> {
-        Some(&req.instance.0)
+}
+
+impl crate::operation::Served for Hint {
+    const PATH: &'static str = "/v1/hint";
+    const SUMMARY: &'static str = "The next logical step for a region puzzle position \
+                                   (`queens` and `marks` in the instance).";
+}
+
+impl crate::operation::OnInstance for Hint {
+    fn instance(req: &HintRequest) -> &Instance {
+        &req.instance
     }
-    fn uninterruptible(_req: &HintRequest) -> bool {
-        true
+    fn instance_mut(req: &mut HintRequest) -> &mut Instance {
+        &mut req.instance
     }
-    fn status(resp: &HintResponse) -> Option<Status> {
-        Some(resp.status)
+}
+
+impl crate::operation::Budgeted for Hint {
+    fn status(resp: &HintResponse) -> Status {
+        resp.status
     }
     fn stopped(req: &HintRequest, status: Status, time_ms: f64) -> Option<HintResponse> {
         Some(HintResponse {
@@ -155,11 +164,15 @@ impl crate::operation::Operation for Hint {
             ..HintResponse::nothing(status, req.instance.0.n())
         })
     }
+}
+
+impl crate::operation::Isolated for Hint {
+    fn uninterruptible(_req: &HintRequest) -> bool {
+        true
+    }
     fn reply(stdout: &str) -> Result<HintResponse, Error> {
         crate::operation::reply(stdout)
     }
-    const LIBRARY: bool = true;
-    fn instance_mut(req: &mut HintRequest) -> Option<&mut Instance> {
-        Some(&mut req.instance)
-    }
 }
+
+impl crate::operation::Library for Hint {}

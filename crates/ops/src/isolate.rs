@@ -22,7 +22,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::context::{ms, Artifacts, Context};
-use crate::operation::Operation;
+use crate::operation::Declared;
 use queens_engine::checked;
 use queens_engine::child::{self, Exit};
 use queens_model::error::Error;
@@ -42,7 +42,7 @@ const KILL_GRACE: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The parent's side: runs `req` in a child of `exe`, killed at the context's deadline or
 /// when its cancel flag is set (then the answer is `timeout` / `cancelled`).
-pub fn run<O: Operation>(
+pub fn run<O: Declared>(
     exe: &Path,
     req: &O::Request,
     ctx: &Context,
@@ -157,7 +157,7 @@ pub fn run<O: Operation>(
 }
 
 /// The answer of a request whose child was killed: no answer, in the operation's shape.
-fn interrupted<O: Operation>(
+fn interrupted<O: Declared>(
     req: &O::Request,
     status: Status,
     start: Instant,

@@ -67,7 +67,10 @@ pub use hint::{hint, Hint, HintRequest, HintResponse};
 pub use instance::Instance;
 pub use limits::{UNBOUNDED_COUNT_N, UNBOUNDED_LIST_N};
 pub use mod2::{Mod2Check, Mod2Optimum, Mod2Replay, Mod2Solve};
-pub use operation::{Bound, Operation, PlainText, Sparse};
+pub use operation::{
+    Bound, Bounded, Budgeted, Certifying, Declared, Isolated, Library, OnInstance, Operation,
+    OwnSize, PlainText, Served, Sparse, Verdict,
+};
 pub use proof_info::ProofInfo;
 pub use queens_engine::EngineName;
 pub use queens_model::status::Status;
@@ -78,9 +81,10 @@ pub use threshold::{
 };
 pub use worker::{child_main, child_main_of};
 
-/// An operation of the table: how its request and response sit in [`Request`] and
-/// [`Response`] (implemented by the table, never by hand).
-pub trait Member: Operation {
+/// An operation of the table, as every caller sees it: how its request and response sit in
+/// [`Request`] and [`Response`], and ([`Declared`]) each capability the table names for it.
+/// Implemented by the table ([`operations`]), never by hand.
+pub trait Member: Declared {
     /// The request as any operation's.
     fn wrap(req: Self::Request) -> Request;
     /// The request, if `req` is this operation's.
@@ -89,6 +93,95 @@ pub trait Member: Operation {
     fn wrap_response(resp: Self::Response) -> Response;
     /// The response, if `resp` is this operation's.
     fn response(resp: Response) -> Option<Self::Response>;
+}
+
+/// The items of [`Declared`] a capability of the table's line gives: the capability trait's,
+/// read through [`Declared`]'s names.
+macro_rules! capability {
+    (Served) => {
+        const PATH: Option<&'static str> = Some(<Self as $crate::operation::Served>::PATH);
+        const SUMMARY: &'static str = <Self as $crate::operation::Served>::SUMMARY;
+        const PLAIN_TEXT: Option<fn(Self::Response) -> $crate::operation::PlainText> =
+            <Self as $crate::operation::Served>::PLAIN_TEXT;
+    };
+    (OnInstance) => {
+        fn problem(req: &Self::Request) -> Option<&queens_model::model::Problem> {
+            Some(&<Self as $crate::operation::OnInstance>::instance(req).0)
+        }
+        fn instance_mut(req: &mut Self::Request) -> Option<&mut $crate::Instance> {
+            Some(<Self as $crate::operation::OnInstance>::instance_mut(req))
+        }
+        fn n(req: &Self::Request) -> usize {
+            <Self as $crate::operation::OnInstance>::instance(req).0.n()
+        }
+        const SPARSE: $crate::operation::Sparse = <Self as $crate::operation::OnInstance>::SPARSE;
+        const LARGE_AS_JOB: bool = <Self as $crate::operation::OnInstance>::LARGE_AS_JOB;
+    };
+    (OwnSize) => {
+        fn n(req: &Self::Request) -> usize {
+            <Self as $crate::operation::OwnSize>::n(req)
+        }
+        const N_FIELD: &'static str = <Self as $crate::operation::OwnSize>::N_FIELD;
+    };
+    (Bounded) => {
+        const BOUNDS: &'static [$crate::operation::Bound] =
+            <Self as $crate::operation::Bounded>::BOUNDS;
+        const BOUND_FIELD: &'static str = <Self as $crate::operation::Bounded>::BOUND_FIELD;
+        fn unbounded(req: &Self::Request, n: usize) -> Option<String> {
+            <Self as $crate::operation::Bounded>::unbounded(req, n)
+        }
+    };
+    (Budgeted) => {
+        fn status(resp: &Self::Response) -> Option<Status> {
+            Some(<Self as $crate::operation::Budgeted>::status(resp))
+        }
+        fn timeout_ms(req: &Self::Request) -> Option<u64> {
+            <Self as $crate::operation::Budgeted>::timeout_ms(req)
+        }
+        fn stopped(req: &Self::Request, status: Status, time_ms: f64) -> Option<Self::Response> {
+            <Self as $crate::operation::Budgeted>::stopped(req, status, time_ms)
+        }
+    };
+    (Verdict) => {
+        fn exit_code(resp: &Self::Response) -> u8 {
+            <Self as $crate::operation::Verdict>::exit_code(resp)
+        }
+    };
+    (Isolated) => {
+        fn uninterruptible(req: &Self::Request) -> bool {
+            <Self as $crate::operation::Isolated>::uninterruptible(req)
+        }
+        fn spawns(req: &Self::Request) -> bool {
+            <Self as $crate::operation::Isolated>::spawns(req)
+        }
+        const ANSWERS_AT_DEADLINE: bool =
+            <Self as $crate::operation::Isolated>::ANSWERS_AT_DEADLINE;
+        fn reply(stdout: &str) -> Result<Self::Response, Error> {
+            <Self as $crate::operation::Isolated>::reply(stdout)
+        }
+        fn boards(resp: &Self::Response) -> Vec<&Vec<queens_model::model::Pos>> {
+            <Self as $crate::operation::Isolated>::boards(resp)
+        }
+    };
+    (Certifying) => {
+        fn certified(resp: &Self::Response) -> bool {
+            <Self as $crate::operation::Certifying>::certified(resp)
+        }
+        fn proof_mut(resp: &mut Self::Response) -> Option<&mut ProofInfo> {
+            <Self as $crate::operation::Certifying>::proof_mut(resp)
+        }
+        fn wants_proof(req: &Self::Request) -> bool {
+            <Self as $crate::operation::Certifying>::wants_proof(req)
+        }
+    };
+    (Library) => {
+        const LIBRARY: bool = {
+            // Fails to compile unless the operation implements the trait.
+            fn implements<O: $crate::operation::Library>() {}
+            let _ = implements::<Self>;
+            true
+        };
+    };
 }
 
 /// Something done with every operation of the table, in its order ([`crate::for_each`]).
@@ -101,7 +194,7 @@ pub trait Visit {
 /// [`Response`] (whose serde name, in snake case, is its [`Operation::NAME`]) and its
 /// declaration. The order is the job body's schema's.
 macro_rules! operations {
-    ($d:tt $($variant:ident => $op:ty,)*) => {
+    ($d:tt $($variant:ident => $op:ty: [$($cap:ident),*],)*) => {
         /// Any operation's request, tagged by `op` (the body of `POST /v1/jobs`, and what a
         /// child process `queens op` reads).
         #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -146,7 +239,23 @@ macro_rules! operations {
                     }
                 }
             }
+
+            impl Declared for $op {
+                $( capability!($cap); )*
+            }
         )*
+
+        /// Each operation's name and the capabilities its line in the table names.
+        #[cfg(test)]
+        fn listed() -> Vec<(&'static str, Vec<&'static str>)> {
+            vec![$( (<$op as Operation>::NAME, vec![$( stringify!($cap) ),*]) ),*]
+        }
+
+        /// Each operation's name and the capability traits it implements.
+        #[cfg(test)]
+        fn implemented() -> Vec<(&'static str, Vec<&'static str>)> {
+            vec![$( (<$op as Operation>::NAME, probe::found!($op)) ),*]
+        }
 
         /// Calls `v` with every operation of the table, in its order.
         pub fn for_each(v: &mut impl Visit) {
@@ -172,47 +281,120 @@ macro_rules! operations {
     };
 }
 
+/// Which capability traits an operation implements, read for a concrete type (autoref
+/// specialization: the `Is…` trait's method is found first when its impl applies), so a test
+/// can hold the table's lines to the impls.
+#[cfg(test)]
+mod probe {
+    use std::marker::PhantomData;
+
+    /// Stands for operation `O`.
+    pub struct Probe<O>(PhantomData<O>);
+
+    impl<O> Probe<O> {
+        pub fn new() -> Probe<O> {
+            Probe(PhantomData)
+        }
+    }
+
+    macro_rules! probes {
+        ($($cap:ident $is:ident $not:ident $method:ident;)*) => {
+            $(
+                pub trait $is {
+                    fn $method(&self) -> bool {
+                        true
+                    }
+                }
+                impl<O: crate::operation::$cap> $is for Probe<O> {}
+                pub trait $not {
+                    fn $method(&self) -> bool {
+                        false
+                    }
+                }
+                impl<O> $not for &Probe<O> {}
+            )*
+        };
+    }
+
+    probes! {
+        Served IsServed NotServed served;
+        OnInstance IsOnInstance NotOnInstance on_instance;
+        OwnSize IsOwnSize NotOwnSize own_size;
+        Bounded IsBounded NotBounded bounded;
+        Budgeted IsBudgeted NotBudgeted budgeted;
+        Verdict IsVerdict NotVerdict verdict;
+        Isolated IsIsolated NotIsolated isolated;
+        Certifying IsCertifying NotCertifying certifying;
+        Library IsLibrary NotLibrary library;
+    }
+
+    /// The capability traits operation `$op` (a concrete type) implements, by name.
+    macro_rules! found {
+        ($op:ty) => {{
+            #[allow(unused_imports)]
+            use probe::*;
+            let p = &probe::Probe::<$op>::new();
+            let all = [
+                ("Served", p.served()),
+                ("OnInstance", p.on_instance()),
+                ("OwnSize", p.own_size()),
+                ("Bounded", p.bounded()),
+                ("Budgeted", p.budgeted()),
+                ("Verdict", p.verdict()),
+                ("Isolated", p.isolated()),
+                ("Certifying", p.certifying()),
+                ("Library", p.library()),
+            ];
+            all.iter()
+                .filter(|(_, has)| *has)
+                .map(|(name, _)| *name)
+                .collect::<Vec<&str>>()
+        }};
+    }
+    pub(crate) use found;
+}
+
 operations! {
     $
-    Solve => Solve,
-    Count => count::Count,
-    Check => check::Check,
-    Explain => explain::Explain,
-    Encode => encode::Encode,
-    Decode => decode::Decode,
-    Generate => generate::Generate,
-    Hint => hint::Hint,
-    Grade => grade::Grade,
-    CollectionDeal => collection::CollectionDeal,
-    CollectionPlay => collection::CollectionPlay,
-    CollectionSimulate => collection::CollectionSimulate,
-    CollectionSolve => collection::CollectionSolve,
-    CollectionStudy => collection::CollectionStudy,
-    SolveCnf => solve_cnf::SolveCnf,
-    Mod2Check => mod2::Mod2Check,
-    Mod2Replay => mod2::Mod2Replay,
-    Mod2Solve => mod2::Mod2Solve,
-    Mod2Optimum => mod2::Mod2Optimum,
-    Threshold => threshold::Threshold,
+    Solve => Solve: [Served, OnInstance, Bounded, Budgeted, Isolated, Certifying, Library],
+    Count => count::Count: [Served, OnInstance, Bounded, Budgeted, Verdict, Isolated, Library],
+    Check => check::Check: [Served, OnInstance, Budgeted, Library],
+    Explain => explain::Explain: [Served, OnInstance, Budgeted, Isolated, Certifying, Library],
+    Encode => encode::Encode: [Served, OnInstance, Library],
+    Decode => decode::Decode: [Served, OnInstance, Budgeted, Library],
+    Generate => generate::Generate: [Served, OwnSize, Bounded, Budgeted, Isolated, Library],
+    Hint => hint::Hint: [Served, OnInstance, Budgeted, Isolated, Library],
+    Grade => grade::Grade: [Served, OnInstance, Isolated, Library],
+    CollectionDeal => collection::CollectionDeal: [Served],
+    CollectionPlay => collection::CollectionPlay: [Served, Bounded],
+    CollectionSimulate => collection::CollectionSimulate: [Served, Bounded, Budgeted],
+    CollectionSolve => collection::CollectionSolve: [Served, Bounded, Budgeted],
+    CollectionStudy => collection::CollectionStudy: [Served, Bounded, Budgeted],
+    SolveCnf => solve_cnf::SolveCnf: [Budgeted, Isolated, Certifying],
+    Mod2Check => mod2::Mod2Check: [Served, OnInstance],
+    Mod2Replay => mod2::Mod2Replay: [Served, Verdict],
+    Mod2Solve => mod2::Mod2Solve: [Served, OwnSize, Bounded, Budgeted, Verdict, Isolated],
+    Mod2Optimum => mod2::Mod2Optimum: [Served, OwnSize, Bounded, Budgeted, Verdict, Isolated],
+    Threshold => threshold::Threshold: [Served, OwnSize, Bounded, Budgeted, Library],
 }
 
 impl Response {
     /// The CLI's exit code for this answer: its operation's ([`Operation::exit_code`]).
     pub fn exit_code(&self) -> u8 {
-        with_response!(self, |O, r| O::exit_code(r))
+        with_response!(self, |O, r| <O as Declared>::exit_code(r))
     }
 
     /// True when the budget cut the operation short (`timeout` or `cancelled`).
     pub fn interrupted(&self) -> bool {
         with_response!(self, |O, r| matches!(
-            O::status(r),
+            <O as Declared>::status(r),
             Some(Status::Timeout | Status::Cancelled)
         ))
     }
 
     /// The answer's proof, if it has one ([`Operation::proof_mut`]).
     pub fn proof_mut(&mut self) -> Option<&mut ProofInfo> {
-        with_response!(self, |O, r| O::proof_mut(r))
+        with_response!(self, |O, r| <O as Declared>::proof_mut(r))
     }
 }
 
@@ -224,18 +406,18 @@ impl Request {
 
     /// The instance the request is about (none for `generate` and the games).
     pub fn problem(&self) -> Option<&Problem> {
-        with_request!(self, |O, r| O::problem(r))
+        with_request!(self, |O, r| <O as Declared>::problem(r))
     }
 
     /// The request's instance, for a library caller to put its problem in (none for
     /// `generate` and the games; [`Operation::instance_mut`]).
     pub fn instance_mut(&mut self) -> Option<&mut Instance> {
-        with_request!(self, |O, r| O::instance_mut(r))
+        with_request!(self, |O, r| <O as Declared>::instance_mut(r))
     }
 
     /// The board size the request works on.
     pub fn n(&self) -> usize {
-        with_request!(self, |O, r| O::n(r))
+        with_request!(self, |O, r| <O as Declared>::n(r))
     }
 
     /// Checks the request's options against each other and the limits, before any work (the
@@ -246,10 +428,10 @@ impl Request {
             O::validate(r)?;
             // The declared bounds, which the service's document states: a value the
             // operation's own checks let through past them is refused here all the same.
-            if !O::BOUNDS.is_empty() {
+            if !<O as Declared>::BOUNDS.is_empty() {
                 let value = serde_json::to_value(r)
                     .map_err(|e| Error::internal_from("a request does not serialize", e))?;
-                for bound in O::BOUNDS {
+                for bound in <O as Declared>::BOUNDS {
                     bound.check(&value)?;
                 }
             }
@@ -264,7 +446,7 @@ impl Request {
         let Some(p) = self.problem().filter(|p| p.is_sparse()) else {
             return Ok(());
         };
-        match with_request!(self, |O, _r| O::SPARSE) {
+        match with_request!(self, |O, _r| <O as Declared>::SPARSE) {
             Sparse::Taken => Ok(()),
             Sparse::Core => queens_engine::completion::fits(p),
             Sparse::Refused => Err(Error::too_large_at_field(
@@ -286,12 +468,12 @@ impl Request {
     /// `/v1/*` endpoints) refuse these and point to jobs or a limit.
     pub fn unbounded(&self) -> Option<String> {
         let n = self.n();
-        with_request!(self, |O, r| O::unbounded(r, n))
+        with_request!(self, |O, r| <O as Declared>::unbounded(r, n))
     }
 
     /// True when the request asks for a proof.
     pub fn wants_proof(&self) -> bool {
-        with_request!(self, |O, r| O::wants_proof(r))
+        with_request!(self, |O, r| <O as Declared>::wants_proof(r))
     }
 
     /// Runs the request under the context: in a child process when it needs an engine that
@@ -342,13 +524,13 @@ impl Request {
     /// True when the request runs part of its work in a child of the `queens` executable
     /// whatever the deadline (the race's SAT side): callers must set [`Context::isolate`].
     pub fn spawns(&self) -> bool {
-        with_request!(self, |O, r| O::spawns(r))
+        with_request!(self, |O, r| <O as Declared>::spawns(r))
     }
 
     /// True when the request runs an engine that only stops when its process is killed
     /// (the SAT engine, the region generator's uniqueness search).
     pub fn uninterruptible(&self) -> bool {
-        with_request!(self, |O, r| O::uninterruptible(r))
+        with_request!(self, |O, r| <O as Declared>::uninterruptible(r))
     }
 
     /// Reads a job body whose `op` is `op` with `read` (which reads the rest of the body as
@@ -378,7 +560,7 @@ impl Request {
         }
         impl<R: ReadRequest<E>, E> Visit for Reader<'_, R, E> {
             fn visit<O: Member>(&mut self) {
-                if O::NAME == self.op && (O::LIBRARY || !self.library) {
+                if O::NAME == self.op && (<O as Declared>::LIBRARY || !self.library) {
                     if let Some(read) = self.read.take() {
                         self.out = Some(read.read::<O::Request>().map(O::wrap));
                     }
@@ -488,23 +670,35 @@ pub struct Solve;
 
 impl Operation for Solve {
     const NAME: &'static str = "solve";
-    const PATH: Option<&'static str> = Some("/v1/solve");
-    const SUMMARY: &'static str = "Find a solution (or up to `limit`), verified; `status` is \
-                                   `sat`, `unsat`, `timeout` or\n`cancelled`.";
-    const SPARSE: Sparse = Sparse::Taken;
-    const LARGE_AS_JOB: bool = true;
     type Request = SolveRequest;
     type Response = SolveResponse;
 
     fn run(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
         solve(req, ctx)
     }
-    fn problem(req: &SolveRequest) -> Option<&Problem> {
-        Some(&req.instance.0)
-    }
     fn validate(req: &SolveRequest) -> Result<(), Error> {
         req.validate()
     }
+}
+
+impl operation::Served for Solve {
+    const PATH: &'static str = "/v1/solve";
+    const SUMMARY: &'static str = "Find a solution (or up to `limit`), verified; `status` is \
+                                   `sat`, `unsat`, `timeout` or\n`cancelled`.";
+}
+
+impl operation::OnInstance for Solve {
+    fn instance(req: &SolveRequest) -> &Instance {
+        &req.instance
+    }
+    fn instance_mut(req: &mut SolveRequest) -> &mut Instance {
+        &mut req.instance
+    }
+    const SPARSE: Sparse = Sparse::Taken;
+    const LARGE_AS_JOB: bool = true;
+}
+
+impl operation::Bounded for Solve {
     fn unbounded(req: &SolveRequest, n: usize) -> Option<String> {
         (req.all && req.limit.is_none() && n > UNBOUNDED_LIST_N).then(|| {
             format!(
@@ -513,18 +707,14 @@ impl Operation for Solve {
             )
         })
     }
-    fn uninterruptible(req: &SolveRequest) -> bool {
-        // A proof's conversion and check run to the end once started.
-        req.engine == EngineName::Sat || req.cross_check || req.proof.is_some()
-    }
-    fn spawns(req: &SolveRequest) -> bool {
-        req.engine == EngineName::Race
+}
+
+impl operation::Budgeted for Solve {
+    fn status(resp: &SolveResponse) -> Status {
+        resp.status
     }
     fn timeout_ms(req: &SolveRequest) -> Option<u64> {
         req.timeout_ms
-    }
-    fn status(resp: &SolveResponse) -> Option<Status> {
-        Some(resp.status)
     }
     fn stopped(req: &SolveRequest, status: Status, time_ms: f64) -> Option<SolveResponse> {
         let many = req.all || req.limit.is_some();
@@ -536,6 +726,16 @@ impl Operation for Solve {
             ..SolveResponse::nothing(status, req.instance.0.n(), req.engine)
         })
     }
+}
+
+impl operation::Isolated for Solve {
+    fn uninterruptible(req: &SolveRequest) -> bool {
+        // A proof's conversion and check run to the end once started.
+        req.engine == EngineName::Sat || req.cross_check || req.proof.is_some()
+    }
+    fn spawns(req: &SolveRequest) -> bool {
+        req.engine == EngineName::Race
+    }
     fn reply(stdout: &str) -> Result<SolveResponse, Error> {
         operation::reply(stdout)
     }
@@ -545,6 +745,9 @@ impl Operation for Solve {
             .chain(resp.solutions.iter().flatten())
             .collect()
     }
+}
+
+impl operation::Certifying for Solve {
     fn certified(resp: &SolveResponse) -> bool {
         resp.proof.is_some()
     }
@@ -554,11 +757,9 @@ impl Operation for Solve {
     fn wants_proof(req: &SolveRequest) -> bool {
         req.proof.is_some()
     }
-    const LIBRARY: bool = true;
-    fn instance_mut(req: &mut SolveRequest) -> Option<&mut Instance> {
-        Some(&mut req.instance)
-    }
 }
+
+impl operation::Library for Solve {}
 
 /// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
 /// UNSAT answer. Artifacts: `proof` and `cnf` when a proof was made. Engine `race` is the
@@ -577,6 +778,33 @@ mod tests {
 
     /// A library caller reaches the operations offered to it and no other, and finds the
     /// instance of a request that takes one.
+    /// The capabilities each line of the table names are exactly the capability traits its
+    /// operation implements: one implemented but not named would be invisible to every
+    /// caller, and one named but not implemented does not compile.
+    #[test]
+    fn the_table_names_every_capability_an_operation_implements() {
+        let sorted = |mut v: Vec<&'static str>| {
+            v.sort_unstable();
+            v
+        };
+        let implemented: Vec<_> = implemented()
+            .into_iter()
+            .map(|(name, caps)| (name, sorted(caps)))
+            .collect();
+        let listed: Vec<_> = listed()
+            .into_iter()
+            .map(|(name, caps)| (name, sorted(caps)))
+            .collect();
+        assert_eq!(listed.len(), 20);
+        for (l, i) in listed.iter().zip(&implemented) {
+            assert_eq!(l, i, "the table's line (left) against the impls (right)");
+        }
+        // The probe tells an implemented trait from a missing one.
+        assert!(listed
+            .iter()
+            .any(|(n, c)| *n == "encode" && !c.contains(&"Budgeted")));
+    }
+
     #[test]
     fn library_callers_reach_their_operations_and_instances() {
         struct Json(serde_json::Value);

@@ -174,7 +174,7 @@ pub fn replay(list: &MoveList) -> ReplayResponse {
     }
 }
 
-/// How [`who_wins`] finds the winner.
+/// How `mod2_solve` finds the winner.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 #[schema(as = Mod2SolveMethod)]
@@ -328,7 +328,7 @@ fn walk_strategy(
     Ok(())
 }
 
-/// [`who_wins`]'s request (`mod2_solve`).
+/// `mod2_solve`'s request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Mod2SolveRequest)]
@@ -477,7 +477,7 @@ pub struct ReachableReport {
     pub time_ms: f64,
 }
 
-/// [`who_wins`]'s answer.
+/// `mod2_solve`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 #[schema(as = Mod2SolveResponse)]
 pub struct Mod2SolveResponse {
@@ -729,7 +729,7 @@ fn solve_retro(
     Ok(resp)
 }
 
-/// [`optimum`]'s request (`mod2_optimum`).
+/// `mod2_optimum`'s request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 #[schema(as = Mod2OptimumRequest)]
@@ -760,7 +760,7 @@ fn yes() -> bool {
     true
 }
 
-/// How [`optimum`] answers.
+/// How `mod2_optimum` answers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 #[schema(as = Mod2OptimumMethod)]
@@ -1058,10 +1058,6 @@ pub struct Mod2Check;
 
 impl crate::operation::Operation for Mod2Check {
     const NAME: &'static str = "mod2_check";
-    const PATH: Option<&'static str> = Some("/v1/mod2/check");
-    const SUMMARY: &'static str = "The mod-2 game: a board's state (complete, locked, unlocked) \
-                                   and every empty square's\nvalue (the queens attacking it; a \
-                                   square is open when the value is even).";
     type Request = Mod2CheckRequest;
     type Response = Mod2CheckResponse;
 
@@ -1074,11 +1070,24 @@ impl crate::operation::Operation for Mod2Check {
             crate::context::Artifacts::default(),
         ))
     }
-    fn problem(req: &Mod2CheckRequest) -> Option<&queens_model::model::Problem> {
-        Some(&req.instance.0)
-    }
     fn validate(req: &Mod2CheckRequest) -> Result<(), Error> {
         validate_check(req, None)
+    }
+}
+
+impl crate::operation::Served for Mod2Check {
+    const PATH: &'static str = "/v1/mod2/check";
+    const SUMMARY: &'static str = "The mod-2 game: a board's state (complete, locked, unlocked) \
+                                   and every empty square's\nvalue (the queens attacking it; a \
+                                   square is open when the value is even).";
+}
+
+impl crate::operation::OnInstance for Mod2Check {
+    fn instance(req: &Mod2CheckRequest) -> &crate::instance::Instance {
+        &req.instance
+    }
+    fn instance_mut(req: &mut Mod2CheckRequest) -> &mut crate::instance::Instance {
+        &mut req.instance
     }
 }
 
@@ -1087,11 +1096,6 @@ pub struct Mod2Replay;
 
 impl crate::operation::Operation for Mod2Replay {
     const NAME: &'static str = "mod2_replay";
-    const PATH: Option<&'static str> = Some("/v1/mod2/replay");
-    const SUMMARY: &'static str = "The mod-2 game: replay a move list (naming its first illegal \
-                                   move, re-checking its claims)\nor a strategy against every \
-                                   reply; `status` is `legal`, `illegal`, `false_claim` \
-                                   or\n`incomplete`.";
     type Request = Mod2ReplayRequest;
     type Response = ReplayAnswer;
 
@@ -1105,6 +1109,17 @@ impl crate::operation::Operation for Mod2Replay {
     fn validate(req: &Mod2ReplayRequest) -> Result<(), Error> {
         validate_replay(req)
     }
+}
+
+impl crate::operation::Served for Mod2Replay {
+    const PATH: &'static str = "/v1/mod2/replay";
+    const SUMMARY: &'static str = "The mod-2 game: replay a move list (naming its first illegal \
+                                   move, re-checking its claims)\nor a strategy against every \
+                                   reply; `status` is `legal`, `illegal`, `false_claim` \
+                                   or\n`incomplete`.";
+}
+
+impl crate::operation::Verdict for Mod2Replay {
     fn exit_code(resp: &ReplayAnswer) -> u8 {
         resp.exit_code()
     }
@@ -1117,18 +1132,6 @@ pub struct Mod2Solve;
 
 impl crate::operation::Operation for Mod2Solve {
     const NAME: &'static str = "mod2_solve";
-    const PATH: Option<&'static str> = Some("/v1/mod2/solve");
-    const SUMMARY: &'static str = "The mod-2 game: who wins with perfect play, with the winning \
-                                   first moves; `reachable`\nalso counts the reachable \
-                                   positions. The retrograde sweep (n = 6) runs as a job \
-                                   only;\n`status` is `ok`, `timeout` or `memory`.";
-    const N_FIELD: &'static str = "n";
-    const BOUND_FIELD: &'static str = "n";
-    const BOUNDS: &'static [Bound] = &[
-        Bound::new("n", 1, search::MAX_N as u64),
-        Bound::new("threads", 0, MAX_THREADS as u64),
-        Bound::new("strategy_plies", 0, STRATEGY_MAX_PLIES as u64),
-    ];
     type Request = Mod2SolveRequest;
     type Response = Mod2SolveResponse;
 
@@ -1138,12 +1141,33 @@ impl crate::operation::Operation for Mod2Solve {
     ) -> Result<(Mod2SolveResponse, crate::context::Artifacts), Error> {
         Ok((who_wins(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn n(req: &Mod2SolveRequest) -> usize {
-        req.n
-    }
     fn validate(req: &Mod2SolveRequest) -> Result<(), Error> {
         req.validate()
     }
+}
+
+impl crate::operation::Served for Mod2Solve {
+    const PATH: &'static str = "/v1/mod2/solve";
+    const SUMMARY: &'static str = "The mod-2 game: who wins with perfect play, with the winning \
+                                   first moves; `reachable`\nalso counts the reachable \
+                                   positions. The retrograde sweep (n = 6) runs as a job \
+                                   only;\n`status` is `ok`, `timeout` or `memory`.";
+}
+
+impl crate::operation::OwnSize for Mod2Solve {
+    const N_FIELD: &'static str = "n";
+    fn n(req: &Mod2SolveRequest) -> usize {
+        req.n
+    }
+}
+
+impl crate::operation::Bounded for Mod2Solve {
+    const BOUNDS: &'static [Bound] = &[
+        Bound::new("n", 1, search::MAX_N as u64),
+        Bound::new("threads", 0, MAX_THREADS as u64),
+        Bound::new("strategy_plies", 0, STRATEGY_MAX_PLIES as u64),
+    ];
+    const BOUND_FIELD: &'static str = "n";
     fn unbounded(req: &Mod2SolveRequest, n: usize) -> Option<String> {
         req.retrograde().then(|| {
             format!(
@@ -1152,20 +1176,29 @@ impl crate::operation::Operation for Mod2Solve {
             )
         })
     }
-    fn uninterruptible(req: &Mod2SolveRequest) -> bool {
-        !req.retrograde()
-    }
-    fn status(resp: &Mod2SolveResponse) -> Option<Status> {
-        Some(resp.status)
-    }
-    fn exit_code(resp: &Mod2SolveResponse) -> u8 {
-        resp.exit_code()
+}
+
+impl crate::operation::Budgeted for Mod2Solve {
+    fn status(resp: &Mod2SolveResponse) -> Status {
+        resp.status
     }
     fn stopped(req: &Mod2SolveRequest, status: Status, time_ms: f64) -> Option<Mod2SolveResponse> {
         Some(Mod2SolveResponse {
             time_ms,
             ..Mod2SolveResponse::stopped(req, status)
         })
+    }
+}
+
+impl crate::operation::Verdict for Mod2Solve {
+    fn exit_code(resp: &Mod2SolveResponse) -> u8 {
+        resp.exit_code()
+    }
+}
+
+impl crate::operation::Isolated for Mod2Solve {
+    fn uninterruptible(req: &Mod2SolveRequest) -> bool {
+        !req.retrograde()
     }
     fn reply(stdout: &str) -> Result<Mod2SolveResponse, Error> {
         crate::operation::reply(stdout)
@@ -1181,14 +1214,6 @@ pub struct Mod2Optimum;
 
 impl crate::operation::Operation for Mod2Optimum {
     const NAME: &'static str = "mod2_optimum";
-    const PATH: Option<&'static str> = Some("/v1/mod2/optimum");
-    const SUMMARY: &'static str = "The mod-2 game: the most queens on a reachable board (`max`) \
-                                   or the fewest on a reachable\nlocked one (`min-lock`), with a \
-                                   move order and, by SAT, checked LRAT proofs of the \
-                                   bound;\n`optimal` is false when the server's time limit came \
-                                   first.";
-    const N_FIELD: &'static str = "n";
-    const BOUNDS: &'static [Bound] = &[Bound::new("n", 1, MAX_OPTIMUM_N as u64)];
     type Request = Mod2OptimumRequest;
     type Response = Optimum;
 
@@ -1198,26 +1223,52 @@ impl crate::operation::Operation for Mod2Optimum {
     ) -> Result<(Optimum, crate::context::Artifacts), Error> {
         Ok((optimum(req, ctx)?, crate::context::Artifacts::default()))
     }
-    fn n(req: &Mod2OptimumRequest) -> usize {
-        req.n
-    }
     fn validate(req: &Mod2OptimumRequest) -> Result<(), Error> {
         req.validate()
     }
-    fn status(resp: &Optimum) -> Option<Status> {
-        Some(resp.status)
+}
+
+impl crate::operation::Served for Mod2Optimum {
+    const PATH: &'static str = "/v1/mod2/optimum";
+    const SUMMARY: &'static str = "The mod-2 game: the most queens on a reachable board (`max`) \
+                                   or the fewest on a reachable\nlocked one (`min-lock`), with a \
+                                   move order and, by SAT, checked LRAT proofs of the \
+                                   bound;\n`optimal` is false when the server's time limit came \
+                                   first.";
+}
+
+impl crate::operation::OwnSize for Mod2Optimum {
+    const N_FIELD: &'static str = "n";
+    fn n(req: &Mod2OptimumRequest) -> usize {
+        req.n
     }
-    fn exit_code(resp: &Optimum) -> u8 {
-        optimum_exit_code(resp)
-    }
-    fn uninterruptible(req: &Mod2OptimumRequest) -> bool {
-        req.method == OptimumMethod::Sat
+}
+
+impl crate::operation::Bounded for Mod2Optimum {
+    const BOUNDS: &'static [Bound] = &[Bound::new("n", 1, MAX_OPTIMUM_N as u64)];
+}
+
+impl crate::operation::Budgeted for Mod2Optimum {
+    fn status(resp: &Optimum) -> Status {
+        resp.status
     }
     fn stopped(req: &Mod2OptimumRequest, status: Status, time_ms: f64) -> Option<Optimum> {
         Some(Optimum {
             time_ms,
             ..Optimum::stopped(req.n, req.question, req.method(), status)
         })
+    }
+}
+
+impl crate::operation::Verdict for Mod2Optimum {
+    fn exit_code(resp: &Optimum) -> u8 {
+        optimum_exit_code(resp)
+    }
+}
+
+impl crate::operation::Isolated for Mod2Optimum {
+    fn uninterruptible(req: &Mod2OptimumRequest) -> bool {
+        req.method == OptimumMethod::Sat
     }
     fn reply(stdout: &str) -> Result<Optimum, Error> {
         let o: Optimum = crate::operation::reply(stdout)?;

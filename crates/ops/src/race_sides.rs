@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use crate::context::{ms, Artifacts, Context};
 use crate::isolate;
-use crate::operation::Operation;
+use crate::operation::Declared;
 use crate::solve::{SolveRequest, SolveResponse};
 use queens_engine::plan::Route;
 use queens_engine::race::{race, Side};
@@ -21,7 +21,7 @@ use queens_model::status::Status;
 
 /// Runs a validated race request under `ctx` (its timeout already applied); `Solve` is the
 /// `solve` operation, whose SAT side runs in the child.
-pub(super) fn run<Solve: Operation<Request = SolveRequest, Response = SolveResponse>>(
+pub(super) fn run<Solve: Declared<Request = SolveRequest, Response = SolveResponse>>(
     req: &SolveRequest,
     ctx: &Context,
 ) -> Result<(SolveResponse, Artifacts), Error> {

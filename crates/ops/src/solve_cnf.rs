@@ -173,8 +173,6 @@ pub struct SolveCnf;
 
 impl Operation for SolveCnf {
     const NAME: &'static str = "solve_cnf";
-    // varisat runs to the end once started.
-    const ANSWERS_AT_DEADLINE: bool = false;
     type Request = SolveCnfRequest;
     type Response = SolveCnfResponse;
 
@@ -184,11 +182,11 @@ impl Operation for SolveCnf {
     fn validate(req: &SolveCnfRequest) -> Result<(), Error> {
         req.validate(&Context::default()).map(|_| ())
     }
-    fn uninterruptible(_req: &SolveCnfRequest) -> bool {
-        true
-    }
-    fn status(resp: &SolveCnfResponse) -> Option<Status> {
-        Some(resp.status)
+}
+
+impl crate::operation::Budgeted for SolveCnf {
+    fn status(resp: &SolveCnfResponse) -> Status {
+        resp.status
     }
     fn stopped(_req: &SolveCnfRequest, status: Status, time_ms: f64) -> Option<SolveCnfResponse> {
         Some(SolveCnfResponse {
@@ -196,9 +194,20 @@ impl Operation for SolveCnf {
             ..SolveCnfResponse::nothing(status)
         })
     }
+}
+
+impl crate::operation::Isolated for SolveCnf {
+    fn uninterruptible(_req: &SolveCnfRequest) -> bool {
+        true
+    }
+    // varisat runs to the end once started.
+    const ANSWERS_AT_DEADLINE: bool = false;
     fn reply(stdout: &str) -> Result<SolveCnfResponse, Error> {
         crate::operation::reply(stdout)
     }
+}
+
+impl crate::operation::Certifying for SolveCnf {
     fn certified(resp: &SolveCnfResponse) -> bool {
         resp.status == Status::Unsat
     }

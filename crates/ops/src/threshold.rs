@@ -287,27 +287,38 @@ pub struct Threshold;
 
 impl crate::operation::Operation for Threshold {
     const NAME: &'static str = "threshold";
-    const PATH: Option<&'static str> = Some("/v1/threshold");
-    const BOUNDS: &'static [crate::operation::Bound] = &[crate::operation::Bound::new(
-        "n",
-        queens_engine::threshold::MIN_THRESHOLD_N as u64,
-        queens_proof::threshold::walk::MAX_WALK_N as u64,
-    )];
-    const SUMMARY: &'static str = "The n-queens completion threshold (OEIS A374013), or whether \
-                                   every placement of at most `k` queens completes; boards past \
-                                   n = 12 only as a job or with `timeout_ms`.";
     type Request = ThresholdRequest;
     type Response = ThresholdResponse;
 
     fn run(req: &ThresholdRequest, ctx: &Context) -> Result<(ThresholdResponse, Artifacts), Error> {
         threshold(req, ctx)
     }
-    fn n(req: &ThresholdRequest) -> usize {
-        req.n
-    }
     fn validate(req: &ThresholdRequest) -> Result<(), Error> {
         req.validate()
     }
+}
+
+impl crate::operation::Served for Threshold {
+    const PATH: &'static str = "/v1/threshold";
+    const SUMMARY: &'static str = "The n-queens completion threshold (OEIS A374013), or whether \
+                                   every placement of at most `k` queens completes; boards past \
+                                   n = 12 only as a job or with `timeout_ms`.";
+}
+
+impl crate::operation::OwnSize for Threshold {
+    const N_FIELD: &'static str = "n";
+    fn n(req: &ThresholdRequest) -> usize {
+        req.n
+    }
+}
+
+impl crate::operation::Bounded for Threshold {
+    const BOUNDS: &'static [crate::operation::Bound] = &[crate::operation::Bound::new(
+        "n",
+        queens_engine::threshold::MIN_THRESHOLD_N as u64,
+        queens_proof::threshold::walk::MAX_WALK_N as u64,
+    )];
+    const BOUND_FIELD: &'static str = "timeout_ms";
     fn unbounded(req: &ThresholdRequest, n: usize) -> Option<String> {
         (req.timeout_ms.is_none() && n > SYNC_THRESHOLD_N).then(|| {
             format!(
@@ -316,13 +327,15 @@ impl crate::operation::Operation for Threshold {
             )
         })
     }
+}
+
+impl crate::operation::Budgeted for Threshold {
+    fn status(resp: &ThresholdResponse) -> Status {
+        resp.status
+    }
     fn timeout_ms(req: &ThresholdRequest) -> Option<u64> {
         req.timeout_ms
     }
-    fn status(resp: &ThresholdResponse) -> Option<Status> {
-        Some(resp.status)
-    }
-    const LIBRARY: bool = true;
-    const N_FIELD: &'static str = "n";
-    const BOUND_FIELD: &'static str = "timeout_ms";
 }
+
+impl crate::operation::Library for Threshold {}

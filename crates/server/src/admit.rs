@@ -1,8 +1,8 @@
 //! What a request must pass before any work is queued: its own validation, this server's
 //! bounds ([`super::limits`]), the board size (`--max-n`, and the memory of a large board an
 //! operation takes as a job), and, for a synchronous call, work that a deadline bounds. What
-//! differs between operations follows from their declarations ([`Operation::N_FIELD`],
-//! [`Operation::LARGE_AS_JOB`], [`Operation::unbounded`], [`Operation::BOUND_FIELD`]).
+//! differs between operations follows from their declarations ([`Member::N_FIELD`],
+//! [`Member::LARGE_AS_JOB`], [`Member::unbounded`], [`Member::BOUND_FIELD`]).
 
 use axum::http::StatusCode;
 
@@ -10,7 +10,7 @@ use super::error::ApiError;
 use super::limits;
 use super::state::AppState;
 use queens_engine::Budget;
-use queens_ops::{Member, Operation, Request, Visit};
+use queens_ops::{Member, Request, Visit};
 
 impl AppState {
     /// Checks a request against the service's limits before any work is queued.
@@ -28,7 +28,7 @@ impl AppState {
     }
 
     /// [`AppState::admit`]'s checks of the board size and the work, for operation `O`.
-    fn admit_as<O: Operation>(&self, r: &O::Request, synchronous: bool) -> Result<(), ApiError> {
+    fn admit_as<O: Member>(&self, r: &O::Request, synchronous: bool) -> Result<(), ApiError> {
         let n = O::n(r);
         let max_n = self.config.max_n;
         // A classic board past the complete engines' limit is local search's: a job (never

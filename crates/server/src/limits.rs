@@ -2,7 +2,7 @@
 //! OpenAPI document as `minimum`/`maximum` (the synchronous endpoint's and the job's), and
 //! checked before a request is queued, so that the document and the 422 say the same.
 //!
-//! The bounds are the operations' own, declared with each ([`Operation::BOUNDS`]; a lookahead
+//! The bounds are the operations' own, declared with each ([`Member::BOUNDS`]; a lookahead
 //! of at most 1,024 samples, a mod-2 game search of at most 11 rows, …), which
 //! `Request::validate` enforces. This server lowers two of them: the deals of a simulation or
 //! a study (`queens serve --max-simulate-deals`, `--max-study-deals`), and the board size of
@@ -16,11 +16,11 @@ use utoipa::ToSchema;
 
 use super::config::Config;
 use super::error::ApiError;
-use queens_ops::{CollectionSimulate, CollectionStudy, Member, Operation, Request, Visit};
+use queens_ops::{CollectionSimulate, CollectionStudy, Member, Request, Visit};
 
 /// This server's own maximum of a field of operation `O`, below the operation's, and the
 /// flag that sets it.
-fn own<O: Operation>(config: &Config, field: &str) -> Option<(u64, &'static str)> {
+fn own<O: Member>(config: &Config, field: &str) -> Option<(u64, &'static str)> {
     let op = TypeId::of::<O>();
     match field {
         "deals" if op == TypeId::of::<CollectionSimulate>() => {

@@ -6,7 +6,7 @@
 use std::io::{self, IsTerminal, Write};
 use std::time::Instant;
 
-use queens::ops::{Artifacts, Context, Member, Operation, Request, Status};
+use queens::ops::{Artifacts, Context, Declared, Member, Operation, Request, Status};
 use queens::Error;
 
 use super::args::{ProofArgs, SolverArgs, Timeout};

@@ -79,7 +79,7 @@ impl Run for CountArgs {
             return Ok(None);
         };
         write_atomically(path, format!("{}\n", to_json(resp)?).as_bytes())?;
-        Ok(Some(<ops::Count as ops::Operation>::exit_code(resp)))
+        Ok(Some(<ops::Count as ops::Declared>::exit_code(resp)))
     }
 }
 

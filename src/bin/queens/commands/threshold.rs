@@ -10,7 +10,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 
 use queens::ops::shard::Shard;
-use queens::ops::{self, Member, Operation, ThresholdRequest, ThresholdResponse};
+use queens::ops::{self, Declared, Member, ThresholdRequest, ThresholdResponse};
 use queens::proof::threshold::certificate::{check_certificate, Verdict};
 use queens::Error;
 

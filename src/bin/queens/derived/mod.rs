@@ -263,4 +263,29 @@ mod tests {
             }
         }
     }
+
+    /// The options given become the request's fields, with the JSON types of the schema.
+    #[test]
+    fn given_options_become_the_request() {
+        let none = Command::new("queens");
+        let all = made(&none);
+        let generate = all.iter().find(|m| m.name == "generate").expect("generate");
+        let cmd = command(generate);
+        let m = cmd
+            .try_get_matches_from([
+                "generate",
+                "--kind",
+                "completion",
+                "--n",
+                "8",
+                "--count",
+                "2",
+            ])
+            .expect("parses");
+        let options = given(&generate.described, &m);
+        assert_eq!(options["kind"], "completion");
+        assert_eq!(options["n"], 8);
+        assert_eq!(options["count"], 2);
+        assert!(!options.contains_key("seed"));
+    }
 }
