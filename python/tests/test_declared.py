@@ -23,6 +23,33 @@ def _declared(name: str) -> dict:
     return next(op for op in DECLARED if op["name"] == name)
 
 
+def test_every_operation_with_an_endpoint_is_a_function():
+    """The service's operations are all in the package: the games' and the threshold, which
+    have no function written here, answer from their declarations as the CLI and the
+    service do."""
+    names = {op["name"] for op in DECLARED}
+    games = {f"collection_{q}" for q in ("deal", "play", "simulate", "solve", "study")}
+    games |= {f"mod2_{q}" for q in ("check", "replay", "solve", "optimum")}
+    assert games | {"threshold", "hint", "grade"} <= names
+    assert "solve_cnf" not in names  # run only in a child process, never by a caller
+    solved = queens.mod2_solve(n=3)
+    assert (solved.status, solved.winner) == ("ok", "first")
+    assert (0, 0) in solved.winning_moves
+    most = queens.mod2_optimum(n=3, question="max")
+    assert most.raw["optimal"] is True and most.raw["queens"] == 9
+    deal = queens.collection_deal(seed=1)
+    played = queens.collection_play(deal=deal.raw, policy="greedy")
+    assert played.turns > 0 and played.moves
+    cli = subprocess.run(
+        [queens_binary(), "collection", "play", "-", "--policy", "greedy", "--json"],
+        input=json.dumps(deal.raw),
+        capture_output=True,
+        text=True,
+    )
+    assert json.loads(cli.stdout)["score"] == played.score, cli.stderr
+    assert queens.threshold(n=8).threshold == 1
+
+
 def test_every_library_operation_is_a_function():
     names = [op["name"] for op in DECLARED]
     assert {"solve", "count", "check", "hint", "grade"} <= set(names)

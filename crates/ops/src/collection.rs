@@ -795,6 +795,8 @@ macro_rules! many_deals_operation {
                 resp.status
             }
         }
+
+        impl crate::operation::Library for $op {}
     };
 }
 
@@ -822,6 +824,8 @@ impl crate::operation::Served for CollectionDeal {
         "A seeded solo deal of The Queen's Collection (`{\"seed\", \"difficulty\"}`).";
 }
 
+impl crate::operation::Library for CollectionDeal {}
+
 /// `collection_play`. Play checks no deadline but is bounded (35 turns).
 pub struct CollectionPlay;
 
@@ -843,6 +847,8 @@ impl crate::operation::Served for CollectionPlay {
     const SUMMARY: &'static str = "Play a deal with a move list (the first illegal move is a \
                                    422 naming its index and rule)\nor a policy.";
 }
+
+impl crate::operation::Library for CollectionPlay {}
 
 impl crate::operation::Bounded for CollectionPlay {
     const BOUNDS: &'static [Bound] = &LOOKAHEAD_BOUNDS;
@@ -897,6 +903,8 @@ impl crate::operation::Served for CollectionSolve {
                                    (`proven`); the server's time limit may end the search\nfirst \
                                    (`budget: timeout`, the best game found and an upper bound).";
 }
+
+impl crate::operation::Library for CollectionSolve {}
 
 impl crate::operation::Bounded for CollectionSolve {
     const BOUNDS: &'static [Bound] = &[

@@ -365,16 +365,16 @@ operations! {
     Generate => generate::Generate: [Served, OwnSize, Bounded, Budgeted, Isolated, Library],
     Hint => hint::Hint: [Served, OnInstance, Budgeted, Isolated, Library],
     Grade => grade::Grade: [Served, OnInstance, Isolated, Library],
-    CollectionDeal => collection::CollectionDeal: [Served],
-    CollectionPlay => collection::CollectionPlay: [Served, Bounded],
-    CollectionSimulate => collection::CollectionSimulate: [Served, Bounded, Budgeted],
-    CollectionSolve => collection::CollectionSolve: [Served, Bounded, Budgeted],
-    CollectionStudy => collection::CollectionStudy: [Served, Bounded, Budgeted],
+    CollectionDeal => collection::CollectionDeal: [Served, Library],
+    CollectionPlay => collection::CollectionPlay: [Served, Bounded, Library],
+    CollectionSimulate => collection::CollectionSimulate: [Served, Bounded, Budgeted, Library],
+    CollectionSolve => collection::CollectionSolve: [Served, Bounded, Budgeted, Library],
+    CollectionStudy => collection::CollectionStudy: [Served, Bounded, Budgeted, Library],
     SolveCnf => solve_cnf::SolveCnf: [Budgeted, Isolated, Certifying],
-    Mod2Check => mod2::Mod2Check: [Served, OnInstance],
-    Mod2Replay => mod2::Mod2Replay: [Served, Verdict],
-    Mod2Solve => mod2::Mod2Solve: [Served, OwnSize, Bounded, Budgeted, Verdict, Isolated],
-    Mod2Optimum => mod2::Mod2Optimum: [Served, OwnSize, Bounded, Budgeted, Verdict, Isolated],
+    Mod2Check => mod2::Mod2Check: [Served, OnInstance, Library],
+    Mod2Replay => mod2::Mod2Replay: [Served, Verdict, Library],
+    Mod2Solve => mod2::Mod2Solve: [Served, OwnSize, Bounded, Budgeted, Verdict, Isolated, Library],
+    Mod2Optimum => mod2::Mod2Optimum: [Served, OwnSize, Bounded, Budgeted, Verdict, Isolated, Library],
     Threshold => threshold::Threshold: [Served, OwnSize, Bounded, Budgeted, Library],
 }
 
@@ -798,6 +798,14 @@ mod tests {
         assert_eq!(listed.len(), 20);
         for (l, i) in listed.iter().zip(&implemented) {
             assert_eq!(l, i, "the table's line (left) against the impls (right)");
+        }
+        // Every operation with an endpoint is offered to library callers too: the service,
+        // the command line (a made command) and Python reach the same operations.
+        for (name, caps) in &listed {
+            assert!(
+                !caps.contains(&"Served") || caps.contains(&"Library"),
+                "{name} has an endpoint but no Python function"
+            );
         }
         // The probe tells an implemented trait from a missing one.
         assert!(listed

@@ -1082,6 +1082,8 @@ impl crate::operation::Served for Mod2Check {
                                    square is open when the value is even).";
 }
 
+impl crate::operation::Library for Mod2Check {}
+
 impl crate::operation::OnInstance for Mod2Check {
     fn instance(req: &Mod2CheckRequest) -> &crate::instance::Instance {
         &req.instance
@@ -1119,6 +1121,8 @@ impl crate::operation::Served for Mod2Replay {
                                    or\n`incomplete`.";
 }
 
+impl crate::operation::Library for Mod2Replay {}
+
 impl crate::operation::Verdict for Mod2Replay {
     fn exit_code(resp: &ReplayAnswer) -> u8 {
         resp.exit_code()
@@ -1153,6 +1157,8 @@ impl crate::operation::Served for Mod2Solve {
                                    positions. The retrograde sweep (n = 6) runs as a job \
                                    only;\n`status` is `ok`, `timeout` or `memory`.";
 }
+
+impl crate::operation::Library for Mod2Solve {}
 
 impl crate::operation::OwnSize for Mod2Solve {
     const N_FIELD: &'static str = "n";
@@ -1236,6 +1242,8 @@ impl crate::operation::Served for Mod2Optimum {
                                    bound;\n`optimal` is false when the server's time limit came \
                                    first.";
 }
+
+impl crate::operation::Library for Mod2Optimum {}
 
 impl crate::operation::OwnSize for Mod2Optimum {
     const N_FIELD: &'static str = "n";
