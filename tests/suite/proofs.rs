@@ -9,7 +9,7 @@ use std::process::Command;
 use proptest::prelude::*;
 use queens::encode::amo::Encoding;
 use queens::encode::cnf::FixedMode;
-use queens::engine::certify::{solve_certified, Certificate, CertifiedAnswer};
+use queens::engine::prove::{solve_certified, Certificate, CertifiedAnswer};
 use queens::engine::{Budget, EngineSpec};
 use queens::proof::{check_proof, ProofFormat};
 use queens::Problem;
@@ -619,7 +619,7 @@ proptest! {
 /// `lrat-check` (text) and `cake_lpr` (both) accept it where they are installed.
 #[test]
 fn lrat_streamed_to_a_file_checks_inside_and_outside() {
-    use queens::engine::certify::{solve_certified_to, ProofTarget};
+    use queens::engine::prove::{solve_certified_to, ProofTarget};
     let dir = temp::dir("lrat-file");
     for (name, p) in unsat_instances() {
         for (threads, format) in [

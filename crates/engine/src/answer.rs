@@ -8,7 +8,7 @@ use queens_model::model::Pos;
 /// The answer to "is there a solution?": a solution `S`, or a proven "no" carrying `U`, or no
 /// answer. One type for every engine: [`crate::solve`]'s (cells sorted by row, nothing more),
 /// [`ColumnAnswer`] (one column per row, and the reason a cheap refutation found) and
-/// [`crate::certify::CertifiedAnswer`] (the checked proof).
+/// [`crate::prove::CertifiedAnswer`] (the checked proof).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer<S = Vec<Pos>, U = ()> {
     /// A solution, checked by the verifier.

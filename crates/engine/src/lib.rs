@@ -57,8 +57,6 @@ pub use memory::{
 };
 pub use name::EngineName;
 pub(crate) use named::race_needs_a_caller;
-/// The proof pipeline under its earlier name.
-pub use prove as certify;
 pub use spec::EngineSpec;
 pub use stages::{complete_only, solve_columns};
 pub use work::{ms, Work};

@@ -1,13 +1,13 @@
 //! What a request must pass before any work is queued: its own validation, this server's
-//! bounds ([`super::limits`]), the board size (`--max-n`, and the memory of a large board an
+//! bounds ([`super::bounds`]), the board size (`--max-n`, and the memory of a large board an
 //! operation takes as a job), and, for a synchronous call, work that a deadline bounds. What
 //! differs between operations follows from their declarations ([`Member::N_FIELD`],
 //! [`Member::LARGE_AS_JOB`], [`Member::unbounded`], [`Member::BOUND_FIELD`]).
 
 use axum::http::StatusCode;
 
+use super::bounds;
 use super::error::ApiError;
-use super::limits;
 use super::state::AppState;
 use queens_engine::Budget;
 use queens_ops::{Member, Request, Visit};
@@ -16,7 +16,7 @@ impl AppState {
     /// Checks a request against the service's limits before any work is queued.
     pub(crate) fn admit(&self, req: &Request, synchronous: bool) -> Result<(), ApiError> {
         req.validate()?;
-        limits::check(req, &self.config)?;
+        bounds::check(req, &self.config)?;
         let mut admit = Admit {
             state: self,
             req,

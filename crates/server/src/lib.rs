@@ -22,6 +22,7 @@
 mod admit;
 pub mod auth;
 mod body;
+mod bounds;
 mod call;
 mod config;
 mod contract;
@@ -29,7 +30,6 @@ mod error;
 mod fair;
 mod jobs;
 mod lease;
-mod limits;
 mod metrics;
 mod quota;
 mod requests;

@@ -48,7 +48,7 @@ pub fn router(state: AppState) -> axum::Router {
     super::auth::document(&mut openapi, &state.config.access);
     let mut document = serde_json::to_value(&openapi).unwrap_or_default();
     super::contract::complete(&mut document, &state.config.access);
-    super::limits::document(&mut document, &state.config);
+    super::bounds::document(&mut document, &state.config);
     let openapi_json = serde_json::to_string_pretty(&document).unwrap_or_default();
     let x_request_id = HeaderName::from_static("x-request-id");
     let max_body = state.config.max_body;
