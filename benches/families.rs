@@ -12,8 +12,8 @@
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
+use queens::cnf::{self, FixedMode};
 use queens::encode::amo::Encoding;
-use queens::encode::cnf::{self, FixedMode};
 use queens::encode::Counter;
 use queens::engine::backtrack::{self, Config};
 use queens::engine::sat;

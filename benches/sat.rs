@@ -6,8 +6,8 @@
 //! in BENCHMARKS.md.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use queens::cnf::FixedMode;
 use queens::encode::amo::Encoding;
-use queens::encode::cnf::FixedMode;
 use queens::engine::sat;
 use queens::Problem;
 

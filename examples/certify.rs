@@ -14,8 +14,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use queens::cnf::FixedMode;
 use queens::encode::amo::Encoding;
-use queens::encode::cnf::FixedMode;
 use queens::engine::backtrack::certify::{refute, DratStyle, Refutation};
 use queens::engine::backtrack::{self, Config};
 use queens::formats::sources::{self, Selection};

@@ -201,7 +201,7 @@ fn baseline(
     use varisat::Solver;
     engine::check_sat_memory(problem, enc, engine::SatMemory::WithFormula, budget)?;
     let encoded =
-        queens::engine::sat::encode_problem(problem, enc, queens::encode::cnf::FixedMode::Simplify);
+        queens::engine::sat::encode_problem(problem, enc, queens::cnf::FixedMode::Simplify);
     let mut stats = encoded.stats;
     let start = Instant::now();
     let mut solver = Solver::new();

@@ -25,7 +25,7 @@
 #![warn(missing_docs)]
 
 pub use queens_engine as engine;
-pub use queens_engine::{child, encode, generate, puzzle};
+pub use queens_engine::{child, cnf, encode, generate, puzzle};
 pub use queens_games as games;
 pub use queens_model::{budget, error, formats, machine, model, report, rng, status, verify};
 pub use queens_model::{DiagonalRule, Error, Pos, Problem, Regions, Violation};

@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use queens::cnf::rings;
 use queens::encode::amo::Encoding;
-use queens::encode::rings;
 use queens::engine::backtrack;
 use queens::engine::ext::{self, ExtName, ExtSpec};
 use queens::{formats, Problem};

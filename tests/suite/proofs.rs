@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::Command;
 
 use proptest::prelude::*;
+use queens::cnf::FixedMode;
 use queens::encode::amo::Encoding;
-use queens::encode::cnf::FixedMode;
 use queens::engine::prove::{solve_certified, Certificate, CertifiedAnswer};
 use queens::engine::{Budget, EngineSpec};
 use queens::proof::{check_proof, ProofFormat};

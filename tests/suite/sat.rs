@@ -133,7 +133,7 @@ fn explanation_names_attacking_pairs_and_blocked_queens() {
 #[test]
 fn encode_then_external_model_then_decode_round_trip() {
     let p = instance("region-7-started.json");
-    let encoded = sat::encode_problem(&p, Encoding::Seq, queens::encode::cnf::FixedMode::Simplify);
+    let encoded = sat::encode_problem(&p, Encoding::Seq, queens::cnf::FixedMode::Simplify);
     let mut cnf = Vec::new();
     encoded.write_dimacs(&mut cnf, &["test".into()]).unwrap();
     let cnf = String::from_utf8(cnf).unwrap();
@@ -205,7 +205,7 @@ fn unsat_proofs_check_against_the_written_cnf() {
     for p in &cases {
         assert_eq!(backtrack::count(p, &Config::default(), None).total, 0);
         for enc in [Encoding::Auto, Encoding::Seq] {
-            let encoded = sat::encode_problem(p, enc, queens::encode::cnf::FixedMode::Simplify);
+            let encoded = sat::encode_problem(p, enc, queens::cnf::FixedMode::Simplify);
             let mut text = Vec::new();
             encoded.write_dimacs(&mut text, &[]).unwrap();
             let reread = varisat::dimacs::DimacsParser::parse(&text[..]).unwrap();

@@ -109,7 +109,7 @@ impl Backtrack {
 
     fn config(&self, problem: &Problem, budget: &Budget) -> Result<backtrack::Config, Error> {
         if self.rings {
-            crate::encode::rings::check_applies(problem)?;
+            crate::cnf::rings::check_applies(problem)?;
         }
         Ok(backtrack::Config {
             rings: self.rings,

@@ -13,6 +13,7 @@
 //! `dispatch.rs` the other questions (cells, listings, counts).
 
 pub mod child;
+pub mod cnf;
 pub mod encode;
 pub mod generate;
 pub mod puzzle;

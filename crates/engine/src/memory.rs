@@ -72,10 +72,10 @@ pub fn sat_estimate(
         memory,
         cap: stop_above.unwrap_or(u64::MAX),
     };
-    crate::encode::cnf::encode(
+    crate::cnf::encode(
         problem,
         encoding,
-        crate::encode::cnf::FixedMode::Simplify,
+        crate::cnf::FixedMode::Simplify,
         &mut sink,
     );
     let c = sink.counter;

@@ -19,8 +19,8 @@ use varisat::ExtendFormula;
 
 use super::{checked, ms, Answer, Budget, EngineSpec, Work};
 use crate::backtrack::certify::{refute, refute_lrat, ClauseIds, DratStyle, LratOut, Refutation};
+use crate::cnf::FixedMode;
 use crate::encode::amo::Encoding;
-use crate::encode::cnf::FixedMode;
 use crate::sat::{self, Encoded, SatStats};
 use queens_model::error::Error;
 use queens_model::model::{Pos, Problem};

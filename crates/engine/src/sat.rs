@@ -1,4 +1,4 @@
-//! The SAT engine: encode ([`crate::encode::cnf`]), solve with varisat, decode the model to queens.
+//! The SAT engine: encode ([`crate::cnf`]), solve with varisat, decode the model to queens.
 //!
 //! Solving encodes straight into the solver: no [`CnfFormula`] is kept unless one is asked for
 //! ([`encode_problem`], for DIMACS and proofs), which halves the peak memory at n = 1000.
@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use varisat::{CnfFormula, ExtendFormula, Lit, Solver, Var};
 
+use crate::cnf::{encode, CellMap, FixedMode, Preset};
 use crate::encode::amo::Encoding;
-use crate::encode::cnf::{encode, CellMap, FixedMode, Preset};
 use crate::encode::{self, Counter};
 use queens_model::error::Error;
 use queens_model::formats::dimacs;

@@ -28,7 +28,7 @@ pub enum EngineSpec {
     /// An external SAT solver ([`crate::ext`]) on the CNF `queens encode` writes, in a child
     /// process killed at the deadline: `ext:NAME[:ENCODING][+rings]`.
     Ext(ExtSpec),
-    /// The backtracker pruning with the ring bounds ([`crate::encode::rings`]):
+    /// The backtracker pruning with the ring bounds ([`crate::cnf::rings`]):
     /// `backtrack+rings`, `backtrack:T+rings`. The n-queens rule only.
     BacktrackRings {
         /// Worker threads (0 = all cores).

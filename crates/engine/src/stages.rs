@@ -12,7 +12,7 @@
 //!   chooses between the core and local search.
 //! - **engine**: the core search ([`crate::completion::search`]) on the core, or the engine
 //!   the spec names ([`crate::named::engine_of`], behind [`crate::Engine`]) on the board. The
-//!   SAT engines past `MAX_N` encode the core themselves ([`crate::encode::cnf`]).
+//!   SAT engines past `MAX_N` encode the core themselves ([`crate::cnf`]).
 //! - **lift** ([`crate::completion::lift`]): the core's answer back on the n×n board.
 //! - **verify** ([`crate::checked::verify_columns`], the model's verifier): every board,
 //!   whichever engine found it; a board that breaks a rule is an internal error, never an

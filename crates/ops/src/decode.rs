@@ -7,8 +7,8 @@ use utoipa::ToSchema;
 
 use crate::context::Context;
 use crate::instance::Instance;
+use queens_engine::cnf::{self, FixedMode};
 use queens_engine::encode::amo::Encoding;
-use queens_engine::encode::cnf::{self, FixedMode};
 use queens_engine::encode::Counter;
 use queens_engine::sat;
 use queens_model::error::Error;

@@ -5,8 +5,8 @@ use utoipa::ToSchema;
 
 use crate::context::Context;
 use crate::instance::Instance;
+use queens_engine::cnf::FixedMode;
 use queens_engine::encode::amo::Encoding;
-use queens_engine::encode::cnf::FixedMode;
 use queens_engine::sat;
 use queens_model::error::Error;
 use queens_model::report;

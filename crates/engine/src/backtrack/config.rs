@@ -30,7 +30,7 @@ pub struct Config {
     pub threads: usize,
     /// Called with (subtrees done, subtrees in all) while counting.
     pub progress: Option<std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>>,
-    /// Prune with the ring bounds ([`crate::encode::rings`]): a placement after which some
+    /// Prune with the ring bounds ([`crate::cnf::rings`]): a placement after which some
     /// ring can no longer end within its bounds is not searched. Off by default; only for
     /// the full diagonal rule, where the bounds hold.
     pub rings: bool,

@@ -279,7 +279,7 @@ pub(super) struct Run<'a> {
     buffers: Vec<Vec<Pos>>,
     /// Prune with the ring bounds (`Config::rings`); the tracker is made at the first node.
     rings: bool,
-    tracker: Option<crate::encode::rings::RingTracker>,
+    tracker: Option<crate::cnf::rings::RingTracker>,
 }
 
 impl<'a> Run<'a> {
@@ -329,7 +329,7 @@ impl<'a> Run<'a> {
         };
         let mut go_on = true;
         if self.rings && self.tracker.is_none() {
-            self.tracker = Some(crate::encode::rings::RingTracker::new(
+            self.tracker = Some(crate::cnf::rings::RingTracker::new(
                 board.n(),
                 board.queens(),
             ));

@@ -36,8 +36,6 @@
 use varisat::{ExtendFormula, Lit, Var};
 
 pub mod amo;
-pub mod cnf;
-pub mod rings;
 
 /// Something clauses can be written into.
 pub trait ClauseSink {

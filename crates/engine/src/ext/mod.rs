@@ -26,7 +26,7 @@ use varisat::{ExtendFormula, Lit};
 
 use super::{check_sat_memory, checked, ms, Budget, SatMemory};
 use crate::child::{self, Exit};
-use crate::encode::cnf::FixedMode;
+use crate::cnf::FixedMode;
 use crate::sat::{self, Encoded, SatStats};
 use queens_model::error::Error;
 use queens_model::formats::dimacs::{self, ModelAnswer};
@@ -333,10 +333,10 @@ pub fn formula(problem: &Problem, spec: ExtSpec) -> Result<Encoded, Error> {
     Ok(cnf)
 }
 
-/// Adds the ring constraints ([`crate::encode::rings`]) to an encoded problem.
+/// Adds the ring constraints ([`crate::cnf::rings`]) to an encoded problem.
 pub fn add_rings(problem: &Problem, cnf: &mut Encoded) -> Result<(), Error> {
-    crate::encode::rings::check_applies(problem)?;
-    crate::encode::rings::add_rings(problem, &cnf.map, &mut cnf.formula);
+    crate::cnf::rings::check_applies(problem)?;
+    crate::cnf::rings::add_rings(problem, &cnf.map, &mut cnf.formula);
     cnf.stats.vars = cnf.formula.var_count();
     cnf.stats.clauses = cnf.formula.len();
     Ok(())

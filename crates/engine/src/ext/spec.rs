@@ -81,7 +81,7 @@ impl<'de> Deserialize<'de> for ExtName {
 }
 
 /// An external engine: which solver, on which encoding, with the ring constraints
-/// ([`crate::encode::rings`]) or without. Written `ext:NAME[:ENCODING][+rings]`.
+/// ([`crate::cnf::rings`]) or without. Written `ext:NAME[:ENCODING][+rings]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExtSpec {
     /// The solver.

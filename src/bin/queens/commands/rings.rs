@@ -8,7 +8,7 @@ use crate::output::Failure;
 
 /// `queens rings`: the bounds of every ring, with the paper's n = 8 table beside ours.
 pub(crate) fn run(out: &mut impl Write, n: usize, json: bool) -> Result<u8, Failure> {
-    use queens::encode::rings::{bounds, PAPER_N8};
+    use queens::cnf::rings::{bounds, PAPER_N8};
     if n == 0 || n > queens::model::MAX_N {
         return Err(
             Error::unsupported(format!("--n must be from 1 to {}", queens::model::MAX_N)).into(),

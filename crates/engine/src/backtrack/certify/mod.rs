@@ -59,7 +59,7 @@ pub use shared::{DratProof, Refutation};
 /// variable `vars[r * n + c]` (0: no variable; such a cell must be closed from the start, e.g.
 /// by a fixed queen, or false by a unit clause of the CNF). The CNF must state the rules with
 /// one at-least-one clause per open row, column and region and fully propagating at-most-one
-/// constraints, as [`crate::encode::cnf::encode`] writes it.
+/// constraints, as [`crate::cnf::encode`] writes it.
 ///
 /// `max_bytes` bounds the proof in memory; past it the search stops with
 /// [`Refutation::TooLarge`].

@@ -11,6 +11,8 @@
 //! Cell variables are always numbered first, row-major, so DIMACS variables `1..=cells` are
 //! cells and the rest are auxiliary variables of the encodings.
 
+pub mod rings;
+
 use varisat::{Lit, Var};
 
 use crate::encode::amo::{at_most_one, exactly_one, Encoding};

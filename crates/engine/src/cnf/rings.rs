@@ -25,7 +25,7 @@
 
 use varisat::Lit;
 
-use crate::encode::cnf::CellMap;
+use crate::cnf::CellMap;
 use crate::encode::ClauseSink;
 use queens_model::error::Error;
 use queens_model::model::{DiagonalRule, Problem};
