@@ -855,6 +855,33 @@ fn table() -> Vec<(
     table.0
 }
 
+/// The document speaks to a client, not to the code: no description or summary carries a
+/// Rust doc link (`` [`solve`]'s request ``), which names a function a client never sees.
+#[test]
+fn no_description_in_the_document_links_to_the_code() {
+    let c = Contract::new(serve().start());
+    fn walk(v: &Value, path: &str, found: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    let here = format!("{path}/{k}");
+                    match (k.as_str(), v) {
+                        ("description" | "summary", Value::String(s)) if s.contains("[`") => {
+                            found.push(format!("{here}: {s}"))
+                        }
+                        _ => walk(v, &here, found),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|v| walk(v, path, found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(&c.doc, "", &mut found);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
 /// Every operation of the table is reachable from the service (its job body, and its route
 /// when it declares one) and from the command line: the subcommand its name spells
 /// (`collection_deal` is `queens collection deal`), or `queens op` for one that only runs in

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use crate::budget::Budget;
 
 /// Where an answer stands. Each operation uses the values its docs name; the CLI's exit
-/// code follows from it ([`Status::exit_code`]).
+/// code follows from it.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ToSchema,
 )]

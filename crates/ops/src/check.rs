@@ -37,7 +37,7 @@ pub struct CheckRequest {
     #[serde(default)]
     pub hints: bool,
     /// Also count the board's completions, up to this many (`completions`), at most
-    /// [`MAX_COMPLETIONS`].
+    /// 1,000,000 (`MAX_COMPLETIONS`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions: Option<u64>,
 }
@@ -70,8 +70,8 @@ pub struct Completions {
 /// One broken rule.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct CheckViolation {
-    /// The rule and the cells, as [`Violation`] serializes (`rule`, `a`, `b`, or `cell`,
-    /// `region`).
+    /// The rule and the cells: `rule`, and `a` and `b` (two queens that attack each other)
+    /// or `cell` and `region`.
     #[serde(flatten)]
     #[schema(value_type = Object)]
     pub violation: Violation,
@@ -91,8 +91,8 @@ pub struct CheckResponse {
     pub completable: Option<bool>,
     /// Board size.
     pub n: usize,
-    /// The conflicts, at most [`MAX_VIOLATIONS`] of them (in row, column, region, diagonal
-    /// order).
+    /// The conflicts, at most 1,000 of them (`MAX_VIOLATIONS`; in row, column, region,
+    /// diagonal order).
     pub violations: Vec<CheckViolation>,
     /// How many conflicts there are in all (more than listed when over the cap).
     pub violations_total: u64,

@@ -36,7 +36,7 @@ pub const MAX_LOOKAHEAD: Lookahead = Lookahead {
     samples: 1024,
 };
 
-/// [`deal`]'s request.
+/// `collection_deal`'s request.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DealRequest {
@@ -56,7 +56,7 @@ pub fn deal(req: &DealRequest, _ctx: &Context) -> Result<Deal, Error> {
     Ok(deal_of(req.seed, &req.difficulty))
 }
 
-/// [`play`]'s request: a deal and either its moves or a policy to play it.
+/// `collection_play`'s request: a deal and either its moves or a policy to play it.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlayRequest {
@@ -82,7 +82,7 @@ pub struct PlayRequest {
     pub moves_origin: Option<String>,
 }
 
-/// [`play`]'s answer: the moves made, the final score, the turns played and how the game
+/// `collection_play`'s answer: the moves made, the final score, the turns played and how the game
 /// stands (`sorted`, `pile-empty`, or `playing` when a replayed list stops early or the
 /// deadline stopped a policy).
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
@@ -176,7 +176,7 @@ pub fn play(req: &PlayRequest, ctx: &Context) -> Result<PlayResponse, Error> {
     })
 }
 
-/// [`simulate`]'s request.
+/// `collection_simulate`'s request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimulateRequest {
@@ -233,7 +233,7 @@ fn finished(done: bool, ctx: &Context) -> Outcome {
     }
 }
 
-/// [`simulate`]'s answer.
+/// `collection_simulate`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct SimulateResponse {
     /// The policy.
@@ -589,7 +589,7 @@ pub fn optimum(
     })
 }
 
-/// [`study`]'s request.
+/// `collection_study`'s request.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StudyRequest {
@@ -622,7 +622,7 @@ fn default_study_ms() -> u64 {
     10_000
 }
 
-/// [`study`]'s answer: the summary and every deal's numbers.
+/// `collection_study`'s answer: the summary and every deal's numbers.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct StudyResponse {
     /// The difficulty's name.

@@ -43,7 +43,7 @@ pub struct SquareValue {
     pub open: bool,
 }
 
-/// [`check`]'s answer.
+/// `mod2_check`'s answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(as = Mod2CheckResponse)]
 pub struct Mod2CheckResponse {
@@ -95,7 +95,7 @@ pub struct Illegal {
     pub reason: String,
 }
 
-/// [`replay`]'s answer.
+/// `mod2_replay`'s answer to a move list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(as = Mod2ReplayResponse)]
 pub struct ReplayResponse {
@@ -188,7 +188,7 @@ pub enum SolveMethod {
     Retrograde,
 }
 
-/// [`replay_strategy`]'s answer.
+/// `mod2_replay`'s answer to a strategy.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[schema(as = Mod2StrategyReplay)]
 pub struct StrategyReplay {
@@ -964,7 +964,7 @@ fn game_schema() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
         .into()
 }
 
-/// [`replay`] or [`replay_strategy`]'s answer, whichever the file was.
+/// `mod2_replay`'s answer: to a move list or to a strategy, whichever the file was.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(untagged)]
 #[schema(as = Mod2ReplayAnswer)]

@@ -86,7 +86,7 @@ impl FromStr for Shard {
     }
 }
 
-/// What a count shard's answer carries so that [`crate::merge`] can put the shards of one
+/// What a count shard's answer carries so that `queens merge` can put the shards of one
 /// count together, and refuse shards of different counts.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ShardInfo {
@@ -94,9 +94,10 @@ pub struct ShardInfo {
     pub index: usize,
     /// Shards the count is cut into.
     pub of: usize,
-    /// How the search tree was cut into subproblems (see [`Split::scheme`]).
+    /// How the search tree was cut into subproblems: the split's scheme, so that shards cut
+    /// differently are never summed.
     pub scheme: String,
-    /// [`content_hash`] of the instance counted.
+    /// The content hash of the instance counted (128 bits of SHA-256, in hex).
     pub instance: String,
     /// Subproblems in this shard.
     pub tasks: u64,

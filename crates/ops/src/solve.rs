@@ -420,11 +420,11 @@ pub struct SolveResponse {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
     /// CLI: the column-per-row file the solution was written to (`-o`; always for a board
-    /// past [`INLINE_MAX_N`], whose `queens` are then null).
+    /// past 100,000 rows (`INLINE_MAX_N`), whose `queens` are then null).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solution_path: Option<String>,
     /// Service: where to download the solution as column-per-row text
-    /// (`GET /v1/jobs/{id}/solution`), for a board past [`INLINE_MAX_N`].
+    /// (`GET /v1/jobs/{id}/solution`), for a board past 100,000 rows (`INLINE_MAX_N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub solution_url: Option<String>,
 }

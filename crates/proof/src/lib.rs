@@ -25,7 +25,7 @@ pub use check::{
 };
 pub use drat::{check_drat, drat_to_lrat};
 
-/// The proof formats [`crate::engine::sat::solve_with_proof`] writes and [`check_proof`] reads.
+/// The proof formats the engines write and the built-in checker reads.
 ///
 /// Variables are numbered as in the formula's DIMACS form (varisat keeps user variable numbers in
 /// its DRAT output), and LRAT clause ids `1..=m` are the formula's clauses in order, so a proof

@@ -26,7 +26,7 @@ pub const CARDS_PER_COLOUR: u8 = 4;
 pub const WILDS: u8 = 6;
 
 /// A pawn, box and card colour. The game's pieces name no colours; these eight are ours,
-/// in this order (the order of [`Colour::ALL`], used when a box's pawns are listed).
+/// in this order, the order in which a box's pawns are listed.
 #[derive(
     Clone,
     Copy,

@@ -71,7 +71,7 @@ pub struct Call {
     pub result: Status,
     /// How the result was reached: `sat` (a SAT call), or `pair-parity` (every board with K
     /// queens has an odd number of attacking pairs, checked board by board, while a
-    /// reachable board has an even number: see [`rules::Board::attacking_pairs`]).
+    /// reachable board has an even number of them).
     pub by: String,
     /// Queens on the board found (SAT).
     pub found: Option<usize>,
@@ -99,7 +99,8 @@ pub struct Covered {
     pub positions: u64,
 }
 
-/// The answer to [`Question::Max`] or [`Question::MinLock`].
+/// The answer to `max` (the most queens on a reachable board) or `min-lock` (the fewest on
+/// a reachable locked one).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Optimum {
     /// Board side.
