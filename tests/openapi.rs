@@ -541,9 +541,9 @@ fn every_route_answers_as_its_document_says() {
         assert_eq!(a.status, 200, "{part}");
     }
     // The same files by name, as `links.files` lists them; a name the job did not leave is
-    // a 404.
+    // a 409, as a proof the job has not (yet) written.
     let route = "/v1/jobs/{id}/files/{name}";
-    for (name, status) in [("proof", 200), ("cnf", 200), ("cover.txt", 404)] {
+    for (name, status) in [("proof", 200), ("cnf", 200), ("cover.txt", 409)] {
         let a = c.call("get", route, &format!("/v1/jobs/{id}/files/{name}"), None);
         assert_eq!(a.status, status, "{name}");
     }

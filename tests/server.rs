@@ -583,7 +583,7 @@ fn a_job_with_a_proof_serves_the_proof_and_events() {
 
 /// A threshold job's certificate is served file by file (`links.files`); the files, saved
 /// into one folder, are what `queens threshold check` accepts, and a name the job did not
-/// leave is a 404 that lists the ones it did.
+/// leave is a 409 that lists the ones it did.
 #[test]
 fn a_threshold_job_serves_its_certificate_for_the_check() {
     let s = Server::start(&[]);
@@ -626,7 +626,7 @@ fn a_threshold_job_serves_its_certificate_for_the_check() {
     assert_eq!(v["accepted"], true, "{v}");
     assert_eq!(v["k"], 1, "{v}");
     let (code, v) = get(&s, &format!("/v1/jobs/{id}/files/nothing.txt"));
-    assert_eq!(code, 404, "{v}");
+    assert_eq!(code, 409, "{v}");
     assert!(
         v["detail"].as_str().unwrap().contains("cover.txt"),
         "the 404 lists the files: {v}"

@@ -398,8 +398,10 @@ async fn send(
     responses((status = 200, description = "the file: JSON for `.json`, text for `.txt`, \
                                             bytes otherwise",
                content_type = "application/octet-stream"),
-              (status = 404, body = Problem,
-               description = "No such job, or the job left no file of that name.")))]
+              (status = 404, body = Problem, description = "No such job."),
+              (status = 409, body = Problem,
+               description = "The job left no file of that name (yet): its `links.files` \
+                              lists those it did.")))]
 async fn file(
     State(s): State<AppState>,
     Extension(caller): Extension<Caller>,
@@ -411,7 +413,7 @@ async fn file(
             true => "none".to_string(),
             false => job.artifacts.join(", "),
         };
-        return Err(ApiError::not_found(format!(
+        return Err(ApiError::not_available(format!(
             "job {id} ({}) left no file {name:?}; its files: {left}",
             job.status.as_str()
         )));
