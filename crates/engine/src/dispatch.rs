@@ -27,7 +27,7 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
 }
 
 /// [`solve`] on the SAT engine, also counting the clauses the solver learns
-/// (`work.sat.learned`, see [`sat::solve_counting_learned`]): what `compare` reports beside
+/// (`work.sat.learned`, see [`crate::sat::solve_counting_learned`]): what `compare` reports beside
 /// the backtracker's nodes.
 pub fn solve_counting_learned(
     problem: &Problem,

@@ -2,7 +2,7 @@
 //! diagonals) already leave no completion, found by dropping one at a time and asking the
 //! backtracker again. It needs no assumptions, so unlike the SAT engine's explanation
 //! ([`crate::sat::explain`]) it also minimises excluded diagonals, and its core can be
-//! certified like any instance ([`super::certify`]).
+//! certified like any instance ([`crate::prove`]).
 
 use super::{solve, Answer, Budget, EngineSpec};
 use crate::sat::Explanation;

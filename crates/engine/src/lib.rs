@@ -1,6 +1,6 @@
 //! One interface over every engine: which engine, within what budget, and verified answers.
 //!
-//! Every board an engine returns passes [`queens_model::verify`] here before anyone sees it; a board that
+//! Every board an engine returns passes [`queens_model::verify()`] here before anyone sees it; a board that
 //! does not is an [`Error::Internal`], never an answer. "No solution" is [`Answer::Unsat`], a
 //! result; running out of time or being cancelled is [`Answer::Interrupted`], neither.
 //!

@@ -22,7 +22,7 @@ pub enum EngineSpec {
     /// varisat on the given at-most-one encoding.
     Sat(Encoding),
     /// The backtracker (one thread) and varisat (this encoding, in a child process) at
-    /// once; the first answer wins ([`race`]). It answers "is there a solution?" only, and
+    /// once; the first answer wins ([`crate::race`]). It answers "is there a solution?" only, and
     /// runs through a caller that can start the child: the operations layer or `compare`.
     Race(Encoding),
     /// An external SAT solver ([`crate::ext`]) on the CNF `queens encode` writes, in a child
@@ -34,14 +34,14 @@ pub enum EngineSpec {
         /// Worker threads (0 = all cores).
         threads: usize,
     },
-    /// Local search ([`local`]) with this seed: any classic board up to
+    /// Local search ([`crate::local`]) with this seed: any classic board up to
     /// [`queens_model::model::MAX_BIG_N`]; incomplete (it finds solutions, it proves nothing
-    /// beyond [`local::refute`]'s cheap checks).
+    /// beyond [`crate::local::refute`]'s cheap checks).
     Local {
         /// The seed (`local:SEED`; 1 when not given).
         seed: u64,
     },
-    /// The engine for the job ([`auto`], chosen by [`crate::plan`]): on a completion the
+    /// The engine for the job ([`crate::auto`], chosen by [`crate::plan`]): on a completion the
     /// portfolio of the core search and local search ([`crate::portfolio`]); the backtracker
     /// on small boards and whatever must be proved or counted, local search on empty boards
     /// past [`queens_model::model::MAX_N`], and a race of the two in between. The answer

@@ -313,7 +313,7 @@ pub fn threshold(n: usize, only: Option<usize>, budget: &Budget) -> Result<Thres
 }
 
 /// [`threshold`], walking only part `index` of `parts` of every round: the placements whose
-/// first queen is the walk's `index`-th modulo `parts` ([`walk_part`]). The parts of a round
+/// first queen is the walk's `index`-th modulo `parts` (`walk_part`). The parts of a round
 /// `only = k` together meet every placement it meets, so their covers together are its
 /// cover.
 pub fn threshold_part(

@@ -22,7 +22,7 @@ pub const MAX_N: usize = 4096;
 /// diagonal index (`r + c`) in a `u32` as well. Boards past [`MAX_N`] are held sparsely (no n²
 /// structure): fixed queens, blocked cells and excluded diagonals as sorted lists, solved by
 /// local search, or by the complete engines on the core of a completion
-/// ([`crate::engine::completion`]).
+/// (`queens_engine::completion`).
 pub const MAX_BIG_N: usize = (1 << 31) - 1;
 
 /// Which pairs of queens on a diagonal conflict.

@@ -1,11 +1,11 @@
 //! Runs of many instances, or of one count, cut into shards for a scheduler the user already
 //! has (Slurm, Kubernetes, or local processes), and put back together.
 //!
-//! - [`compare`]: every instance on every engine on this machine, each attempt in a child
+//! - [`crate::compare`]: every instance on every engine on this machine, each attempt in a child
 //!   process (`queens compare`);
-//! - [`shard`]: which shard an instance or a subproblem belongs to, and the count of one
+//! - [`crate::shard`]: which shard an instance or a subproblem belongs to, and the count of one
 //!   shard of a search tree;
-//! - [`merge`]: batch result files and count shards back into one answer, refusing or
+//! - [`crate::merge`]: batch result files and count shards back into one answer, refusing or
 //!   reporting what is missing or contradictory;
 //! - the records a batch shard file holds ([`BatchHeader`], [`BatchLine`]); the run itself
 //!   is [`crate::batch`], which solves each instance through the operations layer.
@@ -55,7 +55,7 @@ pub struct Member {
     pub index: usize,
     /// The instance's id (see [`queens_model::formats::sources::load_all`]).
     pub id: String,
-    /// [`shard::content_hash`] of the instance (of the error, for an input that could not be
+    /// [`crate::shard::content_hash`] of the instance (of the error, for an input that could not be
     /// read).
     pub hash: String,
 }

@@ -209,7 +209,7 @@ pub fn check(req: &CheckRequest, ctx: &Context) -> Result<CheckResponse, Error> 
 /// Checks a full board given as one column per row (`cols[r]` is row r's column) against the
 /// problem in time linear in n and the presets
 /// ([`queens_model::verify::columns_conflicts_up_to`]): `solved`, or `invalid` with every broken
-/// rule, at most [`MAX_VIOLATIONS`] of them listed and all counted. What
+/// rule, at most 1,000 of them (`MAX_VIOLATIONS`) listed and all counted. What
 /// `check FILE --board SOLUTION` answers.
 pub fn check_columns(problem: &queens_model::model::Problem, cols: &[u32]) -> CheckResponse {
     let start = Instant::now();

@@ -83,7 +83,7 @@ pub use worker::{child_main, child_main_of};
 
 /// An operation of the table, as every caller sees it: how its request and response sit in
 /// [`Request`] and [`Response`], and ([`Declared`]) each capability the table names for it.
-/// Implemented by the table ([`operations`]), never by hand.
+/// Implemented by the table (the `operations!` table below), never by hand.
 pub trait Member: Declared {
     /// The request as any operation's.
     fn wrap(req: Self::Request) -> Request;
@@ -379,7 +379,7 @@ operations! {
 }
 
 impl Response {
-    /// The CLI's exit code for this answer: its operation's ([`Operation::exit_code`]).
+    /// The CLI's exit code for this answer: its operation's ([`Declared::exit_code`]).
     pub fn exit_code(&self) -> u8 {
         with_response!(self, |O, r| <O as Declared>::exit_code(r))
     }
@@ -392,7 +392,7 @@ impl Response {
         ))
     }
 
-    /// The answer's proof, if it has one ([`Operation::proof_mut`]).
+    /// The answer's proof, if it has one ([`Declared::proof_mut`]).
     pub fn proof_mut(&mut self) -> Option<&mut ProofInfo> {
         with_response!(self, |O, r| <O as Declared>::proof_mut(r))
     }
@@ -410,7 +410,7 @@ impl Request {
     }
 
     /// The request's instance, for a library caller to put its problem in (none for
-    /// `generate` and the games; [`Operation::instance_mut`]).
+    /// `generate` and the games; [`Declared::instance_mut`]).
     pub fn instance_mut(&mut self) -> Option<&mut Instance> {
         with_request!(self, |O, r| <O as Declared>::instance_mut(r))
     }
@@ -540,7 +540,7 @@ impl Request {
     }
 
     /// [`Request::read_as`] for a library caller: `None` also for an operation not offered
-    /// to library callers ([`Operation::LIBRARY`]).
+    /// to library callers ([`Library`]).
     pub fn read_for_library<E>(op: &str, read: impl ReadRequest<E>) -> Option<Result<Request, E>> {
         Request::read_of(op, read, true)
     }
@@ -665,7 +665,7 @@ impl ToSchema for Request {
 }
 
 /// `solve`: finds a solution (or up to `limit`, or all), verified; engine `race` runs the
-/// backtracker against the SAT engine in a child ([`race_sides`]).
+/// backtracker against the SAT engine in a child (`race_sides.rs`).
 pub struct Solve;
 
 impl Operation for Solve {
@@ -763,7 +763,7 @@ impl operation::Library for Solve {}
 
 /// Finds a solution (or up to `limit`, or all) and verifies it; with `proof`, certifies an
 /// UNSAT answer. Artifacts: `proof` and `cnf` when a proof was made. Engine `race` is the
-/// backtracker here against the SAT engine in a child process ([`race_sides`]).
+/// backtracker here against the SAT engine in a child process (`race_sides.rs`).
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
     if req.engine == EngineName::Race {
         req.validate()?;

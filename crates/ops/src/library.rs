@@ -1,4 +1,4 @@
-//! The operations offered to library callers ([`crate::Operation::LIBRARY`]), described
+//! The operations offered to library callers ([`crate::Library`]), described
 //! from their declarations for the Python package to make a function and a result class of each:
 //! the name and summary, the request's fields (the schema the service documents, each with
 //! the default serde fills in) and the response's. An operation added to the table appears

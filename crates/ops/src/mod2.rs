@@ -1214,7 +1214,7 @@ impl crate::operation::Isolated for Mod2Solve {
 /// `mod2_optimum`. The exhaustive search looks at the deadline. The SAT method builds
 /// encodings of millions of clauses and checks proofs, which look at the deadline only
 /// between steps: under one, the whole question runs in a child (its solver calls in
-/// grandchildren, [`crate::solve_cnf::runner`], each killed at the deadline), so it ends
+/// grandchildren, `solve_cnf::runner`, each killed at the deadline), so it ends
 /// when the child is killed, whatever it was doing.
 pub struct Mod2Optimum;
 

@@ -6,7 +6,7 @@
 //! exit code the answer's status does not give ([`Verdict`]), work that may run in a child
 //! process ([`Isolated`]), a proof ([`Certifying`]), and a place in the library callers'
 //! module ([`Library`]). Each operation declares them in its own module and is listed once,
-//! with its capabilities, in the table in `lib.rs` ([`crate::operations`]), which makes the
+//! with its capabilities, in the table in `lib.rs` (`operations!`), which makes the
 //! one view every caller reads ([`crate::Member`]): the job body ([`crate::Request`]), the
 //! dispatch, the service's routes and their OpenAPI entries, the CLI's commands and `queens
 //! op`, and the Python functions all follow from that table.
@@ -135,8 +135,8 @@ pub trait Isolated: Operation {
     /// a child gets to send what it found, so a worker that made the call still has that
     /// grace to answer.
     const ANSWERS_AT_DEADLINE: bool = true;
-    /// Reads a child's reply (`{"ok": …}` or `{"error": …}`) to this operation ([`reply`]
-    /// for a response that deserializes).
+    /// Reads a child's reply (`{"ok": …}` or `{"error": …}`) to this operation (this
+    /// module's `reply`, for a response that deserializes).
     fn reply(stdout: &str) -> Result<Self::Response, Error>;
     /// The boards in the answer (each is verified again by a parent that got it from a
     /// child).

@@ -1,7 +1,7 @@
 //! UNSAT proofs: varisat's DRAT output, LRAT replayed from it or written by the backtracker
 //! with its hints, and independent checkers.
 //!
-//! - [`write`]: the one writer of DRAT (text and binary) and binary LRAT lines, which the
+//! - [`mod@write`]: the one writer of DRAT (text and binary) and binary LRAT lines, which the
 //!   backtracker's refutations and the SAT engine's added empty clause go through.
 //! - [`drat`]: DRAT (text and binary): the forward RUP checker.
 //! - [`lrat`]: the LRAT a DRAT replay ([`drat_to_lrat`]) fills, and the chunk pipe the

@@ -1,4 +1,4 @@
-//! LRAT writers: the trimmed collector a DRAT replay fills ([`LratWriter`]), binary LRAT
+//! LRAT writers: the trimmed collector a DRAT replay fills (`LratWriter`), binary LRAT
 //! numbers, and the chunk pipe from the proof writers to the checker.
 
 use std::io::{self, BufWriter, Write};

@@ -78,7 +78,7 @@ pub struct Writer<'w> {
     pub deletions: u64,
     /// Where the last lemma added is in `out` (LRAT: its id, 0).
     pub last: (usize, usize),
-    /// LRAT: where `out` goes once it holds [`FLUSH_BYTES`] (`None`: it stays in memory).
+    /// LRAT: where `out` goes once it holds `FLUSH_BYTES` (`None`: it stays in memory).
     pub sink: Option<&'w dyn ChunkSink>,
     /// LRAT: bytes already handed to `sink`.
     pub flushed: u64,

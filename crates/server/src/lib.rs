@@ -158,8 +158,8 @@ impl AppState {
 
     /// Graceful shutdown, bounded: no new job starts and no new work is accepted; running
     /// jobs get `--shutdown-grace` to finish, then are stopped and recorded as
-    /// [`retention::record`] says (back in a shared store's queue, or failed as interrupted
-    /// on SQLite). A job that does not stop within [`HAND_BACK`] of its cancel is recorded
+    /// `retention::record` says (back in a shared store's queue, or failed as interrupted
+    /// on SQLite). A job that does not stop within `HAND_BACK` of its cancel is recorded
     /// all the same, so none is left `running`. Returns once every job is recorded.
     pub fn shutdown(&self) {
         self.shutting_down.store(true, Ordering::SeqCst);

@@ -174,7 +174,7 @@ pub fn add_rings(problem: &Problem, map: &CellMap, sink: &mut impl ClauseSink) {
     }
 }
 
-/// At least `lo` and at most `hi` of `lits` true: a unary counter s[i][j] ⇔ "at least j of
+/// At least `lo` and at most `hi` of `lits` true: a unary counter `s[i][j]` ⇔ "at least j of
 /// the first i literals", for j ≤ hi + 1.
 pub fn cardinality(sink: &mut impl ClauseSink, lits: &[Lit], lo: usize, hi: usize) {
     let m = lits.len();

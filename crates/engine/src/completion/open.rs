@@ -107,8 +107,8 @@ impl<'p> Open<'p> {
     }
 
     /// The core's open cells, estimated before it is built: every free row's when there are
-    /// at most [`SAMPLE_ROWS`] of them, else the mean of [`SAMPLE_ROWS`] rows spread evenly
-    /// over them times the free rows; in each row every free column, or [`SAMPLE_COLS`]
+    /// at most `SAMPLE_ROWS` of them, else the mean of `SAMPLE_ROWS` rows spread evenly
+    /// over them times the free rows; in each row every free column, or `SAMPLE_COLS`
     /// spread evenly over them on a wider core (at most SAMPLE_ROWS · SAMPLE_COLS looks).
     pub fn estimate_cells(&self) -> u64 {
         let delta = self.rows.len();

@@ -4,7 +4,7 @@
 //! - [`rules`]: the board, the hand and the pile, the three actions with the rule each
 //!   illegal move breaks, apply and undo, the score, and [`rules::replay`], the independent
 //!   checker of every move list the other modules report;
-//! - [`format`]: deals and move lists as JSON, every error naming its field;
+//! - [`mod@format`]: deals and move lists as JSON, every error naming its field;
 //! - [`deal`]: seeded deals for every difficulty;
 //! - [`policy`]: policies that play without seeing the pile (random, greedy, lookahead);
 //! - [`simulate`]: many seeded deals played by one policy on all cores.

@@ -3,7 +3,7 @@
 //!
 //! - [`rules`]: values, open squares, complete/locked/unlocked, and [`rules::replay`], the
 //!   independent checker of every move order the other modules report;
-//! - [`format`]: move lists as JSON files;
+//! - [`mod@format`]: move lists as JSON files;
 //! - [`search`]: bitboards, the 8 symmetries, the winner by memoised search, the reachable
 //!   positions layer by layer;
 //! - [`encode`]: SAT encodings of reachability (each call certified by

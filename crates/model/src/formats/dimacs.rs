@@ -5,9 +5,8 @@ use std::io::{self, Write};
 use crate::error::Error;
 use crate::model::Pos;
 
-/// Writes a formula as DIMACS CNF. Comment lines map cell variables (`c cell <var> <row>
-/// <col>`: variable i + 1 is `cells[i]`) and name queens decided before encoding (`c fixed
-/// <row> <col>`), so any external solver's model can be read back.
+/// Writes a formula as DIMACS CNF. Comment lines map cell variables (`c cell VAR ROW COL`:
+/// variable i + 1 is `cells[i]`) and name queens decided before encoding (`c fixed ROW COL`), so any external solver's model can be read back.
 pub fn write_cnf(
     out: &mut impl Write,
     formula: &varisat_formula::CnfFormula,

@@ -107,7 +107,7 @@ impl Listed {
 /// tokens when a line contains whitespace, else one cell per character as [`grid_cells`]
 /// splits them (any non-whitespace character, emoji included, names a region). After the
 /// grid: `queens: r,c r,c …`, `blocked: r,c …`, `marks: r,c …` (a player's "no queen here"
-/// notes, see [`crate::puzzle`]) and `diagonals: full|touch`. A queen, blocked cell or mark
+/// notes, see `queens_engine::puzzle`) and `diagonals: full|touch`. A queen, blocked cell or mark
 /// given twice is an error.
 ///
 /// Memory is proportional to the board, never to the number of cells the text claims: a

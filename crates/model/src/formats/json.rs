@@ -471,7 +471,7 @@ pub fn write_diagonals_json(n: usize, list: &[Diagonal], id: &str) -> String {
 }
 
 /// Writes a JSON instance object (one that went through [`serde_json::Value`], like the
-/// instances of [`crate::ops::GenerateResponse`]) in the layout of [`write_json`] and
+/// instances of `queens_ops::GenerateResponse`) in the layout of [`write_json`] and
 /// [`write_diagonals_json`]: one field per line in their order (`id`, `n`, `diagonals`,
 /// `regions`, `queens`, `blocked`, `diags`, then any other), one region row per line, lists
 /// of cells on one line. A value that is not an object is written as compact JSON.

@@ -232,7 +232,7 @@ pub fn csv(rows: &[Row]) -> String {
     csv_columns(rows, false)
 }
 
-/// [`csv`] of a run of `plan`: with proofs, five more columns: `proof_time_ms` (the certified
+/// [`csv()`] of a run of `plan`: with proofs, five more columns: `proof_time_ms` (the certified
 /// run), `proof_check_ms`, `proof_bytes`, `proof_lemmas` and `proof_path`.
 pub fn plan_csv(plan: &Plan, rows: &[Row]) -> String {
     csv_columns(rows, plan.proof.is_some())
