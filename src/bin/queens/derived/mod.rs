@@ -172,12 +172,11 @@ pub(crate) fn run(
                 options,
                 op: PhantomData,
             };
-            let made = self.made;
             self.ran = Some(runner::run_showing(
                 self.out,
                 &asked,
                 self.started,
-                &|out, req, resp, style| show::show::<O>(&made.described, out, req, resp, style),
+                &show::show::<O>,
             ));
         }
     }
@@ -287,5 +286,34 @@ mod tests {
         assert_eq!(options["n"], 8);
         assert_eq!(options["count"], 2);
         assert!(!options.contains_key("seed"));
+    }
+
+    /// An answer with no text of its own is shown one field per line, in the declaration's
+    /// order: lists of plain values joined, anything else as its JSON.
+    #[test]
+    fn an_answer_without_a_text_is_shown_field_by_field() {
+        use queens::ops::Operation;
+        let req: <ops::Mod2Check as Operation>::Request =
+            serde_json::from_value(json!({"instance": {"n": 4, "queens": [[0, 0]]}})).unwrap();
+        let (resp, _) = ops::Mod2Check::run(&req, &ops::Context::default()).unwrap();
+        let mut out = Vec::new();
+        let style = crate::print::Style {
+            color: false,
+            timeout: None,
+        };
+        show::show::<ops::Mod2Check>(&mut out, &req, &resp, &style).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[..4],
+            [
+                "state: unlocked",
+                "open: [[1,2],[1,3],[2,1],[2,3],[3,1],[3,2]]",
+                "n: 4",
+                "queens: 1"
+            ],
+            "{text}"
+        );
+        assert!(lines[4].starts_with("empty: [{"), "{text}");
     }
 }

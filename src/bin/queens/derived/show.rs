@@ -8,7 +8,6 @@ use serde_json::Value;
 use queens::ops::{self, Member, Operation, Request, Response};
 use queens::Error;
 
-use super::options::text;
 use crate::print::{Style, Text};
 
 /// A printer of one operation's answer as text, on the operations' common types.
@@ -22,9 +21,8 @@ const SHOWN: &[(&str, Show)] = &[
 ];
 
 /// Writes operation `O`'s answer `resp` to `req` as text: by its [`Text`] when [`SHOWN`]
-/// names one, else one line per field of the answer, in the declaration's order.
+/// names one, else one line per field of the answer, in the order its JSON lists them.
 pub(super) fn show<O: Member>(
-    described: &Value,
     out: &mut dyn Write,
     req: &O::Request,
     resp: &O::Response,
@@ -38,16 +36,14 @@ pub(super) fn show<O: Member>(
             style,
         );
     }
-    let value = serde_json::to_value(resp).map_err(io::Error::other)?;
-    for field in described["response"]["fields"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        let name = text(&field["name"]);
-        let line = match &value[&name] {
+    // The answer's fields in the order its JSON has them (the declaration's, a flattened
+    // part in its place), which a map of them would sort.
+    let json = serde_json::to_string(resp).map_err(io::Error::other)?;
+    let Fields(fields) = serde_json::from_str(&json).map_err(io::Error::other)?;
+    for (name, value) in fields {
+        let line = match value {
             Value::Null => continue,
-            Value::String(s) => s.clone(),
+            Value::String(s) => s,
             Value::Array(items) if items.iter().all(|v| !v.is_array() && !v.is_object()) => items
                 .iter()
                 .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
@@ -58,6 +54,32 @@ pub(super) fn show<O: Member>(
         writeln!(out, "{name}: {line}")?;
     }
     Ok(())
+}
+
+/// A JSON object's fields, in the order the object lists them.
+struct Fields(Vec<(String, Value)>);
+
+impl<'de> serde::Deserialize<'de> for Fields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Fields, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Fields;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Fields, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    fields.push(entry);
+                }
+                Ok(Fields(fields))
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 
 /// [`Text::text`] of operation `O` on the operations' common types.
