@@ -191,8 +191,9 @@ pub trait Visit {
 }
 
 /// The table of operations: each line an operation's variant in [`Request`] and
-/// [`Response`] (whose serde name, in snake case, is its [`Operation::NAME`]) and its
-/// declaration. The order is the job body's schema's.
+/// [`Response`] (whose serde name, in snake case, is its [`Operation::NAME`]), its
+/// declaration, and the capability traits it implements, from which the table implements
+/// [`Declared`] for it (`capability!`). The order is the job body's schema's.
 macro_rules! operations {
     ($d:tt $($variant:ident => $op:ty: [$($cap:ident),*],)*) => {
         /// Any operation's request, tagged by `op` (the body of `POST /v1/jobs`, and what a

@@ -112,7 +112,7 @@ fn command(m: &Made) -> Command {
     for field in fields(d) {
         cmd = cmd.arg(option(field));
     }
-    // After the shared arguments, which bring their own.
+    // Set last: the flattened argument structs set an about text of their own.
     AnswerArgs::augment_args(cmd)
         .about(sentence(&d["summary"]))
         .long_about(None)
