@@ -18,33 +18,26 @@ pub fn describe() -> Value {
 /// [`describe`] without the operations named in `skip` (a caller that has its own function
 /// for them spares the cost of describing them: a millisecond for all of them).
 pub fn describe_except(skip: &[&str]) -> Value {
-    struct Described<'a>(Vec<Value>, &'a [&'a str]);
-    impl Visit for Described<'_> {
+    Value::Array(describe_where(|name, library| {
+        library && !skip.contains(&name)
+    }))
+}
+
+/// The descriptions of the operations of the table that `keep` takes, in the table's order:
+/// `keep` is given each one's name and whether library callers may run it (the command line
+/// makes the commands nobody wrote from the others' too).
+pub fn describe_where(keep: impl Fn(&str, bool) -> bool) -> Vec<Value> {
+    struct Described<F>(Vec<Value>, F);
+    impl<F: Fn(&str, bool) -> bool> Visit for Described<F> {
         fn visit<O: Member>(&mut self) {
-            if O::LIBRARY && !self.1.contains(&O::NAME) {
+            if (self.1)(O::NAME, O::LIBRARY) {
                 self.0.push(describe_one::<O>());
             }
         }
     }
-    let mut all = Described(Vec::new(), skip);
+    let mut all = Described(Vec::new(), keep);
     for_each(&mut all);
-    Value::Array(all.0)
-}
-
-/// The description of operation `name` of the table, offered to library callers or not (the
-/// command line makes the commands nobody wrote from it); `None` for a name not in the table.
-pub fn describe_operation(name: &str) -> Option<Value> {
-    struct Found<'a>(&'a str, Option<Value>);
-    impl Visit for Found<'_> {
-        fn visit<O: Member>(&mut self) {
-            if O::NAME == self.0 {
-                self.1 = Some(describe_one::<O>());
-            }
-        }
-    }
-    let mut found = Found(name, None);
-    for_each(&mut found);
-    found.1
+    all.0
 }
 
 /// One operation's description.

@@ -1,6 +1,6 @@
 //! The commands the declarations make. Every operation of the table that has an endpoint and
 //! no command written for it is `queens NAME` (a `_` nests it: `collection_deal` would be
-//! `queens collection deal`), made from its declaration ([`library::describe_operation`]):
+//! `queens collection deal`), made from its declaration ([`library::describe_where`]):
 //! FILE is its instance when it takes one, each field of its request is an option
 //! (`--field-name`, the field's description its help, the field's type, values and bounds
 //! what the option takes), and `--timeout`, `--max-memory` and `--json` are those of every
@@ -38,7 +38,7 @@ pub(crate) struct Made {
     name: &'static str,
     /// Its command's path: the name split at `_`.
     path: Vec<&'static str>,
-    /// Its declaration, described ([`library::describe_operation`]).
+    /// Its declaration, described ([`library::describe_where`]).
     described: Value,
 }
 
@@ -55,23 +55,24 @@ pub(crate) fn made(written: &Command) -> Vec<Made> {
     }
     let mut served = Served(Vec::new());
     ops::for_each(&mut served);
-    served
+    let unwritten: Vec<&'static str> = served
         .0
         .into_iter()
-        .filter_map(|name| {
-            let path: Vec<&'static str> = name.split('_').collect();
+        .filter(|name| {
             let mut at = Some(written);
-            for part in &path {
+            for part in name.split('_') {
                 at = at.and_then(|c| c.find_subcommand(part));
             }
-            match at {
-                Some(_) => None,
-                None => Some(Made {
-                    name,
-                    path,
-                    described: library::describe_operation(name)?,
-                }),
-            }
+            at.is_none()
+        })
+        .collect();
+    library::describe_where(|name, _| unwritten.contains(&name))
+        .into_iter()
+        .zip(&unwritten)
+        .map(|(described, &name)| Made {
+            name,
+            path: name.split('_').collect(),
+            described,
         })
         .collect()
 }
@@ -148,44 +149,37 @@ pub(crate) fn run(
         false => None,
     };
     let answer = AnswerArgs::from_arg_matches(matches).map_err(usage)?;
+    let options = given(&m.described, matches);
+    // The operation named `m.name`, found in the table, asked with these arguments.
     struct Runner<'a, W> {
         out: &'a mut W,
-        made: &'a Made,
-        instance: Option<InstanceArgs>,
-        answer: Option<AnswerArgs>,
-        options: Map<String, Value>,
+        name: &'a str,
+        instance: Option<&'a InstanceArgs>,
+        answer: &'a AnswerArgs,
+        options: &'a Map<String, Value>,
         started: Instant,
         ran: Option<Result<u8, Failure>>,
     }
     impl<W: Write> Visit for Runner<'_, W> {
         fn visit<O: Member>(&mut self) {
-            if O::NAME != self.made.name {
-                return;
+            if O::NAME == self.name {
+                let asked = Asked::<O> {
+                    instance: self.instance,
+                    answer: self.answer,
+                    options: self.options,
+                    op: PhantomData,
+                };
+                let ran = runner::run_showing(self.out, &asked, self.started, &show::show::<O>);
+                self.ran = Some(ran);
             }
-            let (Some(answer), options) = (self.answer.take(), std::mem::take(&mut self.options))
-            else {
-                return;
-            };
-            let asked = Asked::<O> {
-                instance: self.instance.take(),
-                answer,
-                options,
-                op: PhantomData,
-            };
-            self.ran = Some(runner::run_showing(
-                self.out,
-                &asked,
-                self.started,
-                &show::show::<O>,
-            ));
         }
     }
     let mut runner = Runner {
         out,
-        made: m,
-        instance,
-        answer: Some(answer),
-        options: given(&m.described, matches),
+        name: m.name,
+        instance: instance.as_ref(),
+        answer: &answer,
+        options: &options,
         started,
         ran: None,
     };
@@ -196,14 +190,14 @@ pub(crate) fn run(
 }
 
 /// A made command's arguments: operation `O`'s question.
-struct Asked<O> {
-    instance: Option<InstanceArgs>,
-    answer: AnswerArgs,
-    options: Map<String, Value>,
+struct Asked<'a, O> {
+    instance: Option<&'a InstanceArgs>,
+    answer: &'a AnswerArgs,
+    options: &'a Map<String, Value>,
     op: PhantomData<O>,
 }
 
-impl<O: Member> Run for Asked<O> {
+impl<O: Member> Run for Asked<'_, O> {
     type Op = O;
 
     fn common(&self) -> Common<'_> {
@@ -221,7 +215,7 @@ impl<O: Member> Run for Asked<O> {
                 let field = e.path().to_string().replace('_', "-");
                 Error::unsupported_at_field(format!("--{field}"), e.into_inner())
             })?;
-        if let Some(instance) = &self.instance {
+        if let Some(instance) = self.instance {
             if let Some(slot) = O::instance_mut(&mut req) {
                 *slot = instance.load()?;
             }
@@ -249,6 +243,10 @@ mod tests {
         let all = made(&none);
         assert!(all.len() >= 15, "{} made", all.len());
         for m in &all {
+            assert_eq!(
+                m.described["name"], m.name,
+                "a description beside another's name"
+            );
             let mut cmd = command(m);
             cmd.build();
             cmd.clone().debug_assert();
