@@ -314,7 +314,7 @@ fn bad_requests_get_problem_bodies_naming_the_field() {
         422,
         Some("engine"),
         // The command line's words for `--engine quantum`.
-        "`quantum`: use auto, backtrack, sat, race, local or ext:SOLVER",
+        "`quantum`: use auto, backtrack, sat, race, local, dlx or ext:SOLVER",
     );
     assert_problem(
         &s,

@@ -270,3 +270,39 @@ fn cli_generates_puzzles_of_the_grade_asked_for() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Dancing Links answers region puzzles as the backtracker does: the same number of
+/// solutions (up to 2) on the repository's region files, on generated puzzles, and on every
+/// LinkedIn level when ../shared is there; every board it gives passes the verifier.
+#[test]
+fn dancing_links_agrees_with_the_backtracker_on_region_puzzles() {
+    use queens::engine::{count, Budget, EngineSpec};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut puzzles: Vec<(String, queens::Problem)> = ["region-7.txt", "region-9.json"]
+        .iter()
+        .map(|f| {
+            let p = queens::formats::read_path(&root.join("instances").join(f)).unwrap();
+            (f.to_string(), p)
+        })
+        .collect();
+    for seed in 1..=6 {
+        let p = queens::engine::generate::puzzle(8, seed).unwrap();
+        puzzles.push((format!("generated 8×8 seed {seed}"), p));
+    }
+    if let Some(path) = crate::need::shared_data("linkedin-official-1-616.jsonl") {
+        for level in queens::formats::sources::load_all(&[path], &Default::default()).unwrap() {
+            let level = level.unwrap();
+            puzzles.push((format!("level {}", level.id), level.problem));
+        }
+    }
+    let budget = Budget::default();
+    for (name, p) in &puzzles {
+        let by = |spec| count(p, spec, Some(2), &budget).unwrap().count;
+        let want = by(EngineSpec::Backtrack { threads: 1 });
+        assert_eq!(by(EngineSpec::Dlx), want, "{name}");
+        let one = queens::engine::solve(p, EngineSpec::Dlx, &budget).unwrap();
+        if let queens::engine::Answer::Sat(q) = one.answer {
+            assert!(queens::verify::verify(p, &q).is_ok(), "{name}");
+        }
+    }
+}

@@ -1,13 +1,13 @@
 //! The one interface every engine implements, and the engines behind it.
 //!
 //! An [`Engine`] answers "is there a solution?" within a budget, as one column per row
-//! ([`SolvedColumns`], not yet verified: [`crate::dispatch`] verifies); a complete engine
+//! ([`SolvedColumns`], not yet verified: [`crate::execute`] verifies); a complete engine
 //! also lists the solutions ([`Engine::list`]) and may count them faster than listing
 //! ([`Engine::count`]). Proving a "no" is [`crate::prove`]'s, on the engines that can.
 //!
 //! The leaf engines are [`Backtrack`], [`Sat`], [`Ext`], [`Local`] and [`Core`] (the
-//! backtracker on the core of a completion); [`crate::race::Race`] runs two engines at once
-//! and [`crate::auto::Auto`] picks or races them. [`crate::named::engine_of`] builds the
+//! backtracker on the core of a completion); [`crate::plan`] chooses and combines them and
+//! [`crate::execute`] runs them. [`crate::execute::engine_of`] builds the
 //! engine an [`EngineSpec`] names.
 
 use crate::answer::{columns_of, ColumnAnswer, Counted, SolvedColumns};

@@ -6,11 +6,10 @@
 //!
 //! `spec.rs` is the engine spec grammar (`name.rs` its families), `answer.rs` what engines
 //! answer and `work.rs` the work a run did, `memory.rs` the memory estimates made before any
-//! work, `checked.rs` the check of every board, `named.rs` the engine a spec names,
-//! `plan.rs` the one choice of engines (`auto`'s, and the route of a `solve`), `portfolio.rs`
-//! `auto` on a completion, `stages.rs` the solve path as one line of stages (presolve →
-//! engine → lift → verify), and
-//! `dispatch.rs` the other questions (cells, listings, counts).
+//! work, `checked.rs` the check of every board. The routing is three files: `plan.rs` makes
+//! the one plan of a request (a tree of steps: `auto`'s choice, the completion portfolio's
+//! decision), `execute.rs` runs any plan (the engine table, the side-by-side combinator,
+//! listings and counts), and `portfolio.rs` runs the completion portfolio's node.
 
 pub mod child;
 pub mod cnf;
@@ -24,40 +23,34 @@ pub use queens_model::{Budget, Progress};
 use queens_model::error::Error;
 
 pub mod answer;
-pub mod auto;
 pub mod backtrack;
 pub mod checked;
 pub mod completion;
-pub mod decision;
-pub mod dispatch;
+pub mod dlx;
 pub mod engines;
+pub mod execute;
 pub mod explain;
 pub mod ext;
 pub mod formula;
 pub mod local;
 pub mod memory;
 pub mod name;
-pub mod named;
 pub mod plan;
 pub mod portfolio;
 pub mod prove;
-pub mod race;
 pub mod sat;
 pub mod spec;
-pub mod stages;
 pub mod threshold;
 pub mod work;
 
 pub use answer::{Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns};
 pub use checked::{checked, verify_columns};
-pub use dispatch::{count, enumerate, solve, solve_counting_learned};
 pub use engines::Engine;
+pub use execute::{complete_only, count, enumerate, solve, solve_columns, solve_counting_learned};
 pub use memory::{
     check_local_memory, check_sat_memory, default_max_memory, dimacs_text_bound, sat_estimate,
     SatEstimate, SatMemory,
 };
 pub use name::EngineName;
-pub(crate) use named::race_needs_a_caller;
 pub use spec::EngineSpec;
-pub use stages::{complete_only, solve_columns};
 pub use work::{ms, Work};

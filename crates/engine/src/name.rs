@@ -27,6 +27,9 @@ pub enum EngineName {
     /// Local search (iterative repair): classic boards of any size up to 2³¹ − 1, one
     /// solution; it proves nothing beyond cheap checks, and gives up as `timeout`.
     Local,
+    /// Knuth's Dancing Links: exact cover by Algorithm X (rows, columns and regions exactly
+    /// once, diagonals at most once), boards up to 512; complete, it counts and lists.
+    Dlx,
     /// The engine for the board: on a completion the core search and local search side by
     /// side after cheap refutations; backtrack on small boards and for all/limit/proof, local
     /// search on empty boards past 4096, a race of the two in between (`answered_by` says
@@ -35,12 +38,13 @@ pub enum EngineName {
 }
 
 /// Every engine's name, in the order the refusal of an unknown one lists them.
-const NAMES: [EngineName; 6] = [
+const NAMES: [EngineName; 7] = [
     EngineName::Auto,
     EngineName::Backtrack,
     EngineName::Sat,
     EngineName::Race,
     EngineName::Local,
+    EngineName::Dlx,
     EngineName::Ext,
 ];
 
@@ -54,9 +58,17 @@ impl EngineName {
             .ok_or_else(|| Self::unknown(s))
     }
 
+    /// The built-in engines, in the table's order (all but `ext`, whose solvers are listed
+    /// apart): what `GET /v1/engines` lists.
+    pub fn built_in() -> impl Iterator<Item = EngineName> {
+        NAMES.into_iter().filter(|&e| e != EngineName::Ext)
+    }
+
     /// The refusal of an engine name that is none of these.
     pub fn unknown(s: &str) -> String {
-        format!("`{s}`: use auto, backtrack, sat, race, local or ext:SOLVER (e.g. ext:cadical)")
+        format!(
+            "`{s}`: use auto, backtrack, sat, race, local, dlx or ext:SOLVER (e.g. ext:cadical)"
+        )
     }
 
     /// The engine's name as the CLI and JSON write it.
@@ -67,6 +79,7 @@ impl EngineName {
             EngineName::Race => "race",
             EngineName::Ext => "ext",
             EngineName::Local => "local",
+            EngineName::Dlx => "dlx",
             EngineName::Auto => "auto",
         }
     }
@@ -75,9 +88,11 @@ impl EngineName {
     pub fn other(self) -> EngineName {
         match self {
             EngineName::Backtrack | EngineName::Race => EngineName::Sat,
-            EngineName::Sat | EngineName::Ext | EngineName::Local | EngineName::Auto => {
-                EngineName::Backtrack
-            }
+            EngineName::Sat
+            | EngineName::Ext
+            | EngineName::Local
+            | EngineName::Dlx
+            | EngineName::Auto => EngineName::Backtrack,
         }
     }
 }
@@ -116,7 +131,7 @@ mod tests {
         let err = serde_json::from_str::<EngineName>("\"sta\"").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "`sta`: use auto, backtrack, sat, race, local or ext:SOLVER (e.g. ext:cadical) \
+            "`sta`: use auto, backtrack, sat, race, local, dlx or ext:SOLVER (e.g. ext:cadical) \
              at line 1 column 5"
         );
         assert!(serde_json::from_str::<EngineName>("3").is_err());

@@ -1,73 +1,540 @@
-//! The one place an engine is chosen: a request's engine fields and question become a
-//! [`Plan`] (which engines run, in what order or side by side, with what memory, and why),
-//! and `auto`'s choice on a board is [`choose`]. The operations layer asks [`plan`] once per
-//! `solve` and runs its [`Route`]; `auto` runs [`choose`]'s [`Choice`], and on a classic
-//! completion the portfolio runs [`portfolio`]'s [`Portfolio`] decision.
+//! The one place an engine is chosen. [`plan`] turns a request (its engine, what it asks
+//! beside one solution, the budget's memory limit) and the problem into a [`Plan`]: a small
+//! tree of [`Step`]s (refute, presolve to the core, run an engine, two steps side by side,
+//! one step if another gave up, a cross-check, a certificate). `auto`'s choice on a board
+//! and the completion portfolio's decision ([`CoreEstimate`]) are nodes of that tree, made
+//! once per request; [`crate::execute`] runs the tree and writes into each step how long it
+//! took and how it ended, so the answer carries what ran (`"plan"`) and its `why` is read
+//! from it.
+
+use std::cell::Cell;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use utoipa::ToSchema;
 
 use crate::completion::{self, Open};
-pub use crate::decision::{Ending, Portfolio, PortfolioRun};
-use crate::{local, Budget, EngineName, EngineSpec, Work};
+use crate::local;
+use crate::name::EngineName;
+use crate::spec::EngineSpec;
 use queens_model::model::{Problem, MAX_N};
+use queens_model::Budget;
 
 /// Boards smaller than this go to the backtracker alone: it answers them in well under a
 /// millisecond, and proves "no solution" where there is none (n = 2, 3).
 pub const RACE_FROM_N: usize = 32;
-
-/// Cells Hall's condition looks at on the bitmaps of a core too large to build yet, at once
-/// (a few milliseconds): it settles the boards of up to about 2,000 free rows.
-pub const HALL_QUICK_LOOKS: u64 = 1 << 22;
-
-/// How long local search runs alone before Hall's condition takes more than
-/// [`HALL_QUICK_LOOKS`] beside it: 250 ms, and 1 µs a row on boards past 250,000 rows (on
-/// a lightly preset board local search answers in about half that, and a refutation only
-/// matters where it cannot answer at all).
-pub fn hall_later(n: usize) -> std::time::Duration {
-    std::time::Duration::from_micros((n as u64).max(250_000))
-}
-
-/// Cells Hall's condition looks at on the bitmaps in all (about a third of a second): past
-/// it the condition is left unknown and the engines decide.
-pub const HALL_LOOKS: u64 = 100_000_000;
 
 /// How long the portfolio searches a core built at once alone, before local search starts
 /// beside it: near the crossing the core search answers in well under this, and starting two
 /// threads costs more than the answer; a search not done by then starts again on its thread.
 pub const CORE_ALONE: std::time::Duration = std::time::Duration::from_millis(20);
 
-/// What `auto` runs on a problem.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Choice {
-    /// The backtracker alone.
-    Backtrack,
-    /// Local search alone.
-    Local,
-    /// The whole-board backtracker against local search, one core each.
-    Race,
-    /// The portfolio of a classic completion ([`portfolio`]): refutations, then the core
-    /// search and local search side by side.
+/// What one step does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Cheap, sound reasons for "no" (the fixed queens' rules, Hall's condition).
+    Refute,
+    /// The fixed queens' lines taken out: the core of a completion.
+    Presolve,
+    /// One engine.
+    Run,
+    /// Its steps at once, one core each: the first verified answer wins and stops the other.
+    SideBySide,
+    /// Its first step; its second only if the first gave up.
+    ThenIfGaveUp,
+    /// Its first step, then its second, which must agree.
+    CrossCheck,
+    /// Its step, whose "no" comes with a proof checked before it is given.
+    Certify,
+    /// `auto` on a classic completion: its steps in order, each only if the one before
+    /// did not answer.
     Portfolio,
 }
 
-/// `auto`'s choice for one solution of `problem`: the portfolio on a classic completion of
-/// at least [`completion::AUTO_FROM_N`] rows, local search on an empty board past
-/// [`MAX_N`], the backtracker on small boards and where local search cannot go (regions,
-/// the `touch` rule), and the race of the two whole-board engines in between.
-pub fn choose(problem: &Problem) -> Choice {
-    let completion = completion::applies(problem)
-        && !problem.fixed().is_empty()
-        && problem.n() >= completion::AUTO_FROM_N;
-    if completion {
-        Choice::Portfolio
-    } else if problem.n() > MAX_N {
-        Choice::Local
-    } else if local::supports(problem).is_err() || problem.n() < RACE_FROM_N {
-        Choice::Backtrack
-    } else {
-        Choice::Race
+/// How a step ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// It gave the answer.
+    Answered,
+    /// It ran out of moves without an answer (local search spent its starts).
+    GaveUp,
+    /// The limits, or the other side's answer, stopped it.
+    Stopped,
+    /// It proved "no solution" before any search.
+    Refuted,
+    /// It never ran (an earlier step answered).
+    Skipped,
+    /// It ran and left the answer to a later step.
+    Passed,
+}
+
+/// The completion portfolio's estimates, made before any core is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CoreEstimate {
+    /// Free rows.
+    pub free_rows: usize,
+    /// The core's open cells, estimated from a sample of its rows.
+    pub cells: u64,
+    /// The core's memory at its peak, in bytes ([`completion::memory_estimate`]).
+    pub core_memory: u64,
+    /// Local search's memory, in bytes ([`local::memory_estimate`]).
+    pub local_memory: u64,
+    /// Local search runs (it fits the memory limit).
+    pub local: bool,
+    /// The core may be built at all: it fits [`completion::fits`] and the memory limit.
+    pub core: bool,
+    /// The core is built at once, beside local search; otherwise only once local search has
+    /// given up (or when it does not run).
+    pub core_first: bool,
+}
+
+/// One step of a plan, and once run, how it went.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Step {
+    /// What it does.
+    pub step: Action,
+    /// The engine it runs (`run` steps).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "spec_out",
+        deserialize_with = "spec_in"
+    )]
+    #[schema(value_type = Option<String>)]
+    pub engine: Option<EngineSpec>,
+    /// What it is, for people.
+    pub what: String,
+    /// On `run` steps of engine `race`: this side runs in a child process.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub child: bool,
+    /// The estimates the choice was made on (the completion portfolio).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<CoreEstimate>,
+    /// Once run: when it started, in milliseconds from the start of the plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ms: Option<f64>,
+    /// Once run: when it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_ms: Option<f64>,
+    /// Once run: how it ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ending: Option<Ending>,
+    /// Once run, where it says more than its ending: how, for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said: Option<String>,
+    /// Its own steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(no_recursion)]
+    pub steps: Vec<Step>,
+}
+
+fn spec_out<S: Serializer>(spec: &Option<EngineSpec>, s: S) -> Result<S::Ok, S::Error> {
+    match spec {
+        Some(spec) => s.serialize_str(&spec.to_string()),
+        None => s.serialize_none(),
     }
 }
 
-impl Portfolio {
+fn spec_in<'de, D: Deserializer<'de>>(d: D) -> Result<Option<EngineSpec>, D::Error> {
+    let text = Option::<String>::deserialize(d)?;
+    text.map(|t| t.parse::<EngineSpec>().map_err(serde::de::Error::custom))
+        .transpose()
+}
+
+impl Step {
+    /// A step that does `step` with `steps` under it.
+    pub fn new(step: Action, what: impl Into<String>, steps: Vec<Step>) -> Step {
+        Step {
+            step,
+            engine: None,
+            what: what.into(),
+            child: false,
+            estimate: None,
+            start_ms: None,
+            end_ms: None,
+            ending: None,
+            said: None,
+            steps,
+        }
+    }
+
+    /// A `run` step of `engine`.
+    pub fn run(engine: EngineSpec, what: impl Into<String>) -> Step {
+        Step {
+            engine: Some(engine),
+            ..Step::new(Action::Run, what, Vec::new())
+        }
+    }
+
+    /// The step's trace: started and ended (milliseconds from the plan's start) and how.
+    pub fn ran(&mut self, start_ms: f64, end_ms: f64, ending: Ending) {
+        self.start_ms = Some(start_ms);
+        self.end_ms = Some(end_ms);
+        self.ending = Some(ending);
+    }
+
+    /// Marks this step and every step under it that has no ending as skipped.
+    pub fn skip_rest(&mut self) {
+        if self.ending.is_none() {
+            self.ending = Some(Ending::Skipped);
+        }
+        for s in &mut self.steps {
+            s.skip_rest();
+        }
+    }
+
+    /// The tree for people, one step a line, indented two spaces a level: what each does,
+    /// and once run, its times and ending.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        self.write(0, &mut out);
+        out
+    }
+
+    fn write(&self, depth: usize, out: &mut String) {
+        let pad = "  ".repeat(depth);
+        let name = match self.step {
+            Action::Refute => "refute",
+            Action::Presolve => "presolve",
+            Action::Run => "run",
+            Action::SideBySide => "side by side",
+            Action::ThenIfGaveUp => "then if it gave up",
+            Action::CrossCheck => "cross-check",
+            Action::Certify => "certify",
+            Action::Portfolio => "portfolio",
+        };
+        let engine = self.engine.map(|e| format!(" {e}")).unwrap_or_default();
+        let child = if self.child { " (child process)" } else { "" };
+        out.push_str(&format!("{pad}{name}{engine}{child}: {}", self.what));
+        if let Some(e) = &self.estimate {
+            out.push_str(&format!(
+                " [{} free rows; core {}, local search {}]",
+                e.free_rows,
+                bytes(e.core_memory),
+                bytes(e.local_memory)
+            ));
+        }
+        match (self.ending, self.start_ms, self.end_ms) {
+            (Some(Ending::Skipped), _, _) => out.push_str(" — skipped"),
+            (Some(ending), Some(a), Some(b)) => {
+                let ending = serde_json::to_value(ending).expect("an ending serializes");
+                let ending = ending.as_str().unwrap_or_default().replace('_', " ");
+                out.push_str(&format!(" — {ending}, {a:.3}–{b:.3} ms"));
+            }
+            _ => {}
+        }
+        out.push('\n');
+        for s in &self.steps {
+            s.write(depth + 1, out);
+        }
+    }
+
+    /// The steps under this one and itself, depth first.
+    pub fn all(&self) -> Vec<&Step> {
+        let mut v = vec![self];
+        for s in &self.steps {
+            v.extend(s.all());
+        }
+        v
+    }
+}
+
+/// What a request asks, beside its engine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ask {
+    /// More than one solution (`all` or `limit`).
+    pub many: bool,
+    /// A proof of "no".
+    pub proof: bool,
+    /// A second engine to agree.
+    pub cross_check: bool,
+    /// The ring bounds.
+    pub rings: bool,
+    /// Backtracker threads, when the request names them.
+    pub threads: Option<usize>,
+}
+
+/// The plan of one request: its tree, and what the executor needs beside it.
+pub struct Plan<'p> {
+    /// The steps.
+    pub root: Step,
+    /// The engine the request named, which the answer reports as `engine`.
+    pub engine: EngineName,
+    /// One solution as one column per row, through the executor ([`crate::execute`]);
+    /// otherwise on the board (listing, proving, cross-checking, a complete engine named).
+    pub columns: bool,
+    /// The completion portfolio's bitmaps, built for its estimates and handed to its run.
+    pub(crate) bitmaps: Option<(Open<'p>, bool)>,
+}
+
+impl std::fmt::Debug for Plan<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plan")
+            .field("root", &self.root)
+            .field("engine", &self.engine)
+            .field("columns", &self.columns)
+            .finish()
+    }
+}
+
+thread_local! {
+    static PLANS_MADE: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Plans made on this thread so far: a request makes exactly one (tests count them).
+pub fn plans_made() -> u64 {
+    PLANS_MADE.with(Cell::get)
+}
+
+/// Whether `auto` runs the completion portfolio on `problem` for one solution: a classic
+/// completion of at least [`completion::AUTO_FROM_N`] rows.
+pub fn is_portfolio_board(problem: &Problem) -> bool {
+    completion::applies(problem)
+        && !problem.fixed().is_empty()
+        && problem.n() >= completion::AUTO_FROM_N
+}
+
+/// The plan of `problem` asking `ask` of the engine `spec` names, within `budget`'s memory
+/// limit: the one place an engine is chosen.
+pub fn plan<'p>(problem: &'p Problem, spec: EngineSpec, ask: Ask, budget: &Budget) -> Plan<'p> {
+    PLANS_MADE.with(|c| c.set(c.get() + 1));
+    let engine = EngineName::of(spec);
+    let single = !(ask.many || ask.proof || ask.cross_check);
+    let mut bitmaps = None;
+    let named = "the engine named, on the board";
+    let (run, columns) = match spec {
+        EngineSpec::Race(encoding) => (
+            Step::new(
+                Action::SideBySide,
+                "the backtracker here against the SAT engine in a child process",
+                vec![
+                    here(problem),
+                    Step {
+                        child: true,
+                        ..Step::run(
+                            EngineSpec::Sat(encoding),
+                            "varisat, which only a kill stops",
+                        )
+                    },
+                ],
+            ),
+            false,
+        ),
+        EngineSpec::Local { .. } => (Step::run(spec, "the engine named"), true),
+        EngineSpec::Auto { seed } if single && !ask.rings => {
+            let (step, open) = auto(problem, seed, budget);
+            bitmaps = open;
+            (step, true)
+        }
+        EngineSpec::Auto { .. } => {
+            let threads = ask.threads.unwrap_or(0);
+            let spec = if ask.rings {
+                EngineSpec::BacktrackRings { threads }
+            } else {
+                EngineSpec::Backtrack { threads }
+            };
+            let why = "the backtracker, as listing, proving and cross-checking need a complete \
+                       engine";
+            (Step::run(spec, why), false)
+        }
+        EngineSpec::Backtrack { .. } | EngineSpec::Sat(_) | EngineSpec::Ext(_)
+            if problem.is_sparse() && single =>
+        {
+            let why = "the engine named, on the core of the completion (past 4096 rows the \
+                       complete engines search only the rows left free)";
+            let run = Step::run(spec, why);
+            let step = match spec {
+                EngineSpec::Backtrack { .. } => Step::new(
+                    Action::Presolve,
+                    "the fixed queens' lines taken out, the cheap refutations tried",
+                    vec![run],
+                ),
+                _ => run,
+            };
+            (step, true)
+        }
+        EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => {
+            let spec = match (spec, ask.threads) {
+                (EngineSpec::Backtrack { .. }, Some(threads)) => EngineSpec::Backtrack { threads },
+                (EngineSpec::BacktrackRings { .. }, Some(threads)) => {
+                    EngineSpec::BacktrackRings { threads }
+                }
+                _ => spec,
+            };
+            (Step::run(spec, named), false)
+        }
+        EngineSpec::Sat(_) | EngineSpec::Ext(_) | EngineSpec::Dlx => {
+            (Step::run(spec, named), false)
+        }
+    };
+    let root = if ask.proof {
+        Step::new(
+            Action::Certify,
+            "a \"no\" comes with a proof, checked before it is given",
+            vec![run],
+        )
+    } else if ask.cross_check {
+        let first = run.engine.unwrap_or(spec);
+        let other = Step::run(
+            first.other(crate::encode::amo::Encoding::Auto),
+            "the other engine, which must agree",
+        );
+        Step::new(
+            Action::CrossCheck,
+            "both engines, one after the other",
+            vec![run, other],
+        )
+    } else {
+        run
+    };
+    Plan {
+        root,
+        engine,
+        columns,
+        bitmaps,
+    }
+}
+
+/// The race's side in this process: the backtracker on one thread, on the core of a
+/// completion past [`MAX_N`].
+fn here(problem: &Problem) -> Step {
+    let run = Step::run(
+        EngineSpec::Backtrack { threads: 1 },
+        "the backtracker, one core",
+    );
+    if problem.is_sparse() {
+        Step::new(Action::Presolve, "the core of the completion", vec![run])
+    } else {
+        run
+    }
+}
+
+/// `auto`'s choice for one solution: the portfolio on a classic completion of at least
+/// [`completion::AUTO_FROM_N`] rows, local search on an empty board past [`MAX_N`], the
+/// backtracker on small boards and where local search cannot go (regions, the `touch`
+/// rule), and the two whole-board engines side by side in between.
+fn auto<'p>(problem: &'p Problem, seed: u64, budget: &Budget) -> (Step, Option<(Open<'p>, bool)>) {
+    let local = EngineSpec::Local { seed };
+    if is_portfolio_board(problem) {
+        let (open, clash) = Open::new(problem);
+        let step = portfolio(problem, &open, seed, budget);
+        return (step, Some((open, clash)));
+    }
+    let step = if problem.n() > MAX_N {
+        Step::run(
+            local,
+            format!(
+                "local search alone, on an empty board past {MAX_N} rows (the complete \
+                 engines keep n² bits)"
+            ),
+        )
+    } else if local::supports(problem).is_err() {
+        Step::run(
+            EngineSpec::Backtrack { threads: 0 },
+            "the backtracker alone, as local search cannot take this board (regions or the \
+             touch rule)",
+        )
+    } else if problem.n() < RACE_FROM_N {
+        Step::run(
+            EngineSpec::Backtrack { threads: 0 },
+            format!(
+                "the backtracker alone, on a board under {RACE_FROM_N} rows (it answers \
+                 them in well under a millisecond)"
+            ),
+        )
+    } else {
+        Step::new(
+            Action::SideBySide,
+            "the backtracker against local search, one core each",
+            vec![
+                Step::run(EngineSpec::Backtrack { threads: 1 }, "the whole board"),
+                Step::run(local, "gives up rather than proves"),
+            ],
+        )
+    };
+    (step, None)
+}
+
+/// The completion portfolio's node: its estimates ([`estimate_core`]) and the steps they
+/// choose.
+fn portfolio(problem: &Problem, open: &Open, seed: u64, budget: &Budget) -> Step {
+    let e = estimate_core(problem, open, budget);
+    let core = EngineSpec::Backtrack { threads: 1 };
+    let local = EngineSpec::Local { seed };
+    let refute = Step::new(Action::Refute, "the fixed queens' rules", Vec::new());
+    let presolve = || {
+        Step::new(
+            Action::Presolve,
+            "the core: the fixed queens' lines taken out, the cheap refutations tried",
+            Vec::new(),
+        )
+    };
+    let steps = if !e.local {
+        vec![refute, presolve(), Step::run(core, "the core search alone")]
+    } else if e.core_first {
+        vec![
+            refute,
+            presolve(),
+            Step::run(
+                core,
+                format!(
+                    "the core search alone, for up to {} ms",
+                    CORE_ALONE.as_millis()
+                ),
+            ),
+            Step::new(
+                Action::SideBySide,
+                "the core search against local search",
+                vec![
+                    Step::run(core, "the core search, again"),
+                    Step::run(local, "local search"),
+                ],
+            ),
+        ]
+    } else {
+        let complete = if problem.is_sparse() {
+            Step::run(core, "the core search, on the core built now")
+        } else {
+            Step::run(
+                EngineSpec::Backtrack { threads: 0 },
+                "the whole-board backtracker",
+            )
+        };
+        vec![
+            refute,
+            Step::new(
+                Action::SideBySide,
+                "Hall's condition, then a complete engine, against local search",
+                vec![
+                    Step::new(
+                        Action::ThenIfGaveUp,
+                        "a complete engine only once local search gave up",
+                        vec![
+                            Step::new(
+                                Action::Refute,
+                                "Hall's condition on the bitmaps",
+                                Vec::new(),
+                            ),
+                            complete,
+                        ],
+                    ),
+                    Step::run(local, "local search"),
+                ],
+            ),
+        ]
+    };
+    Step {
+        estimate: Some(e),
+        ..Step::new(
+            Action::Portfolio,
+            "the core search and local search on a classic completion",
+            steps,
+        )
+    }
+}
+
+impl CoreEstimate {
     /// The decision for people, in one clause: the estimates, and what ran first.
     pub fn why(&self) -> String {
         let estimate = format!(
@@ -99,28 +566,6 @@ impl Portfolio {
     }
 }
 
-impl PortfolioRun {
-    /// What ran and why, for people: the decision and how the run ended.
-    pub fn why(&self) -> String {
-        let Some(decision) = self.decision else {
-            return "portfolio: refuted by the fixed queens before any engine ran".into();
-        };
-        let ended = match self.ending {
-            Ending::Presets => "the fixed queens break a rule",
-            Ending::Hall => "Hall's condition refuted the board before the core was built",
-            Ending::Core { searched: false } => {
-                "the core's presolve refuted the board before any search (the reason says how)"
-            }
-            Ending::Core { searched: true } => "the core search answered",
-            Ending::WholeBoard => "local search gave up, and the whole-board backtracker answered",
-            Ending::Local => "local search answered",
-            Ending::GaveUp => "local search gave up, and no complete engine takes this core",
-            Ending::Stopped => "the limits stopped both before an answer",
-        };
-        format!("portfolio: {}; {ended}", decision.why())
-    }
-}
-
 /// A size for people: kilobytes under a megabyte, megabytes above.
 fn bytes(b: u64) -> String {
     if b < 1 << 20 {
@@ -130,10 +575,9 @@ fn bytes(b: u64) -> String {
     }
 }
 
-/// The portfolio's decision for a classic completion (see [`Portfolio`]): the core's memory
-/// estimated from the bitmaps ([`Open::estimate_cells`]) against local search's and the
-/// budget's limit. `open` is the problem's bitmaps.
-pub fn portfolio(problem: &Problem, open: &Open, budget: &Budget) -> Portfolio {
+/// The portfolio's estimates for a classic completion: the core's memory estimated from the
+/// bitmaps ([`Open::estimate_cells`]) against local search's and the budget's limit.
+pub fn estimate_core(problem: &Problem, open: &Open, budget: &Budget) -> CoreEstimate {
     let cells = open.estimate_cells();
     let core_memory = completion::memory_estimate(problem.n(), cells as usize);
     let local_memory = local::memory_estimate(problem);
@@ -146,7 +590,7 @@ pub fn portfolio(problem: &Problem, open: &Open, budget: &Budget) -> Portfolio {
     // time too (measured: 1,000 rows with 600 free, 4,000 with 800 free), until local
     // search gives up.
     let core_first = core && (!local || core_memory <= local_memory);
-    Portfolio {
+    CoreEstimate {
         free_rows: open.free_rows(),
         cells,
         core_memory,
@@ -157,154 +601,41 @@ pub fn portfolio(problem: &Problem, open: &Open, budget: &Budget) -> Portfolio {
     }
 }
 
-/// What a `solve` request asks, beside its engine.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Ask {
-    /// More than one solution (`all` or `limit`).
-    pub many: bool,
-    /// A proof of "no".
-    pub proof: bool,
-    /// A second engine to agree.
-    pub cross_check: bool,
-    /// The ring bounds.
-    pub rings: bool,
-    /// Backtracker threads, when the request names them.
-    pub threads: Option<usize>,
-}
-
-/// How the operations layer runs a `solve`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
-    /// One solution as one column per row, by this engine through the solve path's stages
-    /// (local search, `auto`, and the complete engines on the core past [`MAX_N`]).
-    Columns(EngineSpec),
-    /// A complete engine on the board: listing, proving, cross-checking.
-    Board(EngineSpec),
-    /// A race (engine `race`): `here` runs in this process against `child` in a child
-    /// process the caller starts (varisat cannot be interrupted, a process can be killed),
-    /// each on one core with the caller's deadline and memory limit and its own stop flag
-    /// ([`crate::race::race`]); the first answer wins and stops the other.
-    Race {
-        /// The side in this process: the backtracker on one thread (on the core of a
-        /// completion past [`MAX_N`]).
-        here: EngineSpec,
-        /// The side in the child process: the SAT engine.
-        child: EngineSpec,
-    },
-}
-
-/// The plan of one `solve`: its route and, for people, why.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Plan {
-    /// How it runs.
-    pub route: Route,
-    /// The engine the request named, which the answer reports as `engine`.
-    pub engine: EngineName,
-    /// Why this route.
-    pub why: &'static str,
-}
-
-impl Plan {
-    /// What ran and why, for people, once the run's `work` is done: for `auto` on one
-    /// solution its choice on the board (and on a completion the portfolio's decision and
-    /// how it ended), for a race the engine that answered first, otherwise the route.
-    pub fn reason(&self, problem: &Problem, work: &Work) -> String {
-        let by = work.answered_by.map(EngineName::of);
-        match self.route {
-            Route::Columns(EngineSpec::Auto { .. }) => auto_reason(problem, work),
-            Route::Race { .. } => match by {
-                Some(e) => format!("race: {}; the {} engine answered first", self.why, e.name()),
-                None => format!("race: {}; neither answered within the limits", self.why),
-            },
-            _ => format!("{}: {}", self.engine.name(), self.why),
-        }
-    }
-}
-
-/// [`Plan::reason`] of `auto` on one solution.
-fn auto_reason(problem: &Problem, work: &Work) -> String {
-    match choose(problem) {
-        Choice::Portfolio => work.portfolio.map_or_else(
-            || "portfolio: the core search and local search".into(),
-            |run| run.why(),
-        ),
-        Choice::Backtrack if problem.n() < RACE_FROM_N => format!(
-            "auto: the backtracker alone, on a board under {RACE_FROM_N} rows (it answers \
-             them in well under a millisecond)"
-        ),
-        Choice::Backtrack => {
-            "auto: the backtracker alone, as local search cannot take this board (regions or \
-             the touch rule)"
-                .into()
-        }
-        Choice::Local => format!(
-            "auto: local search alone, on an empty board past {MAX_N} rows (the complete \
-             engines keep n² bits)"
-        ),
-        Choice::Race => {
-            let first = match work.answered_by.map(EngineName::of) {
-                Some(e) => format!("the {} engine answered first", e.name()),
-                None => "neither answered within the limits".into(),
-            };
-            format!("auto: the backtracker against local search, one core each; {first}")
-        }
-    }
-}
-
-/// The plan of a `solve` of `problem` asking `ask` of the engine `spec` names.
-pub fn plan(problem: &Problem, spec: EngineSpec, ask: Ask) -> Plan {
-    let engine = EngineName::of(spec);
-    let single = !(ask.many || ask.proof || ask.cross_check);
-    let (route, why) = match spec {
-        EngineSpec::Race(encoding) => (
-            Route::Race {
-                here: EngineSpec::Backtrack { threads: 1 },
-                child: EngineSpec::Sat(encoding),
-            },
-            "the backtracker here against the SAT engine in a child process",
-        ),
-        EngineSpec::Local { .. } => (Route::Columns(spec), "the engine named"),
-        EngineSpec::Auto { .. } if single && !ask.rings => {
-            (Route::Columns(spec), "its choice on the board")
-        }
-        EngineSpec::Auto { .. } => {
-            let threads = ask.threads.unwrap_or(0);
-            let spec = if ask.rings {
-                EngineSpec::BacktrackRings { threads }
-            } else {
-                EngineSpec::Backtrack { threads }
-            };
-            (
-                Route::Board(spec),
-                "the backtracker, as listing, proving and cross-checking need a complete \
-                 engine",
-            )
-        }
-        EngineSpec::Backtrack { .. } | EngineSpec::Sat(_) | EngineSpec::Ext(_)
-            if problem.is_sparse() && single =>
+impl Plan<'_> {
+    /// What ran and why, for people, read from the executed tree: for `auto` its choice (on
+    /// a completion the portfolio's estimates and how it ended), for two engines side by
+    /// side the one that answered first, otherwise the step that ran.
+    pub fn why(&self) -> String {
+        let root = match self.root.step {
+            Action::Certify | Action::CrossCheck => &self.root.steps[0],
+            _ => &self.root,
+        };
+        let first = || match root
+            .steps
+            .iter()
+            .find(|s| s.ending == Some(Ending::Answered))
         {
-            (
-                Route::Columns(spec),
-                "the engine named, on the core of the completion (past 4096 rows the \
-                 complete engines search only the rows left free)",
-            )
-        }
-        EngineSpec::Backtrack { .. } | EngineSpec::BacktrackRings { .. } => {
-            let threads = ask.threads;
-            let spec = match (spec, threads) {
-                (EngineSpec::Backtrack { .. }, Some(threads)) => EngineSpec::Backtrack { threads },
-                (EngineSpec::BacktrackRings { .. }, Some(threads)) => {
-                    EngineSpec::BacktrackRings { threads }
+            Some(s) => format!(
+                "the {} engine answered first",
+                EngineName::of(s.all().iter().find_map(|s| s.engine).expect("a run step")).name()
+            ),
+            None => "neither answered within the limits".into(),
+        };
+        match (self.engine, root.step) {
+            (_, Action::Portfolio) => match (&root.said, root.estimate) {
+                (Some(said), _) if root.steps[0].ending == Some(Ending::Refuted) => {
+                    format!("portfolio: {said}")
                 }
-                _ => spec,
-            };
-            (Route::Board(spec), "the engine named, on the board")
+                (Some(said), Some(e)) => format!("portfolio: {}; {said}", e.why()),
+                _ => "portfolio: the core search and local search".into(),
+            },
+            (EngineName::Race, _) => format!("race: {}; {}", root.what, first()),
+            (EngineName::Auto, Action::SideBySide) => format!("auto: {}; {}", root.what, first()),
+            (EngineName::Auto, _) => format!("auto: {}", root.what),
+            (e, Action::Presolve) => format!("{}: {}", e.name(), root.steps[0].what),
+            (e, _) => format!("{}: {}", e.name(), root.what),
         }
-        EngineSpec::Sat(_) | EngineSpec::Ext(_) => {
-            (Route::Board(spec), "the engine named, on the board")
-        }
-    };
-    Plan { route, engine, why }
+    }
 }
 
 /// Whether `auto` counts `problem` on its core: a classic completion of at least
@@ -324,19 +655,50 @@ mod tests {
 
     #[test]
     fn auto_on_a_completion_is_the_portfolio_and_lists_with_the_backtracker() {
+        let b = Budget::default();
         let p = Problem::new(100).unwrap().with_fixed(&[(0, 1)]).unwrap();
-        assert_eq!(choose(&p), Choice::Portfolio);
-        assert_eq!(choose(&Problem::new(100).unwrap()), Choice::Race);
-        assert_eq!(choose(&Problem::new(10).unwrap()), Choice::Backtrack);
         let auto = EngineSpec::Auto { seed: 1 };
-        assert_eq!(plan(&p, auto, Ask::default()).route, Route::Columns(auto));
+        let one = plan(&p, auto, Ask::default(), &b);
+        assert_eq!(one.root.step, Action::Portfolio);
+        assert!(one.columns && one.root.estimate.is_some());
+        let empty = Problem::new(100).unwrap();
+        assert_eq!(
+            plan(&empty, auto, Ask::default(), &b).root.step,
+            Action::SideBySide
+        );
+        let small = Problem::new(10).unwrap();
+        let alone = plan(&small, auto, Ask::default(), &b).root;
+        assert_eq!(alone.engine, Some(EngineSpec::Backtrack { threads: 0 }));
         let many = Ask {
             many: true,
             ..Ask::default()
         };
+        let listing = plan(&p, auto, many, &b);
+        assert!(!listing.columns);
         assert_eq!(
-            plan(&p, auto, many).route,
-            Route::Board(EngineSpec::Backtrack { threads: 0 })
+            listing.root.engine,
+            Some(EngineSpec::Backtrack { threads: 0 })
         );
+    }
+
+    /// One request, one plan: the counter moves by one per call, and a plan's JSON reads
+    /// back as the same tree.
+    #[test]
+    fn a_plan_is_counted_and_reads_back_from_its_json() {
+        let p = Problem::new(100).unwrap().with_fixed(&[(0, 1)]).unwrap();
+        let before = plans_made();
+        let made = plan(
+            &p,
+            EngineSpec::Race(crate::encode::amo::Encoding::Auto),
+            Ask::default(),
+            &Budget::default(),
+        );
+        assert_eq!(plans_made(), before + 1);
+        let json = serde_json::to_string(&made.root).unwrap();
+        assert!(json.contains("\"engine\":\"backtrack:1\""), "{json}");
+        assert!(json.contains("\"child\":true"), "{json}");
+        let back: Step = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, made.root);
+        assert!(made.root.text().contains("side by side"));
     }
 }

@@ -222,6 +222,11 @@ fn proving_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
             "the local engine proves nothing; ask backtrack, sat or auto \
              for a proof",
         )),
+        EngineSpec::Dlx => Err(Error::unsupported_at_field(
+            "proof",
+            "the dlx engine writes no proof of its \"no\"; ask backtrack, sat or auto \
+             for a proof",
+        )),
         spec => Ok(spec),
     }
 }
@@ -319,7 +324,7 @@ fn search(
                 ))),
             }
         }
-        EngineSpec::Race(_) => Err(super::race_needs_a_caller()),
+        EngineSpec::Race(_) => Err(crate::execute::race_needs_a_caller()),
         EngineSpec::BacktrackRings { .. } => Err(Error::unsupported(
             "a proof comes from the backtracker without the ring prune: drop --rings".into(),
         )),
@@ -346,7 +351,7 @@ fn search(
                 }
             }
         }
-        EngineSpec::Local { .. } | EngineSpec::Auto { .. } => {
+        EngineSpec::Local { .. } | EngineSpec::Auto { .. } | EngineSpec::Dlx => {
             unreachable!("proving_engine maps these")
         }
         EngineSpec::Sat(_) => {

@@ -22,7 +22,7 @@ pub enum EngineSpec {
     /// varisat on the given at-most-one encoding.
     Sat(Encoding),
     /// The backtracker (one thread) and varisat (this encoding, in a child process) at
-    /// once; the first answer wins ([`crate::race`]). It answers "is there a solution?" only, and
+    /// once; the first answer wins ([`crate::execute::first_answer`]). It answers "is there a solution?" only, and
     /// runs through a caller that can start the child: the operations layer or `compare`.
     Race(Encoding),
     /// An external SAT solver ([`crate::ext`]) on the CNF `queens encode` writes, in a child
@@ -41,7 +41,9 @@ pub enum EngineSpec {
         /// The seed (`local:SEED`; 1 when not given).
         seed: u64,
     },
-    /// The engine for the job ([`crate::auto`], chosen by [`crate::plan`]): on a completion the
+    /// Knuth's Dancing Links ([`crate::dlx`]): Algorithm X on the exact cover of the board.
+    Dlx,
+    /// The engine for the job (a plan of engines, [`crate::plan`]): on a completion the
     /// portfolio of the core search and local search ([`crate::portfolio`]); the backtracker
     /// on small boards and whatever must be proved or counted, local search on empty boards
     /// past [`queens_model::model::MAX_N`], and a race of the two in between. The answer
@@ -67,6 +69,7 @@ impl EngineSpec {
             EngineSpec::Sat(_)
             | EngineSpec::Ext(_)
             | EngineSpec::Local { .. }
+            | EngineSpec::Dlx
             | EngineSpec::Auto { .. } => EngineSpec::Backtrack { threads: 0 },
         }
     }
@@ -91,6 +94,7 @@ impl fmt::Display for EngineSpec {
             EngineSpec::BacktrackRings { threads } => write!(f, "backtrack:{threads}+rings"),
             EngineSpec::Local { seed: 1 } => write!(f, "local"),
             EngineSpec::Local { seed } => write!(f, "local:{seed}"),
+            EngineSpec::Dlx => write!(f, "dlx"),
             EngineSpec::Auto { seed: 1 } => write!(f, "auto"),
             EngineSpec::Auto { seed } => write!(f, "auto:{seed}"),
         }
@@ -138,6 +142,7 @@ impl FromStr for EngineSpec {
                 .map(EngineSpec::Ext)
                 .map_err(|err| format!("`{s}`: {err}")),
             ("local", None) => Ok(EngineSpec::Local { seed: 1 }),
+            ("dlx", None) => Ok(EngineSpec::Dlx),
             ("auto", None) => Ok(EngineSpec::Auto { seed: 1 }),
             ("local" | "auto", Some(t)) => match t.parse::<u64>() {
                 Ok(seed) if name == "local" => Ok(EngineSpec::Local { seed }),
@@ -148,7 +153,7 @@ impl FromStr for EngineSpec {
             },
             _ => Err(format!(
                 "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING, \
-                 race, local[:SEED], auto[:SEED] or ext:SOLVER, e.g. sat:seq or ext:cadical)"
+                 race, local[:SEED], auto[:SEED], dlx or ext:SOLVER, e.g. sat:seq or ext:cadical)"
             )),
         }
     }
@@ -201,6 +206,7 @@ impl EngineName {
             (EngineName::Sat, None) => EngineSpec::Sat(encoding),
             (EngineName::Race, None) => EngineSpec::Race(encoding),
             (EngineName::Local, None) => EngineSpec::Local { seed: 1 },
+            (EngineName::Dlx, None) => EngineSpec::Dlx,
             // The ring prune is the backtracker's: `auto` with rings is the backtracker.
             (EngineName::Auto, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
             (EngineName::Auto, None) => EngineSpec::Auto { seed: 1 },
@@ -217,6 +223,7 @@ impl EngineName {
             EngineSpec::Race(_) => EngineName::Race,
             EngineSpec::Ext(_) => EngineName::Ext,
             EngineSpec::Local { .. } => EngineName::Local,
+            EngineSpec::Dlx => EngineName::Dlx,
             EngineSpec::Auto { .. } => EngineName::Auto,
         }
     }

@@ -7,7 +7,6 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::decision::PortfolioRun;
 use crate::spec::EngineSpec;
 
 /// The work one run did.
@@ -23,9 +22,6 @@ pub struct Work {
     pub answered_by: Option<EngineSpec>,
     /// When the search ran on the core of a completion ([`crate::completion`]): its size.
     pub core: Option<CoreSize>,
-    /// With `auto` on a classic completion: the portfolio's decision and how its run ended,
-    /// for the answer's account of what ran and why ([`crate::plan`]).
-    pub portfolio: Option<PortfolioRun>,
     /// Wall time of the whole run, milliseconds.
     pub time_ms: f64,
 }

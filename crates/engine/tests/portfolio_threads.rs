@@ -4,9 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use queens_engine::engines::Engine;
-use queens_engine::portfolio::Portfolio;
-use queens_engine::{generate, Budget, EngineName};
+use queens_engine::{generate, solve_columns, Budget, EngineName, EngineSpec};
 
 /// Threads of this process, from /proc (Linux); `None` elsewhere.
 fn threads() -> Option<usize> {
@@ -23,7 +21,8 @@ fn a_stopped_engine_leaves_no_thread_behind() {
     // there after hundreds of starts, is still running and must be stopped.
     let p = generate::completion(2000, 1850, 2).unwrap();
     let start = Instant::now();
-    let solved = Portfolio { seed: 1 }.solve(&p, &Budget::default()).unwrap();
+    let auto = EngineSpec::Auto { seed: 1 };
+    let solved = solve_columns(&p, auto, &Budget::default()).unwrap();
     assert!(solved.answer.is_decided(), "{:?}", solved.answer);
     assert_eq!(
         solved.work.answered_by.map(EngineName::of),

@@ -766,11 +766,16 @@ impl operation::Library for Solve {}
 /// UNSAT answer. Artifacts: `proof` and `cnf` when a proof was made. Engine `race` is the
 /// backtracker here against the SAT engine in a child process (`race_sides.rs`).
 pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifacts), Error> {
-    if req.engine == EngineName::Race {
-        req.validate()?;
-        return race_sides::run::<Solve>(req, &ctx.with_timeout_ms(req.timeout_ms));
-    }
-    solve::solve_planned(req, ctx)
+    let child = |side: &SolveRequest, side_ctx: &Context| {
+        let exe = side_ctx.isolate.clone().ok_or_else(|| {
+            Error::unsupported(
+                "engine race runs its SAT side in a child process of the queens executable,                  and this caller named none (Context::isolate)"
+                    .into(),
+            )
+        })?;
+        isolate::run::<Solve>(&exe, side, side_ctx)
+    };
+    solve::solve_planned(req, ctx, &child)
 }
 
 #[cfg(test)]

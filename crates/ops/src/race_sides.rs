@@ -1,38 +1,38 @@
-//! `solve` on the racing engine: the sides the plan names ([`Route::Race`]: the backtracker
-//! here on one thread, the SAT engine in a child `queens op` of this executable), raced by
-//! [`queens_engine::race`], where the first answer wins and the other is stopped. This layer
-//! supplies what the engine crate cannot: the child process and each side's context. With a proof, each side certifies its own UNSAT, so the "no"
-//! comes with whichever proof is ready first.
+//! `solve` on the racing engine: the plan's side-by-side step (the backtracker here on one
+//! thread, the SAT engine in a child process), run by [`queens_engine::execute::first_answer`],
+//! where the first answer wins and the other is stopped. This layer supplies what the engine
+//! crate cannot: the child process (given by the caller as a closure) and each side's
+//! context. With a proof, each side certifies its own UNSAT, so the "no" comes with
+//! whichever proof is ready first.
 
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::context::{ms, Artifacts, Context};
-use crate::isolate;
-use crate::operation::Declared;
-use crate::solve::{SolveRequest, SolveResponse};
-use queens_engine::plan::Route;
-use queens_engine::race::{race, Side};
-use queens_engine::EngineName;
-use queens_engine::{EngineSpec, Work};
+use crate::solve::{ChildSide, SolveRequest, SolveResponse};
+use queens_engine::execute::{first_answer, Side};
+use queens_engine::plan::{Ending, Step};
+use queens_engine::{EngineName, EngineSpec};
 use queens_model::error::Error;
 use queens_model::status::Status;
 
-/// Runs a validated race request under `ctx` (its timeout already applied); `Solve` is the
-/// `solve` operation, whose SAT side runs in the child.
-pub(super) fn run<Solve: Declared<Request = SolveRequest, Response = SolveResponse>>(
+/// Runs the side-by-side step `step` of a validated request under `ctx` (its timeout
+/// already applied); `child` runs a side's request in a child process.
+pub(super) fn run(
     req: &SolveRequest,
+    step: &mut Step,
     ctx: &Context,
+    child: &ChildSide<'_>,
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
-    let exe = ctx.isolate.clone().ok_or_else(|| {
-        Error::unsupported(
+    if ctx.isolate.is_none() {
+        return Err(Error::unsupported(
             "engine race runs its SAT side in a child process of the queens executable, and \
              this caller named none (Context::isolate)"
                 .into(),
-        )
-    })?;
+        ));
+    }
     // Each side gets the caller's deadline and memory limit, and its own stop flag: the
     // race sets it when the other side answers or the caller cancels.
     let side_ctx = |stop: Arc<AtomicBool>| {
@@ -42,17 +42,29 @@ pub(super) fn run<Solve: Declared<Request = SolveRequest, Response = SolveRespon
         c
     };
     let definite = |resp: &SolveResponse| matches!(resp.status, Status::Sat | Status::Unsat);
-    // What runs on which side is the plan's; this layer runs the child process.
-    let plan = crate::solve::plan(req)?;
-    let Route::Race { here, child } = plan.route else {
-        return Err(Error::internal("a race request planned as no race"));
+    let engine_of = |s: &Step| s.all().iter().find_map(|s| s.engine);
+    let (Some(here), Some(there)) = (
+        step.steps.first().and_then(engine_of),
+        step.steps.get(1).and_then(engine_of),
+    ) else {
+        return Err(Error::internal("a race is two steps side by side"));
     };
-    let won = race(
+    let here_step = Mutex::new(step.steps[0].clone());
+    let ended: Mutex<[f64; 2]> = Mutex::new([0.0; 2]);
+    let won = first_answer(
         |stop| {
             // Past MAX_N the backtracker searches the core and answers a column per row (in
             // a file past INLINE_MAX_N rows), as `solve --engine backtrack` does.
-            let (resp, artifacts) =
-                crate::solve::solve_planned(&one_side(req, here), &side_ctx(stop))?;
+            let side = one_side(req, here);
+            let c = side_ctx(stop);
+            let mut s = here_step.lock().expect("one side at a time");
+            let got = if req.instance.0.is_sparse() && req.proof.is_none() {
+                crate::solve::solve_step(&side, &mut s, &c)
+            } else {
+                crate::solve::solve_on(&side, here, &c)
+            };
+            ended.lock().expect("no side panics")[0] = ms(start);
+            let (resp, artifacts) = got?;
             Ok(definite(&resp).then_some((resp, artifacts)))
         },
         |stop| {
@@ -60,17 +72,28 @@ pub(super) fn run<Solve: Declared<Request = SolveRequest, Response = SolveRespon
             // backtracking side's, and a losing side must not replace the winner's proof.
             let mut child_ctx = side_ctx(stop);
             child_ctx.proof_file = None;
-            let (resp, artifacts) = isolate::run::<Solve>(&exe, &one_side(req, child), &child_ctx)?;
+            let got = child(&one_side(req, there), &child_ctx);
+            ended.lock().expect("no side panics")[1] = ms(start);
+            let (resp, artifacts) = got?;
             Ok(definite(&resp).then_some((resp, artifacts)))
         },
         ctx.budget.cancel.as_deref(),
         ctx.budget.deadline,
     )?;
-    let problem = &req.instance.0;
+    let ended = ended.into_inner().expect("no side panics");
+    step.steps[0] = here_step.into_inner().expect("no side panics");
+    let winner = won.as_ref().map(|(side, _)| *side);
+    for (i, side) in [Side::First, Side::Second].into_iter().enumerate() {
+        let ending = match winner {
+            Some(w) if w == side => Ending::Answered,
+            _ => Ending::Stopped,
+        };
+        step.steps[i].ran(0.0, ended[i], ending);
+    }
     let Some((side, (mut resp, artifacts))) = won else {
+        step.ran(0.0, ms(start), Ending::Stopped);
         let resp = SolveResponse {
             time_ms: ms(start),
-            why: Some(plan.reason(problem, &Work::default())),
             ..SolveResponse::nothing(
                 Status::interrupted(&ctx.budget),
                 req.instance.0.n(),
@@ -79,17 +102,13 @@ pub(super) fn run<Solve: Declared<Request = SolveRequest, Response = SolveRespon
         };
         return Ok((resp, Artifacts::default()));
     };
+    step.ran(0.0, ms(start), Ending::Answered);
     resp.engine = EngineName::Race;
     let by = match side {
         Side::First => here,
-        Side::Second => child,
+        Side::Second => there,
     };
     resp.answered_by = Some(EngineName::of(by));
-    let work = Work {
-        answered_by: Some(by),
-        ..Work::default()
-    };
-    resp.why = Some(plan.reason(problem, &work));
     resp.time_ms = ms(start);
     Ok((resp, artifacts))
 }

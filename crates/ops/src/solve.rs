@@ -12,7 +12,7 @@ use crate::limits::check_limit;
 use crate::proof_info::ProofInfo;
 use queens_engine::encode::amo::Encoding;
 use queens_engine::ext::ExtName;
-use queens_engine::plan::{choose, Ask, Choice, Plan, Route};
+use queens_engine::plan::{is_portfolio_board, Action, Ask, Ending, Plan, Step};
 use queens_engine::prove::{self, CertifiedAnswer};
 use queens_engine::{Answer, EngineName, EngineSpec, Work};
 use queens_model::error::Error;
@@ -77,6 +77,10 @@ pub struct SolveRequest {
     /// few per cent of solve time, so it is off by default.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub learned: bool,
+    /// Make the plan and answer it without running it (`status: "unknown"`, the steps in
+    /// `plan`), like a database's EXPLAIN.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub plan_only: bool,
 }
 
 impl SolveRequest {
@@ -211,6 +215,7 @@ impl SolveRequest {
             rings: false,
             seed: None,
             learned: false,
+            plan_only: false,
         }
     }
 
@@ -251,6 +256,10 @@ impl SolveRequest {
             EngineSpec::Local { seed } => SolveRequest {
                 engine: EngineName::Local,
                 seed: Some(seed),
+                ..base
+            },
+            EngineSpec::Dlx => SolveRequest {
+                engine: EngineName::Dlx,
                 ..base
             },
             EngineSpec::Auto { seed } => SolveRequest {
@@ -419,6 +428,13 @@ pub struct SolveResponse {
     /// of the engine named. Absent when the run stopped before any engine started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// The plan as it ran: a tree of steps, each with its engine, the estimates it was
+    /// chosen on, its start and end in milliseconds and how it ended (`answered`,
+    /// `gave_up`, `stopped`, `refuted`, `skipped`, `passed`). With `plan_only`, the steps
+    /// without their trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub plan: Option<Box<Step>>,
     /// CLI: the column-per-row file the solution was written to (`-o`; always for a board
     /// past 100,000 rows (`INLINE_MAX_N`), whose `queens` are then null).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -448,6 +464,7 @@ impl SolveResponse {
             reason: None,
             proof: None,
             why: None,
+            plan: None,
             solution_path: None,
             solution_url: None,
         }
@@ -493,7 +510,7 @@ fn find(
             EngineSpec::Sat(encoding) if learned => {
                 queens_engine::solve_counting_learned(problem, encoding, &ctx.budget)?
             }
-            _ => queens_engine::solve(problem, spec, &ctx.budget)?,
+            _ => queens_engine::execute::solve_leaf(problem, spec, &ctx.budget)?,
         };
         let (solutions, interrupted) = match solved.answer {
             Answer::Sat(q) => (vec![q], false),
@@ -529,40 +546,107 @@ pub(super) fn disagree(what: &str, a: String, b: String) -> Error {
     Error::internal(format!("the engines disagree on the {what}:\n  {a}\n  {b}"))
 }
 
-/// [`super::solve`] on every engine but the race (which [`super::race_sides`] composes from
-/// [`solve_on`] and a child process).
+/// The side of a side-by-side step that runs in a child process: `solve` of this request
+/// in a child of this executable, under this context (the operations layer's `isolate`).
+pub type ChildSide<'a> =
+    dyn Fn(&SolveRequest, &Context) -> Result<(SolveResponse, Artifacts), Error> + Sync + 'a;
+
+/// [`super::solve`]: the request's plan, made once, and run.
 pub(super) fn solve_planned(
     req: &SolveRequest,
     ctx: &Context,
+    child: &ChildSide<'_>,
 ) -> Result<(SolveResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
-    let plan = plan(req)?;
-    match plan.route {
-        Route::Columns(spec) => solve_columns(req, spec, &plan, ctx),
-        Route::Board(spec) => {
-            let (mut resp, artifacts) = solve_on(req, spec, ctx)?;
-            if req.engine == EngineName::Auto {
-                resp.engine = EngineName::Auto;
-                resp.answered_by = Some(EngineName::Backtrack);
-            }
-            resp.why = Some(plan.reason(&req.instance.0, &Work::default()));
-            Ok((resp, artifacts))
-        }
-        Route::Race { .. } => Err(Error::internal(
-            "a race is composed by ops::solve, not by one engine",
-        )),
+    let mut plan = plan(req, ctx)?;
+    if req.plan_only {
+        let resp = SolveResponse {
+            why: Some(plan.why()),
+            plan: Some(Box::new(plan.root)),
+            ..SolveResponse::nothing(Status::Unknown, req.instance.0.n(), req.engine)
+        };
+        return Ok((resp, Artifacts::default()));
     }
+    let (mut resp, artifacts) = run_plan(req, &mut plan, ctx, child)?;
+    resp.why = Some(plan.why());
+    resp.plan = Some(Box::new(plan.root));
+    Ok((resp, artifacts))
+}
+
+/// Runs a request's plan: a side-by-side step with a child to [`super::race_sides`], one
+/// solution as columns through the executor, everything else on one engine on the board.
+fn run_plan(
+    req: &SolveRequest,
+    plan: &mut Plan<'_>,
+    ctx: &Context,
+    child: &ChildSide<'_>,
+) -> Result<(SolveResponse, Artifacts), Error> {
+    if plan.root.steps.iter().any(|s| s.child) {
+        return super::race_sides::run(req, &mut plan.root, ctx, child);
+    }
+    if plan.columns {
+        return solve_columns(req, plan, ctx);
+    }
+    let start = Instant::now();
+    let spec = leaf(&plan.root)?;
+    let (mut resp, artifacts) = solve_on(req, spec, ctx)?;
+    if req.engine == EngineName::Auto {
+        resp.engine = EngineName::Auto;
+        resp.answered_by = Some(EngineName::Backtrack);
+    }
+    trace_board(&mut plan.root, &resp, req.cross_check, ms(start));
+    Ok((resp, artifacts))
+}
+
+/// The engine of a plan that runs one engine on the board: its `run` step, under a
+/// certificate or first of a cross-check.
+fn leaf(root: &Step) -> Result<queens_engine::EngineSpec, Error> {
+    let run = match root.step {
+        Action::Certify | Action::CrossCheck => root.steps.first(),
+        _ => Some(root),
+    };
+    run.and_then(|s| s.engine)
+        .ok_or_else(|| Error::internal("a plan on the board runs one engine"))
+}
+
+/// The trace of a plan that ran one engine on the board (and its cross-check), which took
+/// `time_ms` in all.
+fn trace_board(root: &mut Step, resp: &SolveResponse, cross_checked: bool, time_ms: f64) {
+    let ending = match resp.status {
+        Status::Sat | Status::Unsat => Ending::Answered,
+        Status::Unknown => Ending::GaveUp,
+        _ => Ending::Stopped,
+    };
+    let engine_ms = resp.time_ms.min(time_ms);
+    match root.step {
+        Action::CrossCheck => {
+            let first = root.steps[0].engine.is_some();
+            if first {
+                root.steps[0].ran(0.0, engine_ms / 2.0, ending);
+            }
+            match resp.cross_checked {
+                Some(_) => root.steps[1].ran(engine_ms / 2.0, time_ms, Ending::Answered),
+                None if cross_checked => {
+                    root.steps[1].ran(engine_ms / 2.0, time_ms, Ending::Stopped)
+                }
+                None => root.steps[1].skip_rest(),
+            }
+        }
+        Action::Certify => root.steps[0].ran(0.0, engine_ms, ending),
+        _ => {}
+    }
+    root.ran(0.0, time_ms, ending);
 }
 
 /// The plan of a `solve` request ([`queens_engine::plan::plan`], the one place an engine is
-/// chosen): its route and why.
-pub fn plan(req: &SolveRequest) -> Result<Plan, Error> {
+/// chosen), within the context's memory limit.
+pub fn plan<'r>(req: &'r SolveRequest, ctx: &Context) -> Result<Plan<'r>, Error> {
     let spec = match req.engine.spec(req.encoding, req.solver, req.rings)? {
-        EngineSpec::Auto { .. } => EngineSpec::Auto {
+        queens_engine::EngineSpec::Auto { .. } => queens_engine::EngineSpec::Auto {
             seed: req.seed.unwrap_or(1),
         },
-        EngineSpec::Local { .. } => EngineSpec::Local {
+        queens_engine::EngineSpec::Local { .. } => queens_engine::EngineSpec::Local {
             seed: req.seed.unwrap_or(1),
         },
         spec => spec,
@@ -574,7 +658,12 @@ pub fn plan(req: &SolveRequest) -> Result<Plan, Error> {
         rings: req.rings,
         threads: req.threads,
     };
-    Ok(queens_engine::plan::plan(&req.instance.0, spec, ask))
+    Ok(queens_engine::plan::plan(
+        &req.instance.0,
+        spec,
+        ask,
+        &ctx.budget,
+    ))
 }
 
 /// [`solve`] on one engine (`spec` of `req.engine`'s family; the race's backtracking side
@@ -646,6 +735,7 @@ pub(super) fn solve_on(
         reason: (status == Status::Unsat).then(|| unsat_reason(problem, found.work.nodes)),
         proof: None,
         why: None,
+        plan: None,
         solution_path: None,
         solution_url: None,
     };
@@ -654,25 +744,50 @@ pub(super) fn solve_on(
 
 /// One solution as one column per row (engines `local` and `auto`): inline `queens` up to
 /// [`INLINE_MAX_N`], the column-per-row text as the `solution` artifact above it.
-fn solve_columns(
+pub(super) fn solve_columns(
     req: &SolveRequest,
-    spec: EngineSpec,
-    plan: &Plan,
+    plan: &mut Plan<'_>,
     ctx: &Context,
+) -> Result<(SolveResponse, Artifacts), Error> {
+    columns_by(req, ctx, |p, spec, b| {
+        queens_engine::execute::execute(plan, p, spec, b)
+    })
+}
+
+/// [`solve_columns`] of one step of a plan (the race's side in this process).
+pub(super) fn solve_step(
+    req: &SolveRequest,
+    step: &mut Step,
+    ctx: &Context,
+) -> Result<(SolveResponse, Artifacts), Error> {
+    columns_by(req, ctx, |p, spec, b| {
+        queens_engine::execute::execute_step(step, p, spec, b)
+    })
+}
+
+/// One solution as one column per row, found by `run`.
+fn columns_by(
+    req: &SolveRequest,
+    ctx: &Context,
+    run: impl FnOnce(
+        &Problem,
+        queens_engine::EngineSpec,
+        &queens_engine::Budget,
+    ) -> Result<queens_engine::SolvedColumns, Error>,
 ) -> Result<(SolveResponse, Artifacts), Error> {
     let start = Instant::now();
     let problem = &req.instance.0;
     let n = problem.n();
-    if let EngineSpec::Local { .. } = spec {
+    if req.engine == EngineName::Local {
         queens_engine::local::supports(problem)?;
     }
     check_memory(problem, ctx)?;
-    let solved = queens_engine::solve_columns(problem, spec, &ctx.budget)?;
+    let spec = req.engine.spec(req.encoding, req.solver, req.rings)?;
+    let solved = run(problem, spec, &ctx.budget)?;
     let by = solved.work.answered_by.map(EngineName::of);
     let mut resp = SolveResponse {
         work: WorkReport::from_work(&solved.work, req.encoding, req.ext_solver()),
         answered_by: by.filter(|_| req.engine == EngineName::Auto),
-        why: Some(plan.reason(problem, &solved.work)),
         ..SolveResponse::nothing(Status::interrupted(&ctx.budget), n, req.engine)
     };
     let mut artifacts = Artifacts::default();
@@ -755,8 +870,7 @@ pub fn check_memory(problem: &Problem, ctx: &Context) -> Result<(), Error> {
 /// is over the limit and checks the core's memory before and as it builds it.
 fn local_path(problem: &Problem) -> bool {
     queens_engine::local::supports(problem).is_ok()
-        && (choose(problem) != Choice::Portfolio
-            || queens_engine::completion::fits(problem).is_err())
+        && (!is_portfolio_board(problem) || queens_engine::completion::fits(problem).is_err())
 }
 
 /// UNSAT with a proof: the proof and the exact CNF it refutes come back as artifacts, and
@@ -894,4 +1008,42 @@ pub(super) fn certificate(
     files.push(("cnf".into(), cnf_text));
     let files = Artifacts(files);
     Ok((info, files))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One request, one plan, whatever it asks: one solution of a completion (the
+    /// portfolio), a listing, a cross-check, and the plan alone; each answer carries it.
+    #[test]
+    fn a_solve_makes_its_plan_once_and_answers_with_it() {
+        let p = queens_engine::generate::completion(200, 150, 1).unwrap();
+        let small = Problem::new(8).unwrap();
+        let requests = [
+            SolveRequest::new(p.clone()),
+            SolveRequest {
+                limit: Some(2),
+                ..SolveRequest::new(small.clone())
+            },
+            SolveRequest {
+                cross_check: true,
+                engine: EngineName::Backtrack,
+                ..SolveRequest::new(small)
+            },
+            SolveRequest {
+                plan_only: true,
+                ..SolveRequest::new(p)
+            },
+        ];
+        for req in requests {
+            let before = queens_engine::plan::plans_made();
+            let (resp, _) = crate::solve(&req, &Context::default()).unwrap();
+            assert_eq!(queens_engine::plan::plans_made(), before + 1, "{req:?}");
+            let plan = resp.plan.expect("the answer carries its plan");
+            let ran = plan.all().iter().all(|s| s.ending.is_some());
+            assert_eq!(ran, !req.plan_only, "{plan:?}");
+            assert!(resp.why.is_some());
+        }
+    }
 }

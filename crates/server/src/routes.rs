@@ -301,15 +301,9 @@ struct Engines {
 #[utoipa::path(get, path = "/v1/engines", responses((status = 200, body = Engines)))]
 async fn engines() -> Json<Engines> {
     Json(Engines {
-        engines: [
-            queens_ops::EngineName::Auto,
-            queens_ops::EngineName::Backtrack,
-            queens_ops::EngineName::Sat,
-            queens_ops::EngineName::Race,
-            queens_ops::EngineName::Local,
-        ]
-        .map(queens_ops::EngineName::name)
-        .to_vec(),
+        engines: queens_ops::EngineName::built_in()
+            .map(queens_ops::EngineName::name)
+            .collect(),
         solvers: queens_engine::ext::table().offered(),
     })
 }

@@ -69,6 +69,7 @@ __all__ = [
     "encode",
     "explain",
     "generate",
+    "plan",
     "solve",
     "worker",
 ]
@@ -405,6 +406,7 @@ class SolveResult:
     reason: Optional[str] = None
     proof: Optional[Proof] = None
     why: Optional[str] = None
+    plan: Optional[Dict[str, Any]] = field(default=None, repr=False)
     raw: Dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -663,6 +665,7 @@ def solve(
     solver: Optional[str] = DECLARED,
     rings: bool = DECLARED,
     learned: bool = DECLARED,
+    plan_only: bool = DECLARED,
     progress: ProgressArg = None,
 ) -> SolveResult:
     """Finds a solution (``queens solve``): engine ``auto``, ``backtrack``, ``sat``,
@@ -670,7 +673,9 @@ def solve(
     ``timeout``); ``seed`` of the local search; ``proof``: on UNSAT, write a proof in
     ``proof_format`` (``lrat``, ``binary-lrat``, ``drat``, ``binary-drat``) to this path and
     the CNF it refutes beside it (``cnf``, default the proof's path + ``.cnf``), checked
-    before the answer is given. ``all``/``limit`` list solutions into ``solutions``."""
+    before the answer is given. ``all``/``limit`` list solutions into ``solutions``. The
+    answer's ``plan`` is the tree of steps that ran, with their times and endings;
+    ``plan_only`` answers the plan without running it (see :func:`plan`)."""
     engine, solver = _engine(engine, solver)
     options = _options("solve", locals())
     path = None if proof is None else os.fspath(proof)
@@ -690,6 +695,40 @@ def solve(
         solutions=None if sols is None else [[(r, c) for r, c in s] for s in sols],
         proof=_proof(resp),
     )
+
+
+def plan(
+    problem: Problem,
+    engine: str = "auto",
+    *,
+    all: bool = False,
+    limit: Optional[int] = None,
+    cross_check: bool = False,
+    proof_format: Optional[str] = None,
+    threads: Optional[int] = None,
+    solver: Optional[str] = None,
+    rings: bool = False,
+    seed: Optional[int] = None,
+) -> Dict[str, Any]:
+    """The plan :func:`solve` would run, without running it (``queens solve --plan``): a
+    tree of steps as a dict, each with ``step`` (``run``, ``side_by_side``, ``portfolio``,
+    ``refute``, ``presolve``, …), ``engine``, ``what``, the ``estimate`` it was chosen on
+    and its ``steps``. ``proof_format`` plans a solve that proves a "no"."""
+    engine, solver = _engine(engine, solver)
+    options: Dict[str, Any] = {"engine": engine, "plan_only": True}
+    given = {
+        "all": all,
+        "limit": limit,
+        "cross_check": cross_check,
+        "proof": proof_format,
+        "threads": threads,
+        "solver": solver,
+        "rings": rings,
+        "seed": seed,
+    }
+    options.update({k: v for k, v in given.items() if v not in (None, False)})
+    resp, _, _ = _run("solve", problem, options, None, None, None)
+    return resp["plan"]
 
 
 def count(

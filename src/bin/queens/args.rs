@@ -171,9 +171,7 @@ pub(crate) fn engine_choice(s: &str) -> Result<EngineChoice, String> {
     }
     EngineName::from_str(s, true)
         .map(|engine| EngineChoice { engine, ext: None })
-        .map_err(|_| {
-            format!("`{s}`: use auto, backtrack, sat, race, local or ext:SOLVER (e.g. ext:cadical)")
-        })
+        .map_err(|_| EngineName::unknown(s))
 }
 
 #[derive(Args)]
@@ -235,8 +233,8 @@ impl ProofArgs {
 #[derive(Args, Clone, Copy)]
 pub(crate) struct EngineArgs {
     /// Which engine answers: auto (the default for solve), backtrack (the default for
-    /// count), sat, race, local, or ext:SOLVER (an external SAT solver, e.g. ext:cadical; see
-    /// --solver).
+    /// count), sat, race, local, dlx (Dancing Links), or ext:SOLVER (an external SAT solver,
+    /// e.g. ext:cadical; see --solver).
     #[arg(long, value_parser = engine_choice, value_name = "ENGINE")]
     pub(crate) engine: Option<EngineChoice>,
     /// At-most-one encoding for the SAT engine: pairwise, seq, commander, product, bimander, auto.

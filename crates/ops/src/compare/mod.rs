@@ -65,6 +65,9 @@ pub struct Report {
     pub clauses: Option<usize>,
     /// Race and auto: the engine that answered.
     pub answered_by: Option<EngineName>,
+    /// Where the time went: each step of the plan that ran, with its engine, start and end
+    /// (milliseconds) and how it ended, from the answer's `plan`.
+    pub steps: Vec<serde_json::Value>,
 }
 
 impl Report {
@@ -83,8 +86,26 @@ impl Report {
             vars: w.vars,
             clauses: w.clauses,
             answered_by: resp.answered_by,
+            steps: resp.plan.as_deref().map_or_else(Vec::new, step_times),
         }
     }
+}
+
+/// The steps of an executed plan that ran, depth first.
+fn step_times(plan: &queens_engine::plan::Step) -> Vec<serde_json::Value> {
+    plan.all()
+        .into_iter()
+        .filter(|s| s.start_ms.is_some())
+        .map(|s| {
+            serde_json::json!({
+                "step": s.step,
+                "engine": s.engine.map(|e| e.to_string()),
+                "start_ms": s.start_ms,
+                "end_ms": s.end_ms,
+                "ending": s.ending,
+            })
+        })
+        .collect()
 }
 
 /// One engine's run on one instance.

@@ -325,6 +325,7 @@ pub fn to_json(plan: &Plan, rows: &[Row], summary: &[Summary]) -> serde_json::Va
                         "vars": r.and_then(|r| r.vars),
                         "clauses": r.and_then(|r| r.clauses),
                         "answered_by": r.and_then(|r| r.answered_by).map(EngineName::name),
+                        "steps": r.map(|r| &r.steps),
                         "error": a.error_text(),
                         "gave_up": a.gave_up(),
                         "proof_time_ms": a.proof.as_ref().map(|p| p.time_ms),

@@ -48,6 +48,13 @@ pub(crate) struct SolveArgs {
     /// back. Boards past 100,000 rows are only written this way.
     #[arg(short, long, value_name = "OUT", conflicts_with_all = ["all", "limit"])]
     pub(crate) output: Option<PathBuf>,
+    /// Print the plan (the steps that would run: which engines, in what order or side by
+    /// side, on what estimates) without running it.
+    #[arg(long, conflicts_with_all = ["steps", "output", "trace"])]
+    pub(crate) plan: bool,
+    /// After the answer, print the plan as it ran: each step's times and how it ended.
+    #[arg(long)]
+    pub(crate) trace: bool,
 }
 
 impl Run for SolveArgs {
@@ -65,9 +72,16 @@ impl Run for SolveArgs {
     }
 
     fn request(&self) -> Result<SolveRequest, Error> {
+        TRACE.store(self.trace, std::sync::atomic::Ordering::Relaxed);
         let (engine, encoding, solver, rings) = self.engine.request(EngineName::Auto);
+        let instance = self.input.load()?;
+        if self.plan {
+            if let Ok(mut board) = BOARD.lock() {
+                *board = report::summary(&instance.0);
+            }
+        }
         Ok(SolveRequest {
-            instance: self.input.load()?,
+            instance,
             engine,
             encoding,
             all: self.all,
@@ -84,6 +98,7 @@ impl Run for SolveArgs {
             rings,
             seed: self.seed,
             learned: false,
+            plan_only: self.plan,
         })
     }
 
@@ -93,7 +108,20 @@ impl Run for SolveArgs {
         artifacts: &Artifacts,
     ) -> Result<Option<u8>, Failure> {
         write_solution(resp, artifacts, self.output.as_deref())?;
-        Ok(None)
+        if !self.plan {
+            return Ok(None);
+        }
+        // The plan was asked for, and given: nothing ran, and nothing failed (exit 0, not the
+        // 4 of an answer that did not come).
+        let mut out = io::stdout().lock();
+        if self.json {
+            let json = serde_json::to_string(&*resp).map_err(|e| Error::internal(e.to_string()))?;
+            writeln!(out, "{json}")?;
+        } else {
+            let board = BOARD.lock().map(|b| b.clone()).unwrap_or_default();
+            write_plan(&mut out, &board, resp)?;
+        }
+        Ok(Some(0))
     }
 }
 
@@ -126,9 +154,34 @@ impl Text for ops::Solve {
         r: &SolveResponse,
         s: &Style,
     ) -> io::Result<()> {
-        write_answer(out, q, r, s)
+        if q.plan_only {
+            return write_plan(out, &report::summary(&q.instance.0), r);
+        }
+        write_answer(out, q, r, s)?;
+        if TRACE.load(std::sync::atomic::Ordering::Relaxed) {
+            if let Some(plan) = &r.plan {
+                writeln!(out, "plan:")?;
+                write!(out, "{}", plan.text())?;
+            }
+        }
+        Ok(())
     }
 }
+
+/// `--plan`: the board, and the plan's steps as a tree.
+fn write_plan(out: &mut impl Write, board: &str, r: &SolveResponse) -> io::Result<()> {
+    writeln!(out, "plan: {board}")?;
+    if let Some(plan) = &r.plan {
+        write!(out, "{}", plan.text())?;
+    }
+    Ok(())
+}
+
+/// `--plan`: the board's summary, for the plan's text.
+static BOARD: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+/// `--trace`: the text of the answer ends with the plan as it ran.
+pub(crate) static TRACE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn write_answer(
     out: &mut impl Write,
@@ -185,7 +238,7 @@ fn write_answer(
             } else {
                 ""
             };
-            let work = r.work.describe(r.time_ms);
+            let work = describe(r);
             let k = solutions.len();
             writeln!(out, "{k} solutions{more}: {summary} ({work})")?;
         }
@@ -193,7 +246,7 @@ fn write_answer(
             out,
             "solved: {summary} (no proof written: the answer is SAT)"
         )?,
-        _ => writeln!(out, "solved: {summary} ({})", r.work.describe(r.time_ms))?,
+        _ => writeln!(out, "solved: {summary} ({})", describe(r))?,
     }
     if let Some(path) = &r.solution_path {
         writeln!(out, "solution written to {path} (one column per row)")?;
@@ -209,7 +262,7 @@ fn write_answer(
     if let (Some(e), Some(why)) = (r.answered_by, &r.why) {
         let plain = r.engine == EngineName::Auto
             && e == EngineName::Backtrack
-            && queens::engine::plan::choose(problem) != queens::engine::plan::Choice::Portfolio;
+            && !queens::engine::plan::is_portfolio_board(problem);
         if !plain {
             writeln!(out, "engine: {} ({why})", e.name())?;
         }
@@ -242,4 +295,13 @@ fn write_solution(
     write_atomically(path, &text)?;
     r.solution_path = Some(path.display().to_string());
     Ok(())
+}
+
+/// The work of the answer in one line, named after the engine that searched.
+fn describe(r: &SolveResponse) -> String {
+    let text = r.work.describe(r.time_ms);
+    match r.engine {
+        EngineName::Dlx => text.replacen("backtrack", "dlx", 1),
+        _ => text,
+    }
 }
