@@ -148,3 +148,12 @@ def test_outside_checkers_accept_the_proofs(tmp_path):
         [lrat_check, lrat.proof.cnf, lrat.proof.path], capture_output=True, text=True
     )
     assert "c VERIFIED" in out.stdout or "s VERIFIED" in out.stdout, out.stdout
+
+
+def test_plan_is_the_tree_solve_runs_without_running_it():
+    tree = queens.plan(queens.Problem(8))
+    assert tree["step"] == "run" and tree["engine"] == "backtrack"
+    assert "start_ms" not in tree
+    assert queens.plan(queens.Problem(100))["step"] == "side_by_side"
+    ran = queens.solve(queens.Problem(8))
+    assert ran.plan["ending"] == "answered"

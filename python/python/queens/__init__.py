@@ -728,7 +728,8 @@ def plan(
     }
     options.update({k: v for k, v in given.items() if v not in (None, False)})
     resp, _, _ = _run("solve", problem, options, None, None, None)
-    return resp["plan"]
+    steps: Dict[str, Any] = resp["plan"]
+    return steps
 
 
 def count(
