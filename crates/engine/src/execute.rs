@@ -1,20 +1,16 @@
 //! The executor: runs any [`Plan`] and writes into each step when it started, when it
 //! ended and how, and verifies every board before anyone sees it. One solution goes
 //! through the plan's tree ([`execute`]); a listing or a count runs one complete engine
-//! ([`enumerate`], [`count`]). Two steps side by side are one combinator,
-//! [`side_by_side`]: each side on a scoped thread with its own stop flag, the caller's
-//! deadline and cancel flag stopping both, and nothing left running when it returns. A side
-//! in a child process (varisat in engine `race`, which only a kill stops) is supplied by the
-//! caller as a closure ([`first_answer`]): this crate knows nothing of processes or
-//! protocols.
+//! ([`enumerate`], [`count`]). Two steps side by side run through the one combinator,
+//! [`crate::side_by_side`], whose sides may be closures over a child process the caller
+//! supplies.
 //!
 //! The leaves are the engines, built from their spec in one table ([`engine_of`]); the
 //! completion portfolio's node runs in [`crate::portfolio`].
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
 
 use crate::answer::{Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns};
 use crate::checked::{checked, verify_columns};
@@ -23,6 +19,7 @@ use crate::encode::amo::Encoding;
 use crate::engines::{self, Core, Engine};
 use crate::memory::check_local_memory;
 use crate::plan::{plan, Action, Ask, Ending, Plan, Step};
+use crate::side_by_side::side_by_side;
 use crate::spec::EngineSpec;
 use crate::work::{ms, Work};
 use queens_model::error::Error;
@@ -128,12 +125,8 @@ pub fn solve_leaf(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Resul
 }
 
 /// How a step's answer ended it.
-pub(crate) fn ending_of(answer: &ColumnAnswer) -> Ending {
-    match answer {
-        Answer::Sat(_) | Answer::Unsat(_) => Ending::Answered,
-        Answer::GaveUp => Ending::GaveUp,
-        Answer::Interrupted => Ending::Stopped,
-    }
+fn ending_of(answer: &ColumnAnswer) -> Ending {
+    Ending::of(answer)
 }
 
 /// Milliseconds from the plan's start `t0` to `t`.
@@ -505,244 +498,5 @@ fn as_cells(solved: SolvedColumns) -> Solved {
     Solved {
         answer,
         work: solved.work,
-    }
-}
-
-/// Which of two steps side by side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Side {
-    /// The first side given (the backtracker, in every race here).
-    First,
-    /// The second side given.
-    Second,
-}
-
-/// How often the race looks at the caller's cancel flag and deadline.
-const POLL: Duration = Duration::from_millis(2);
-
-/// Both sides' results, and the order in which they came back.
-pub struct Finish<T> {
-    /// The first side's result.
-    pub first: Result<T, Error>,
-    /// The second side's result.
-    pub second: Result<T, Error>,
-    /// The side that came back first.
-    pub earlier: Side,
-    /// When each side came back.
-    pub ended: [Instant; 2],
-}
-
-impl<T> Finish<T> {
-    fn of(&self, side: Side) -> &Result<T, Error> {
-        match side {
-            Side::First => &self.first,
-            Side::Second => &self.second,
-        }
-    }
-}
-
-/// Runs both sides at once. Once a side returns a result for which `ends` holds, both stop
-/// flags are set; a result for which it does not leaves the other side running. The
-/// caller's `cancel` flag and `deadline` set both flags.
-pub fn side_by_side<T: Send>(
-    first: impl FnOnce(Arc<AtomicBool>) -> Result<T, Error> + Send,
-    second: impl FnOnce(Arc<AtomicBool>) -> Result<T, Error> + Send,
-    ends: impl Fn(&Result<T, Error>) -> bool + Sync,
-    cancel: Option<&AtomicBool>,
-    deadline: Option<Instant>,
-) -> Finish<T> {
-    let stops = [
-        Arc::new(AtomicBool::new(false)),
-        Arc::new(AtomicBool::new(false)),
-    ];
-    let order: Mutex<Vec<(Side, Instant)>> = Mutex::new(Vec::new());
-    let stop_both = || {
-        for s in &stops {
-            s.store(true, Ordering::Relaxed);
-        }
-    };
-    let finish = |side: Side, result: Result<T, Error>| {
-        order
-            .lock()
-            .expect("no side panics")
-            .push((side, Instant::now()));
-        if ends(&result) {
-            stop_both();
-        }
-        result
-    };
-    // Each side says on `done` that it has returned, so the race ends the moment both have,
-    // not at the next look at the cancel flag and deadline.
-    let (done, returned) = mpsc::channel::<()>();
-    let (first, second) = std::thread::scope(|s| {
-        let (first_stop, second_stop) = (stops[0].clone(), stops[1].clone());
-        let finish = &finish;
-        let first_done = done.clone();
-        let a = s.spawn(move || {
-            let result = finish(Side::First, first(first_stop));
-            let _ = first_done.send(());
-            result
-        });
-        let second_done = done;
-        let b = s.spawn(move || {
-            let result = finish(Side::Second, second(second_stop));
-            let _ = second_done.send(());
-            result
-        });
-        let mut back = 0;
-        while back < 2 {
-            match returned.recv_timeout(POLL) {
-                Ok(()) => back += 1,
-                Err(RecvTimeoutError::Timeout) => {}
-                // A side that panicked dropped its sender without a word: joined below.
-                Err(RecvTimeoutError::Disconnected) => break,
-            }
-            let cancelled = cancel.is_some_and(|c| c.load(Ordering::Relaxed))
-                || deadline.is_some_and(|d| Instant::now() >= d);
-            if cancelled {
-                stop_both();
-            }
-        }
-        let join = |h: std::thread::ScopedJoinHandle<'_, Result<T, Error>>| {
-            h.join()
-                .unwrap_or_else(|_| Err(Error::internal("a side-by-side step panicked")))
-        };
-        (join(a), join(b))
-    });
-    let order = order.into_inner().expect("no side panics");
-    let earlier = order.first().map_or(Side::First, |&(side, _)| side);
-    let now = Instant::now();
-    let when = |side| {
-        order
-            .iter()
-            .find(|&&(s, _)| s == side)
-            .map_or(now, |&(_, t)| t)
-    };
-    let ended = [when(Side::First), when(Side::Second)];
-    Finish {
-        first,
-        second,
-        earlier,
-        ended,
-    }
-}
-
-/// What one side of [`first_answer`] returns: `Ok(Some(answer))` to win, `Ok(None)` when it
-/// stopped without an answer (its flag was set, or its own limit passed), `Err` when it
-/// failed.
-pub type SideResult<T> = Result<Option<T>, Error>;
-
-/// [`side_by_side`] where the first answer wins. Returns the winner and its answer, or `None`
-/// when neither answered. A side's error is returned only if the other side did not answer
-/// either (the later error, when both failed).
-pub fn first_answer<T: Send>(
-    first: impl FnOnce(Arc<AtomicBool>) -> SideResult<T> + Send,
-    second: impl FnOnce(Arc<AtomicBool>) -> SideResult<T> + Send,
-    cancel: Option<&AtomicBool>,
-    deadline: Option<Instant>,
-) -> Result<Option<(Side, T)>, Error> {
-    let done = side_by_side(
-        first,
-        second,
-        |r| matches!(r, Ok(Some(_))),
-        cancel,
-        deadline,
-    );
-    let later = match done.earlier {
-        Side::First => Side::Second,
-        Side::Second => Side::First,
-    };
-    let answered = |side| matches!(done.of(side), Ok(Some(_)));
-    let winner = [done.earlier, later].into_iter().find(|&s| answered(s));
-    let failed = |side| done.of(side).is_err();
-    let error = [later, done.earlier].into_iter().find(|&s| failed(s));
-    let Finish { first, second, .. } = done;
-    let pick = |side: Side, first: SideResult<T>, second: SideResult<T>| match side {
-        Side::First => first,
-        Side::Second => second,
-    };
-    match (winner, error) {
-        (Some(side), _) => Ok(pick(side, first, second)?.map(|t| (side, t))),
-        (None, Some(side)) => pick(side, first, second).map(|_| None),
-        (None, None) => Ok(None),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn until_stopped(stop: &AtomicBool) {
-        while !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
-
-    #[test]
-    fn the_first_answer_wins_and_stops_the_other() {
-        let got = first_answer(
-            |stop| {
-                until_stopped(&stop);
-                Ok(None::<u32>)
-            },
-            |_| Ok(Some(7)),
-            None,
-            None,
-        )
-        .unwrap();
-        assert_eq!(got, Some((Side::Second, 7)));
-        let got = first_answer(
-            |_| Ok(Some(1)),
-            |stop| {
-                until_stopped(&stop);
-                Ok(None)
-            },
-            None,
-            None,
-        )
-        .unwrap();
-        assert_eq!(got, Some((Side::First, 1)));
-    }
-
-    #[test]
-    fn an_error_on_one_side_leaves_the_race_to_the_other() {
-        let got = first_answer(
-            |_| Err(Error::too_large("no".into())),
-            |_| {
-                std::thread::sleep(Duration::from_millis(20));
-                Ok(Some(2))
-            },
-            None,
-            None,
-        )
-        .unwrap();
-        assert_eq!(got, Some((Side::Second, 2)));
-        let err = first_answer::<u32>(
-            |_| Err(Error::too_large("no".into())),
-            |_| Ok(None),
-            None,
-            None,
-        );
-        assert!(matches!(err, Err(Error::TooLarge { .. })));
-    }
-
-    #[test]
-    fn the_deadline_stops_both_sides() {
-        let start = Instant::now();
-        let got = first_answer::<u32>(
-            |stop| {
-                until_stopped(&stop);
-                Ok(None)
-            },
-            |stop| {
-                until_stopped(&stop);
-                Ok(None)
-            },
-            None,
-            Some(Instant::now() + Duration::from_millis(30)),
-        )
-        .unwrap();
-        assert_eq!(got, None);
-        assert!(start.elapsed() < Duration::from_secs(5));
     }
 }

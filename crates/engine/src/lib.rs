@@ -6,10 +6,11 @@
 //!
 //! `spec.rs` is the engine spec grammar (`name.rs` its families), `answer.rs` what engines
 //! answer and `work.rs` the work a run did, `memory.rs` the memory estimates made before any
-//! work, `checked.rs` the check of every board. The routing is three files: `plan.rs` makes
-//! the one plan of a request (a tree of steps: `auto`'s choice, the completion portfolio's
-//! decision), `execute.rs` runs any plan (the engine table, the side-by-side combinator,
-//! listings and counts), and `portfolio.rs` runs the completion portfolio's node.
+//! work, `checked.rs` the check of every board. The routing: `plan.rs` makes the one plan
+//! of a request (a tree of steps: `auto`'s choice, the completion portfolio's decision),
+//! `execute.rs` runs any plan (the engine table, listings and counts), `side_by_side.rs` is
+//! the one combinator of two steps at once, and `portfolio.rs` runs the completion
+//! portfolio's node.
 
 pub mod child;
 pub mod cnf;
@@ -39,6 +40,7 @@ pub mod plan;
 pub mod portfolio;
 pub mod prove;
 pub mod sat;
+pub mod side_by_side;
 pub mod spec;
 pub mod threshold;
 pub mod work;

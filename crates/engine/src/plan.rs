@@ -12,6 +12,7 @@ use std::cell::Cell;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::ToSchema;
 
+use crate::answer::{Answer, ColumnAnswer};
 use crate::completion::{self, Open};
 use crate::local;
 use crate::name::EngineName;
@@ -67,6 +68,17 @@ pub enum Ending {
     Skipped,
     /// It ran and left the answer to a later step.
     Passed,
+}
+
+impl Ending {
+    /// How a step's answer ended it.
+    pub fn of(answer: &ColumnAnswer) -> Ending {
+        match answer {
+            Answer::Sat(_) | Answer::Unsat(_) => Ending::Answered,
+            Answer::GaveUp => Ending::GaveUp,
+            Answer::Interrupted => Ending::Stopped,
+        }
+    }
 }
 
 /// The completion portfolio's estimates, made before any core is built.

@@ -1,6 +1,6 @@
 //! `auto` on a classic completion, the plan's `portfolio` node: the cheap refutations first,
 //! then the core search and local search side by side on one core each
-//! ([`crate::execute::side_by_side`]), the first answer stopping the other.
+//! ([`crate::side_by_side::side_by_side`]), the first answer stopping the other.
 //!
 //! Neither engine alone is good at every density: near the crossing local search gives up
 //! where the core search answers in milliseconds, and on lightly preset boards local search
@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 use crate::answer::{ColumnAnswer, SolvedColumns};
 use crate::completion::{self, Hall, Open};
 use crate::engines::{Backtrack, Engine, Local};
-use crate::execute::{side_by_side, Side};
 use crate::plan::{CoreEstimate, Ending, Step, CORE_ALONE};
+use crate::side_by_side::{side_by_side, Side};
 use crate::spec::EngineSpec;
 use crate::work::{ms, Work};
 use queens_model::error::Error;
@@ -145,7 +145,7 @@ pub fn run(
     trace.write(step, ending, &solved);
     step.skip_rest();
     step.said = Some(ending.said().into());
-    step.ran(begun, now(t0), crate::execute::ending_of(&solved.answer));
+    step.ran(begun, now(t0), Ending::of(&solved.answer));
     if ending == PortfolioEnding::Presets {
         step.ending = Some(Ending::Refuted);
     }
@@ -167,7 +167,7 @@ impl Trace {
     /// Writes the portfolio's steps' times and endings.
     fn write(&self, step: &mut Step, ending: PortfolioEnding, solved: &SolvedColumns) {
         let end = now(self.t0);
-        let answered = crate::execute::ending_of(&solved.answer);
+        let answered = Ending::of(&solved.answer);
         let steps = &mut step.steps;
         let refute = if ending == PortfolioEnding::Presets {
             Ending::Refuted

@@ -22,7 +22,7 @@ pub enum EngineSpec {
     /// varisat on the given at-most-one encoding.
     Sat(Encoding),
     /// The backtracker (one thread) and varisat (this encoding, in a child process) at
-    /// once; the first answer wins ([`crate::execute::first_answer`]). It answers "is there a solution?" only, and
+    /// once; the first answer wins ([`crate::side_by_side::first_answer`]). It answers "is there a solution?" only, and
     /// runs through a caller that can start the child: the operations layer or `compare`.
     Race(Encoding),
     /// An external SAT solver ([`crate::ext`]) on the CNF `queens encode` writes, in a child

@@ -1,5 +1,5 @@
 //! `solve` on the racing engine: the plan's side-by-side step (the backtracker here on one
-//! thread, the SAT engine in a child process), run by [`queens_engine::execute::first_answer`],
+//! thread, the SAT engine in a child process), run by [`queens_engine::side_by_side::first_answer`],
 //! where the first answer wins and the other is stopped. This layer supplies what the engine
 //! crate cannot: the child process (given by the caller as a closure) and each side's
 //! context. With a proof, each side certifies its own UNSAT, so the "no" comes with
@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use crate::context::{ms, Artifacts, Context};
 use crate::solve::{ChildSide, SolveRequest, SolveResponse};
-use queens_engine::execute::{first_answer, Side};
 use queens_engine::plan::{Ending, Step};
+use queens_engine::side_by_side::{first_answer, Side};
 use queens_engine::{EngineName, EngineSpec};
 use queens_model::error::Error;
 use queens_model::status::Status;
