@@ -7,7 +7,7 @@
 #   QUEENS=path/to/queens benches/limits.sh
 #
 # Each row runs under `timeout` (ROW_TIMEOUT seconds, default 300; the SAT explain row asks
-# the command itself for --timeout 120), so the whole run is bounded: about 6 minutes on the
+# the command itself for --timeout 240), so the whole run is bounded: about 6 minutes on the
 # reference machine (2 cores, 24 GiB). Run it niced on a shared machine: `nice -n 19
 # benches/limits.sh`; the figures of a busy machine are upper bounds.
 set -euo pipefail
@@ -43,8 +43,12 @@ row() {
     if [ "$code" = 137 ]; then
         answer="killed at the row's limit of ${row_timeout} s"
     else
-        # The command's last line, shortened: what it answered (or why it refused).
-        answer="exit $code: $(grep -v '^[.Q ]*$' "$out" | tail -n 1 | cut -c1-110 | sed 's/|/\\|/g')"
+        # The command's last line but the board and the `engine:` note, shortened: what it
+        # answered (or why it refused).
+        local last
+        last=$(grep -v -e '^[.Q ]*$' -e '^engine:' "$out" | tail -n 1 | sed 's/|/\\|/g')
+        [ "${#last}" -le 90 ] || last="${last:0:89}…"
+        answer="exit $code: $last"
     fi
     local mem=""
     if [ -n "$kb" ]; then
@@ -59,8 +63,10 @@ echo "Measured by benches/limits.sh on $(nproc) cores ($cpu), $mem_gib GiB, $(da
 echo
 echo '| command | case | time | peak memory | answer |'
 echo '|---|---|---|---|---|'
-row '`solve --n 4096` (backtrack; 4096 is the complete engines'"'"' largest n)' 'empty 4096×4096' \
+row '`solve --n 4096` (auto; 4096 is the complete engines'"'"' largest n)' 'empty 4096×4096' \
     "$queens" solve --n 4096
+row '`solve --n 4096 --engine backtrack`' 'empty 4096×4096' \
+    "$queens" solve --n 4096 --engine backtrack
 row '`solve --n 100000000 --engine local -o F` ([big boards](big-boards.md))' 'empty 10⁸' \
     "$queens" solve --n 100000000 --engine local -o big.txt
 row '`solve` on a 4096×4096 completion (`generate completion --n 4096 --queens 3 --seed 1`)' \
@@ -72,5 +78,5 @@ row '`count --n 16` (8 symmetries, 2 threads)' '14,772,512 solutions' "$queens" 
 row '`solve --n 1000 --engine sat`' 'empty 1000×1000' "$queens" solve --n 1000 --engine sat
 row '`solve --n 3000 --engine sat`' 'empty 3000×3000, under the default memory limit' \
     "$queens" solve --n 3000 --engine sat
-row '`explain --engine sat --timeout 120` on the 4096 completion' '3 fixed queens' \
-    "$queens" explain c4096.json --engine sat --timeout 120
+row '`explain --engine sat --timeout 240` on the 4096 completion' '3 fixed queens' \
+    "$queens" explain c4096.json --engine sat --timeout 240
