@@ -14,6 +14,11 @@
 //! A command that needs an outside program (a proof checker, a SAT solver) runs when it is on
 //! PATH; without it the block is skipped with a message, and fails under CI (`.ci/run`
 //! installs them all).
+//!
+//! Every other block that holds a command (an indented or fenced block with a line that starts
+//! with a program a reader would run: `queens …`, `cargo`, `curl`, a solver, `sbatch`, …) must
+//! be a `$` transcript or carry the marker: a command shown without either fails the test,
+//! named by file and line, so no documented command goes untested without a stated reason.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,6 +81,149 @@ fn transcripts(text: &str) -> Vec<(usize, Vec<Step>)> {
         }
     }
     blocks
+}
+
+/// The programs a documented command line starts with (after `$ `, `(`, and `NAME=value`
+/// assignments). `queens` counts only before a subcommand, so a diagram that starts with the
+/// word is no command.
+const PROGRAMS: &[&str] = &[
+    "queens",
+    "cargo",
+    "pip",
+    "python",
+    "python3",
+    "bash",
+    "sh",
+    "curl",
+    "cadical",
+    "kissat",
+    "minisat",
+    "picosat",
+    "cryptominisat5",
+    "drat-trim",
+    "lrat-check",
+    "cake_lpr",
+    "kubectl",
+    "sbatch",
+    "squeue",
+    "srun",
+    "docker",
+    "export",
+    "for",
+    "git",
+    "apt-get",
+    "ulimit",
+    "timeout",
+    "nice",
+];
+
+/// Is `line` a command a reader would type?
+fn is_command(line: &str) -> bool {
+    let mut words = line
+        .trim()
+        .trim_start_matches("$ ")
+        .trim_start_matches('(')
+        .split_whitespace()
+        .skip_while(|w| {
+            w.split_once('=').is_some_and(|(k, _)| {
+                !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+        });
+    let Some(first) = words.next() else {
+        return false;
+    };
+    if ["./", "tools/", "benches/", "deploy/"]
+        .iter()
+        .any(|p| first.starts_with(p))
+    {
+        return true;
+    }
+    if first == "queens" {
+        return words.next().is_some_and(|w| {
+            w.starts_with(|c: char| c.is_ascii_lowercase())
+                && w.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        });
+    }
+    PROGRAMS.contains(&first)
+}
+
+/// The blocks of a document that hold a command but are neither a `$` transcript nor marked
+/// `<!-- not run: REASON -->`: the line each starts on and its first command. Indented blocks
+/// (four spaces, after a blank line) and fenced ones (```) are looked at.
+fn unmarked_command_blocks(text: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let marked = |i: usize| {
+        (i >= 1 && lines[i - 1].starts_with("<!-- not run:"))
+            || (i >= 2
+                && lines[i - 1].trim().is_empty()
+                && lines[i - 2].starts_with("<!-- not run:"))
+    };
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let l = lines[i];
+        let (body, next) = if let Some(lang) = l.strip_prefix("```") {
+            let end = (i + 1..lines.len())
+                .find(|&j| lines[j].starts_with("```"))
+                .unwrap_or(lines.len());
+            // A block of program text (Python, Rust, JSON…) holds code, not commands; the
+            // Python examples run in python/tests.
+            let code = ["python", "rust", "json", "toml", "yaml", "js"].contains(&lang.trim());
+            (
+                if code {
+                    &lines[0..0]
+                } else {
+                    &lines[i + 1..end]
+                },
+                end + 1,
+            )
+        } else if l.starts_with("    ")
+            && !l.trim().is_empty()
+            && (i == 0 || lines[i - 1].trim().is_empty() || lines[i - 1].starts_with("<!--"))
+        {
+            let mut end = i;
+            while end < lines.len()
+                && (lines[end].starts_with("    ")
+                    || (lines[end].trim().is_empty()
+                        && lines.get(end + 1).is_some_and(|n| n.starts_with("    "))))
+            {
+                end += 1;
+            }
+            (&lines[i..end], end)
+        } else {
+            i += 1;
+            continue;
+        };
+        // A block with `$` lines is run from each of them; a paragraph of it that does not
+        // start with one is not, and is looked at on its own (with its own marker).
+        let transcript = body.iter().any(|b| b.trim_start().starts_with("$ "));
+        let mut parts: Vec<(usize, &[&str])> = Vec::new();
+        if transcript {
+            let mut k = 0;
+            while k < body.len() {
+                let end = (k..body.len())
+                    .find(|&e| body[e].trim().is_empty())
+                    .unwrap_or(body.len());
+                if !body[k].trim_start().starts_with("$ ") {
+                    parts.push((i + k, &body[k..end]));
+                }
+                k = end + 1;
+            }
+        } else {
+            parts.push((i, body));
+        }
+        for (at, part) in parts {
+            if marked(at) {
+                continue;
+            }
+            if let Some(cmd) = part.iter().find(|b| is_command(b)) {
+                found.push((at + 1, cmd.trim().to_string()));
+            }
+        }
+        i = next.max(i + 1);
+    }
+    found
 }
 
 /// The line with every time (digits, an optional fraction, then ` ms` or ` s`) replaced by
@@ -162,6 +310,8 @@ const OUTSIDE: &[&str] = &[
     "cake_lpr",
     "cadical",
     "minisat",
+    "picosat",
+    "cryptominisat5",
     "curl",
 ];
 
@@ -238,7 +388,7 @@ fn run_document(name: &str) -> usize {
                     .split(|c: char| c.is_whitespace() || c == '|')
                     .any(|w| w == *program);
                 if used && need::program(program).is_none() {
-                    need::skipping(&format!(
+                    need::detail(&format!(
                         "the block at {name}:{start}, which runs {program}"
                     ));
                     continue 'blocks;
@@ -276,6 +426,21 @@ fn the_readme_and_docs_transcripts_are_what_the_product_prints() {
         .collect();
     docs.sort();
     names.extend(docs);
+    let unmarked: Vec<String> = names
+        .iter()
+        .flat_map(|name| {
+            let text = std::fs::read_to_string(repo().join(name)).unwrap();
+            unmarked_command_blocks(&text)
+                .into_iter()
+                .map(move |(line, cmd)| format!("{name}:{line}: {cmd}"))
+        })
+        .collect();
+    assert!(
+        unmarked.is_empty(),
+        "documented commands that are neither a `$` transcript the test runs nor marked \
+         `<!-- not run: REASON -->` on the line before the block:\n{}",
+        unmarked.join("\n")
+    );
     let mut total = 0;
     for name in &names {
         total += run_document(name);
@@ -310,6 +475,22 @@ fn matching_rules() {
     assert_eq!(blocks.len(), 1);
     assert_eq!(blocks[0].1.len(), 2);
     assert_eq!(blocks[0].1[0].expected, ["out"]);
+    // Commands shown without a transcript or a marker are found; output, code and marked
+    // blocks are not.
+    let doc = "a\n\n    queens solve x\n\nb\n\n    ....Q\n    queens: listening\n\n\
+               <!-- not run: a server -->\n\n    queens serve\n\n```sh\ncurl -s x\n```\n\n\
+               ```python\nimport queens\n```\n\n    queens (src/: a diagram)\n\n\
+               \x20   X=1 sbatch job.sh\n\n    $ queens solve y\n    out\n\n    $ queens count z\n\n\
+               \x20   queens check w\n";
+    assert_eq!(
+        unmarked_command_blocks(doc),
+        [
+            (3, "queens solve x".to_string()),
+            (14, "curl -s x".to_string()),
+            (24, "X=1 sbatch job.sh".to_string()),
+            (31, "queens check w".to_string())
+        ]
+    );
 }
 
 /// Every file and folder below `dir` (folders end in `/`), relative to the repository, leaving

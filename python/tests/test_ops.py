@@ -166,3 +166,26 @@ def test_compare_runs_a_race_inside_a_worker():
     rows = queens.compare([queens.Problem(10), p], ["race"], timeout=20, frame=False)
     assert [r["status"] for r in rows] == ["sat", "unsat"]
     assert all(r["error"] is None for r in rows)
+
+
+def test_decode_refuses_a_model_of_another_encoding():
+    try:
+        from pysat.solvers import Solver
+    except ImportError:
+        need("python-sat (pip install python-sat)", False)
+        raise
+    p = queens.Problem.load(INSTANCES / "nauck-1850.txt")
+    e = queens.encode(p, encoding="seq")
+    with Solver(name="g3", bootstrap_with=e.clauses) as s:
+        assert s.solve()
+        model = s.get_model()
+    # Found from the model's variable count without an encoding, refused with another.
+    assert queens.decode(p, model).status == "sat"
+    with pytest.raises(queens.InputError) as err:
+        queens.decode(p, model, encoding="pairwise")
+    assert "the seq encoding" in str(err.value) and "another encoding" in str(err.value)
+    # The CNF's header names the instance: a model of another instance's CNF is refused.
+    sha = next(w for w in e.dimacs.split() if w.startswith("sha256=")).split("=", 1)[1]
+    assert queens.decode(p, model, instance_sha256=sha).status == "sat"
+    with pytest.raises(queens.QueensError, match="another instance"):
+        queens.decode(queens.Problem(8), model, instance_sha256=sha)

@@ -7,6 +7,7 @@ mod collection_solve;
 mod compare;
 mod completion;
 mod corpora;
+mod dimacs;
 mod ext;
 mod facts;
 pub mod gen;

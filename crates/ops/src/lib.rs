@@ -55,8 +55,10 @@ pub use collection::{
 };
 pub use context::{Artifacts, Context};
 pub use count::{count, Count, CountRequest, CountResponse};
-pub use decode::{decode, Decode, DecodeRequest, DecodeResponse};
-pub use encode::{encode, Encode, EncodeRequest, EncodeResponse};
+pub use decode::{check_instance, decode, Decode, DecodeRequest, DecodeResponse};
+pub use encode::{
+    cnf_vars, encode, instance_json, sha256_hex, CnfHeader, Encode, EncodeRequest, EncodeResponse,
+};
 pub use explain::{explain, Explain, ExplainRequest, ExplainResponse};
 pub use generate::{
     generate, Generate, GenerateKind, GenerateRequest, GenerateResponse, PresetSource,

@@ -863,21 +863,30 @@ def encode(problem: Problem, encoding: str = DECLARED, *, rings: bool = DECLARED
 def decode(
     problem: Problem,
     model: Union[str, Iterable[int]],
-    encoding: str = DECLARED,
+    encoding: Optional[str] = DECLARED,
     *,
     rings: bool = DECLARED,
     vars: Optional[int] = DECLARED,
     model_origin: Optional[str] = DECLARED,
+    instance_sha256: Optional[str] = DECLARED,
 ) -> DecodeResult:
     """A SAT solver's model read back onto the board and verified (``queens decode``):
     ``model`` is the solver's output text or its list of literals (PySAT's
-    ``solver.get_model()``), for the CNF :func:`encode` made with the same ``encoding``, or
-    with ``vars`` variables (its ``p cnf`` line) in place of ``encoding`` and ``rings``;
-    ``model_origin`` names the model in errors."""
+    ``solver.get_model()``), for the CNF :func:`encode` made with ``encoding`` (found from
+    the model's variable count when not given: a model of another encoding's CNF is
+    refused, naming it), or with ``vars`` variables (its ``p cnf`` line) in place of
+    ``encoding`` and ``rings``; ``instance_sha256`` (the CNF header's ``sha256=``) refuses a
+    model of another instance's CNF; ``model_origin`` names the model in errors."""
     text = model if isinstance(model, str) else "v " + " ".join(str(int(x)) for x in model) + " 0\n"
     options = _options(
         "decode",
-        {"encoding": encoding, "rings": rings, "vars": vars, "model_origin": model_origin},
+        {
+            "encoding": encoding,
+            "rings": rings,
+            "vars": vars,
+            "model_origin": model_origin,
+            "instance_sha256": instance_sha256,
+        },
     )
     options["model"] = text
     resp, _, _ = _run("decode", problem, options)
