@@ -2132,3 +2132,208 @@ fn sigterm_on_postgres_hands_jobs_that_outlive_the_grace_back_to_the_queue() {
     let (code, _, _) = call("DELETE", &other.url(&format!("/v1/jobs/{id}")), None);
     assert_eq!(code, 200);
 }
+
+/// A request with `Origin` (and a preflight's `Access-Control-Request-*` for `OPTIONS`):
+/// its status and headers (names in lower case, repeated ones joined with `, `).
+fn with_origin(
+    s: &Server,
+    method: &str,
+    path: &str,
+    origin: &str,
+    key: Option<&str>,
+    body: Option<&str>,
+) -> (u16, std::collections::BTreeMap<String, String>) {
+    let a = agent();
+    let url = s.url(path);
+    let resp = match method {
+        "OPTIONS" => a
+            .options(&url)
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "authorization, content-type",
+            )
+            .call(),
+        "GET" => {
+            let mut r = a.get(&url).header("origin", origin);
+            if let Some(k) = key {
+                r = r.header("authorization", &format!("Bearer {k}"));
+            }
+            r.call()
+        }
+        _ => {
+            let mut r = a
+                .post(&url)
+                .header("origin", origin)
+                .header("content-type", "application/json");
+            if let Some(k) = key {
+                r = r.header("authorization", &format!("Bearer {k}"));
+            }
+            r.send(body.unwrap_or("{}").as_bytes())
+        }
+    };
+    let resp = resp.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    let mut headers = std::collections::BTreeMap::<String, String>::new();
+    for (name, value) in resp.headers() {
+        let value = value.to_str().unwrap().to_string();
+        headers
+            .entry(name.as_str().to_ascii_lowercase())
+            .and_modify(|v| {
+                v.push_str(", ");
+                v.push_str(&value);
+            })
+            .or_insert(value);
+    }
+    (resp.status().as_u16(), headers)
+}
+
+/// The comma-separated items of header `name`, in lower case.
+fn header_items(headers: &std::collections::BTreeMap<String, String>, name: &str) -> Vec<String> {
+    headers.get(name).map_or_else(Vec::new, |v| {
+        v.split(',')
+            .map(|i| i.trim().to_ascii_lowercase())
+            .collect()
+    })
+}
+
+#[test]
+fn cors_answers_listed_origins_only_and_nothing_by_default() {
+    const APP: &str = "http://app.example:3000";
+    const KEY: &str = "cors-key-0123456789abcdef";
+    let solve = r#"{"instance": {"n": 8, "queens": ["b4", "d5"]}}"#;
+    // By default: no CORS at all, as before the flag.
+    let plain = Server::start(&[]);
+    let (status, headers) = with_origin(&plain, "OPTIONS", "/v1/solve", APP, None, None);
+    assert_eq!(status, 405, "{headers:?}");
+    assert!(
+        !headers.keys().any(|h| h.starts_with("access-control-")),
+        "{headers:?}"
+    );
+    let (status, headers) = with_origin(&plain, "POST", "/v1/solve", APP, None, Some(solve));
+    assert_eq!(status, 200);
+    assert!(
+        !headers.keys().any(|h| h.starts_with("access-control-")),
+        "{headers:?}"
+    );
+    drop(plain);
+
+    let s = Serve::new()
+        .args([
+            "--cors-origin",
+            APP,
+            "--cors-origin",
+            "https://other.example",
+        ])
+        .file("--api-keys", "keys", &format!("app:{KEY}\n"))
+        .start();
+    // A preflight is answered on every route, before the key check (a browser sends no key
+    // on it), listing the methods and the headers a page sends, the API key's among them.
+    for path in [
+        "/v1/solve",
+        "/v1/jobs",
+        "/v1/jobs/0123/events",
+        "/healthz",
+        "/no/such",
+    ] {
+        let (status, headers) = with_origin(&s, "OPTIONS", path, APP, None, None);
+        assert_eq!(status, 200, "{path}: {headers:?}");
+        assert_eq!(headers["access-control-allow-origin"], APP, "{path}");
+        let methods = header_items(&headers, "access-control-allow-methods");
+        for m in ["get", "post", "delete"] {
+            assert!(methods.contains(&m.to_string()), "{path}: {methods:?}");
+        }
+        let allowed = header_items(&headers, "access-control-allow-headers");
+        for h in ["authorization", "content-type"] {
+            assert!(allowed.contains(&h.to_string()), "{path}: {allowed:?}");
+        }
+        assert!(
+            header_items(&headers, "vary").contains(&"origin".to_string()),
+            "{headers:?}"
+        );
+    }
+    // An origin not listed gets no allow-origin, so its browser refuses the answer.
+    let (_, headers) = with_origin(
+        &s,
+        "OPTIONS",
+        "/v1/solve",
+        "http://evil.example",
+        None,
+        None,
+    );
+    assert!(
+        !headers.contains_key("access-control-allow-origin"),
+        "{headers:?}"
+    );
+    let (status, headers) = with_origin(
+        &s,
+        "POST",
+        "/v1/solve",
+        "http://evil.example",
+        Some(KEY),
+        Some(solve),
+    );
+    assert_eq!(status, 200);
+    assert!(
+        !headers.contains_key("access-control-allow-origin"),
+        "{headers:?}"
+    );
+
+    // Real answers carry it for a listed origin, with what a page needs to read exposed:
+    // a 200, a job's 202 and its Location, and problem+json errors (401, 422, 404).
+    let (status, headers) = with_origin(&s, "POST", "/v1/solve", APP, Some(KEY), Some(solve));
+    assert_eq!(status, 200);
+    assert_eq!(headers["access-control-allow-origin"], APP);
+    assert!(
+        header_items(&headers, "vary").contains(&"origin".to_string()),
+        "{headers:?}"
+    );
+    let exposed = header_items(&headers, "access-control-expose-headers");
+    for h in ["location", "retry-after", "x-request-id"] {
+        assert!(exposed.contains(&h.to_string()), "{exposed:?}");
+    }
+    let job = r#"{"op": "solve", "instance": {"n": 8}}"#;
+    let (status, headers) = with_origin(&s, "POST", "/v1/jobs", APP, Some(KEY), Some(job));
+    assert_eq!(status, 202, "{headers:?}");
+    assert_eq!(headers["access-control-allow-origin"], APP);
+    assert!(headers["location"].starts_with("/v1/jobs/"), "{headers:?}");
+    let (status, headers) = with_origin(&s, "GET", &headers["location"], APP, Some(KEY), None);
+    assert_eq!(status, 200);
+    assert_eq!(headers["access-control-allow-origin"], APP);
+    for (key, body, want) in [
+        (None, solve, 401),
+        (
+            Some(KEY),
+            r#"{"instance": {"n": 8, "queens": [[9, 9]]}}"#,
+            422,
+        ),
+    ] {
+        let (status, headers) = with_origin(&s, "POST", "/v1/solve", APP, key, Some(body));
+        assert_eq!(status, want, "{headers:?}");
+        assert_eq!(headers["content-type"], "application/problem+json");
+        assert_eq!(headers["access-control-allow-origin"], APP, "{want}");
+    }
+    let (status, headers) = with_origin(&s, "GET", "/v1/jobs/0123", APP, Some(KEY), None);
+    assert_eq!(status, 404);
+    assert_eq!(headers["access-control-allow-origin"], APP);
+    drop(s);
+
+    // `*`: any origin.
+    let any = Server::start(&["--cors-origin", "*"]);
+    let (status, headers) = with_origin(&any, "OPTIONS", "/v1/solve", APP, None, None);
+    assert_eq!(status, 200);
+    assert_eq!(headers["access-control-allow-origin"], "*");
+    drop(any);
+
+    // Something that is not an origin is refused at the start, naming the flag.
+    for bad in [
+        "https://app.example/",
+        "app.example",
+        "https://app.example:99999",
+    ] {
+        let out = Serve::new().args(["--cors-origin", bad]).output();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--cors-origin"), "{bad}: {err}");
+    }
+}

@@ -85,6 +85,11 @@ pub fn router(state: AppState) -> axum::Router {
     .layer(TraceLayer::new_for_http())
     .layer(PropagateRequestIdLayer::new(x_request_id.clone()))
     .layer(SetRequestIdLayer::new(x_request_id, Sequential::new()))
+    // Outermost: preflights are answered before anything else runs, and every answer (the
+    // guard's 401s and 429s too) gets the headers (none without --cors-origin).
+    .layer(tower::util::option_layer(super::cors::layer(
+        &state.config.cors,
+    )))
     .with_state(state)
 }
 
