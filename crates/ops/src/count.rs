@@ -218,6 +218,7 @@ fn count_shard(
             instance: content_hash(problem),
             tasks: c.tasks,
             all_tasks: c.all_tasks,
+            finished: c.finished,
         }),
     })
 }
