@@ -398,6 +398,15 @@ fn a_board_over_max_n_names_the_field_that_holds_n() {
             "{path} {body} -> {v}"
         );
     }
+    // A board past --max-n that only a job may take, over the memory limit: `instance.n`
+    // as a job too, as on the synchronous call that sent it there.
+    let s = Server::start(&["--max-n", "5", "--max-memory", "20"]);
+    let big = json!({"n": 10_000_000});
+    let (code, v) = post(&s, "/v1/solve", &json!({"instance": big}));
+    assert_eq!((code, &v["field"]), (422, &json!("instance.n")), "{v}");
+    let (code, v) = post(&s, "/v1/jobs", &json!({"op": "solve", "instance": big}));
+    assert_eq!((code, &v["field"]), (422, &json!("instance.n")), "{v}");
+    assert!(v["detail"].as_str().unwrap().contains("MB"), "{v}");
 }
 
 #[test]
@@ -1298,10 +1307,20 @@ fn external_solvers_come_only_from_the_servers_allowlist() {
             .contains("not on this server's list"),
         "{v}"
     );
+    assert_eq!(v["field"], "solver", "{v}");
+    // The same as a job, and for a count.
+    let mut job = body.clone();
+    job["op"] = json!("solve");
+    let (code, v) = post(&s, "/v1/jobs", &job);
+    assert_eq!((code, &v["field"]), (422, &json!("solver")), "{v}");
+    let count = json!({"instance": nauck(), "engine": "ext", "solver": "cadical", "limit": 1});
+    let (code, v) = post(&s, "/v1/count", &count);
+    assert_eq!((code, &v["field"]), (422, &json!("solver")), "{v}");
     // A request cannot give a command: the solver field is a name.
     let body = json!({"instance": nauck(), "engine": "ext", "solver": "sh -c 'rm -rf /'"});
     let (code, v) = post(&s, "/v1/solve", &body);
     assert_eq!(code, 422, "{v}");
+    assert!(v["field"].is_string(), "{v}");
     // A listed solver whose model is wrong is a server-side failure, never an answer.
     let body = json!({"instance": nauck(), "engine": "ext", "solver": "wrong"});
     let (code, v) = post(&s, "/v1/solve", &body);

@@ -90,7 +90,9 @@ impl SolveRequest {
         check_limit(self.limit)?;
         self.engine.spec(self.encoding, self.solver, self.rings)?;
         if let Some(s) = self.solver {
-            queens_engine::ext::table().resolve(s)?;
+            queens_engine::ext::table()
+                .resolve(s)
+                .map_err(|e| e.about("solver"))?;
         }
         let n = self.instance.0.n();
         let most = max_listed(n);
