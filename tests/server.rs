@@ -1122,6 +1122,17 @@ fn the_play_page_is_served_whole_and_linked_from_the_index() {
     let (status, _, index) = call("GET", &s.url("/"), None);
     assert_eq!(status, 200);
     assert!(index.contains("href=\"/play\""), "the index links the page");
+    // The index lists every route of the document, from the routes as registered.
+    let (_, doc) = get(&s, "/openapi.json");
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            let line = format!("<code>{} {path}</code>", method.to_uppercase());
+            assert!(index.contains(&line), "the index lacks {line}");
+        }
+    }
+    for path in ["/v1/hint", "/v1/grade", "/v1/threshold"] {
+        assert!(index.contains(&format!("POST {path}</code>")), "{path}");
+    }
 }
 
 #[test]
