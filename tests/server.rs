@@ -2367,3 +2367,45 @@ fn cors_answers_listed_origins_only_and_nothing_by_default() {
         assert!(err.contains("--cors-origin"), "{bad}: {err}");
     }
 }
+
+#[test]
+fn a_halls_condition_refutation_gives_its_rows_and_columns_as_data() {
+    // A 100×100 completion of a solution's first 90 rows, two free rows a and b closed but
+    // for one free column: no row is empty, and Hall's condition says "no". The answer gives
+    // the rows and the column as data beside the sentence.
+    let s = Server::start(&[]);
+    let (code, solved) = post(&s, "/v1/solve", &json!({"instance": {"n": 100}}));
+    assert_eq!(code, 200, "{solved}");
+    let mut col = [0usize; 100];
+    for (r, c) in board(&solved["queens"]) {
+        col[r] = c;
+    }
+    let fixed: Vec<[usize; 2]> = (0..90).map(|r| [r, col[r]]).collect();
+    let free: Vec<usize> = (90..100).collect();
+    for &a in &free {
+        for &b in free.iter().filter(|&&b| b > a) {
+            let keep = col[a];
+            let blocked: Vec<[usize; 2]> = [a, b]
+                .iter()
+                .flat_map(|&r| free.iter().map(move |&f| [r, col[f]]))
+                .filter(|cell| cell[1] != keep)
+                .collect();
+            let instance = json!({"n": 100, "queens": fixed, "blocked": blocked});
+            let (code, v) = post(&s, "/v1/solve", &json!({"instance": instance}));
+            assert_eq!(code, 200, "{v}");
+            assert_eq!(v["status"], "unsat", "{v}");
+            if v.get("hall").is_none() {
+                // Row b has no usable cell at all: an empty line, said in words alone.
+                continue;
+            }
+            assert_eq!(v["hall"], json!({"rows": [a, b], "columns": [keep]}), "{v}");
+            let reason = v["reason"].as_str().unwrap();
+            assert!(
+                reason.contains(&format!("the 2 free rows [{a}, {b}]")),
+                "{reason}"
+            );
+            return;
+        }
+    }
+    panic!("no two free rows share a usable column");
+}

@@ -48,7 +48,7 @@ pub mod stages;
 pub mod threshold;
 pub mod work;
 
-pub use answer::{Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns};
+pub use answer::{Answer, ColumnAnswer, Counted, HallSets, Listed, Reason, Solved, SolvedColumns};
 pub use checked::{checked, verify_columns};
 pub use dispatch::{count, enumerate, solve, solve_counting_learned};
 pub use engines::Engine;

@@ -59,7 +59,7 @@ impl Engine for Portfolio {
         // Fixed queens that break a rule: no engine needs to start.
         if clash || !problem.blocked().is_empty() || !problem.excluded().is_empty() {
             if let Some(why) = crate::local::refute_presets(problem) {
-                let mut solved = answer(ColumnAnswer::Unsat(Some(why)), CORE);
+                let mut solved = answer(ColumnAnswer::Unsat(Some(why.into())), CORE);
                 solved.work.portfolio = Some(PortfolioRun {
                     decision: None,
                     ending: Ending::Presets,

@@ -411,6 +411,10 @@ pub struct SolveResponse {
     /// why the engine stopped (local search gave up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// With a `reason` from Hall's condition: its rows and columns as data (the sentence
+    /// lists at most eight of each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hall: Option<queens_engine::HallSets>,
     /// With `unsat` and `proof`: the certificate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<ProofInfo>,
@@ -448,6 +452,7 @@ impl SolveResponse {
             limited: None,
             cross_checked: None,
             reason: None,
+            hall: None,
             proof: None,
             why: None,
             solution_path: None,
@@ -646,6 +651,7 @@ pub(super) fn solve_on(
         solutions: many.then_some(found.solutions),
         cross_checked,
         reason: (status == Status::Unsat).then(|| unsat_reason(problem, found.work.nodes)),
+        hall: None,
         proof: None,
         why: None,
         solution_path: None,
@@ -682,7 +688,9 @@ fn solve_columns(
         queens_engine::ColumnAnswer::Sat(cols) => artifacts = sat_columns(&mut resp, &cols),
         queens_engine::ColumnAnswer::Unsat(why) => {
             resp.status = Status::Unsat;
-            resp.reason = Some(why.unwrap_or_else(|| unsat_reason(problem, solved.work.nodes)));
+            resp.hall = why.as_ref().and_then(|r| r.hall.clone());
+            resp.reason =
+                Some(why.map_or_else(|| unsat_reason(problem, solved.work.nodes), |r| r.text));
         }
         queens_engine::ColumnAnswer::GaveUp => {
             resp.status = Status::Timeout;
