@@ -1081,6 +1081,10 @@ fn hints_are_served_for_a_position() {
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["technique"], "last-cell", "{v}");
     assert_eq!(v["place"], json!([[0, 1]]));
+    // A grade answers with a status too, as every answer does.
+    let (code, v) = post(&s, "/v1/grade", &json!({"instance": {"text": text}}));
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "ok", "{v}");
     // A JSON position with the player's queens and marks.
     let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     let (code, v) = post(
