@@ -157,8 +157,8 @@ fn program(env: &str, names: &[&str]) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-#[test]
-fn the_play_page_plays_a_puzzle_in_a_real_browser() {
+/// Chromium and chromedriver, or `None` (and the skip said) when either is missing.
+fn browser() -> Option<(PathBuf, PathBuf)> {
     let chrome = program(
         "QUEENS_CHROME",
         &["chromium", "chromium-browser", "google-chrome"],
@@ -170,6 +170,14 @@ fn the_play_page_plays_a_puzzle_in_a_real_browser() {
             "Debian: apt-get install chromium chromium-driver; or set QUEENS_CHROME and \
              QUEENS_CHROMEDRIVER",
         );
+        return None;
+    };
+    Some((chrome, driver))
+}
+
+#[test]
+fn the_play_page_plays_a_puzzle_in_a_real_browser() {
+    let Some((chrome, driver)) = browser() else {
         return;
     };
     // Dropped in reverse: chromedriver (with Chromium) first, then the server, then the
@@ -207,6 +215,14 @@ async fn play(server: &Server, driver: &Driver, chrome: &Path, profile: &Path) {
     let solution: Vec<(usize, usize)> = serde_json::from_value(solved["queens"].clone()).unwrap();
     assert_eq!(solution.len(), SIZE, "{solved}");
 
+    let c = session(driver, chrome, profile).await;
+    let page = Page { c: &c };
+    page.run(server, &regions, &solution).await;
+    c.close().await.expect("the browser closes");
+}
+
+/// A WebDriver session with headless Chromium, its profile in `profile`.
+async fn session(driver: &Driver, chrome: &Path, profile: &Path) -> Client {
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),
@@ -223,14 +239,11 @@ async fn play(server: &Server, driver: &Driver, chrome: &Path, profile: &Path) {
         }),
     );
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-    let c = ClientBuilder::new(connector)
+    ClientBuilder::new(connector)
         .capabilities(caps)
         .connect(&driver.url)
         .await
-        .expect("a WebDriver session with headless Chromium");
-    let page = Page { c: &c };
-    page.run(server, &regions, &solution).await;
-    c.close().await.expect("the browser closes");
+        .expect("a WebDriver session with headless Chromium")
 }
 
 struct Page<'a> {
@@ -516,5 +529,157 @@ fn save_screenshot(png: &[u8]) {
         std::fs::create_dir_all(docs.parent().unwrap()).unwrap();
         std::fs::write(&docs, png).unwrap();
         eprintln!("screenshot copied to {}", docs.display());
+    }
+}
+
+/// The page another origin serves: it calls the API given in its address's fragment
+/// (`#api=…&key=…`) with `fetch()`: a synchronous solve, then a job submitted, found by its
+/// `Location` and read until it ends; it shows both answers, or the error `fetch` threw,
+/// and says which in `body[data-state]`.
+const ELSEWHERE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>a page of another origin</title></head>
+<body data-state="running">
+<pre id="solve"></pre><pre id="job"></pre><pre id="error"></pre>
+<script>
+const asked = new URLSearchParams(location.hash.slice(1));
+const api = asked.get('api');
+const headers = {'Authorization': 'Bearer ' + asked.get('key'), 'Content-Type': 'application/json'};
+const show = (id, text) => { document.getElementById(id).textContent = text; };
+async function run() {
+  try {
+    const solved = await fetch(api + '/v1/solve', {method: 'POST', headers,
+      body: JSON.stringify({instance: {n: 8, queens: ['b4', 'd5']}})});
+    show('solve', JSON.stringify(await solved.json()));
+    const submitted = await fetch(api + '/v1/jobs', {method: 'POST', headers,
+      body: JSON.stringify({op: 'solve', instance: {n: 10}})});
+    const where = submitted.headers.get('Location');
+    if (submitted.status !== 202 || !where) {
+      throw new Error('the job was not accepted: ' + submitted.status + ', Location ' + where);
+    }
+    let job = {};
+    for (let i = 0; i < 400 && !['done', 'failed', 'cancelled'].includes(job.status); i++) {
+      if (i > 0) await new Promise(wake => setTimeout(wake, 50));
+      job = await (await fetch(api + where, {headers})).json();
+    }
+    show('job', JSON.stringify(job));
+    document.body.dataset.state = 'answered';
+  } catch (e) {
+    show('error', e.name + ': ' + e.message);
+    document.body.dataset.state = 'refused';
+  }
+}
+run();
+</script></body></html>
+"#;
+
+/// A one-page web server on 127.0.0.1: every GET is answered with `page` (any other path
+/// than `/` with a 404), one connection at a time, on a thread that lives as long as the
+/// test. Returns its origin, `http://127.0.0.1:PORT`.
+fn serve_page(page: &'static str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(WAIT));
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && head.len() < 16 << 10 {
+                match std::io::Read::read(&mut stream, &mut byte) {
+                    Ok(1) => head.push(byte[0]),
+                    _ => break,
+                }
+            }
+            let line = String::from_utf8_lossy(&head);
+            let root = line.starts_with("GET / ") || line.starts_with("GET /#");
+            let (status, body) = if root {
+                ("200 OK", page)
+            } else {
+                ("404 Not Found", "")
+            };
+            let reply = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\n\
+                 content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = std::io::Write::write_all(&mut stream, reply.as_bytes());
+        }
+    });
+    origin
+}
+
+#[test]
+fn a_page_of_a_listed_origin_calls_the_api_and_others_are_refused() {
+    let Some((chrome, driver)) = browser() else {
+        return;
+    };
+    const KEY: &str = "browser-key-0123456789abcdef";
+    // Two pages, two origins (their ports differ from each other and from the server's):
+    // the server lists one.
+    let listed = serve_page(ELSEWHERE);
+    let unlisted = serve_page(ELSEWHERE);
+    let profile = temp::dir("browser-cors-profile");
+    let server = serve::Serve::new()
+        .args(["--cors-origin", &listed])
+        .file("--api-keys", "keys", &format!("page:{KEY}\n"))
+        .start();
+    let driver = Driver::start(&driver);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        tokio::time::timeout(WHOLE, async {
+            let c = session(&driver, &chrome, &profile).await;
+            let page = Page { c: &c };
+            let api = format!("#api={}&key={KEY}", server.base);
+
+            c.goto(&format!("{listed}/{api}")).await.unwrap();
+            let (state, error) = page.outcome().await;
+            assert_eq!(state, "answered", "{error}");
+            let solved: Value = serde_json::from_str(&page.text("#solve").await).unwrap();
+            assert_eq!(solved["status"], "sat", "{solved}");
+            assert_verified(&json!({"n": 8, "queens": ["b4", "d5"]}), &solved["queens"]);
+            let job: Value = serde_json::from_str(&page.text("#job").await).unwrap();
+            assert_eq!(job["status"], "done", "{job}");
+            assert_eq!(job["result"]["status"], "sat", "{job}");
+            assert_verified(&json!({"n": 10}), &job["result"]["queens"]);
+
+            // The same page from an origin the server does not list: the browser refuses
+            // the answer, so `fetch` throws before any body is read.
+            c.goto(&format!("{unlisted}/{api}")).await.unwrap();
+            let (state, error) = page.outcome().await;
+            assert_eq!(state, "refused", "{error}");
+            assert!(error.starts_with("TypeError"), "{error}");
+            assert_eq!(page.text("#solve").await, "");
+            c.close().await.expect("the browser closes");
+        })
+        .await
+        .unwrap_or_else(|_| panic!("the browser session did not finish within {WHOLE:?}"))
+    });
+}
+
+/// Checks `queens` is a solution of `instance` with the verifier.
+fn assert_verified(instance: &Value, queens: &Value) {
+    let problem = queens::formats::problem_from_json(instance).unwrap();
+    let board: Vec<(usize, usize)> = serde_json::from_value(queens.clone()).unwrap();
+    queens::verify(&problem, &board).unwrap();
+}
+
+impl Page<'_> {
+    /// Waits for the other origin's page to finish: its `data-state` and its error text.
+    async fn outcome(&self) -> (String, String) {
+        let until = Instant::now() + WAIT;
+        loop {
+            let state = self.attr("body", "data-state").await;
+            if state != "running" {
+                return (state, self.text("#error").await);
+            }
+            assert!(
+                Instant::now() < until,
+                "the page did not finish within {WAIT:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
     }
 }

@@ -398,6 +398,15 @@ fn a_board_over_max_n_names_the_field_that_holds_n() {
             "{path} {body} -> {v}"
         );
     }
+    // A board past --max-n that only a job may take, over the memory limit: `instance.n`
+    // as a job too, as on the synchronous call that sent it there.
+    let s = Server::start(&["--max-n", "5", "--max-memory", "20"]);
+    let big = json!({"n": 10_000_000});
+    let (code, v) = post(&s, "/v1/solve", &json!({"instance": big}));
+    assert_eq!((code, &v["field"]), (422, &json!("instance.n")), "{v}");
+    let (code, v) = post(&s, "/v1/jobs", &json!({"op": "solve", "instance": big}));
+    assert_eq!((code, &v["field"]), (422, &json!("instance.n")), "{v}");
+    assert!(v["detail"].as_str().unwrap().contains("MB"), "{v}");
 }
 
 #[test]
@@ -1083,6 +1092,10 @@ fn hints_are_served_for_a_position() {
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["technique"], "last-cell", "{v}");
     assert_eq!(v["place"], json!([[0, 1]]));
+    // A grade answers with a status too, as every answer does.
+    let (code, v) = post(&s, "/v1/grade", &json!({"instance": {"text": text}}));
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["status"], "ok", "{v}");
     // A JSON position with the player's queens and marks.
     let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
     let (code, v) = post(
@@ -1124,6 +1137,17 @@ fn the_play_page_is_served_whole_and_linked_from_the_index() {
     let (status, _, index) = call("GET", &s.url("/"), None);
     assert_eq!(status, 200);
     assert!(index.contains("href=\"/play\""), "the index links the page");
+    // The index lists every route of the document, from the routes as registered.
+    let (_, doc) = get(&s, "/openapi.json");
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            let line = format!("<code>{} {path}</code>", method.to_uppercase());
+            assert!(index.contains(&line), "the index lacks {line}");
+        }
+    }
+    for path in ["/v1/hint", "/v1/grade", "/v1/threshold"] {
+        assert!(index.contains(&format!("POST {path}</code>")), "{path}");
+    }
 }
 
 #[test]
@@ -1309,10 +1333,20 @@ fn external_solvers_come_only_from_the_servers_allowlist() {
             .contains("not on this server's list"),
         "{v}"
     );
+    assert_eq!(v["field"], "solver", "{v}");
+    // The same as a job, and for a count.
+    let mut job = body.clone();
+    job["op"] = json!("solve");
+    let (code, v) = post(&s, "/v1/jobs", &job);
+    assert_eq!((code, &v["field"]), (422, &json!("solver")), "{v}");
+    let count = json!({"instance": nauck(), "engine": "ext", "solver": "cadical", "limit": 1});
+    let (code, v) = post(&s, "/v1/count", &count);
+    assert_eq!((code, &v["field"]), (422, &json!("solver")), "{v}");
     // A request cannot give a command: the solver field is a name.
     let body = json!({"instance": nauck(), "engine": "ext", "solver": "sh -c 'rm -rf /'"});
     let (code, v) = post(&s, "/v1/solve", &body);
     assert_eq!(code, 422, "{v}");
+    assert!(v["field"].is_string(), "{v}");
     // A listed solver whose model is wrong is a server-side failure, never an answer.
     let body = json!({"instance": nauck(), "engine": "ext", "solver": "wrong"});
     let (code, v) = post(&s, "/v1/solve", &body);
@@ -2142,4 +2176,251 @@ fn sigterm_on_postgres_hands_jobs_that_outlive_the_grace_back_to_the_queue() {
     assert_eq!(job["status"], "running", "{job}");
     let (code, _, _) = call("DELETE", &other.url(&format!("/v1/jobs/{id}")), None);
     assert_eq!(code, 200);
+}
+
+/// A request with `Origin` (and a preflight's `Access-Control-Request-*` for `OPTIONS`):
+/// its status and headers (names in lower case, repeated ones joined with `, `).
+fn with_origin(
+    s: &Server,
+    method: &str,
+    path: &str,
+    origin: &str,
+    key: Option<&str>,
+    body: Option<&str>,
+) -> (u16, std::collections::BTreeMap<String, String>) {
+    let a = agent();
+    let url = s.url(path);
+    let resp = match method {
+        "OPTIONS" => a
+            .options(&url)
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "authorization, content-type",
+            )
+            .call(),
+        "GET" => {
+            let mut r = a.get(&url).header("origin", origin);
+            if let Some(k) = key {
+                r = r.header("authorization", &format!("Bearer {k}"));
+            }
+            r.call()
+        }
+        _ => {
+            let mut r = a
+                .post(&url)
+                .header("origin", origin)
+                .header("content-type", "application/json");
+            if let Some(k) = key {
+                r = r.header("authorization", &format!("Bearer {k}"));
+            }
+            r.send(body.unwrap_or("{}").as_bytes())
+        }
+    };
+    let resp = resp.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    let mut headers = std::collections::BTreeMap::<String, String>::new();
+    for (name, value) in resp.headers() {
+        let value = value.to_str().unwrap().to_string();
+        headers
+            .entry(name.as_str().to_ascii_lowercase())
+            .and_modify(|v| {
+                v.push_str(", ");
+                v.push_str(&value);
+            })
+            .or_insert(value);
+    }
+    (resp.status().as_u16(), headers)
+}
+
+/// The comma-separated items of header `name`, in lower case.
+fn header_items(headers: &std::collections::BTreeMap<String, String>, name: &str) -> Vec<String> {
+    headers.get(name).map_or_else(Vec::new, |v| {
+        v.split(',')
+            .map(|i| i.trim().to_ascii_lowercase())
+            .collect()
+    })
+}
+
+#[test]
+fn cors_answers_listed_origins_only_and_nothing_by_default() {
+    const APP: &str = "http://app.example:3000";
+    const KEY: &str = "cors-key-0123456789abcdef";
+    let solve = r#"{"instance": {"n": 8, "queens": ["b4", "d5"]}}"#;
+    // By default: no CORS at all, as before the flag.
+    let plain = Server::start(&[]);
+    let (status, headers) = with_origin(&plain, "OPTIONS", "/v1/solve", APP, None, None);
+    assert_eq!(status, 405, "{headers:?}");
+    assert!(
+        !headers.keys().any(|h| h.starts_with("access-control-")),
+        "{headers:?}"
+    );
+    let (status, headers) = with_origin(&plain, "POST", "/v1/solve", APP, None, Some(solve));
+    assert_eq!(status, 200);
+    assert!(
+        !headers.keys().any(|h| h.starts_with("access-control-")),
+        "{headers:?}"
+    );
+    drop(plain);
+
+    let s = Serve::new()
+        .args([
+            "--cors-origin",
+            APP,
+            "--cors-origin",
+            "https://other.example",
+        ])
+        .file("--api-keys", "keys", &format!("app:{KEY}\n"))
+        .start();
+    // A preflight is answered on every route, before the key check (a browser sends no key
+    // on it), listing the methods and the headers a page sends, the API key's among them.
+    for path in [
+        "/v1/solve",
+        "/v1/jobs",
+        "/v1/jobs/0123/events",
+        "/healthz",
+        "/no/such",
+    ] {
+        let (status, headers) = with_origin(&s, "OPTIONS", path, APP, None, None);
+        assert_eq!(status, 200, "{path}: {headers:?}");
+        assert_eq!(headers["access-control-allow-origin"], APP, "{path}");
+        let methods = header_items(&headers, "access-control-allow-methods");
+        for m in ["get", "post", "delete"] {
+            assert!(methods.contains(&m.to_string()), "{path}: {methods:?}");
+        }
+        let allowed = header_items(&headers, "access-control-allow-headers");
+        for h in ["authorization", "content-type"] {
+            assert!(allowed.contains(&h.to_string()), "{path}: {allowed:?}");
+        }
+        assert!(
+            header_items(&headers, "vary").contains(&"origin".to_string()),
+            "{headers:?}"
+        );
+    }
+    // An origin not listed gets no allow-origin, so its browser refuses the answer.
+    let (_, headers) = with_origin(
+        &s,
+        "OPTIONS",
+        "/v1/solve",
+        "http://evil.example",
+        None,
+        None,
+    );
+    assert!(
+        !headers.contains_key("access-control-allow-origin"),
+        "{headers:?}"
+    );
+    let (status, headers) = with_origin(
+        &s,
+        "POST",
+        "/v1/solve",
+        "http://evil.example",
+        Some(KEY),
+        Some(solve),
+    );
+    assert_eq!(status, 200);
+    assert!(
+        !headers.contains_key("access-control-allow-origin"),
+        "{headers:?}"
+    );
+
+    // Real answers carry it for a listed origin, with what a page needs to read exposed:
+    // a 200, a job's 202 and its Location, and problem+json errors (401, 422, 404).
+    let (status, headers) = with_origin(&s, "POST", "/v1/solve", APP, Some(KEY), Some(solve));
+    assert_eq!(status, 200);
+    assert_eq!(headers["access-control-allow-origin"], APP);
+    assert!(
+        header_items(&headers, "vary").contains(&"origin".to_string()),
+        "{headers:?}"
+    );
+    let exposed = header_items(&headers, "access-control-expose-headers");
+    for h in ["location", "retry-after", "x-request-id"] {
+        assert!(exposed.contains(&h.to_string()), "{exposed:?}");
+    }
+    let job = r#"{"op": "solve", "instance": {"n": 8}}"#;
+    let (status, headers) = with_origin(&s, "POST", "/v1/jobs", APP, Some(KEY), Some(job));
+    assert_eq!(status, 202, "{headers:?}");
+    assert_eq!(headers["access-control-allow-origin"], APP);
+    assert!(headers["location"].starts_with("/v1/jobs/"), "{headers:?}");
+    let (status, headers) = with_origin(&s, "GET", &headers["location"], APP, Some(KEY), None);
+    assert_eq!(status, 200);
+    assert_eq!(headers["access-control-allow-origin"], APP);
+    for (key, body, want) in [
+        (None, solve, 401),
+        (
+            Some(KEY),
+            r#"{"instance": {"n": 8, "queens": [[9, 9]]}}"#,
+            422,
+        ),
+    ] {
+        let (status, headers) = with_origin(&s, "POST", "/v1/solve", APP, key, Some(body));
+        assert_eq!(status, want, "{headers:?}");
+        assert_eq!(headers["content-type"], "application/problem+json");
+        assert_eq!(headers["access-control-allow-origin"], APP, "{want}");
+    }
+    let (status, headers) = with_origin(&s, "GET", "/v1/jobs/0123", APP, Some(KEY), None);
+    assert_eq!(status, 404);
+    assert_eq!(headers["access-control-allow-origin"], APP);
+    drop(s);
+
+    // `*`: any origin.
+    let any = Server::start(&["--cors-origin", "*"]);
+    let (status, headers) = with_origin(&any, "OPTIONS", "/v1/solve", APP, None, None);
+    assert_eq!(status, 200);
+    assert_eq!(headers["access-control-allow-origin"], "*");
+    drop(any);
+
+    // Something that is not an origin is refused at the start, naming the flag.
+    for bad in [
+        "https://app.example/",
+        "app.example",
+        "https://app.example:99999",
+    ] {
+        let out = Serve::new().args(["--cors-origin", bad]).output();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--cors-origin"), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn a_halls_condition_refutation_gives_its_rows_and_columns_as_data() {
+    // A 100×100 completion of a solution's first 90 rows, two free rows a and b closed but
+    // for one free column: no row is empty, and Hall's condition says "no". The answer gives
+    // the rows and the column as data beside the sentence.
+    let s = Server::start(&[]);
+    let (code, solved) = post(&s, "/v1/solve", &json!({"instance": {"n": 100}}));
+    assert_eq!(code, 200, "{solved}");
+    let mut col = [0usize; 100];
+    for (r, c) in board(&solved["queens"]) {
+        col[r] = c;
+    }
+    let fixed: Vec<[usize; 2]> = (0..90).map(|r| [r, col[r]]).collect();
+    let free: Vec<usize> = (90..100).collect();
+    for &a in &free {
+        for &b in free.iter().filter(|&&b| b > a) {
+            let keep = col[a];
+            let blocked: Vec<[usize; 2]> = [a, b]
+                .iter()
+                .flat_map(|&r| free.iter().map(move |&f| [r, col[f]]))
+                .filter(|cell| cell[1] != keep)
+                .collect();
+            let instance = json!({"n": 100, "queens": fixed, "blocked": blocked});
+            let (code, v) = post(&s, "/v1/solve", &json!({"instance": instance}));
+            assert_eq!(code, 200, "{v}");
+            assert_eq!(v["status"], "unsat", "{v}");
+            if v.get("hall").is_none() {
+                // Row b has no usable cell at all: an empty line, said in words alone.
+                continue;
+            }
+            assert_eq!(v["hall"], json!({"rows": [a, b], "columns": [keep]}), "{v}");
+            let reason = v["reason"].as_str().unwrap();
+            assert!(
+                reason.contains(&format!("the 2 free rows [{a}, {b}]")),
+                "{reason}"
+            );
+            return;
+        }
+    }
+    panic!("no two free rows share a usable column");
 }

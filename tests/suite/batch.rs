@@ -775,3 +775,118 @@ fn batch_leaves_no_process_of_a_wrapper_behind() {
     assert_eq!(lines.matches("\"timeout\"").count(), 2, "{lines}");
     assert_eq!(crate::procs::survivors(&marker), Vec::<u32>::new());
 }
+
+#[test]
+fn an_interrupted_batch_keeps_every_finished_answer_and_says_so() {
+    // Three boards the SAT engine answers at once, then diag-22-4-5 (unsatisfiable; varisat
+    // needs minutes) under a 60 s limit. SIGTERM or SIGINT once the three are written stops
+    // the run: their lines are in the partial file, the stopped one is not passed off as a
+    // timeout, the summary names what finished, exit 130, no child left (the run's
+    // processes carry a tag in their environment); the same command run again keeps them.
+    let hard = std::fs::read_to_string(format!(
+        "{}/instances/excluded-diagonals/diag-22-d20.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .lines()
+    .find(|l| l.contains("\"diag-22-4-5\""))
+    .unwrap()
+    .to_string();
+    for signal in ["TERM", "INT"] {
+        let tag = format!("batch-interrupt-{signal}-{}", std::process::id());
+        let dir = temp::dir("batch-interrupt");
+        let corpus = dir.join("corpus.jsonl");
+        std::fs::write(
+            &corpus,
+            format!(
+                "{{\"id\": \"six\", \"n\": 6}}\n{{\"id\": \"seven\", \"n\": 7}}\n\
+                 {{\"id\": \"eight\", \"n\": 8}}\n{hard}\n"
+            ),
+        )
+        .unwrap();
+        let out = dir.join("out.jsonl");
+        let partial = dir.join("out.jsonl.partial");
+        let run = |timeout: &str| {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_queens"));
+            c.arg("batch")
+                .arg(&corpus)
+                .args(["--engine", "sat", "--timeout", timeout, "--jobs", "1"])
+                .arg("-o")
+                .arg(&out)
+                .env("QUEENS_TEST_TAG", &tag)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            c
+        };
+        let child = run("60").spawn().unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        // The header, then one line per finished instance, flushed as each ends.
+        while std::fs::read_to_string(&partial).map_or(0, |t| t.lines().count()) < 1 + 3 {
+            assert!(std::time::Instant::now() < until, "no three answers");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        super::compare::send_signal(child.id(), signal);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(130), "{err}");
+        assert!(
+            err.contains(&format!("interrupted by SIG{signal}")),
+            "{err}"
+        );
+        assert!(err.contains(&s(&partial)), "{err}");
+        let summary = stdout(&o);
+        assert!(
+            summary.contains("3 answered before the interruption, of 4 instances"),
+            "{summary}"
+        );
+        let lines = result_lines(&partial);
+        let ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["six", "seven", "eight"], "{lines:?}");
+        assert!(lines.iter().all(|l| l["status"] == "sat"), "{lines:?}");
+        assert!(!out.exists());
+        assert_eq!(
+            super::compare::processes_tagged(&tag),
+            0,
+            "a child outlived batch"
+        );
+        // Run again, the three are kept and only the fourth is solved (here: timed out).
+        let again = run("1").output().unwrap();
+        super::cli::exited(&again, 4);
+        assert_eq!(result_lines(&out).len(), 4);
+        assert!(stdout(&again).contains("(3 kept from an earlier run)"));
+        assert_eq!(
+            super::compare::processes_tagged(&tag),
+            0,
+            "a child outlived batch"
+        );
+    }
+}
+
+#[test]
+fn an_interrupted_count_shard_writes_what_it_finished_and_merge_refuses_it() {
+    // Half of the n = 18 count runs for tens of seconds on two cores: SIGINT a moment in
+    // writes the shard's file with the subproblems finished, marked `cancelled`, says so
+    // and exits 130; merge refuses the file as unfinished.
+    let dir = temp::dir("count-interrupt");
+    let out = dir.join("c0.json");
+    let child = spawn(&["count", "--n", "18", "--shard", "0/2", "-o", &s(&out)]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    super::compare::send_signal(child.id(), "INT");
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted by SIGINT"), "{err}");
+    assert!(err.contains(&s(&out)), "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["status"], "cancelled", "{v}");
+    let shard = &v["shard"];
+    assert!(
+        shard["finished"].as_u64().unwrap() < shard["tasks"].as_u64().unwrap(),
+        "{v}"
+    );
+    let o = queens(&["merge", &s(&out)], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("did not finish"));
+}

@@ -430,7 +430,7 @@ fn compare_runs_both_engines_and_a_timeout_fires() {
 }
 
 /// Processes whose environment holds `tag` (children inherit it), found through /proc.
-fn processes_tagged(tag: &str) -> usize {
+pub(crate) fn processes_tagged(tag: &str) -> usize {
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return 0;
     };
@@ -500,6 +500,114 @@ fn compare_stops_when_its_reader_goes_away() {
     let csv = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(csv.lines().count(), 2, "{csv}");
     assert!(csv.contains("\nnauck-1850,8,sat:bimander,sat"), "{csv}");
+}
+
+/// Sends `signal` (`INT`, `TERM`) to process `pid` with kill(1).
+pub(crate) fn send_signal(pid: u32, signal: &str) {
+    let ok = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{signal} {pid}");
+}
+
+#[test]
+fn an_interrupted_compare_writes_every_finished_row_summary_and_plot() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    // Nauck's instance is answered at once on both engines; each copy of diag-22-4-5 runs
+    // sat:bimander into its 30 s limit. SIGINT or SIGTERM after the first row stops the run
+    // at once: the finished row is in the CSV, the summary and both plots are written, the
+    // run says it was interrupted and exits 130, and no child is left.
+    let hard = {
+        let corpus = std::fs::read_to_string(format!(
+            "{}/instances/excluded-diagonals/diag-22-d20.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        corpus
+            .lines()
+            .find(|l| l.contains("\"diag-22-4-5\""))
+            .unwrap()
+            .to_string()
+    };
+    for signal in ["INT", "TERM"] {
+        let tag = format!("interrupt-{signal}-{}", std::process::id());
+        let dir = temp::dir("compare-interrupt");
+        let path = |name: &str| dir.join(name).display().to_string();
+        std::fs::write(dir.join("hard.json"), &hard).unwrap();
+        let (csv, plot, growth, hard) = (
+            path("out.csv"),
+            path("s.svg"),
+            path("g.svg"),
+            path("hard.json"),
+        );
+        let nauck = instance("nauck-1850.txt");
+        let mut args = vec![
+            "compare",
+            "--engines",
+            "backtrack,sat:bimander",
+            "--timeout",
+            "30",
+            "--jobs",
+            "1",
+            "--csv",
+            &csv,
+            "--plot",
+            &plot,
+            "--growth-plot",
+            &growth,
+            &nauck,
+        ];
+        args.extend(std::iter::repeat_n(hard.as_str(), 3));
+        let start = Instant::now();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
+            .args(&args)
+            .env("QUEENS_TEST_TAG", &tag)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (mut header, mut first) = (String::new(), String::new());
+        reader.read_line(&mut header).unwrap();
+        reader.read_line(&mut first).unwrap();
+        assert!(first.starts_with("nauck-1850"), "{first}");
+        // The next row's sat attempt is running now (its child started).
+        std::thread::sleep(Duration::from_millis(500));
+        send_signal(child.id(), signal);
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut reader, &mut rest).unwrap();
+        let o = child.wait_with_output().unwrap();
+        let wall = start.elapsed();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(130), "{err}");
+        assert!(
+            err.contains(&format!(
+                "interrupted by SIG{signal}: 1 of 4 instances finished"
+            )),
+            "{err}"
+        );
+        assert!(wall < Duration::from_secs(20), "{wall:?}");
+        assert_eq!(processes_tagged(&tag), 0, "a child outlived compare");
+        // The summary of what finished is printed; the stopped attempts are not results.
+        assert!(rest.contains("solved"), "{rest}");
+        assert!(!rest.contains("diag-22-4-5"), "{rest}");
+        let csv = std::fs::read_to_string(&csv).unwrap();
+        assert_eq!(csv.lines().count(), 3, "{csv}");
+        assert!(csv.contains("\nnauck-1850,8,backtrack,sat"), "{csv}");
+        assert!(csv.contains("\nnauck-1850,8,sat:bimander,sat"), "{csv}");
+        for svg in [&plot, &growth] {
+            let text = std::fs::read_to_string(svg).unwrap();
+            assert!(
+                text.starts_with("<svg") && text.contains("</svg>"),
+                "{svg}: {text}"
+            );
+        }
+    }
 }
 
 #[test]

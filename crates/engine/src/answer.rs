@@ -89,7 +89,49 @@ pub struct Counted {
 /// An answer given as one column per row (what [`crate::solve_columns`] returns: a board of 10⁸
 /// rows is 400 MB this way, 1.6 GB as cells): `cols[r]` is the column of row `r`'s queen;
 /// a "no" carries the reason when a cheap refutation found it.
-pub type ColumnAnswer = Answer<Vec<u32>, Option<String>>;
+pub type ColumnAnswer = Answer<Vec<u32>, Option<Reason>>;
+
+/// Why a "no" holds, found without search or by it: the sentence for people, and, for
+/// Hall's condition, the rows and columns it is about as data (the sentence lists at most
+/// eight of each). Reads as its sentence (`Deref<Target = str>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reason {
+    /// The sentence.
+    pub text: String,
+    /// Hall's condition: the free rows whose usable cells lie in fewer free columns.
+    pub hall: Option<HallSets>,
+}
+
+/// The sets of a failed Hall's condition: `rows` (0-based board rows, increasing) can only
+/// use `columns`, one fewer than them, so they cannot all get a queen.
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+pub struct HallSets {
+    /// The free rows, in increasing order.
+    pub rows: Vec<u32>,
+    /// The free columns their usable cells lie in, in increasing order.
+    pub columns: Vec<u32>,
+}
+
+impl From<String> for Reason {
+    fn from(text: String) -> Reason {
+        Reason { text, hall: None }
+    }
+}
+
+impl std::ops::Deref for Reason {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
 
 /// [`crate::solve_columns`]'s result.
 #[derive(Clone, Debug)]

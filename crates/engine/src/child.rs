@@ -88,6 +88,32 @@ pub fn kill_all() {
 /// passes the stop on. A signal this process ignores (`nohup`) stays ignored. The CLI calls
 /// this at its start; the service stops its children through its own shutdown instead.
 pub fn stop_children_on_signals() {
+    on_signals(on_stop_signal);
+}
+
+/// For a run that keeps what it finished (`compare`, `batch`, a count shard): the first
+/// SIGINT, SIGTERM or SIGHUP is only recorded, for the run to see ([`interrupted`]) and stop
+/// its work (its cancel flag kills its children), write what finished and exit 130; a second
+/// one ends this process at once, children first, as [`stop_children_on_signals`] does.
+pub fn finish_on_signals() {
+    on_signals(on_finish_signal);
+}
+
+/// The first stop signal [`finish_on_signals`] recorded, by name (`SIGINT`), if any came.
+pub fn interrupted() -> Option<&'static str> {
+    match INTERRUPTED.load(Ordering::SeqCst) {
+        0 => None,
+        libc::SIGINT => Some("SIGINT"),
+        libc::SIGTERM => Some("SIGTERM"),
+        libc::SIGHUP => Some("SIGHUP"),
+        _ => Some("a signal"),
+    }
+}
+
+/// The signal [`finish_on_signals`] recorded; 0 while none came.
+static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
+
+fn on_signals(handler: extern "C" fn(libc::c_int)) {
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: sigaction with a zeroed (empty-mask) action whose handler only calls
         // async-signal-safe functions (kill, signal, raise) and reads atomics.
@@ -99,10 +125,19 @@ pub fn stop_children_on_signals() {
                 continue;
             }
             let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as usize;
+            action.sa_sigaction = handler as usize;
             libc::sigemptyset(&mut action.sa_mask);
             libc::sigaction(signal, &action, std::ptr::null_mut());
         }
+    }
+}
+
+extern "C" fn on_finish_signal(signal: libc::c_int) {
+    if INTERRUPTED
+        .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+        .is_err()
+    {
+        on_stop_signal(signal);
     }
 }
 

@@ -302,7 +302,7 @@ impl Engine for Local {
         let (outcome, stats) = local::search(problem, config, budget)?;
         let answer = match outcome {
             local::Outcome::Solved(cols) => ColumnAnswer::Sat(cols),
-            local::Outcome::Refuted(why) => ColumnAnswer::Unsat(Some(why)),
+            local::Outcome::Refuted(why) => ColumnAnswer::Unsat(Some(why.into())),
             local::Outcome::GaveUp => ColumnAnswer::GaveUp,
             local::Outcome::Interrupted => ColumnAnswer::Interrupted,
         };

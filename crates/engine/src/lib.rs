@@ -45,7 +45,7 @@ pub mod spec;
 pub mod threshold;
 pub mod work;
 
-pub use answer::{Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns};
+pub use answer::{Answer, ColumnAnswer, Counted, HallSets, Listed, Reason, Solved, SolvedColumns};
 pub use checked::{checked, verify_columns};
 pub use engines::Engine;
 pub use execute::{complete_only, count, enumerate, solve, solve_columns, solve_counting_learned};

@@ -273,7 +273,7 @@ fn decide(
     if clash || !problem.blocked().is_empty() || !problem.excluded().is_empty() {
         if let Some(why) = crate::local::refute_presets(problem) {
             trace.refuted = now(trace.t0);
-            let solved = answer(ColumnAnswer::Unsat(Some(why)), CORE);
+            let solved = answer(ColumnAnswer::Unsat(Some(why.into())), CORE);
             return Ok((solved, PortfolioEnding::Presets));
         }
     }

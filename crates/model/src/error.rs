@@ -140,6 +140,37 @@ impl Error {
         }
     }
 
+    /// The same error about the request field `field`, as data, when it names none yet: for
+    /// a message that already names the value it refuses (``solver `x` is not on this
+    /// server's list``), so the words stay as the command line prints them. Input, I/O and
+    /// internal errors are returned as they are.
+    pub fn about(self, field: &str) -> Error {
+        match self {
+            Error::Model {
+                field: None,
+                message,
+            } => Error::Model {
+                field: Some(field.to_string()),
+                message,
+            },
+            Error::Unsupported {
+                field: None,
+                message,
+            } => Error::Unsupported {
+                field: Some(field.to_string()),
+                message,
+            },
+            Error::TooLarge {
+                field: None,
+                message,
+            } => Error::TooLarge {
+                field: Some(field.to_string()),
+                message,
+            },
+            other => other,
+        }
+    }
+
     /// The error as data, for a caller across a boundary (a child process's reply, the
     /// Python package): its kind (`input`, `model`, `unsupported`, `too_large`, and
     /// `internal` for I/O and internal failures, with their whole text as the message), the

@@ -86,6 +86,10 @@ pub struct BatchSummary {
     /// With proofs: their folder.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proofs: Option<String>,
+    /// The run was stopped (its context's cancel flag: Ctrl-C, SIGTERM) before every
+    /// instance of the shard was answered: `output` is then the partial file, holding every
+    /// answer finished, which the same command run again keeps.
+    pub interrupted: bool,
 }
 
 /// Runs shard `opts.shard` of `entries` (every input, in order: all shards must be given the
@@ -215,7 +219,17 @@ pub fn batch(
                         dir.join(format!("{name}.cnf")),
                     )
                 });
+                let streamed = proof.as_ref().map(|p| p.1.clone());
                 let line = solve_one(&entries[m.index], m, opts, proof, ctx);
+                // Stopped half-way, an instance has no answer of its own (its limit did not
+                // pass): it is left for the next run rather than written as a timeout, and
+                // so is the proof it had begun.
+                if ctx.budget.cancelled() && !matches!(line.status, Status::Sat | Status::Unsat) {
+                    if let Some(path) = streamed {
+                        let _ = std::fs::remove_file(path);
+                    }
+                    break;
+                }
                 let written = json(&line).and_then(|text| {
                     let mut w = writer.lock().expect("no panic");
                     writeln!(w, "{text}")
@@ -235,15 +249,29 @@ pub fn batch(
     if let Some(e) = failure.into_inner().expect("no panic") {
         return Err(e);
     }
-    if ctx.budget.cancelled() {
-        return Err(Error::unsupported(format!(
-            "cancelled: the answers so far are kept in {} for the next run",
-            partial.display()
-        )));
-    }
     let mut lines: Vec<BatchLine> = done.into_values().collect();
     lines.extend(results.into_inner().expect("no panic"));
     lines.sort_by_key(|l| l.index);
+    let count = |o: Status| lines.iter().filter(|l| l.status == o).count();
+    let summary = |output: &Path, interrupted: bool| BatchSummary {
+        shard: opts.shard.to_string(),
+        total: header.total,
+        instances: lines.len(),
+        reused,
+        sat: count(Status::Sat),
+        unsat: count(Status::Unsat),
+        timeout: count(Status::Timeout),
+        error: count(Status::Error),
+        time_ms: ms(start),
+        output: output.display().to_string(),
+        proofs: proofs.map(|(_, dir)| dir.display().to_string()),
+        interrupted,
+    };
+    // Stopped: every answer finished is in the partial file already (flushed line by line),
+    // which is where the next run of the shard looks for them.
+    if ctx.budget.cancelled() && lines.len() < header.members.len() {
+        return Ok(summary(&partial, true));
+    }
 
     // The finished file, written whole and renamed over OUT; then the partial goes.
     let tmp = with_suffix(out, ".tmp");
@@ -260,20 +288,7 @@ pub fn batch(
     }
     std::fs::rename(&tmp, out).map_err(io(out))?;
     let _ = std::fs::remove_file(&partial);
-    let count = |o: Status| lines.iter().filter(|l| l.status == o).count();
-    Ok(BatchSummary {
-        shard: opts.shard.to_string(),
-        total: header.total,
-        instances: lines.len(),
-        reused,
-        sat: count(Status::Sat),
-        unsat: count(Status::Unsat),
-        timeout: count(Status::Timeout),
-        error: count(Status::Error),
-        time_ms: ms(start),
-        output: out.display().to_string(),
-        proofs: proofs.map(|(_, dir)| dir.display().to_string()),
-    })
+    Ok(summary(out, false))
 }
 
 /// Solves one instance into its result line; an error (unreadable input, a board too large

@@ -64,7 +64,9 @@ impl CountRequest {
     pub fn validate(&self) -> Result<(), Error> {
         self.engine.spec(self.encoding, self.solver, self.rings)?;
         if let Some(s) = self.solver {
-            queens_engine::ext::table().resolve(s)?;
+            queens_engine::ext::table()
+                .resolve(s)
+                .map_err(|e| e.about("solver"))?;
         }
         if self.engine == EngineName::Ext && (self.limit.is_none() || self.shard.is_some()) {
             return Err(Error::unsupported_at_field(
@@ -218,6 +220,7 @@ fn count_shard(
             instance: content_hash(problem),
             tasks: c.tasks,
             all_tasks: c.all_tasks,
+            finished: c.finished,
         }),
     })
 }

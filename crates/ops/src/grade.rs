@@ -12,6 +12,7 @@ use crate::limits::check_size;
 use queens_engine::puzzle::Position;
 use queens_model::error::Error;
 use queens_model::model::Pos;
+use queens_model::status::Status;
 
 /// One step of a logical path, as JSON reports it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -65,6 +66,9 @@ pub struct GradeRequest {
 /// `grade`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct GradeResponse {
+    /// `ok`: the logical path was followed to its end (solved by logic or stuck, as
+    /// `solved_by_logic` says); a grade has no other answer (out of time is an error).
+    pub status: Status,
     /// `easy`, `medium`, `hard` or `expert` (docs/puzzles.md, "Grades": the definition).
     pub grade: String,
     /// True when the techniques solve the puzzle without a guess.
@@ -98,6 +102,7 @@ pub fn grade(req: &GradeRequest, _ctx: &Context) -> Result<GradeResponse, Error>
             .or_insert(0) += 1;
     }
     Ok(GradeResponse {
+        status: Status::Ok,
         grade: queens_engine::puzzle::grade::grade(&path)
             .name()
             .to_string(),

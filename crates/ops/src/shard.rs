@@ -103,6 +103,9 @@ pub struct ShardInfo {
     pub tasks: u64,
     /// Subproblems in the whole count.
     pub all_tasks: u64,
+    /// Subproblems of this shard counted to their end: all `tasks` of a finished shard,
+    /// fewer in one stopped early (status `cancelled` or `timeout`).
+    pub finished: u64,
 }
 
 /// Length, in hex digits, of [`content_hash`] (128 bits of SHA-256).
@@ -249,6 +252,8 @@ pub struct ShardCounted {
     pub all_tasks: u64,
     /// True when the budget ran out first: the count is then only a lower bound.
     pub interrupted: bool,
+    /// Subproblems counted to their end.
+    pub finished: u64,
     /// Work done.
     pub work: Work,
 }
@@ -266,7 +271,20 @@ pub fn count(
     let start = std::time::Instant::now();
     if let EngineSpec::Backtrack { threads } = spec {
         if problem.is_empty_classic() {
-            let config = queens_engine::backtrack::Config::within(budget, threads);
+            // The counter's progress reports are the tasks it finished.
+            let finished = std::sync::Arc::new(AtomicU64::new(0));
+            let seen = std::sync::Arc::clone(&finished);
+            let outer = budget.progress.clone();
+            let counted = Budget {
+                progress: Some(std::sync::Arc::new(move |done, total| {
+                    seen.fetch_max(done, Ordering::Relaxed);
+                    if let Some(p) = &outer {
+                        p(done, total);
+                    }
+                })),
+                ..budget.clone()
+            };
+            let config = queens_engine::backtrack::Config::within(&counted, threads);
             if let Some(c) = symmetric::count_shard(problem.n(), shard.index, shard.of, &config) {
                 return Ok(ShardCounted {
                     count: c.total,
@@ -275,6 +293,11 @@ pub fn count(
                     tasks: c.tasks,
                     all_tasks: c.all_tasks,
                     interrupted: c.stats.interrupted,
+                    finished: if c.stats.interrupted {
+                        finished.load(Ordering::Relaxed)
+                    } else {
+                        c.tasks
+                    },
                     work: Work {
                         nodes: Some(c.stats.nodes),
                         time_ms: queens_engine::ms(start),
@@ -359,6 +382,7 @@ pub fn count(
         tasks: mine.len() as u64,
         all_tasks: split.parts.len() as u64,
         interrupted: interrupted.into_inner(),
+        finished: done.into_inner(),
         work: Work {
             nodes: matches!(spec, EngineSpec::Backtrack { .. }).then(|| nodes.into_inner()),
             time_ms: queens_engine::ms(start),

@@ -94,7 +94,9 @@ impl SolveRequest {
         check_limit(self.limit)?;
         self.engine.spec(self.encoding, self.solver, self.rings)?;
         if let Some(s) = self.solver {
-            queens_engine::ext::table().resolve(s)?;
+            queens_engine::ext::table()
+                .resolve(s)
+                .map_err(|e| e.about("solver"))?;
         }
         let n = self.instance.0.n();
         let most = max_listed(n);
@@ -418,6 +420,10 @@ pub struct SolveResponse {
     /// why the engine stopped (local search gave up).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// With a `reason` from Hall's condition: its rows and columns as data (the sentence
+    /// lists at most eight of each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hall: Option<queens_engine::HallSets>,
     /// With `unsat` and `proof`: the certificate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<ProofInfo>,
@@ -462,6 +468,7 @@ impl SolveResponse {
             limited: None,
             cross_checked: None,
             reason: None,
+            hall: None,
             proof: None,
             why: None,
             plan: None,
@@ -733,6 +740,7 @@ pub(super) fn solve_on(
         solutions: many.then_some(found.solutions),
         cross_checked,
         reason: (status == Status::Unsat).then(|| unsat_reason(problem, found.work.nodes)),
+        hall: None,
         proof: None,
         why: None,
         plan: None,
@@ -795,7 +803,9 @@ fn columns_by(
         queens_engine::ColumnAnswer::Sat(cols) => artifacts = sat_columns(&mut resp, &cols),
         queens_engine::ColumnAnswer::Unsat(why) => {
             resp.status = Status::Unsat;
-            resp.reason = Some(why.unwrap_or_else(|| unsat_reason(problem, solved.work.nodes)));
+            resp.hall = why.as_ref().and_then(|r| r.hall.clone());
+            resp.reason =
+                Some(why.map_or_else(|| unsat_reason(problem, solved.work.nodes), |r| r.text));
         }
         queens_engine::ColumnAnswer::GaveUp => {
             resp.status = Status::Timeout;

@@ -15,7 +15,7 @@ use queens_ops::{Member, Request, Visit};
 impl AppState {
     /// Checks a request against the service's limits before any work is queued.
     pub(crate) fn admit(&self, req: &Request, synchronous: bool) -> Result<(), ApiError> {
-        req.validate()?;
+        req.validate().map_err(|e| at_n(e, n_field(req)))?;
         bounds::check(req, &self.config)?;
         let mut admit = Admit {
             state: self,
@@ -56,8 +56,10 @@ impl AppState {
                 isolate: None,
                 proof_file: None,
             };
-            queens_ops::check_memory(problem, &ctx)?;
-            return Ok(());
+            // The estimate speaks of the board's size as the command line does (`n`); the
+            // request holds it at the operation's own field (`instance.n`), as every other
+            // refusal of a size says.
+            return queens_ops::check_memory(problem, &ctx).map_err(|e| at_n(e, O::N_FIELD));
         }
         if n > max_n {
             return Err(ApiError::new(
@@ -77,6 +79,36 @@ impl AppState {
         }
         Ok(())
     }
+}
+
+/// The problem of `e`, with a refusal of the board size (field `n`, as the command line
+/// names it) moved to `n_field`, where the request holds the size (`instance.n`): one field
+/// path for the size on every route, synchronous or a job.
+fn at_n(e: queens_model::Error, n_field: &'static str) -> ApiError {
+    let about_n = e.field().as_deref() == Some("n");
+    let mut api = ApiError::from(e);
+    if about_n && n_field != "n" {
+        if let Some((object, _)) = n_field.rsplit_once('.') {
+            api.problem.detail = format!("{object}: {}", api.problem.detail);
+        }
+        api = api.field(n_field);
+    }
+    api
+}
+
+/// The field that holds the board size in a request of `req`'s operation.
+fn n_field(req: &Request) -> &'static str {
+    struct Find<'a>(&'a Request, &'static str);
+    impl Visit for Find<'_> {
+        fn visit<O: Member>(&mut self) {
+            if O::request(self.0).is_some() {
+                self.1 = O::N_FIELD;
+            }
+        }
+    }
+    let mut find = Find(req, "n");
+    queens_ops::for_each(&mut find);
+    find.1
 }
 
 /// [`AppState::admit_as`] for the operation of `req`, found in the table.

@@ -64,6 +64,82 @@ pub struct Config {
     pub max_study_deals: u64,
     /// Most jobs of one API key (one client address without keys) running at once here.
     pub jobs_per_key: usize,
+    /// The web origins whose pages may call the API from a browser (`--cors-origin`):
+    /// none (no CORS headers at all), a list, or any (`*`).
+    pub cors: Cors,
+}
+
+/// Which other origins' pages a browser lets call this server (`--cors-origin`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Cors {
+    /// No cross-origin calls: no `Access-Control-*` header, `OPTIONS` is `405`.
+    #[default]
+    Off,
+    /// These origins only (`https://example.org`, `http://localhost:3000`).
+    Origins(Vec<String>),
+    /// Any origin (`*`).
+    Any,
+}
+
+impl Cors {
+    /// The `--cors-origin` values, checked: `*`, or origins as a browser sends them in
+    /// `Origin` (scheme, host and an optional port; no path, no trailing slash).
+    pub fn from_args(values: &[String]) -> Result<Cors, queens_model::Error> {
+        if values.is_empty() {
+            return Ok(Cors::Off);
+        }
+        if values.iter().any(|v| v == "*") {
+            return Ok(Cors::Any);
+        }
+        let mut origins = Vec::new();
+        for v in values {
+            if !is_origin(v) {
+                return Err(queens_model::Error::unsupported(format!(
+                    "--cors-origin {v:?}: expected an origin as a browser sends it, such as                      https://example.org or http://localhost:3000 (scheme, host, optional                      port; no path or trailing slash), or * for any"
+                )));
+            }
+            if !origins.contains(v) {
+                origins.push(v.clone());
+            }
+        }
+        Ok(Cors::Origins(origins))
+    }
+}
+
+/// `scheme://host[:port]`: a scheme of letters, digits and `+-.` starting with a letter; a
+/// host of letters, digits and `.-`, or an IPv6 address in brackets; a numeric port.
+fn is_origin(v: &str) -> bool {
+    let Some((scheme, rest)) = v.split_once("://") else {
+        return false;
+    };
+    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    let (host_ok, port) = match rest.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((addr, tail)) => (addr.parse::<std::net::Ipv6Addr>().is_ok(), tail),
+            None => return false,
+        },
+        None => {
+            let (host, port) = match rest.find(':') {
+                Some(at) => rest.split_at(at),
+                None => (rest, ""),
+            };
+            let ok = !host.is_empty()
+                && host
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".-".contains(c));
+            (ok, port)
+        }
+    };
+    let port_ok = match port.strip_prefix(':') {
+        None => port.is_empty(),
+        Some(p) => {
+            p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok()
+        }
+    };
+    scheme_ok && host_ok && port_ok
 }
 
 /// `queens serve`'s flags (clap), turned into a [`Config`] by [`ServeArgs::config`].
@@ -167,6 +243,12 @@ pub struct ServeArgs {
     /// --api-keys every job counts as one key's.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs_per_key: Option<u64>,
+    /// A web origin whose pages may call this API from a browser (`https://example.org`,
+    /// `http://localhost:3000`), or `*` for any: preflights (`OPTIONS`) are answered and
+    /// answers carry `Access-Control-Allow-Origin` for it. Repeatable. Default: none (no
+    /// CORS headers; browsers let only this server's own pages, such as /play, call it).
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    pub cors_origin: Vec<String>,
 }
 
 impl ServeArgs {
@@ -272,6 +354,7 @@ impl ServeArgs {
                 || workers.saturating_sub(1).max(1).div_ceil(2),
                 |k| k as usize,
             ),
+            cors: Cors::from_args(&self.cors_origin)?,
         })
     }
 }

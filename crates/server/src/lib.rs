@@ -14,7 +14,8 @@
 //!   finished jobs and their files, and jobs stopped at shutdown or over the artifacts quota
 //!   (`quota.rs`); `error.rs`: every error response as problem+json; `contract.rs`: completes
 //!   the OpenAPI document (error bodies, the statuses every route shares, the job body's
-//!   schema); `metrics.rs`: Prometheus counters.
+//!   schema); `metrics.rs`: Prometheus counters; `cors.rs`: the headers that let pages of
+//!   other origins call the API (`--cors-origin`).
 //!
 //! This file starts the server ([`AppState::start`], [`serve`]) and stops it
 //! ([`AppState::shutdown`]); the files it declares never use it.
@@ -26,6 +27,7 @@ mod bounds;
 mod call;
 mod config;
 mod contract;
+mod cors;
 mod error;
 mod fair;
 mod jobs;

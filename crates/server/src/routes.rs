@@ -50,6 +50,7 @@ pub fn router(state: AppState) -> axum::Router {
     super::contract::complete(&mut document, &state.config.access);
     super::bounds::document(&mut document, &state.config);
     let openapi_json = serde_json::to_string_pretty(&document).unwrap_or_default();
+    let index_html: Arc<str> = index_page(&document).into();
     let x_request_id = HeaderName::from_static("x-request-id");
     let max_body = state.config.max_body;
     api.route(
@@ -59,7 +60,10 @@ pub fn router(state: AppState) -> axum::Router {
         }),
     )
     .route("/metrics", axum::routing::get(metrics))
-    .route("/", axum::routing::get(index))
+    .route(
+        "/",
+        axum::routing::get(move || async move { Html(index_html.to_string()) }),
+    )
     .route("/play", axum::routing::get(play))
     .fallback(|| async { ApiError::not_found("no such endpoint: see GET / or /openapi.json") })
     .method_not_allowed_fallback(|| async {
@@ -85,6 +89,11 @@ pub fn router(state: AppState) -> axum::Router {
     .layer(TraceLayer::new_for_http())
     .layer(PropagateRequestIdLayer::new(x_request_id.clone()))
     .layer(SetRequestIdLayer::new(x_request_id, Sequential::new()))
+    // Outermost: preflights are answered before anything else runs, and every answer (the
+    // guard's 401s and 429s too) gets the headers (none without --cors-origin).
+    .layer(tower::util::option_layer(super::cors::layer(
+        &state.config.cors,
+    )))
     .with_state(state)
 }
 
@@ -391,10 +400,6 @@ async fn metrics(State(s): State<AppState>) -> HttpResponse {
         .into_response()
 }
 
-async fn index() -> Html<&'static str> {
-    Html(INDEX)
-}
-
 /// `GET /play`: the puzzle page, one self-contained file (no build step, nothing fetched
 /// from elsewhere) that plays through the JSON API above.
 async fn play() -> Html<&'static str> {
@@ -403,9 +408,46 @@ async fn play() -> Html<&'static str> {
 
 const PLAY: &str = include_str!("../../../static/play.html");
 
-const INDEX: &str = r#"<!doctype html>
+/// The index page: what the service is, then every route of the OpenAPI document (the
+/// routes as registered: every operation of the table, the jobs, health), each with its
+/// methods and summary, and the routes outside the document.
+fn index_page(document: &serde_json::Value) -> String {
+    let escape = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut items = String::new();
+    let paths = document["paths"].as_object().cloned().unwrap_or_default();
+    for (path, item) in &paths {
+        let Some(methods) = item.as_object() else {
+            continue;
+        };
+        for (method, op) in methods {
+            if !["get", "post", "delete", "put", "patch"].contains(&method.as_str()) {
+                continue;
+            }
+            let summary = op["summary"]
+                .as_str()
+                .or_else(|| op["description"].as_str())
+                .unwrap_or("")
+                .lines()
+                .next()
+                .unwrap_or("");
+            items += &format!(
+                "<li><code>{} {}</code>: {}</li>\n",
+                method.to_uppercase(),
+                escape(path),
+                escape(summary)
+            );
+        }
+    }
+    format!("{INDEX_HEAD}<ul>\n{items}{INDEX_OTHERS}</ul>\n{INDEX_TAIL}")
+}
+
+const INDEX_HEAD: &str = r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>queens</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46em;margin:2em auto;padding:0 1em}
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:52em;margin:2em auto;padding:0 1em}
 code{background:#f3f3f3;padding:0 .2em}</style></head><body>
 <h1>queens</h1>
 <p><a href="/play">Play a region Queens puzzle</a> in the browser: generated or pasted, with
@@ -414,26 +456,17 @@ conflicts shown as you go, hints that say why, and the solver one click away.</p
 Queens problems. Every board in an answer has passed an independent verifier; an UNSAT answer
 can come with a proof a DRAT/LRAT checker accepts.</p>
 <h2>Endpoints</h2>
-<ul>
-<li><code>POST /v1/solve</code>, <code>/v1/count</code>, <code>/v1/check</code>,
-<code>/v1/explain</code>, <code>/v1/encode</code>, <code>/v1/decode</code>,
-<code>/v1/generate</code>: a JSON body <code>{"instance": {...}, ...options}</code>,
-answered synchronously within the server's time limit.</li>
-<li><code>POST /v1/collection/deal</code>, <code>/v1/collection/play</code>,
-<code>/v1/collection/simulate</code>, <code>/v1/collection/solve</code>,
-<code>/v1/collection/study</code>: The Queen's Collection card game, solo (seeded deals,
-play a deal with moves or a policy, simulate a policy over many deals, the clairvoyant
-optimum of a deal, optima against the policies over many deals).</li>
-<li><code>POST /v1/mod2/check</code>, <code>/v1/mod2/replay</code>,
-<code>/v1/mod2/solve</code>, <code>/v1/mod2/optimum</code>: the mod-2 n-queens game (a
-board's state, a move list or strategy replayed, the winner, the most queens and the fewest
-locked queens with checked proofs).</li>
-<li><code>POST /v1/jobs</code> <code>{"op": "solve", ...}</code>: long work, stored before it
-is accepted; <code>GET /v1/jobs/{id}</code>, <code>/v1/jobs/{id}/events</code> (server-sent
-events), <code>/v1/jobs/{id}/proof</code>, <code>DELETE /v1/jobs/{id}</code>.</li>
-<li><code>GET /healthz</code>, <code>GET /metrics</code> (Prometheus),
-<a href="/openapi.json"><code>GET /openapi.json</code></a> (every schema).</li>
-</ul>
-<p>Example: <code>curl -s localhost:8080/v1/solve -d '{"instance":{"n":8,"queens":["b4","d5"]}}'</code></p>
+<p>A <code>POST</code> takes a JSON body (<code>{"instance": {...}, ...options}</code> for the
+operations on an instance) and answers synchronously within the server's time limit; long work
+is a job (<code>POST /v1/jobs</code> with <code>"op"</code> and the operation's body).
+<a href="/openapi.json">/openapi.json</a> has every schema.</p>
+"#;
+
+const INDEX_OTHERS: &str = r#"<li><code>GET /openapi.json</code>: the OpenAPI 3.1 document</li>
+<li><code>GET /metrics</code>: Prometheus counters</li>
+<li><code>GET /play</code>: the puzzle page</li>
+"#;
+
+const INDEX_TAIL: &str = r#"<p>Example: <code>curl -s localhost:8080/v1/solve -d '{"instance":{"n":8,"queens":["b4","d5"]}}'</code></p>
 </body></html>
 "#;

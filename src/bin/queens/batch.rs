@@ -3,6 +3,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use queens::ops::{Context, EngineName};
 use queens::Error;
 
 use super::args::{engine_choice, seconds, EngineChoice, SelectionArgs, SolverArgs};
+use super::interrupt::{self, Interrupt};
 use super::output::{to_json, write_atomically, Failure};
 use super::progress;
 
@@ -96,7 +98,9 @@ pub fn run_batch(out: &mut impl Write, args: BatchArgs) -> Result<u8, Failure> {
         proof: args.proof.as_ref().map(|_| args.proof_format),
         proof_dir: args.proof.clone(),
     };
+    let interrupt = Interrupt::watch(Arc::new(AtomicBool::new(false)));
     let mut ctx = Context::default();
+    ctx.budget.cancel = Some(Arc::clone(interrupt.flag()));
     ctx.budget.max_memory = Some(queens::engine::default_max_memory());
     // The SAT engine stops only when its process is killed: every instance under a limit
     // runs it in a child of this executable.
@@ -109,12 +113,18 @@ pub fn run_batch(out: &mut impl Write, args: BatchArgs) -> Result<u8, Failure> {
         bar.finish_and_clear();
     }
     let s = summary?;
+    let interrupted = interrupt.signal().filter(|_| s.interrupted);
     if args.json {
         writeln!(out, "{}", to_json(&s)?)?;
     } else {
+        let of = if s.interrupted {
+            "answered before the interruption, of"
+        } else {
+            "of"
+        };
         writeln!(
             out,
-            "shard {}: {} of {} instances ({} kept from an earlier run): {} sat, {} unsat, {} \
+            "shard {}: {} {of} {} instances ({} kept from an earlier run): {} sat, {} unsat, {} \
              timeout, {} error, {:.1} s; results in {}",
             s.shard,
             s.instances,
@@ -134,6 +144,14 @@ pub fn run_batch(out: &mut impl Write, args: BatchArgs) -> Result<u8, Failure> {
                 s.unsat
             )?;
         }
+    }
+    if let Some(signal) = interrupted {
+        eprintln!(
+            "queens: interrupted by {signal}: the {} answers finished are in {}; the same \
+             command run again keeps them and solves the rest",
+            s.instances, s.output
+        );
+        return Ok(interrupt::EXIT);
     }
     // An input that could not be read is the user's to fix (2); an instance without an
     // answer is "no answer within the limits" (4).

@@ -31,6 +31,8 @@ pub(crate) struct Limits {
     pub(crate) proof_file: Option<PathBuf>,
     /// What runs in a child under the deadline.
     pub(crate) isolate: Isolate,
+    /// Set to stop the work early (a run that keeps what it finished when interrupted).
+    pub(crate) cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Limits {
@@ -44,6 +46,7 @@ impl Limits {
                 }),
             proof_file: None,
             isolate: Isolate::default(),
+            cancel: None,
         }
     }
 
@@ -84,6 +87,9 @@ impl Limits {
         ctx.budget.deadline = self.deadline;
         ctx.budget.max_memory = Some(self.max_memory);
         ctx.proof_file = self.proof_file.clone();
+        // A cancel stops what looks at it and no more: work cut into parts (a count shard's
+        // subproblems) then keeps the parts it finished, which a child killed would lose.
+        ctx.budget.cancel = self.cancel.clone();
         let isolate = match self.isolate {
             Isolate::Request => self.deadline.is_some() && req.uninterruptible() || req.spawns(),
             Isolate::Calls => self.deadline.is_some(),

@@ -12,6 +12,7 @@ use queens::ops::compare::{self as cmp, EngineSpec};
 use queens::Error;
 
 use super::args::CompareArgs;
+use super::interrupt::{self, Interrupt};
 use super::output::Failure;
 use super::progress;
 
@@ -31,6 +32,9 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     }
     // A file or corpus line that cannot be used is an error row, not the end of the run; a
     // path that does not exist, or no instance at all, is still a usage error.
+    // From here a Ctrl-C or SIGTERM stops the attempts (killing their children) and keeps
+    // every finished row: the table, summary, CSV and plots are written of those.
+    let interrupt = Interrupt::watch(Arc::new(AtomicBool::new(false)));
     let instances = load(&args)?;
     // Fail on an unwritable output now, not after hours of attempts (and only once the
     // arguments and inputs are known to be good, so a typo does not empty an old file).
@@ -89,9 +93,9 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     // reader of `compare … | head` has gone), `stop` kills the running children and no more
     // attempts start: nobody is left to read them.
     let (tx, rx) = mpsc::channel::<String>();
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = interrupt.flag();
     let (plan_ref, instances_ref, on_attempt_ref, stop_ref) =
-        (&plan, &instances, &on_attempt, &stop);
+        (&plan, &instances, &on_attempt, stop);
     let (rows, cut_short) = std::thread::scope(|s| {
         let worker = s.spawn(move || {
             let tx = Mutex::new(tx);
@@ -175,11 +179,40 @@ pub fn run(out: &mut impl Write, args: CompareArgs) -> Result<u8, Failure> {
     for p in &problems {
         eprintln!("queens: {p}");
     }
+    if let Some(signal) = interrupt.signal() {
+        let total = instances.len();
+        eprintln!(
+            "queens: interrupted by {signal}: {} of {total} instances finished, and the table, \
+             summary{} hold those; the attempts running were stopped",
+            rows.len(),
+            written(&args)
+        );
+        return Ok(interrupt::EXIT);
+    }
     match cut_short {
         _ if !problems.is_empty() => Ok(3),
         // A reader that left is no error (exit 0); a stdout that failed otherwise is.
         Some(e) => Err(e.into()),
         None => Ok(0),
+    }
+}
+
+/// The files the run wrote, as a list to quote (`, CSV g.csv and plot g.svg`).
+fn written(args: &CompareArgs) -> String {
+    let files: Vec<String> = [
+        args.csv.as_ref().map(|p| format!("CSV {}", p.display())),
+        args.plot.as_ref().map(|p| format!("plot {}", p.display())),
+        args.growth_plot
+            .as_ref()
+            .map(|p| format!("growth plot {}", p.display())),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    match files.split_last() {
+        None => String::new(),
+        Some((last, [])) => format!(" and {last}"),
+        Some((last, rest)) => format!(", {} and {last}", rest.join(", ")),
     }
 }
 

@@ -16,6 +16,7 @@ mod commands;
 mod compare;
 mod derived;
 mod input;
+mod interrupt;
 mod mod2;
 mod output;
 mod print;

@@ -4,6 +4,8 @@
 //! what the service sends), and the exit code is the operation's ([`Operation::exit_code`]).
 
 use std::io::{self, IsTerminal, Write};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 use queens::ops::{Artifacts, Context, Declared, Member, Operation, Request, Status};
@@ -11,6 +13,7 @@ use queens::Error;
 
 use super::args::{ProofArgs, SolverArgs, Timeout};
 use super::budget::{Isolate, Limits};
+use super::interrupt::{self, Interrupt};
 use super::output::{to_json, Failure};
 use super::print::{no_answer, Style, Text};
 use super::progress;
@@ -80,6 +83,13 @@ pub(crate) trait Run {
         Ok(None)
     }
 
+    /// For a run that keeps what it finished when interrupted (a count shard): what the
+    /// interruption leaves, said on stderr after the answer so far is printed or written;
+    /// `None` (the default): a stop signal ends the command at once.
+    fn on_interrupt(&self) -> Option<String> {
+        None
+    }
+
     /// Writes the files the arguments ask for (the answer names them); `Some(code)` when the
     /// answer itself went to a file and nothing is printed.
     fn finish(
@@ -130,10 +140,14 @@ pub(crate) fn run_showing<R: Run>(
         return answer::<R::Op>(out, &R::Op::wrap(req), resp, common.json, &style, show);
     }
     let req = R::Op::wrap(args.request()?);
+    let interrupt = args
+        .on_interrupt()
+        .map(|left| (left, Interrupt::watch(Arc::new(AtomicBool::new(false)))));
     let bar = args.progress();
-    let limits = Limits::new(started, common.timeout)
+    let mut limits = Limits::new(started, common.timeout)
         .proof_to(common.proof.and_then(|p| p.proof.clone()))
         .isolate(args.isolate());
+    limits.cancel = interrupt.as_ref().map(|(_, i)| Arc::clone(i.flag()));
     let ran = limits.run_with::<R::Op>(&req, bar.as_ref(), |req, ctx| args.call(req, ctx));
     if let Some(bar) = bar {
         bar.finish_and_clear();
@@ -157,10 +171,16 @@ pub(crate) fn run_showing<R: Run>(
     if let Some(proof) = common.proof {
         proof.write(R::Op::proof_mut(&mut resp), &artifacts)?;
     }
-    if let Some(code) = args.finish(&mut resp, &artifacts)? {
-        return Ok(code);
+    let code = match args.finish(&mut resp, &artifacts)? {
+        Some(code) => code,
+        None => answer::<R::Op>(out, &req, resp, common.json, &style, show)?,
+    };
+    if let Some((left, signal)) = interrupt.and_then(|(left, i)| Some((left, i.signal()?))) {
+        out.flush()?;
+        eprintln!("queens: interrupted by {signal}: {left}");
+        return Ok(interrupt::EXIT);
     }
-    answer::<R::Op>(out, &req, resp, common.json, &style, show)
+    Ok(code)
 }
 
 /// Prints the answer of operation `O` to `req`, as the operation's JSON or as text, and

@@ -70,8 +70,8 @@ impl Bipartite for Open<'_> {
 pub enum Hall {
     /// Every free row can get its own free column.
     Holds,
-    /// Free rows that cannot all be matched to free columns, described for people.
-    Fails(String),
+    /// Free rows that cannot all be matched to free columns: the sentence and the sets.
+    Fails(crate::Reason),
     /// The limit on looks, or the budget, ran out first.
     Unknown,
 }
@@ -101,7 +101,7 @@ impl Looks<'_> {
 /// Free rows of a built core that cannot all be matched to free columns, described for
 /// people; `None` when a perfect matching exists, or when `budget` ran out first (the search
 /// that follows then stops at once).
-pub(super) fn hall_violation(core: &Core, budget: Option<&Budget>) -> Option<String> {
+pub(super) fn hall_violation(core: &Core, budget: Option<&Budget>) -> Option<crate::Reason> {
     let mut looks = Looks {
         left: u64::MAX,
         budget,
@@ -249,14 +249,26 @@ fn hall<G: Bipartite>(core: &G, looks: &mut Looks) -> Hall {
         1 => "column",
         _ => "columns",
     };
-    Hall::Fails(format!(
+    let text = format!(
         "the {} free rows {} have usable cells in only {} {columns} {}, so they cannot all get \
          a queen",
         reached_rows.len(),
         list(&reached_rows),
         reached_cols.len(),
         list(&reached_cols)
-    ))
+    );
+    Hall::Fails(crate::Reason {
+        text,
+        hall: Some(crate::HallSets {
+            rows: sorted(reached_rows),
+            columns: sorted(reached_cols),
+        }),
+    })
+}
+
+fn sorted(mut xs: Vec<u32>) -> Vec<u32> {
+    xs.sort_unstable();
+    xs
 }
 
 /// `[a, b, c, …]`, at most eight numbers shown.

@@ -67,15 +67,25 @@ pub enum Refutation {
     Presets(String),
     /// A free row or column without an open cell: its clause in the core CNF is empty.
     EmptyLine(String),
-    /// Free rows whose open cells lie in fewer free columns (Hall's condition).
-    Hall(String),
+    /// Free rows whose open cells lie in fewer free columns (Hall's condition), with them
+    /// and their columns as data.
+    Hall(crate::Reason),
 }
 
 impl Refutation {
     /// The reason, for people.
     pub fn reason(&self) -> &str {
         match self {
-            Refutation::Presets(s) | Refutation::EmptyLine(s) | Refutation::Hall(s) => s,
+            Refutation::Presets(s) | Refutation::EmptyLine(s) => s,
+            Refutation::Hall(r) => r,
+        }
+    }
+
+    /// The reason, with its data.
+    pub fn into_reason(self) -> crate::Reason {
+        match self {
+            Refutation::Presets(s) | Refutation::EmptyLine(s) => s.into(),
+            Refutation::Hall(r) => r,
         }
     }
 }
@@ -384,7 +394,7 @@ pub fn presolve_stage(problem: &Problem, budget: &Budget) -> Result<Presolve, Er
         }
         Some(Presolved::Refuted(why)) => {
             return Ok(Presolve::Answered(SolvedColumns {
-                answer: ColumnAnswer::Unsat(Some(why.reason().to_string())),
+                answer: ColumnAnswer::Unsat(Some(why.into_reason())),
                 work,
             }))
         }
@@ -406,7 +416,7 @@ pub fn lift(
     work.nodes = Some(stats.nodes);
     let answer = match found {
         search::Found::Solution(cells) => ColumnAnswer::Sat(core.lift(problem, &cells)),
-        search::Found::None => ColumnAnswer::Unsat(Some(exhausted(core, stats.nodes))),
+        search::Found::None => ColumnAnswer::Unsat(Some(exhausted(core, stats.nodes).into())),
         search::Found::Interrupted => ColumnAnswer::Interrupted,
     };
     SolvedColumns { answer, work }
@@ -531,7 +541,7 @@ pub fn prove(
             // The cheap reasons say more than "exhausted" where they hold.
             let why = core
                 .empty_line()
-                .or_else(|| matching::hall_violation(&core, None))
+                .or_else(|| matching::hall_violation(&core, None).map(|r| r.text))
                 .unwrap_or_else(|| exhausted(&core, stats.nodes));
             let proof = CoreProof {
                 core,

@@ -73,6 +73,20 @@ impl Run for CountArgs {
         })
     }
 
+    /// A shard stopped by Ctrl-C or SIGTERM still gives the count of its subproblems
+    /// finished, marked `cancelled`.
+    fn on_interrupt(&self) -> Option<String> {
+        self.shard?;
+        let to = self
+            .output
+            .as_ref()
+            .map_or_else(|| "above".to_string(), |p| format!("in {}", p.display()));
+        Some(format!(
+            "the shard's count of the subproblems it finished is {to}, status `cancelled` (a \
+             lower bound, which `queens merge` refuses: run the shard again)"
+        ))
+    }
+
     /// `-o`: the JSON answer goes to the file, whole or not at all.
     fn finish(&self, resp: &mut CountResponse, _: &Artifacts) -> Result<Option<u8>, Failure> {
         let Some(path) = &self.output else {
@@ -102,12 +116,25 @@ fn count(
 ) -> io::Result<()> {
     let problem = &req.instance.0;
     match r.status {
-        status if interrupted(status) => writeln!(
-            out,
-            "{} (count so far: {}, a lower bound)",
-            no_answer(status, style.timeout),
-            r.count
-        )?,
+        status if interrupted(status) => match &r.shard {
+            Some(s) => writeln!(
+                out,
+                "{} (count so far of shard {}/{}: {}, a lower bound; {} of its {} subproblems \
+                 finished)",
+                no_answer(status, style.timeout),
+                s.index,
+                s.of,
+                r.count,
+                s.finished,
+                s.tasks
+            )?,
+            None => writeln!(
+                out,
+                "{} (count so far: {}, a lower bound)",
+                no_answer(status, style.timeout),
+                r.count
+            )?,
+        },
         Status::Limited => writeln!(out, "count: {} (limit reached; there may be more)", r.count)?,
         _ => match &r.shard {
             Some(s) => writeln!(
