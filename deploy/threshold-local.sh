@@ -27,7 +27,7 @@ NICE=${NICE:-19}
 mkdir -p "$outdir"
 
 export OUT="$outdir" SHARDS="$shards" N="$n" K="$k" NICE QUEENS
-seq() {
+indices() {
     i=0
     while [ "$i" -lt "$shards" ]; do
         echo "$i"
@@ -36,7 +36,8 @@ seq() {
 }
 
 # The walk: a shard whose certificate is written is finished; the others run or resume.
-seq | xargs -P "$procs" -I '{}' sh -c '
+# shellcheck disable=SC2016 # the inner script expands its own variables
+indices | xargs -P "$procs" -I '{}' sh -c '
     i=$1; shift
     dir="$OUT/shard-$i-of-$SHARDS"
     [ -f "$dir/shard.json" ] && exit 0
@@ -55,6 +56,6 @@ seq | xargs -P "$procs" -I '{}' sh -c '
 }
 
 "$QUEENS" threshold merge "$outdir"/shard-*-of-"$shards" -o "$outdir/merged" --binary-cover
-seq | xargs -P "$procs" -I '{}' \
+indices | xargs -P "$procs" -I '{}' \
     nice -n "$NICE" "$QUEENS" threshold check "$outdir/merged" --shard "{}/$shards" >/dev/null
 exec "$QUEENS" threshold check "$outdir/merged" --parts "$shards"
