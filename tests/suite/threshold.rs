@@ -781,3 +781,58 @@ fn the_local_threshold_script_walks_merges_and_checks_in_parts() {
     }
     exited(&run(), 0);
 }
+
+/// `--progress-every` prints where the walk is on stderr; witnesses past `--max-memory` stop
+/// the run with exit 2, naming the limit, and the checkpoint saved.
+#[test]
+fn progress_lines_and_the_memory_limit() {
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "14",
+            "--k",
+            "3",
+            "--progress-every",
+            "0.001",
+        ],
+        None,
+    );
+    exited(&o, 0);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("threshold: k = 3, board: first queen "))
+        .unwrap_or_else(|| panic!("no progress line of the board walk: {err}"));
+    for part in [
+        "placements (",
+        "/s), ",
+        " searched, ",
+        " solutions (",
+        " witnesses), ",
+        " MB, ",
+        "% done",
+    ] {
+        assert!(line.contains(part), "{part:?} in {line}");
+    }
+    let root = temp::dir("threshold-memory");
+    let ck = root.join("ck");
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "19",
+            "--k",
+            "4",
+            "--max-memory",
+            "1",
+            "--checkpoint",
+            ck.to_str().unwrap(),
+        ],
+        None,
+    );
+    exited(&o, 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("outgrew the memory limit"), "{err}");
+    assert!(ck.join("threshold-checkpoint.txt").exists());
+}
