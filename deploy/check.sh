@@ -10,7 +10,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
 
-shellcheck shard.sh local.sh check.sh slurm/*.sbatch slurm/one-node.sh
+shellcheck shard.sh local.sh threshold-local.sh check.sh slurm/*.sbatch slurm/one-node.sh
 yamllint -s -c .yamllint k8s/
 
 VENV=${VENV:-/tmp/queens-deploy-venv}

@@ -217,3 +217,91 @@ fn count_and_batch_recipes_run_on_a_one_node_slurm() {
     assert_eq!(on_slurm.len(), 3, "{on_slurm:?}");
     assert_eq!(on_slurm, here);
 }
+
+/// `deploy/slurm/threshold.sbatch`: a round of n = 10 walked as a 3-task array, merged,
+/// checked as a 2-task array and accepted from the parts, each step chained to the last with
+/// `--dependency=afterok`, as its header shows.
+#[test]
+fn the_threshold_recipe_runs_on_a_one_node_slurm() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bin = env!("CARGO_BIN_EXE_queens");
+    let script = repo.join("deploy/slurm/one-node.sh");
+    let work = temp::dir("slurm-threshold");
+    let dir = work.to_path_buf();
+    let (ctld, slurmd) = (free_port(), free_port());
+    let up = Command::new("bash")
+        .arg(&script)
+        .arg("up")
+        .arg(&dir)
+        .env("SLURMCTLD_PORT", ctld.to_string())
+        .env("SLURMD_PORT", slurmd.to_string())
+        .output()
+        .unwrap();
+    let conf = dir.join("slurm.conf");
+    let cluster = Cluster {
+        script,
+        dir: Some(work),
+        conf,
+    };
+    match up.status.code() {
+        Some(0) => {}
+        Some(77) => {
+            crate::need::missing(
+                "a one-node Slurm",
+                String::from_utf8_lossy(&up.stderr).trim_end(),
+            );
+            return;
+        }
+        _ => panic!(
+            "one-node.sh up failed: {}",
+            String::from_utf8_lossy(&up.stderr)
+        ),
+    }
+    let d = dir.display();
+    let out = format!("{d}/t10");
+    let env =
+        |step: &str| format!("--export=ALL,N=10,K=2,OUT={out},QUEENS={bin},STEP={step},PARTS=2");
+    let logs = format!("--output={d}/%x-%A_%a.log");
+    let recipe = "deploy/slurm/threshold.sbatch";
+    let walk = cluster.sbatch(&["--array=0-2", &logs, &env("walk")], recipe);
+    let merge = cluster.sbatch(
+        &[
+            &format!("--dependency=afterok:{walk}"),
+            &logs,
+            &env("merge"),
+        ],
+        recipe,
+    );
+    let check = cluster.sbatch(
+        &[
+            &format!("--dependency=afterok:{merge}"),
+            "--array=0-1",
+            &logs,
+            &env("check"),
+        ],
+        recipe,
+    );
+    let accept = cluster.sbatch(
+        &[
+            &format!("--dependency=afterok:{check}"),
+            &logs,
+            &env("accept"),
+        ],
+        recipe,
+    );
+    assert_eq!(cluster.wait(&accept, Duration::from_secs(120)), "COMPLETED");
+    let log = std::fs::read_to_string(format!("{d}/queens-threshold-{accept}_4294967294.log"))
+        .or_else(|_| {
+            // A job that is no array names its log with the array index unset.
+            let prefix = format!("queens-threshold-{accept}_");
+            std::fs::read_dir(&dir)
+                .unwrap()
+                .filter_map(Result::ok)
+                .find(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+                .map(|e| std::fs::read_to_string(e.path()).unwrap())
+                .ok_or(())
+        })
+        .unwrap_or_else(|_| panic!("no log of the accept step in {d}"));
+    assert!(log.contains("accepted: a(10) ≥ 2"), "{log}");
+    assert!(dir.join("t10/merged/cover.bin").exists());
+}

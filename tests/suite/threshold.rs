@@ -531,3 +531,308 @@ fn a_checkpoint_of_another_run_is_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("n = 12, not n = 12, k = 2"), "{err}");
 }
+
+/// The status code of `o`, with its stderr when it is not `want`.
+fn exited(o: &std::process::Output, want: i32) {
+    assert_eq!(
+        o.status.code(),
+        Some(want),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A binary cover (`--binary-cover`) is accepted like the text one; the check cut into parts
+/// (`check --shard I/N`) and put together (`check --parts N`) walks what the whole check
+/// walks; a part missing or a cover changed since is refused.
+#[test]
+fn a_binary_cover_is_checked_whole_and_in_parts() {
+    let root = temp::dir("threshold-binary");
+    let (text, bin) = (root.join("text"), root.join("bin"));
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "11",
+            "--certificate",
+            text.to_str().unwrap(),
+        ],
+        None,
+    );
+    exited(&o, 0);
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "11",
+            "--binary-cover",
+            "--certificate",
+            bin.to_str().unwrap(),
+        ],
+        None,
+    );
+    exited(&o, 0);
+    assert!(!bin.join(COVER).exists());
+    let lines = std::fs::read_to_string(text.join(COVER))
+        .unwrap()
+        .lines()
+        .count();
+    let bytes = std::fs::read(bin.join("cover.bin")).unwrap();
+    assert_eq!(bytes.len(), 16 + 1 + 8 + 11 * lines);
+    let whole = json(&queens(
+        &["threshold", "check", bin.to_str().unwrap(), "--json"],
+        None,
+    ));
+    assert_eq!(
+        (whole["accepted"].clone(), whole["exact"].clone()),
+        (true.into(), true.into())
+    );
+    let b = bin.to_str().unwrap();
+    for i in 0..3 {
+        let o = queens(
+            &["threshold", "check", b, "--shard", &format!("{i}/3")],
+            None,
+        );
+        exited(&o, 0);
+    }
+    let o = queens(&["threshold", "check", b, "--parts", "3", "--json"], None);
+    exited(&o, 0);
+    let parts = json(&o);
+    for field in [
+        "accepted",
+        "exact",
+        "k",
+        "placements",
+        "smaller",
+        "solutions",
+    ] {
+        assert_eq!(
+            parts[field], whole[field],
+            "{field}: {parts} against {whole}"
+        );
+    }
+    let o = queens(&["threshold", "check", b, "--parts", "4"], None);
+    exited(&o, 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("3/4"), "{o:?}");
+    // A cover changed after its parts were checked is not accepted from their records.
+    let mut changed = bytes.clone();
+    let last = changed.len() - 1;
+    changed.truncate(last + 1 - 11);
+    changed[17..25].copy_from_slice(&((lines as u64) - 1).to_le_bytes());
+    std::fs::write(bin.join("cover.bin"), &changed).unwrap();
+    let o = queens(&["threshold", "check", b, "--parts", "3"], None);
+    exited(&o, 1);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("SHA-256"),
+        "{o:?}"
+    );
+}
+
+/// A seed cover settles what it holds: a run seeded with a whole round's cover searches
+/// nothing, and a shard keeps only the seed's solutions that can hold its first queens.
+#[test]
+fn a_seed_cover_is_not_searched_again() {
+    let root = temp::dir("threshold-seed");
+    let whole = root.join("whole");
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "12",
+            "--k",
+            "2",
+            "--certificate",
+            whole.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    exited(&o, 0);
+    let all = json(&o)["solutions"].as_u64().unwrap();
+    let seed = whole.join(COVER);
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "12",
+            "--k",
+            "2",
+            "--seed-cover",
+            seed.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    exited(&o, 0);
+    let v = json(&o);
+    assert_eq!(
+        (v["searched"].clone(), v["solutions"].clone()),
+        (0.into(), all.into()),
+        "{v}"
+    );
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "12",
+            "--k",
+            "2",
+            "--shard",
+            "1/4",
+            "--seed-cover",
+            seed.to_str().unwrap(),
+            "--json",
+        ],
+        None,
+    );
+    exited(&o, 0);
+    let v = json(&o);
+    assert_eq!(v["searched"], 0, "{v}");
+    assert!(v["solutions"].as_u64().unwrap() < all, "{v}");
+    // A seed of another board is refused, naming the file.
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "13",
+            "--k",
+            "2",
+            "--seed-cover",
+            seed.to_str().unwrap(),
+        ],
+        None,
+    );
+    exited(&o, 2);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("cover.txt"),
+        "{o:?}"
+    );
+}
+
+/// SIGTERM (and Ctrl-C) stop a run at the next placement: the checkpoint is saved, the
+/// bound so far printed, and the process exits 130; run again, it resumes from there.
+#[test]
+fn sigterm_saves_the_checkpoint_and_exits_130() {
+    let root = temp::dir("threshold-sigterm");
+    let ck = root.join("ck");
+    let child = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args([
+            "threshold",
+            "--n",
+            "24",
+            "--k",
+            "5",
+            "--json",
+            "--checkpoint",
+        ])
+        .arg(&ck)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    exited(&o, 130);
+    let v = json(&o);
+    assert_eq!(v["status"], "cancelled", "{v}");
+    let text = std::fs::read_to_string(ck.join("threshold-checkpoint.txt")).unwrap();
+    let head: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (head["n"].clone(), head["k"].clone()),
+        (24.into(), 5.into()),
+        "{head}"
+    );
+    assert_eq!(head["solutions"], text.lines().count() - 1, "{head}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("checkpoint"),
+        "{o:?}"
+    );
+}
+
+/// `deploy/threshold-local.sh` walks the shards, merges them into a binary cover, checks
+/// it in parts and accepts it from the parts; run again, it keeps what is finished.
+#[test]
+fn the_local_threshold_script_walks_merges_and_checks_in_parts() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = temp::dir("threshold-local");
+    let run = || {
+        Command::new("sh")
+            .arg(repo.join("deploy/threshold-local.sh"))
+            .args(["10", "2", "3", "2", "out"])
+            .env("QUEENS", env!("CARGO_BIN_EXE_queens"))
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    exited(&o, 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("merged 3 shards of n = 10, k = 2"), "{out}");
+    assert!(out.contains("accepted: a(10) ≥ 2"), "{out}");
+    assert!(dir.join("out/merged/cover.bin").exists());
+    for i in 0..3 {
+        assert!(dir.join(format!("out/merged/check-{i}-of-3.json")).exists());
+    }
+    exited(&run(), 0);
+}
+
+/// `--progress-every` prints where the walk is on stderr; witnesses past `--max-memory` stop
+/// the run with exit 2, naming the limit, and the checkpoint saved.
+#[test]
+fn progress_lines_and_the_memory_limit() {
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "14",
+            "--k",
+            "3",
+            "--progress-every",
+            "0.001",
+        ],
+        None,
+    );
+    exited(&o, 0);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("threshold: k = 3, board: first queen "))
+        .unwrap_or_else(|| panic!("no progress line of the board walk: {err}"));
+    for part in [
+        "placements (",
+        "/s), ",
+        " searched, ",
+        " solutions (",
+        " witnesses), ",
+        " MB, ",
+        "% done",
+    ] {
+        assert!(line.contains(part), "{part:?} in {line}");
+    }
+    let root = temp::dir("threshold-memory");
+    let ck = root.join("ck");
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "19",
+            "--k",
+            "4",
+            "--max-memory",
+            "1",
+            "--checkpoint",
+            ck.to_str().unwrap(),
+        ],
+        None,
+    );
+    exited(&o, 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("outgrew the memory limit"), "{err}");
+    assert!(ck.join("threshold-checkpoint.txt").exists());
+}

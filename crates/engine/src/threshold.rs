@@ -11,14 +11,15 @@
 //! placement first. The witnesses and the counterexample are the certificate
 //! ([`queens_proof::threshold::certificate`]); [`prove_counterexample`] refutes it in LRAT.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::{completion, ms, Answer, Budget, EngineSpec};
 use queens_model::error::Error;
 use queens_model::model::Problem;
 use queens_proof::threshold::walk::{
-    centre_box, edge_band, walk_part_from, Cell, Flow, Settle, WalkStats, Walked, Witnesses,
-    MAX_WALK_N,
+    centre_box, edge_band, first_queens, map_solution, walk_part_resume, Cell, Flow, Lines, Settle,
+    WalkStats, Walked, Witnesses, MAX_WALK_N,
 };
 use queens_proof::ProofFormat;
 
@@ -90,8 +91,103 @@ pub struct Round {
     pub searched: u64,
     /// Witnesses held after the round (images included).
     pub witnesses: usize,
+    /// Bytes the witnesses took after the round ([`Witnesses::bytes`]).
+    pub bytes: usize,
     /// Wall time, milliseconds.
     pub ms: f64,
+}
+
+/// Where a walk has got to, as [`Options::report`] is told it.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// The round.
+    pub k: usize,
+    /// The walk of the round.
+    pub region: Region,
+    /// First queens of the walk's list passed (this shard's and the others').
+    pub first_queens_done: u64,
+    /// First queens in the walk's list.
+    pub first_queens: u64,
+    /// Placements of `k` queens walked in this walk since it started (or resumed).
+    pub placements: u64,
+    /// Placements the core search decided in this walk since it started (or resumed).
+    pub searched: u64,
+    /// Solutions held (the cover's lines).
+    pub solutions: usize,
+    /// Witnesses held, images included.
+    pub witnesses: usize,
+    /// Bytes they take.
+    pub bytes: usize,
+    /// Seconds since the walk started (or resumed).
+    pub seconds: f64,
+    /// Estimated share of the walk's placements (of this shard) walked, from the first
+    /// queens passed, each weighed by the cells below it to the power `k - 1`.
+    pub fraction: f64,
+}
+
+impl Report {
+    /// Placements walked a second.
+    pub fn rate(&self) -> f64 {
+        self.placements as f64 / self.seconds.max(1e-9)
+    }
+
+    /// Estimated seconds left in the walk.
+    pub fn eta(&self) -> Option<f64> {
+        (self.fraction > 0.0).then(|| self.seconds * (1.0 - self.fraction) / self.fraction)
+    }
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "k = {}, {}: first queen {}/{}, {} placements ({:.0}/s), {} searched, {} solutions \
+             ({} witnesses), {:.1} MB, {:.1}% done",
+            self.k,
+            self.region,
+            self.first_queens_done,
+            self.first_queens,
+            self.placements,
+            self.rate(),
+            self.searched,
+            self.solutions,
+            self.witnesses,
+            self.bytes as f64 / 1e6,
+            100.0 * self.fraction
+        )?;
+        match self.eta() {
+            Some(s) => write!(f, ", ETA {}", show_seconds(s)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Seconds as `1 h 02 min`, `3 min 05 s` or `12 s`.
+fn show_seconds(s: f64) -> String {
+    let s = s.max(0.0).round() as u64;
+    if s >= 3600 {
+        format!("{} h {:02} min", s / 3600, s / 60 % 60)
+    } else if s >= 60 {
+        format!("{} min {:02} s", s / 60, s % 60)
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// What a run may use besides its board, round and shard.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Solutions to start from (a cover shared between shards, or a smaller round's): each
+    /// must be verified already; a shard keeps those with an image holding one of its first
+    /// queens.
+    pub seed: Option<Witnesses>,
+    /// Told where the walk has got to every [`Options::report_every`].
+    pub report: Option<&'a (dyn Fn(&Report) + Sync)>,
+    /// How often to report (`None`: 10 s).
+    pub report_every: Option<Duration>,
+    /// Stop (as the budget does, saving the checkpoint) once the witnesses take more than
+    /// this many bytes.
+    pub max_bytes: Option<usize>,
 }
 
 /// How a threshold run ended.
@@ -106,8 +202,11 @@ pub struct Threshold {
     /// is then false, so `a(n)` is below its size (one queen more than `lower` in a full
     /// run).
     pub counterexample: Option<Vec<Cell>>,
-    /// The budget stopped the run.
+    /// The budget stopped the run (or a signal, [`stopped`], or the witnesses' memory,
+    /// `full`).
     pub interrupted: bool,
+    /// The witnesses grew past [`Options::max_bytes`].
+    pub full: bool,
     /// The witnesses (their solutions are the cover).
     pub witnesses: Witnesses,
     /// The walks, in order.
@@ -115,7 +214,7 @@ pub struct Threshold {
 }
 
 /// Settles uncovered placements with the core search.
-struct Search<'a, 'k> {
+struct Search<'a, 'k, 'r> {
     n: usize,
     budget: &'a Budget,
     /// Progress: rounds before this one, and their count, scale the walk's own.
@@ -133,8 +232,72 @@ struct Search<'a, 'k> {
     /// The walks finished before the current one.
     rounds: Vec<Round>,
     saved: Instant,
+    /// Time from the last save to the start of this one, and the wait before the next.
+    since: Duration,
+    save_every: Duration,
+    /// Reports: the hook, how often, when last, and the walk's start.
+    report: Option<&'r (dyn Fn(&Report) + Sync)>,
+    report_every: Duration,
+    reported: Instant,
+    walk: WalkClock,
+    max_bytes: Option<usize>,
+    /// The witnesses grew past `max_bytes`.
+    full: bool,
+    /// The witnesses' size, images and lines, as of the last look.
+    bytes: usize,
+    images: usize,
+    lines: usize,
 }
 
+/// The walk under way, for reports.
+#[derive(Clone, Debug)]
+struct WalkClock {
+    k: usize,
+    region: Region,
+    start: Instant,
+    searched: u64,
+    /// Weights of the walk's first queens (this shard's; others 0), and their sum.
+    weights: Vec<f64>,
+    total: f64,
+}
+
+impl WalkClock {
+    fn new(n: usize, k: usize, region: Region, part: (usize, usize), searched: u64) -> Self {
+        let within = region.cells(n);
+        let weights: Vec<f64> = first_queens(n)
+            .iter()
+            .enumerate()
+            .map(|(i, &(m, c))| {
+                let hi = n - 1 - m;
+                let ok = |r: usize, c: usize| within.as_ref().is_none_or(|w| w[r] >> c & 1 != 0);
+                if i % part.1 != part.0 || !ok(m, c) {
+                    return 0.0;
+                }
+                let below = (m + 1..=hi)
+                    .map(|r| (m..=hi).filter(|&x| ok(r, x)).count())
+                    .sum::<usize>();
+                (below as f64).powi(k.saturating_sub(1) as i32)
+            })
+            .collect();
+        let total = weights.iter().sum();
+        WalkClock {
+            k,
+            region,
+            start: Instant::now(),
+            searched,
+            weights,
+            total,
+        }
+    }
+
+    fn fraction(&self, done: u64) -> f64 {
+        if self.total <= 0.0 {
+            return 1.0;
+        }
+        let done = (done as usize).min(self.weights.len());
+        self.weights[..done].iter().sum::<f64>() / self.total
+    }
+}
 /// A resumable point of a run: the state after `done` first queens of region `region` of
 /// round `k`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -142,6 +305,8 @@ struct Mark {
     k: usize,
     region: usize,
     done: u64,
+    /// Of first queen `done`, the second queen's rows above this one are finished too.
+    row: usize,
     seed: u64,
     searched: u64,
     solutions: usize,
@@ -162,6 +327,9 @@ pub struct Saved<'a> {
     pub region: usize,
     /// First queens of that walk finished.
     pub done: u64,
+    /// Of first queen `done`, the rows of the second queen above this one are finished
+    /// too (0: none).
+    pub row: usize,
     /// The core search's seed.
     pub seed: u64,
     /// Placements the core search decided, in all.
@@ -169,7 +337,7 @@ pub struct Saved<'a> {
     /// Of those, the ones decided before the walk began.
     pub began: u64,
     /// Cover lines found so far, in order.
-    pub solutions: &'a [Vec<u8>],
+    pub solutions: Lines<'a>,
     /// The walks finished before.
     pub rounds: &'a [Round],
 }
@@ -189,6 +357,9 @@ pub struct Resume {
     pub region: usize,
     /// First queens of that walk finished.
     pub done: u64,
+    /// Of first queen `done`, the rows of the second queen above this one are finished
+    /// too (0: none).
+    pub row: usize,
     /// The core search's seed.
     pub seed: u64,
     /// Placements the core search decided, in all.
@@ -201,29 +372,52 @@ pub struct Resume {
     pub rounds: Vec<Round>,
 }
 
-impl Search<'_, '_> {
+impl Search<'_, '_, '_> {
+    /// A resumable point: first queens before `done` finished and, of first queen `done`,
+    /// the second queen's rows above `row`; saved when one is due.
+    fn point(&mut self, done: u64, row: usize, witnesses: &Witnesses) -> Flow {
+        self.bytes = witnesses.bytes();
+        self.mark.done = done;
+        self.mark.row = row;
+        self.mark.seed = self.seed;
+        self.mark.searched = self.searched;
+        self.mark.solutions = witnesses.solutions().len();
+        if self.keep.is_some() && self.saved.elapsed() >= self.save_every {
+            if let Err(e) = self.save(witnesses.solutions()) {
+                self.error = Some(e);
+                return Flow::Stop;
+            }
+        }
+        Flow::Continue
+    }
+
     /// Saves the last resumable point, with the first `mark.solutions` cover lines of
     /// `solutions`.
-    fn save(&mut self, solutions: &[Vec<u8>]) -> Result<(), Error> {
+    fn save(&mut self, solutions: Lines<'_>) -> Result<(), Error> {
         let m = self.mark;
         if let Some(keep) = self.keep.as_mut() {
+            self.since = self.saved.elapsed();
             keep.save(&Saved {
                 k: m.k,
                 region: m.region,
                 done: m.done,
+                row: m.row,
                 seed: m.seed,
                 searched: m.searched,
                 began: m.began,
-                solutions: &solutions[..m.solutions],
+                solutions: solutions.prefix(m.solutions),
                 rounds: &self.rounds,
             })?;
+            // A cover of millions of lines takes seconds to save: save at most a twentieth
+            // of the time.
+            self.save_every = SAVE_EVERY.max(self.saved.elapsed().saturating_sub(self.since) * 20);
             self.saved = Instant::now();
         }
         Ok(())
     }
 }
 
-impl Settle for Search<'_, '_> {
+impl Settle for Search<'_, '_, '_> {
     fn uncovered(&mut self, placement: &[Cell], witnesses: &mut Witnesses) -> Flow {
         self.searched += 1;
         self.seed = self.seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -251,6 +445,9 @@ impl Settle for Search<'_, '_> {
                 }
                 let cols: Vec<u8> = cols.iter().map(|&c| c as u8).collect();
                 witnesses.add(&cols);
+                self.bytes = witnesses.bytes();
+                self.images = witnesses.len();
+                self.lines = witnesses.solutions().len();
                 Flow::Continue
             }
             Answer::Unsat(_) => {
@@ -265,29 +462,75 @@ impl Settle for Search<'_, '_> {
     }
 
     fn finished(&mut self, done: u64, witnesses: &Witnesses) -> Flow {
-        self.mark.done = done;
-        self.mark.seed = self.seed;
-        self.mark.searched = self.searched;
-        self.mark.solutions = witnesses.solutions().len();
-        if self.keep.is_some() && self.saved.elapsed() >= SAVE_EVERY {
-            if let Err(e) = self.save(witnesses.solutions()) {
-                self.error = Some(e);
-                return Flow::Stop;
-            }
-        }
-        Flow::Continue
+        self.point(done, 0, witnesses)
     }
 
-    fn tick(&mut self, done: u64, total: u64) -> Flow {
-        if self.budget.exhausted() {
+    fn row_finished(&mut self, index: u64, row: usize, witnesses: &Witnesses) -> Flow {
+        self.point(index, row, witnesses)
+    }
+
+    fn tick(&mut self, done: u64, total: u64, stats: &WalkStats) -> Flow {
+        if self.budget.exhausted() || stopped() {
             self.interrupted = true;
             return Flow::Stop;
+        }
+        if self.max_bytes.is_some_and(|m| self.bytes > m) {
+            self.full = true;
+            self.interrupted = true;
+            return Flow::Stop;
+        }
+        if let Some(report) = self.report {
+            if self.reported.elapsed() >= self.report_every {
+                self.reported = Instant::now();
+                report(&Report {
+                    k: self.walk.k,
+                    region: self.walk.region,
+                    first_queens_done: done,
+                    first_queens: total,
+                    placements: stats.placements,
+                    searched: self.searched - self.walk.searched,
+                    solutions: self.lines,
+                    witnesses: self.images,
+                    bytes: self.bytes,
+                    seconds: self.walk.start.elapsed().as_secs_f64(),
+                    fraction: self.walk.fraction(done),
+                });
+            }
         }
         if let Some(p) = &self.budget.progress {
             let (i, of) = self.round;
             p(i * total + done, of * total);
         }
         Flow::Continue
+    }
+}
+
+/// Set by SIGINT or SIGTERM once [`stop_on_signals`] is called: runs stop at the next first
+/// queen or row, saving their checkpoint.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// True once a signal asked the run to stop ([`stop_on_signals`]).
+pub fn stopped() -> bool {
+    STOP.load(Ordering::Relaxed)
+}
+
+extern "C" fn on_stop(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+/// From now on SIGINT and SIGTERM ask threshold runs in this process to stop (at the next
+/// first queen or row of the second queen: within seconds), so they save their checkpoint
+/// and return interrupted, instead of ending the process at once ([`stopped`] tells the
+/// caller which).
+pub fn stop_on_signals() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: sigaction with an empty-mask action whose handler only stores an atomic.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_stop as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
     }
 }
 
@@ -322,7 +565,7 @@ pub fn threshold_part(
     part: (usize, usize),
     budget: &Budget,
 ) -> Result<Threshold, Error> {
-    threshold_resumable(n, only, part, None, None, budget)
+    threshold_resumable(n, only, part, None, None, Options::default(), budget)
 }
 
 /// The walks of round `k` on the `n`×`n` board, in order: where placements block the most
@@ -355,6 +598,7 @@ pub fn threshold_resumable(
     part: (usize, usize),
     resume: Option<Resume>,
     keep: Option<&mut dyn Keep>,
+    opts: Options<'_>,
     budget: &Budget,
 ) -> Result<Threshold, Error> {
     check_n(n)?;
@@ -377,6 +621,7 @@ pub fn threshold_resumable(
         lower: None,
         counterexample: None,
         interrupted: false,
+        full: false,
         witnesses: Witnesses::new(n),
         rounds: Vec::new(),
     };
@@ -393,24 +638,65 @@ pub fn threshold_resumable(
         mark: Mark::default(),
         rounds: Vec::new(),
         saved: Instant::now(),
+        since: Duration::ZERO,
+        save_every: SAVE_EVERY,
+        report: opts.report,
+        report_every: opts.report_every.unwrap_or(Duration::from_secs(10)),
+        reported: Instant::now(),
+        walk: WalkClock::new(n, 0, Region::Board, (0, 1), 0),
+        max_bytes: opts.max_bytes,
+        full: false,
+        bytes: 0,
+        images: 0,
+        lines: 0,
     };
-    // Where to start: (round, walk, first queens finished).
-    let mut from = (0, 0, 0);
+    // Where to start: (round, walk, first queens finished, second queen's row).
+    let mut from = (0, 0, 0, 0);
     let mut began = 0;
     if let Some(r) = resume {
         if r.witnesses.n() != n {
             return Err(Error::internal("a resumed run of another board"));
         }
-        from = (r.k, r.region, r.done);
+        from = (r.k, r.region, r.done, r.row);
         search.seed = r.seed;
         search.searched = r.searched;
         began = r.began;
         out.witnesses = r.witnesses;
         out.rounds = r.rounds;
         search.rounds = out.rounds.clone();
+        search.lines = out.witnesses.solutions().len();
         // Every round before the resumed one was settled.
         out.lower = r.k.checked_sub(1).filter(|_| only.is_none());
     }
+    if let Some(seed) = &opts.seed {
+        if seed.n() != n {
+            return Err(Error::unsupported_at_field(
+                "seed_cover",
+                format!("a cover of the {0}×{0} board, not {n}×{n}", seed.n()),
+            ));
+        }
+        // A shard keeps the solutions that can hold one of its first queens: the rest are
+        // in no list it walks.
+        let firsts: Vec<Cell> = first_queens(n)
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % part.1 == part.0)
+            .map(|(_, q)| q)
+            .collect();
+        for line in seed.solutions().iter() {
+            let useful = part.1 == 1
+                || (0..8).any(|s| {
+                    let image = map_solution(line, s);
+                    firsts.iter().any(|&(r, c)| image[r] as usize == c)
+                });
+            if useful {
+                out.witnesses.add(line);
+            }
+        }
+    }
+    search.bytes = out.witnesses.bytes();
+    search.images = out.witnesses.len();
+    search.lines = out.witnesses.solutions().len();
     let ks: Vec<usize> = match only {
         Some(k) => vec![k],
         None => (0..=n).collect(),
@@ -426,21 +712,23 @@ pub fn threshold_resumable(
                 continue;
             }
             let resumed = (k, i) == (from.0, from.1);
-            let skip = if resumed { from.2 } else { 0 };
+            let skip = if resumed { (from.2, from.3) } else { (0, 0) };
             let before = if resumed { began } else { search.searched };
             search.round = (i as u64, of);
             search.mark = Mark {
                 k,
                 region: i,
-                done: skip,
+                done: skip.0,
+                row: skip.1,
                 seed: search.seed,
                 searched: search.searched,
                 solutions: out.witnesses.solutions().len(),
                 began: before,
             };
             let start = Instant::now();
+            search.walk = WalkClock::new(n, k, region, part, search.searched);
             let within = region.cells(n);
-            let walked = walk_part_from(
+            let walked = walk_part_resume(
                 k,
                 within.as_deref(),
                 part,
@@ -457,6 +745,7 @@ pub fn threshold_resumable(
                 stats,
                 searched: search.searched - before,
                 witnesses: out.witnesses.len(),
+                bytes: out.witnesses.bytes(),
                 ms: ms(start),
             });
             if let Some(e) = search.error.take() {
@@ -465,6 +754,7 @@ pub fn threshold_resumable(
             if search.interrupted {
                 search.save(out.witnesses.solutions())?;
                 out.interrupted = true;
+                out.full = search.full;
                 return Ok(out);
             }
             if let Some(p) = search.counterexample.take() {
@@ -487,6 +777,7 @@ pub fn threshold_resumable(
                 k,
                 region: i + 1,
                 done: 0,
+                row: 0,
                 seed: search.seed,
                 searched: search.searched,
                 solutions: out.witnesses.solutions().len(),

@@ -79,7 +79,8 @@ pub use queens_model::status::Status;
 pub use solve::{check_memory, SolveRequest, SolveResponse, WorkReport, INLINE_MAX_N};
 pub use solve_cnf::{solve_cnf, SolveCnf, SolveCnfRequest, SolveCnfResponse};
 pub use threshold::{
-    threshold, Threshold, ThresholdProof, ThresholdRequest, ThresholdResponse, ThresholdRound,
+    threshold, threshold_reporting, Threshold, ThresholdProof, ThresholdRequest, ThresholdResponse,
+    ThresholdRound,
 };
 pub use worker::{child_main, child_main_of};
 

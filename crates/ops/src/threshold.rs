@@ -12,10 +12,12 @@ use crate::context::{ms, Artifacts, Context};
 use crate::shard::Shard;
 use crate::threshold_checkpoint::Checkpoint;
 use crate::threshold_shards::{ShardRecord, SHARD_RECORD};
+use queens_engine::threshold::{Options, Report};
 use queens_model::error::Error;
 use queens_model::status::Status;
 use queens_proof::threshold::certificate::{
-    claim_text, cover_text, CLAIM, COUNTEREXAMPLE, COVER, PROOF, PROOF_CNF,
+    claim_text, cover_bin, cover_text, read_cover_file, CLAIM, COUNTEREXAMPLE, COVER, COVER_BIN,
+    PROOF, PROOF_CNF,
 };
 
 /// Boards up to this size answer in seconds, so a synchronous call may ask for them.
@@ -48,6 +50,14 @@ pub struct ThresholdRequest {
     /// again with the same arguments, resumes from it ([`crate::threshold_checkpoint`]).
     #[serde(skip)]
     pub checkpoint: Option<std::path::PathBuf>,
+    /// Command line only: a cover to start from (`cover.txt` or `cover.bin`, e.g. the merged
+    /// cover of a smaller round or of other shards); each line is checked by the verifier.
+    #[serde(skip)]
+    pub seed_cover: Option<std::path::PathBuf>,
+    /// Command line only: write the cover as `cover.bin` ([`queens_proof::threshold::certificate::cover_bin`])
+    /// instead of `cover.txt`.
+    #[serde(skip)]
+    pub binary_cover: bool,
 }
 
 /// One walk of a run.
@@ -66,6 +76,8 @@ pub struct ThresholdRound {
     pub searched: u64,
     /// Witnesses after the walk (solutions with their images).
     pub witnesses: usize,
+    /// Bytes the witnesses took after the walk.
+    pub witness_bytes: usize,
     /// Wall time, milliseconds.
     pub time_ms: f64,
 }
@@ -149,10 +161,34 @@ pub fn threshold(
     req: &ThresholdRequest,
     ctx: &Context,
 ) -> Result<(ThresholdResponse, Artifacts), Error> {
+    threshold_reporting(req, ctx, None, None)
+}
+
+/// [`threshold`], telling `report` where each walk has got to every `every` (10 s when
+/// `None`).
+pub fn threshold_reporting(
+    req: &ThresholdRequest,
+    ctx: &Context,
+    report: Option<&(dyn Fn(&Report) + Sync)>,
+    every: Option<std::time::Duration>,
+) -> Result<(ThresholdResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
     let start = Instant::now();
     let part = req.shard.map_or((0, 1), |s| (s.index, s.of));
+    let seed = match &req.seed_cover {
+        Some(path) => match read_cover_file(path, req.n)? {
+            Ok(w) => Some(w),
+            Err(why) => return Err(Error::input(&path.display().to_string(), why)),
+        },
+        None => None,
+    };
+    let opts = Options {
+        seed,
+        report,
+        report_every: every,
+        max_bytes: ctx.budget.max_memory.map(|m| m as usize),
+    };
     let run = match &req.checkpoint {
         Some(dir) => {
             let mut keep = Checkpoint::open(dir, req.n, req.k, req.shard)?;
@@ -163,13 +199,38 @@ pub fn threshold(
                 part,
                 resume,
                 Some(&mut keep),
+                opts,
                 &ctx.budget,
             )?
         }
-        None => queens_engine::threshold::threshold_part(req.n, req.k, part, &ctx.budget)?,
+        None => queens_engine::threshold::threshold_resumable(
+            req.n,
+            req.k,
+            part,
+            None,
+            None,
+            opts,
+            &ctx.budget,
+        )?,
     };
+    if run.full {
+        return Err(Error::too_large(format!(
+            "the witnesses of n = {} outgrew the memory limit ({} MB){}",
+            req.n,
+            ctx.budget.max_memory.unwrap_or(0) >> 20,
+            if req.checkpoint.is_some() {
+                "; the checkpoint is saved: resume with more memory or in shards"
+            } else {
+                ": run it in shards (`--shard I/N`) or with more memory"
+            }
+        )));
+    }
     let status = if run.interrupted {
-        Status::interrupted(&ctx.budget)
+        if queens_engine::threshold::stopped() {
+            Status::Cancelled
+        } else {
+            Status::interrupted(&ctx.budget)
+        }
     } else if req.k.is_some() && run.counterexample.is_some() {
         Status::Unsat
     } else {
@@ -194,8 +255,13 @@ pub fn threshold(
                 .push((CLAIM.into(), claim_text(req.n, k).into_bytes()));
         }
         if run.lower.is_some() || req.shard.is_some() {
-            let cover = cover_text(run.witnesses.solutions());
-            artifacts.0.push((COVER.into(), cover.into_bytes()));
+            if req.binary_cover {
+                let cover = cover_bin(run.witnesses.solutions());
+                artifacts.0.push((COVER_BIN.into(), cover));
+            } else {
+                let cover = cover_text(run.witnesses.solutions());
+                artifacts.0.push((COVER.into(), cover.into_bytes()));
+            }
         }
         if let Some(p) = &run.counterexample {
             // The claim names the counterexample's `k`, so a placement that refutes a `k`
@@ -274,6 +340,7 @@ fn response(
                 smaller: r.stats.smaller,
                 searched: r.searched,
                 witnesses: r.witnesses,
+                witness_bytes: r.bytes,
                 time_ms: r.ms,
             })
             .collect(),

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::shard::Shard;
 use queens_engine::threshold::{regions, Keep, Resume, Round, Saved};
 use queens_model::error::Error;
-use queens_proof::threshold::certificate::{cover_text, read_cover};
+use queens_proof::threshold::certificate::read_cover;
 use queens_proof::threshold::walk::{first_queens, WalkStats};
 
 /// The checkpoint's file name in its folder.
@@ -35,6 +35,8 @@ struct RoundRecord {
     left: u64,
     searched: u64,
     witnesses: usize,
+    #[serde(default)]
+    bytes: usize,
     ms: f64,
 }
 
@@ -51,6 +53,9 @@ struct Header {
     round: usize,
     region: usize,
     first_queens_done: u64,
+    /// Of the next first queen, the second queen's rows above this one are finished too.
+    #[serde(default)]
+    second_queen_row: usize,
     seed: u64,
     searched: u64,
     /// Searches before the walk reached began.
@@ -139,6 +144,8 @@ impl Checkpoint {
             || h.region > walks
             || h.first_queens_done > firsts
             || (h.region == walks && h.first_queens_done > 0)
+            || h.second_queen_row >= h.n
+            || (h.second_queen_row > 0 && (h.round < 3 || h.first_queens_done >= firsts))
             || h.began > h.searched
         {
             return Err(Error::input(
@@ -187,6 +194,7 @@ impl Checkpoint {
                 },
                 searched: r.searched,
                 witnesses: r.witnesses,
+                bytes: r.bytes,
                 ms: r.ms,
             });
         }
@@ -194,6 +202,7 @@ impl Checkpoint {
             k: h.round,
             region: h.region,
             done: h.first_queens_done,
+            row: h.second_queen_row,
             seed: h.seed,
             searched: h.searched,
             began: h.began,
@@ -213,6 +222,7 @@ impl Keep for Checkpoint {
             round: at.k,
             region: at.region,
             first_queens_done: at.done,
+            second_queen_row: at.row,
             seed: at.seed,
             searched: at.searched,
             began: at.began,
@@ -232,17 +242,32 @@ impl Keep for Checkpoint {
                     left: r.stats.left,
                     searched: r.searched,
                     witnesses: r.witnesses,
+                    bytes: r.bytes,
                     ms: r.ms,
                 })
                 .collect(),
         };
-        let mut text = serde_json::to_string(&header).expect("a header serializes");
-        text.push('\n');
-        text.push_str(&cover_text(at.solutions));
+        let mut head = serde_json::to_string(&header).expect("a header serializes");
+        head.push('\n');
         let tmp = self.path.with_extension("tmp");
         {
-            let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
-            f.write_all(text.as_bytes()).map_err(io(&tmp))?;
+            // Streamed: a cover of millions of lines is not built in memory first.
+            let f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            w.write_all(head.as_bytes()).map_err(io(&tmp))?;
+            let mut line = String::new();
+            for s in at.solutions.iter() {
+                line.clear();
+                for (i, c) in s.iter().enumerate() {
+                    if i > 0 {
+                        line.push(' ');
+                    }
+                    line.push_str(&c.to_string());
+                }
+                line.push('\n');
+                w.write_all(line.as_bytes()).map_err(io(&tmp))?;
+            }
+            let f = w.into_inner().map_err(|e| io(&tmp)(e.into_error()))?;
             f.sync_all().map_err(io(&tmp))?;
         }
         std::fs::rename(&tmp, &self.path).map_err(io(&self.path))

@@ -12,9 +12,10 @@ use serde::{Deserialize, Serialize};
 use crate::shard::Shard;
 use queens_model::error::Error;
 use queens_proof::threshold::certificate::{
-    claim_text, cover_text, read_cover, CLAIM, COUNTEREXAMPLE, COVER,
+    check_certificate_part, claim_text, cover_bin, cover_path, cover_text, read_claim,
+    read_cover_file, Accepted, Verdict, CLAIM, COUNTEREXAMPLE, COVER, COVER_BIN,
 };
-use queens_proof::threshold::walk::{first_queens, Witnesses};
+use queens_proof::threshold::walk::{first_queens, WalkStats, Witnesses};
 
 /// The shard record's file name (in place of the claim in a shard's certificate).
 pub const SHARD_RECORD: &str = "shard.json";
@@ -123,8 +124,9 @@ fn read_record(dir: &Path) -> Result<ShardRecord, Error> {
 /// Merges the shard certificates in `dirs`: every shard of one round (same `n`, `k` and
 /// number of shards) must be there, else the error names the ones missing; a shard given
 /// twice adds nothing. Each cover line is checked by the verifier as it is read; the merged
-/// cover holds each solution once, up to symmetry.
-pub fn merge(dirs: &[PathBuf]) -> Result<Merged, Error> {
+/// cover holds each solution once, up to symmetry, as `cover.bin` when `binary`, else
+/// `cover.txt`.
+pub fn merge(dirs: &[PathBuf], binary: bool) -> Result<Merged, Error> {
     let Some(first) = dirs.first() else {
         return Err(Error::unsupported_at_field(
             "dirs",
@@ -153,14 +155,13 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, Error> {
             }
         }
         seen.insert(record.shard.index);
-        let cover = dir.join(COVER);
+        let cover = cover_path(dir);
         let cover_origin = cover.display().to_string();
-        let text = read(cover)?;
-        let read = match read_cover(&cover_origin, &text, head.n)? {
+        let read = match read_cover_file(&cover, head.n)? {
             Ok(w) => w,
             Err(why) => return Err(Error::input(&cover_origin, why)),
         };
-        for s in read.solutions() {
+        for s in read.solutions().iter() {
             lines_read += 1;
             witnesses.add(s);
         }
@@ -195,7 +196,151 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged, Error> {
         solutions: witnesses.solutions().len(),
         files: vec![
             (CLAIM.into(), claim_text(head.n, head.k).into_bytes()),
-            (COVER.into(), cover_text(witnesses.solutions()).into_bytes()),
+            if binary {
+                (COVER_BIN.into(), cover_bin(witnesses.solutions()))
+            } else {
+                (COVER.into(), cover_text(witnesses.solutions()).into_bytes())
+            },
         ],
     })
+}
+
+/// The record of one part of a certificate's check (`queens threshold check DIR --shard
+/// I/N`), written beside the certificate as [`check_record_name`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRecord {
+    /// The claim checked.
+    pub n: usize,
+    /// The claim's `k`.
+    pub k: usize,
+    /// Which part of the walk.
+    pub shard: Shard,
+    /// SHA-256 of the cover file checked (hex).
+    pub cover_sha256: String,
+    /// Placements of `k` queens walked in this part, and smaller ones.
+    pub placements: u64,
+    /// Smaller placements walked in this part.
+    pub smaller: u64,
+    /// Lines of the cover, and witnesses with their images.
+    pub solutions: usize,
+    /// Witnesses with their images.
+    pub witnesses: usize,
+    /// Part 0 also checked the counterexample and its proof (lemmas).
+    pub exact: bool,
+    /// Lemmas of the proof checked (part 0).
+    pub lemmas: u64,
+}
+
+/// The file name of part `shard`'s check record.
+pub fn check_record_name(shard: Shard) -> String {
+    format!("check-{}-of-{}.json", shard.index, shard.of)
+}
+
+/// SHA-256 of a file, hex.
+pub fn sha256_file(path: &Path) -> Result<String, Error> {
+    use sha2::Digest;
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(format!("{:x}", sha2::Sha256::digest(&bytes)))
+}
+
+/// Checks part `shard` of the certificate in `dir`
+/// ([`queens_proof::threshold::certificate::check_certificate_part`]) and, when accepted,
+/// its record (written by the caller beside the certificate).
+pub fn check_part(dir: &Path, shard: Shard) -> Result<(Verdict, Option<CheckRecord>), Error> {
+    let sha = sha256_file(&cover_path(dir))?;
+    let verdict = check_certificate_part(dir, (shard.index, shard.of))?;
+    let record = match &verdict {
+        Verdict::Accepted(a) => Some(CheckRecord {
+            n: a.n,
+            k: a.k,
+            shard,
+            cover_sha256: sha,
+            placements: a.walk.placements,
+            smaller: a.walk.smaller,
+            solutions: a.solutions,
+            witnesses: a.witnesses,
+            exact: a.exact,
+            lemmas: a.lemmas,
+        }),
+        Verdict::Rejected(_) => None,
+    };
+    Ok((verdict, record))
+}
+
+/// Puts the records of all `parts` parts of the check of `dir` together: accepted when every
+/// part's record is there, of the claim and the cover the folder holds now; the placements
+/// are the parts' sums. A part missing is an error naming it.
+pub fn merge_checks(dir: &Path, parts: usize) -> Result<Verdict, Error> {
+    let (n, k) = read_claim(dir)?;
+    let cover = cover_path(dir);
+    let sha = sha256_file(&cover)?;
+    let mut total = Accepted {
+        n,
+        k,
+        exact: false,
+        solutions: 0,
+        witnesses: 0,
+        walk: WalkStats::default(),
+        lemmas: 0,
+    };
+    let mut missing = Vec::new();
+    for index in 0..parts {
+        let shard =
+            Shard::new(index, parts).map_err(|e| Error::unsupported_at_field("parts", e))?;
+        let path = dir.join(check_record_name(shard));
+        if !path.exists() {
+            missing.push(format!("{shard}"));
+            continue;
+        }
+        let origin = path.display().to_string();
+        let r: CheckRecord = serde_json::from_str(&read(path)?)
+            .map_err(|e| Error::input(&origin, format!("not a check record: {e}")))?;
+        if (r.n, r.k, r.shard) != (n, k, shard) {
+            return Err(Error::input(
+                &origin,
+                format!(
+                    "the check of n = {}, k = {}, part {}, not of n = {n}, k = {k}, part {shard}",
+                    r.n, r.k, r.shard
+                ),
+            ));
+        }
+        if r.cover_sha256 != sha {
+            return Ok(Verdict::Rejected(format!(
+                "{origin}: checked a cover of SHA-256 {}, but {} is {sha} now",
+                r.cover_sha256,
+                cover.display()
+            )));
+        }
+        total.walk.placements += r.placements;
+        total.walk.smaller += r.smaller;
+        total.solutions = r.solutions;
+        total.witnesses = r.witnesses;
+        if index == 0 {
+            total.exact = r.exact;
+            total.lemmas = r.lemmas;
+        }
+    }
+    if !missing.is_empty() {
+        return Err(Error::input(
+            &dir.display().to_string(),
+            format!(
+                "no check record of part{} {} (`queens threshold check {} --shard I/{parts}` \
+                 writes one)",
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(", "),
+                dir.display()
+            ),
+        ));
+    }
+    if dir.join(COUNTEREXAMPLE).exists() && !total.exact {
+        return Ok(Verdict::Rejected(format!(
+            "{}: the counterexample was not checked by part 0",
+            dir.display()
+        )));
+    }
+    Ok(Verdict::Accepted(total))
 }

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use varisat_formula::{CnfFormula, ExtendFormula, Lit};
 
-use super::walk::{walk, Cell, Flow, Settle, WalkStats, Walked, Witnesses, MAX_WALK_N};
+use super::walk::{walk_part, Cell, Flow, Lines, Settle, WalkStats, Walked, Witnesses, MAX_WALK_N};
 use queens_model::error::Error;
 use queens_model::model::{DiagonalRule, Problem};
 
@@ -33,6 +33,11 @@ use queens_model::model::{DiagonalRule, Problem};
 pub const CLAIM: &str = "threshold.json";
 /// The cover's file name.
 pub const COVER: &str = "cover.txt";
+/// The cover's file name in binary form ([`cover_bin`]), read in place of [`COVER`] when a
+/// folder holds it.
+pub const COVER_BIN: &str = "cover.bin";
+/// The first bytes of a binary cover.
+pub const COVER_MAGIC: &[u8; 16] = b"queens-cover-v1\n";
 /// The counterexample's file name.
 pub const COUNTEREXAMPLE: &str = "counterexample.json";
 /// Its proof's file name.
@@ -117,14 +122,114 @@ pub fn claim_text(n: usize, k: usize) -> String {
 }
 
 /// The cover's text: one solution a line.
-pub fn cover_text(solutions: &[Vec<u8>]) -> String {
-    let mut out = String::new();
-    for s in solutions {
-        let line: Vec<String> = s.iter().map(u8::to_string).collect();
-        out.push_str(&line.join(" "));
+pub fn cover_text(solutions: Lines<'_>) -> String {
+    let mut out = String::with_capacity(solutions.len() * solutions.n() * 3);
+    for s in solutions.iter() {
+        for (i, c) in s.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(&c.to_string());
+        }
         out.push('\n');
     }
     out
+}
+
+/// The cover in binary form: [`COVER_MAGIC`], the board size as one byte, the number of
+/// solutions as 8 bytes little-endian, then each solution as `n` bytes, one column (0-based)
+/// per row. At `n = 24` that is 24 bytes a line against about 62 in `cover.txt`.
+pub fn cover_bin(solutions: Lines<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(25 + solutions.len() * solutions.n());
+    out.extend_from_slice(COVER_MAGIC);
+    out.push(solutions.n() as u8);
+    out.extend_from_slice(&(solutions.len() as u64).to_le_bytes());
+    for s in solutions.iter() {
+        out.extend_from_slice(s);
+    }
+    out
+}
+
+/// Reads a cover from its bytes, binary ([`cover_bin`], told by [`COVER_MAGIC`]) or text
+/// ([`read_cover`]), as [`read_cover`] does.
+pub fn read_cover_bytes(
+    origin: &str,
+    bytes: &[u8],
+    n: usize,
+) -> Result<Result<Witnesses, String>, Error> {
+    let Some(rest) = bytes.strip_prefix(COVER_MAGIC.as_slice()) else {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| Error::input(origin, format!("neither a binary cover nor text: {e}")))?;
+        return read_cover(origin, text, n);
+    };
+    if rest.len() < 9 {
+        return Err(Error::input(
+            origin,
+            "a binary cover cut short in its header",
+        ));
+    }
+    let file_n = rest[0] as usize;
+    if file_n != n {
+        return Err(Error::input_at_field(
+            origin,
+            "n",
+            format!("a cover of the {file_n}×{file_n} board, not {n}×{n}"),
+        ));
+    }
+    let count = u64::from_le_bytes(rest[1..9].try_into().expect("8 bytes"));
+    let body = &rest[9..];
+    if n == 0 || body.len() as u64 != count.saturating_mul(n as u64) {
+        return Err(Error::input_at_field(
+            origin,
+            "count",
+            format!(
+                "{count} solutions of {n} bytes, but {} bytes follow the header",
+                body.len()
+            ),
+        ));
+    }
+    let board = Problem::new(n)?;
+    let mut witnesses = Witnesses::new(n);
+    let mut cols = vec![0u32; n];
+    for (i, line) in body.chunks_exact(n).enumerate() {
+        if let Some(&c) = line.iter().find(|&&c| c as usize >= n) {
+            return Err(Error::input_at_field(
+                origin,
+                "solutions",
+                format!("solution {}: column {c} is off the board (0..{n})", i + 1),
+            ));
+        }
+        for (x, &c) in cols.iter_mut().zip(line) {
+            *x = u32::from(c);
+        }
+        if let Err(v) = queens_model::verify::verify_columns(&board, &cols) {
+            return Ok(Err(format!(
+                "{origin}: solution {}: not a solution: {v}",
+                i + 1
+            )));
+        }
+        witnesses.add(line);
+    }
+    Ok(Ok(witnesses))
+}
+
+/// The cover file of a certificate folder: [`COVER_BIN`] when it is there, else [`COVER`].
+pub fn cover_path(dir: &Path) -> PathBuf {
+    let bin = dir.join(COVER_BIN);
+    if bin.exists() {
+        bin
+    } else {
+        dir.join(COVER)
+    }
+}
+
+/// Reads the cover file at `path`, binary or text ([`read_cover_bytes`]).
+pub fn read_cover_file(path: &Path, n: usize) -> Result<Result<Witnesses, String>, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    read_cover_bytes(&path.display().to_string(), &bytes, n)
 }
 
 /// Reads a cover for the `n`×`n` board: every line must be a solution the verifier accepts
@@ -182,7 +287,18 @@ impl Settle for Refuse {
 
 /// Checks that every placement of at most `k` queens lies, up to symmetry, in a witness.
 pub fn check_cover(k: usize, witnesses: &mut Witnesses) -> Result<WalkStats, String> {
-    match walk(k, None, witnesses, &mut Refuse) {
+    check_cover_part(k, (0, 1), witnesses)
+}
+
+/// [`check_cover`] over part `index` of `parts` of the walk only (the placements whose first
+/// queen's index in the walk's list is `index` modulo `parts`): the parts together check
+/// what [`check_cover`] checks.
+pub fn check_cover_part(
+    k: usize,
+    part: (usize, usize),
+    witnesses: &mut Witnesses,
+) -> Result<WalkStats, String> {
+    match walk_part(k, None, part, witnesses, &mut Refuse) {
         Walked::Covered(stats) => Ok(stats),
         Walked::Stopped(_, Some(p)) => Err(format!(
             "the placement {} lies in no line of the cover, under any symmetry",
@@ -400,18 +516,25 @@ fn implied_cnf(
 
 /// Checks the certificate in `dir` (module documentation).
 pub fn check_certificate(dir: &Path) -> Result<Verdict, Error> {
+    check_certificate_part(dir, (0, 1))
+}
+
+/// [`check_certificate`] over part `index` of `parts` of the cover's walk
+/// ([`check_cover_part`]); the counterexample, when there is one, is checked by part 0.
+pub fn check_certificate_part(dir: &Path, part: (usize, usize)) -> Result<Verdict, Error> {
     let (n, k) = read_claim(dir)?;
-    let origin = dir.join(COVER).display().to_string();
-    let text = read(dir, COVER)?;
-    let mut witnesses = match read_cover(&origin, &text, n)? {
+    let path = cover_path(dir);
+    let origin = path.display().to_string();
+    let mut witnesses = match read_cover_file(&path, n)? {
         Ok(w) => w,
         Err(why) => return Ok(Verdict::Rejected(why)),
     };
-    let walk = match check_cover(k, &mut witnesses) {
+    let walk = match check_cover_part(k, part, &mut witnesses) {
         Ok(stats) => stats,
         Err(why) => return Ok(Verdict::Rejected(format!("{origin}: {why}"))),
     };
-    let exact = dir.join(COUNTEREXAMPLE).exists();
+    // One part checks the counterexample: the parts together check the whole certificate.
+    let exact = dir.join(COUNTEREXAMPLE).exists() && part.0 == 0;
     let lemmas = if exact {
         match check_counterexample(dir, n, k)? {
             Ok(lemmas) => lemmas,

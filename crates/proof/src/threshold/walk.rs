@@ -47,18 +47,74 @@ pub fn map_solution(cols: &[u8], s: usize) -> Vec<u8> {
     out
 }
 
-/// The witnesses: full solutions of the `n`×`n` board with all their symmetric images, one
-/// column per row. Callers add only verified solutions.
+/// The witnesses: full solutions of the `n`×`n` board, each standing for its eight
+/// symmetric images, one column per row. Callers add only verified solutions.
+///
+/// In compact form: the solutions are `n` bytes each in one arena (the cover's lines, in the
+/// order added), each known by a 128-bit fingerprint of its least image, and only the images
+/// the walk is reading are spelled out: those holding the first queen it is at
+/// ([`Witnesses::focus`]), about one in `n` of them. A solution then costs about `n + 40`
+/// bytes however many first queens the walk has, instead of `8n` bytes and eight
+/// fingerprints.
 #[derive(Clone, Debug)]
 pub struct Witnesses {
     n: usize,
-    /// `n` columns per witness, images included.
-    cols: Vec<u8>,
-    /// Fingerprints (128 bits) of the witnesses held: a set of the solutions themselves
-    /// would cost a heap block each.
+    /// The solutions as they were added, `n` bytes each.
+    lines: Vec<u8>,
+    /// Fingerprints (128 bits) of each solution's least image: a set of the solutions
+    /// themselves would cost a heap block each.
     known: HashSet<u128>,
-    /// The solutions as they were added (one per [`Witnesses::add`] that was new).
-    added: Vec<Vec<u8>>,
+    /// Distinct images of the solutions held.
+    images: usize,
+    /// The images spelled out (`n` columns each): those holding `focus`, or all of them.
+    cols: Vec<u8>,
+    /// The cell every image in `cols` holds (`None`: all images are there).
+    focus: Option<Cell>,
+}
+
+/// A column no image holds: the focus of witnesses that spell out none.
+const NOTHING: usize = usize::MAX;
+
+/// The solutions of a [`Witnesses`], `n` bytes each, in the order added.
+#[derive(Clone, Copy, Debug)]
+pub struct Lines<'a> {
+    n: usize,
+    bytes: &'a [u8],
+}
+
+impl<'a> Lines<'a> {
+    /// Solutions held.
+    pub fn len(&self) -> usize {
+        self.bytes.len().checked_div(self.n).unwrap_or(0)
+    }
+
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Solution `i` (one column per row).
+    pub fn get(&self, i: usize) -> &'a [u8] {
+        &self.bytes[i * self.n..(i + 1) * self.n]
+    }
+
+    /// The first `count` solutions.
+    pub fn prefix(&self, count: usize) -> Lines<'a> {
+        Lines {
+            n: self.n,
+            bytes: &self.bytes[..count * self.n],
+        }
+    }
+
+    /// The solutions in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.bytes.chunks_exact(self.n.max(1))
+    }
+
+    /// The board size.
+    pub fn n(&self) -> usize {
+        self.n
+    }
 }
 
 impl Witnesses {
@@ -66,9 +122,12 @@ impl Witnesses {
     pub fn new(n: usize) -> Witnesses {
         Witnesses {
             n,
-            cols: Vec::new(),
+            lines: Vec::new(),
             known: HashSet::new(),
-            added: Vec::new(),
+            images: 0,
+            cols: Vec::new(),
+            // No image is spelled out until a walk asks for them.
+            focus: Some((0, NOTHING)),
         }
     }
 
@@ -79,46 +138,140 @@ impl Witnesses {
 
     /// Witnesses held, symmetric images included.
     pub fn len(&self) -> usize {
-        self.cols.len() / self.n
+        self.images
     }
 
     /// True when there is none.
     pub fn is_empty(&self) -> bool {
-        self.cols.is_empty()
+        self.images == 0
     }
 
     /// The solutions added, each once (their images are not listed).
-    pub fn solutions(&self) -> &[Vec<u8>] {
-        &self.added
+    pub fn solutions(&self) -> Lines<'_> {
+        Lines {
+            n: self.n,
+            bytes: &self.lines,
+        }
+    }
+
+    /// Bytes the witnesses take: the solutions, their fingerprints and the images spelled
+    /// out.
+    pub fn bytes(&self) -> usize {
+        // A hash set's slot: the fingerprint and one control byte.
+        self.lines.capacity() + self.known.capacity() * 17 + self.cols.capacity()
+    }
+
+    /// True when a solution (one column per row) is held, itself or as an image.
+    pub fn contains(&self, cols: &[u8]) -> bool {
+        self.known.contains(&fingerprint(&least_image(cols)))
     }
 
     /// Adds a solution (one column per row, already verified) and its images; false when it
     /// was held already.
     pub fn add(&mut self, cols: &[u8]) -> bool {
         assert_eq!(cols.len(), self.n, "a witness has one column per row");
-        if self.known.contains(&fingerprint(cols)) {
+        let images = distinct_images(cols);
+        if !self.known.insert(fingerprint(&images[0])) {
             return false;
         }
-        self.added.push(cols.to_vec());
-        for s in 0..8 {
-            let image = map_solution(cols, s);
-            if self.known.insert(fingerprint(&image)) {
-                self.cols.extend_from_slice(&image);
+        self.lines.extend_from_slice(cols);
+        self.images += images.len();
+        for image in &images {
+            if self.focus.is_none_or(|(r, c)| image[r] as usize == c) {
+                self.cols.extend_from_slice(image);
             }
         }
         true
     }
 
-    /// The column of witness `w` in row `r`.
+    /// Spells out only the images holding `cell` (`None`: all of them), in the order their
+    /// solutions were added; the walk reads those ([`Witnesses::spelled`]).
+    pub fn focus(&mut self, cell: Option<Cell>) {
+        if self.focus == cell && (cell.is_some() || self.cols.len() == self.images * self.n) {
+            return;
+        }
+        self.focus = cell;
+        self.cols.clear();
+        let n = self.n;
+        for i in 0..self.lines.len() / n.max(1) {
+            let line = &self.lines[i * n..(i + 1) * n];
+            match cell {
+                None => {
+                    for image in distinct_images(line) {
+                        self.cols.extend_from_slice(&image);
+                    }
+                }
+                Some((r, c)) => {
+                    // Which cell of the solution each symmetry takes to `(r, c)`: only the
+                    // images that hold it are made.
+                    let mut hit = false;
+                    for s in 0..8 {
+                        let (r0, c0) = map_cell(n, (r, c), inverse(s));
+                        hit |= line[r0] as usize == c0;
+                    }
+                    if hit {
+                        for image in distinct_images(line) {
+                            if image[r] as usize == c {
+                                self.cols.extend_from_slice(&image);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Images spelled out ([`Witnesses::focus`]).
+    fn spelled(&self) -> usize {
+        self.cols.len() / self.n
+    }
+
+    /// The column of spelled image `w` in row `r`.
     #[inline]
     fn col(&self, w: u32, r: usize) -> usize {
         self.cols[w as usize * self.n + r] as usize
     }
 
-    /// True when witness `w` holds every cell of `cells`.
+    /// True when spelled image `w` holds every cell of `cells`.
     fn holds(&self, w: u32, cells: &[Cell]) -> bool {
         cells.iter().all(|&(r, c)| self.col(w, r) == c)
     }
+}
+
+/// The symmetry that undoes `s` ([`map_cell`]): the transposition and the flips commute
+/// only without the transposition; with it, the two flips trade places.
+fn inverse(s: usize) -> usize {
+    if s & 4 != 0 {
+        4 | (s & 1) << 1 | (s & 2) >> 1
+    } else {
+        s
+    }
+}
+
+/// The distinct images of a solution under the eight symmetries, the least first, then in
+/// the order of the symmetries.
+fn distinct_images(cols: &[u8]) -> Vec<Vec<u8>> {
+    let mut images: Vec<Vec<u8>> = Vec::with_capacity(8);
+    for s in 0..8 {
+        let image = map_solution(cols, s);
+        if !images.contains(&image) {
+            images.push(image);
+        }
+    }
+    let least = (0..images.len())
+        .min_by(|&a, &b| images[a].cmp(&images[b]))
+        .unwrap_or(0);
+    let first = images.remove(least);
+    images.insert(0, first);
+    images
+}
+
+/// The least of a solution's images.
+fn least_image(cols: &[u8]) -> Vec<u8> {
+    (0..8)
+        .map(|s| map_solution(cols, s))
+        .min()
+        .unwrap_or_default()
 }
 
 /// 128 bits of a solution: two 64-bit FNV-1a-style hashes with different seeds and mixing.
@@ -147,14 +300,23 @@ pub trait Settle {
     /// A placement no witness contains: add one that does (and go on), or stop.
     fn uncovered(&mut self, placement: &[Cell], witnesses: &mut Witnesses) -> Flow;
 
-    /// Between branches: `done` of `total` first queens walked. [`Flow::Stop`] stops.
-    fn tick(&mut self, _done: u64, _total: u64) -> Flow {
+    /// Between branches: `done` of `total` first queens walked, `stats` counted so far.
+    /// [`Flow::Stop`] stops.
+    fn tick(&mut self, _done: u64, _total: u64, _stats: &WalkStats) -> Flow {
         Flow::Continue
     }
 
     /// Before each first queen walked: the `done` first queens before it are finished, and
     /// `witnesses` are what they left (a resumable point). [`Flow::Stop`] stops.
     fn finished(&mut self, _done: u64, _witnesses: &Witnesses) -> Flow {
+        Flow::Continue
+    }
+
+    /// With `k ≥ 3`, before each row of the second queen: the first queens before `index`
+    /// are finished, and so are the placements of first queen `index` whose second queen
+    /// lies above row `row` (a resumable point finer than [`Settle::finished`]: see
+    /// [`walk_part_resume`]). [`Flow::Stop`] stops.
+    fn row_finished(&mut self, _index: u64, _row: usize, _witnesses: &Witnesses) -> Flow {
         Flow::Continue
     }
 }
@@ -225,8 +387,24 @@ pub fn walk_part(
 pub fn walk_part_from(
     k: usize,
     within: Option<&[u64]>,
-    (index, parts): (usize, usize),
+    part: (usize, usize),
     from: u64,
+    witnesses: &mut Witnesses,
+    settle: &mut dyn Settle,
+) -> Walked {
+    walk_part_resume(k, within, part, (from, 0), witnesses, settle)
+}
+
+/// [`walk_part_from`], resuming inside a first queen: with `from = (f, row)` and `row > 0`,
+/// the first `f` first queens are skipped, and of first queen `f` only the placements
+/// whose second queen lies in row `row` or below are walked (the point
+/// [`Settle::row_finished`] reported; the first queen alone and the placements above were
+/// walked before).
+pub fn walk_part_resume(
+    k: usize,
+    within: Option<&[u64]>,
+    (index, parts): (usize, usize),
+    (from, from_row): (u64, usize),
     witnesses: &mut Witnesses,
     settle: &mut dyn Settle,
 ) -> Walked {
@@ -256,6 +434,7 @@ pub fn walk_part_from(
         done: 0,
         total: 0,
         from,
+        from_row: if k >= 3 { from_row } else { 0 },
     };
     if w.run() && w.stopped_at.is_none() {
         Walked::Covered(w.stats)
@@ -293,6 +472,9 @@ struct Walker<'a> {
     total: u64,
     /// First queens before this index are skipped ([`walk_part_from`]).
     from: u64,
+    /// Of first queen `from`, the second queen's rows above this one are skipped
+    /// ([`walk_part_resume`]; 0: none).
+    from_row: usize,
 }
 
 impl Walker<'_> {
@@ -328,10 +510,12 @@ impl Walker<'_> {
                     self.done += 1;
                     continue;
                 }
-                if self.settle.finished(self.done, self.witnesses) == Flow::Stop {
+                // Resumed inside this first queen: the point is the one resumed from.
+                let inside = self.done == self.from && self.from_row > 0;
+                if !inside && self.settle.finished(self.done, self.witnesses) == Flow::Stop {
                     return false;
                 }
-                if self.settle.tick(self.done, self.total) == Flow::Stop {
+                if self.settle.tick(self.done, self.total, &self.stats) == Flow::Stop {
                     return false;
                 }
                 let index = self.done as usize;
@@ -341,12 +525,13 @@ impl Walker<'_> {
                 }
                 self.queens.clear();
                 self.queens.push((m, c));
-                let all = self.witnesses.len() as u32;
-                let list: Vec<u32> = (0..all)
-                    .filter(|&x| self.witnesses.col(x, m) == c)
-                    .collect();
-                self.lists[1] = list;
-                if !self.settle_node(1) {
+                // Every image spelled out holds the first queen.
+                self.witnesses.focus(Some((m, c)));
+                let all = self.witnesses.spelled() as u32;
+                self.lists[1] = (0..all).collect();
+                // Resumed inside this first queen: it was settled before.
+                let resumed = index as u64 == self.from && self.from_row > 0;
+                if !resumed && !self.settle_node(1) {
                     return false;
                 }
                 if self.k > 1 && !self.descend(1) {
@@ -374,12 +559,12 @@ impl Walker<'_> {
     /// added (a placement still uncovered is counted, the first kept); false when the caller
     /// stops the walk.
     fn ask(&mut self, d: usize, extra: Option<Cell>) -> bool {
-        let before = self.witnesses.len() as u32;
+        let before = self.witnesses.spelled() as u32;
         let mut placement = self.queens[..d].to_vec();
         placement.extend(extra);
         self.stats.uncovered += 1;
         let flow = self.settle.uncovered(&placement, self.witnesses);
-        let after = self.witnesses.len() as u32;
+        let after = self.witnesses.spelled() as u32;
         let mut covered = false;
         for x in before..after {
             for j in 1..=d {
@@ -428,10 +613,19 @@ impl Walker<'_> {
             return self.leaves(d, rl);
         }
         for r in rl + 1..=self.hi {
-            // A first queen's subtree can take minutes: the caller may stop at each row of
-            // the second queen too.
-            if d == 1 && self.settle.tick(self.done, self.total) == Flow::Stop {
-                return false;
+            // A first queen's subtree can take minutes: the caller may save and stop at
+            // each row of the second queen too.
+            if d == 1 {
+                let index = self.done - 1;
+                if index == self.from && r < self.from_row {
+                    continue;
+                }
+                if self.settle.row_finished(index, r, self.witnesses) == Flow::Stop {
+                    return false;
+                }
+                if self.settle.tick(self.done, self.total, &self.stats) == Flow::Stop {
+                    return false;
+                }
             }
             let free = self.free(r);
             if free == 0 {
@@ -742,6 +936,59 @@ mod tests {
                     got.sort();
                     assert_eq!(got, whole.0, "n = {n}, k = {k}, {parts} parts");
                 }
+            }
+        }
+    }
+
+    /// Records the placements handed over, and stops at the `stop_at`-th resumable point
+    /// inside a first queen, keeping it.
+    struct StopInside {
+        got: Vec<Vec<Cell>>,
+        points: usize,
+        stop_at: usize,
+        at: Option<(u64, usize)>,
+    }
+    impl Settle for StopInside {
+        fn uncovered(&mut self, placement: &[Cell], _: &mut Witnesses) -> Flow {
+            self.got.push(placement.to_vec());
+            Flow::Continue
+        }
+        fn row_finished(&mut self, index: u64, row: usize, _: &Witnesses) -> Flow {
+            self.points += 1;
+            if self.points == self.stop_at {
+                self.at = Some((index, row));
+                return Flow::Stop;
+            }
+            Flow::Continue
+        }
+    }
+
+    #[test]
+    fn a_walk_resumed_inside_a_first_queen_meets_the_rest_once() {
+        for n in [7, 8] {
+            let mut whole = Record(Vec::new());
+            walk(3, None, &mut Witnesses::new(n), &mut whole);
+            for stop_at in [1, 2, 5, 9, 17] {
+                let mut first = StopInside {
+                    got: Vec::new(),
+                    points: 0,
+                    stop_at,
+                    at: None,
+                };
+                walk(3, None, &mut Witnesses::new(n), &mut first);
+                let (index, row) = first.at.expect("stopped inside a first queen");
+                let mut rest = Record(Vec::new());
+                walk_part_resume(
+                    3,
+                    None,
+                    (0, 1),
+                    (index, row),
+                    &mut Witnesses::new(n),
+                    &mut rest,
+                );
+                let mut got = first.got;
+                got.extend(rest.0);
+                assert_eq!(got, whole.0, "n = {n}, stopped at point {stop_at}");
             }
         }
     }

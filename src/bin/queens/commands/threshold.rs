@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
+use queens::engine::threshold::{stop_on_signals, stopped, Report};
 use queens::ops::shard::Shard;
-use queens::ops::{self, Declared, Member, ThresholdRequest, ThresholdResponse};
+use queens::ops::{self, Context, Declared, ThresholdRequest, ThresholdResponse};
 use queens::proof::threshold::certificate::{check_certificate, Verdict};
 use queens::Error;
 
@@ -42,9 +43,22 @@ pub(crate) struct ThresholdArgs {
     #[arg(long, value_name = "DIR")]
     certificate: Option<PathBuf>,
     /// Save the run's progress into this folder (threshold-checkpoint.txt) as it goes; the
-    /// same command started again with the same folder resumes where it stopped.
+    /// same command started again with the same folder resumes where it stopped. SIGINT and
+    /// SIGTERM save it before the process exits (exit 130).
     #[arg(long, value_name = "DIR")]
     checkpoint: Option<PathBuf>,
+    /// Start from the solutions of this cover (cover.txt or cover.bin: a smaller round's, or
+    /// other shards' merged), each checked by the verifier; a shard keeps those that can
+    /// hold one of its first queens.
+    #[arg(long, value_name = "FILE")]
+    seed_cover: Option<PathBuf>,
+    /// Write the cover as cover.bin (n bytes a solution) instead of cover.txt.
+    #[arg(long)]
+    binary_cover: bool,
+    /// Print a progress line on stderr every SECS seconds: placements walked, rate, searches,
+    /// witnesses, memory, share done and ETA.
+    #[arg(long, value_name = "SECS")]
+    progress_every: Option<f64>,
     #[command(flatten)]
     timeout: Timeout,
     /// Print one JSON object instead of text.
@@ -59,6 +73,14 @@ enum ThresholdCommand {
     Check {
         /// The certificate folder.
         dir: PathBuf,
+        /// Check only part I of N of the cover's walk (0-based; part 0 also checks the
+        /// counterexample), and write its record DIR/check-I-of-N.json.
+        #[arg(long, value_name = "I/N", conflicts_with = "parts")]
+        shard: Option<Shard>,
+        /// Accept the certificate from the records of all N parts of its check
+        /// (DIR/check-I-of-N.json, each of the cover the folder holds).
+        #[arg(long, value_name = "N")]
+        parts: Option<usize>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -73,6 +95,9 @@ enum ThresholdCommand {
         /// Write the merged certificate into this folder.
         #[arg(long, short = 'o', value_name = "DIR")]
         out: PathBuf,
+        /// Write the merged cover as cover.bin (n bytes a solution) instead of cover.txt.
+        #[arg(long)]
+        binary_cover: bool,
     },
 }
 
@@ -82,23 +107,74 @@ pub(crate) fn run(
     started: Instant,
 ) -> Result<u8, Failure> {
     match args.command {
-        Some(ThresholdCommand::Check { dir, json }) => return check(out, dir, json),
-        Some(ThresholdCommand::Merge { dirs, out: into }) => return merge(out, &dirs, &into),
+        Some(ThresholdCommand::Check {
+            dir,
+            shard,
+            parts,
+            json,
+        }) => return check(out, dir, shard, parts, json),
+        Some(ThresholdCommand::Merge {
+            dirs,
+            out: into,
+            binary_cover,
+        }) => return merge(out, &dirs, &into, binary_cover),
         None => {}
     }
     let n = args
         .n
         .ok_or_else(|| Error::unsupported_at_field("n", "--n is required"))?;
-    let req = ops::Threshold::wrap(ThresholdRequest {
+    let req = ThresholdRequest {
         n,
         k: args.k,
         shard: args.shard,
         certificate: args.certificate.is_some(),
         timeout_ms: None,
         checkpoint: args.checkpoint.clone(),
-    });
+        seed_cover: args.seed_cover.clone(),
+        binary_cover: args.binary_cover,
+    };
+    let every = match args.progress_every {
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            return Err(Error::unsupported_at_field(
+                "progress_every",
+                format!("{s} is not a positive number of seconds"),
+            )
+            .into())
+        }
+        Some(s) => Some(std::time::Duration::from_secs_f64(s)),
+        None => None,
+    };
     let bar = progress::bar("threshold", "first queens");
-    let ran = Limits::new(started, args.timeout).run::<ops::Threshold>(&req, bar.as_ref());
+    let limits = Limits::new(started, args.timeout);
+    let mut ctx = Context::default();
+    ctx.budget.deadline = limits.deadline;
+    ctx.budget.max_memory = Some(limits.max_memory);
+    if let Some(bar) = &bar {
+        let bar = bar.clone();
+        ctx = ctx.with_progress(move |done, total| {
+            bar.set_length(total);
+            bar.set_position(done);
+        });
+    }
+    let shown = bar.clone();
+    let lines = args.progress_every.is_some();
+    let report = move |r: &Report| {
+        if let Some(bar) = &shown {
+            bar.set_message(format!("threshold: {r}"));
+        } else if lines {
+            eprintln!("threshold: {r}");
+        }
+    };
+    let reporting = bar.is_some() || lines;
+    // Ctrl-C and SIGTERM stop the walk at the next placement, so the checkpoint is saved
+    // and the bound so far printed before the process exits.
+    stop_on_signals();
+    let ran = ops::threshold_reporting(
+        &req,
+        &ctx,
+        reporting.then_some(&report as &(dyn Fn(&Report) + Sync)),
+        every,
+    );
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -118,7 +194,22 @@ pub(crate) fn run(
     if args.json {
         writeln!(out, "{}", to_json(&resp)?)?;
     } else {
-        print(out, &resp, args.certificate.as_ref())?;
+        // A run stopped before its end writes no certificate.
+        let written = args
+            .certificate
+            .as_ref()
+            .filter(|_| !artifacts.0.is_empty());
+        print(out, &resp, written)?;
+    }
+    if stopped() {
+        if let Some(dir) = &args.checkpoint {
+            eprintln!(
+                "queens: stopped by a signal; the checkpoint in {} is saved (run the same \
+                 command again to resume)",
+                dir.display()
+            );
+        }
+        return Ok(130);
     }
     Ok(ops::Threshold::exit_code(&resp))
 }
@@ -184,9 +275,17 @@ fn print(
         let rate = r.placements as f64 / (r.time_ms / 1000.0).max(1e-9);
         writeln!(
             out,
-            "  k = {}, {}: {} placements ({} smaller), {} searched, {} witnesses, \
+            "  k = {}, {}: {} placements ({} smaller), {} searched, {} witnesses ({:.1} MB), \
              {:.0} ms ({:.0} placements/s)",
-            r.k, r.region, r.placements, r.smaller, r.searched, r.witnesses, r.time_ms, rate
+            r.k,
+            r.region,
+            r.placements,
+            r.smaller,
+            r.searched,
+            r.witnesses,
+            r.witness_bytes as f64 / 1e6,
+            r.time_ms,
+            rate
         )?;
     }
     if let Some(dir) = certificate {
@@ -196,8 +295,13 @@ fn print(
     Ok(())
 }
 
-fn merge(out: &mut impl Write, dirs: &[PathBuf], into: &PathBuf) -> Result<u8, Failure> {
-    let merged = ops::threshold_shards::merge(dirs)?;
+fn merge(
+    out: &mut impl Write,
+    dirs: &[PathBuf],
+    into: &PathBuf,
+    binary: bool,
+) -> Result<u8, Failure> {
+    let merged = ops::threshold_shards::merge(dirs, binary)?;
     std::fs::create_dir_all(into).map_err(|source| Error::Io {
         path: into.clone(),
         source,
@@ -219,9 +323,42 @@ fn merge(out: &mut impl Write, dirs: &[PathBuf], into: &PathBuf) -> Result<u8, F
     Ok(0)
 }
 
-fn check(out: &mut impl Write, dir: PathBuf, json: bool) -> Result<u8, Failure> {
+fn check(
+    out: &mut impl Write,
+    dir: PathBuf,
+    shard: Option<Shard>,
+    parts: Option<usize>,
+    json: bool,
+) -> Result<u8, Failure> {
     let start = Instant::now();
-    let verdict = check_certificate(&dir)?;
+    let verdict = match (shard, parts) {
+        (Some(shard), _) => {
+            let (verdict, record) = ops::threshold_shards::check_part(&dir, shard)?;
+            if let Some(record) = record {
+                let path = dir.join(ops::threshold_shards::check_record_name(shard));
+                let mut text = serde_json::to_string(&record).expect("a record serializes");
+                text.push('\n');
+                std::fs::write(&path, text).map_err(|source| Error::Io { path, source })?;
+                if !json {
+                    writeln!(
+                        out,
+                        "part {shard} of the check: only the placements whose first queen's \
+                         index in the walk is {} modulo {}",
+                        shard.index, shard.of
+                    )?;
+                }
+            }
+            verdict
+        }
+        (None, Some(parts)) => {
+            let verdict = ops::threshold_shards::merge_checks(&dir, parts)?;
+            if !json {
+                writeln!(out, "the {parts} parts of the check put together")?;
+            }
+            verdict
+        }
+        (None, None) => check_certificate(&dir)?,
+    };
     let time_ms = start.elapsed().as_secs_f64() * 1000.0;
     match verdict {
         Verdict::Accepted(a) => {
