@@ -213,6 +213,10 @@ macro_rules! operations {
         /// Any operation's response (untagged: each is the operation's own JSON).
         #[derive(Clone, Debug, Serialize)]
         #[serde(untagged)]
+        // One response is made per request and moved once, to be written out: a box for the
+        // largest (solve's, with its plan and reasons) would cost an allocation and save
+        // nothing.
+        #[allow(clippy::large_enum_variant)]
         pub enum Response {
             $(
                 #[allow(missing_docs)]
