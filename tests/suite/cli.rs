@@ -521,6 +521,8 @@ fn without_timings(json: &str) -> String {
         "\"encode_ms\":",
         "\"solve_ms\":",
         "\"check_ms\":",
+        "\"start_ms\":",
+        "\"end_ms\":",
     ] {
         let mut from = 0;
         while let Some(at) = out[from..].find(key) {

@@ -457,7 +457,6 @@ fn wait_for(local_out: &AtomicBool, budget: &Budget, until: Option<Instant>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::execute::execute;
     use crate::generate;
     use crate::local;
     use crate::name::EngineName;
@@ -473,7 +472,9 @@ mod tests {
         let auto = EngineSpec::Auto { seed: 1 };
         let mut made = plan::plan(p, auto, Ask::default(), budget);
         assert_eq!(made.root.step, Action::Portfolio);
-        let solved = execute(&mut made, p, auto, budget).unwrap();
+        let (open, clash) = made.bitmaps.take().expect("the portfolio's bitmaps");
+        let solved = run(&mut made.root, p, &open, clash, budget, Instant::now()).unwrap();
+        drop(open);
         (solved, made.why(), made.root)
     }
 

@@ -782,7 +782,10 @@ pub fn solve(req: &SolveRequest, ctx: &Context) -> Result<(SolveResponse, Artifa
         })?;
         isolate::run::<Solve>(&exe, side, side_ctx)
     };
-    solve::solve_planned(req, ctx, &child)
+    let with_child = |req: &SolveRequest, step: &mut queens_engine::plan::Step, ctx: &Context| {
+        race_sides::run(req, step, ctx, &child)
+    };
+    solve::solve_planned(req, ctx, &with_child)
 }
 
 #[cfg(test)]

@@ -10,12 +10,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::context::{ms, Artifacts, Context};
-use crate::solve::{ChildSide, SolveRequest, SolveResponse};
+use crate::solve::{SolveRequest, SolveResponse};
 use queens_engine::plan::{Ending, Step};
 use queens_engine::side_by_side::{first_answer, Side};
 use queens_engine::{EngineName, EngineSpec};
 use queens_model::error::Error;
 use queens_model::status::Status;
+
+/// The side of a side-by-side step that runs in a child process: `solve` of this request
+/// in a child of this executable, under this context (the operations layer's `isolate`).
+pub type ChildSide<'a> =
+    dyn Fn(&SolveRequest, &Context) -> Result<(SolveResponse, Artifacts), Error> + Sync + 'a;
 
 /// Runs the side-by-side step `step` of a validated request under `ctx` (its timeout
 /// already applied); `child` runs a side's request in a child process.

@@ -553,16 +553,16 @@ pub(super) fn disagree(what: &str, a: String, b: String) -> Error {
     Error::internal(format!("the engines disagree on the {what}:\n  {a}\n  {b}"))
 }
 
-/// The side of a side-by-side step that runs in a child process: `solve` of this request
-/// in a child of this executable, under this context (the operations layer's `isolate`).
-pub type ChildSide<'a> =
-    dyn Fn(&SolveRequest, &Context) -> Result<(SolveResponse, Artifacts), Error> + Sync + 'a;
+/// How a side-by-side step with a side in a child process runs (`race_sides.rs`, given the
+/// child by `ops::solve`).
+pub type WithChild<'a> =
+    dyn Fn(&SolveRequest, &mut Step, &Context) -> Result<(SolveResponse, Artifacts), Error> + 'a;
 
 /// [`super::solve`]: the request's plan, made once, and run.
 pub(super) fn solve_planned(
     req: &SolveRequest,
     ctx: &Context,
-    child: &ChildSide<'_>,
+    child: &WithChild<'_>,
 ) -> Result<(SolveResponse, Artifacts), Error> {
     req.validate()?;
     let ctx = &ctx.with_timeout_ms(req.timeout_ms);
@@ -581,16 +581,16 @@ pub(super) fn solve_planned(
     Ok((resp, artifacts))
 }
 
-/// Runs a request's plan: a side-by-side step with a child to [`super::race_sides`], one
+/// Runs a request's plan: a side-by-side step with a child to `with_child`, one
 /// solution as columns through the executor, everything else on one engine on the board.
 fn run_plan(
     req: &SolveRequest,
     plan: &mut Plan<'_>,
     ctx: &Context,
-    child: &ChildSide<'_>,
+    child: &WithChild<'_>,
 ) -> Result<(SolveResponse, Artifacts), Error> {
     if plan.root.steps.iter().any(|s| s.child) {
-        return super::race_sides::run(req, &mut plan.root, ctx, child);
+        return child(req, &mut plan.root, ctx);
     }
     if plan.columns {
         return solve_columns(req, plan, ctx);
