@@ -287,7 +287,8 @@ mod tests {
         assert_eq!(field(&generate, "queens")["default"], Value::Null);
         let decode = by_name("decode");
         assert!(field(&decode, "model")["required"] == true);
-        assert_eq!(field(&decode, "encoding")["default"], "auto");
+        // No encoding given: decode finds it from the model's variable count.
+        assert_eq!(field(&decode, "encoding")["default"], Value::Null);
         assert_eq!(field(&decode, "rings")["default"], false);
         let some = describe_except(&["solve", "hint"]);
         let names: Vec<&str> = some
