@@ -375,6 +375,59 @@ fn bad_requests_get_problem_bodies_naming_the_field() {
     assert_eq!(code, 404, "{v}");
 }
 
+/// Every 422 says which request field to change, as data: the engine for work it cannot do
+/// within the memory limit or at all, the proof, the ring prune, the board size.
+#[test]
+fn every_refusal_names_its_field() {
+    let s = Server::start(&["--max-memory", "20"]);
+    for (path, body, field, says) in [
+        (
+            "/v1/solve",
+            json!({"instance": {"n": 100}, "engine": "sat"}),
+            "engine",
+            "fixed cost alone",
+        ),
+        (
+            "/v1/explain",
+            json!({"instance": {"n": 200, "queens": [[0, 0]]}, "engine": "sat"}),
+            "engine",
+            "memory limit of 20 MB",
+        ),
+        (
+            "/v1/count",
+            json!({"instance": {"n": 8}, "engine": "local"}),
+            "engine",
+            "finds one solution",
+        ),
+        (
+            "/v1/solve",
+            json!({"instance": {"n": 8, "queens": [[0, 0]]}, "proof": "drat",
+                   "engine": "backtrack", "rings": true}),
+            "rings",
+            "drop --rings",
+        ),
+        (
+            "/v1/generate",
+            json!({"kind": "regions", "n": 3}),
+            "n",
+            "no region puzzle exists",
+        ),
+    ] {
+        let (code, v) = post(&s, path, &body);
+        assert_eq!(code, 422, "{path} {body} -> {v}");
+        assert_eq!(v["field"], field, "{path} {body} -> {v}");
+        assert!(
+            v["detail"].as_str().unwrap().contains(says),
+            "{path} {body} -> {v}"
+        );
+        // No figure of a count that never started.
+        assert!(
+            !v["detail"].as_str().unwrap().contains("over 0 variables"),
+            "{v}"
+        );
+    }
+}
+
 /// A board over `--max-n` is refused naming the field that holds its size: `instance.n`
 /// for an instance, `n` where the size is a field of its own.
 #[test]
@@ -1671,6 +1724,30 @@ fn the_mod2_game_is_served_like_the_cli() {
         .as_str()
         .unwrap()
         .contains("POST /v1/jobs"));
+    // n ≤ 5 sweeps in well under a second: answered on the call, and over the memory
+    // limit it is refused naming `n`.
+    let (code, swept) = post(
+        &s,
+        "/v1/mod2/solve",
+        &json!({"n": 5, "method": "retrograde"}),
+    );
+    assert_eq!(code, 200, "{swept}");
+    assert_eq!(swept["method"], "retrograde", "{swept}");
+    assert_eq!(
+        untimed(swept.clone())["winner"],
+        untimed(mod2_cli(&["solve", "--n", "5"]))["winner"]
+    );
+    let small = Server::start(&["--max-memory", "20"]);
+    let (code, problem) = post(
+        &small,
+        "/v1/mod2/solve",
+        &json!({"n": 5, "method": "retrograde"}),
+    );
+    assert_eq!((code, &problem["field"]), (422, &json!("n")), "{problem}");
+    assert!(
+        problem["detail"].as_str().unwrap().contains("needs about"),
+        "{problem}"
+    );
     let (code, problem) = post(&s, "/v1/mod2/solve", &json!({"n": 12, "method": "memo"}));
     assert_eq!(code, 422, "{problem}");
     assert_eq!(problem["field"], "n", "{problem}");

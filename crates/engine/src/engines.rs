@@ -42,7 +42,8 @@ pub trait Engine: Sync {
         Err(Error::unsupported(format!(
             "the {} engine does not list solutions; count or list them with backtrack or sat",
             self.name().name()
-        )))
+        ))
+        .about("engine"))
     }
 
     /// Counts solutions up to `limit` without listing them, where the engine can (the

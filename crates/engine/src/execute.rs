@@ -479,7 +479,8 @@ fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
             "the local engine finds one solution; count or list solutions with backtrack or \
              sat"
             .into(),
-        )),
+        )
+        .about("engine")),
         spec => Ok(spec),
     }
 }

@@ -146,14 +146,25 @@ pub fn check_sat_memory(
             _ => String::new(),
         },
     };
+    // Counting stops once the estimate passes the limit: the figures are how far it got,
+    // and none at all when the solver's fixed cost alone is over the limit.
+    let size = match est.vars {
+        0 => format!(
+            "the SAT solver's fixed cost alone is about {} MB",
+            mb(estimated_bytes(&crate::encode::Counter::default(), memory))
+        ),
+        _ => format!(
+            "at least {} variables and {} clauses",
+            est.vars, est.clauses
+        ),
+    };
     Err(Error::too_large(format!(
         "the SAT encoding of this {n}×{n} problem ({encoding}) would need more than the \
-         memory limit of {} MB (over {} variables and {} clauses): use the backtrack \
-         engine{lighter}, or raise the limit (--max-memory)",
+         memory limit of {} MB ({size}): use the backtrack engine{lighter}, or raise the \
+         limit (--max-memory)",
         limit >> 20,
-        est.vars,
-        est.clauses,
-    )))
+    ))
+    .about("engine"))
 }
 
 /// Half of the memory this process can have: the smallest of the machine's memory, the

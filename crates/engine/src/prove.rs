@@ -250,7 +250,8 @@ fn check_cnf_memory(
                 "the CNF a proof would refute ({encoding} encoding) needs more than the memory \
                  limit of {} MB: raise the limit (--max-memory), or solve without a proof",
                 limit >> 20
-            )))
+            ))
+            .about("proof"))
         }
         (_, Err(e)) => Err(e),
     }
@@ -321,20 +322,23 @@ fn search(
                      proof",
                     bytes >> 20,
                     max_bytes >> 20
-                ))),
+                ))
+                .about("proof")),
             }
         }
         EngineSpec::Race(_) => Err(crate::execute::race_needs_a_caller()),
         EngineSpec::BacktrackRings { .. } => Err(Error::unsupported(
             "a proof comes from the backtracker without the ring prune: drop --rings".into(),
-        )),
+        )
+        .about("rings")),
         EngineSpec::Ext(x) => {
             if format == ProofFormat::BinaryDrat {
                 return Err(Error::unsupported(
                     "an external solver's proof is checked as text DRAT: ask for drat (or \
                      lrat, converted from it)"
                         .into(),
-                ));
+                )
+                .about("proof"));
             }
             if x.rings {
                 super::ext::add_rings(problem, cnf)?;
@@ -714,7 +718,8 @@ fn certify_lrat(
                  a proof",
                 bytes >> 20,
                 max_bytes >> 20
-            )))
+            ))
+            .about("proof"))
         }
     }
     let (stats, bytes) = match check {

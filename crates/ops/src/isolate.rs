@@ -164,9 +164,38 @@ fn interrupted<O: Declared>(
 ) -> Result<(O::Response, Artifacts), Error> {
     match O::stopped(req, status, ms(start)) {
         Some(response) => Ok((response, Artifacts::default())),
+        // No partial answer to give: the instance asks for more work than the time limit
+        // allows (a job, or the command line without `--timeout`, has the time).
         None => Err(Error::too_large(format!(
-            "{} did not finish within the time limit ({status:?})",
-            O::NAME
-        ))),
+            "{} did not finish within the time limit ({}): this instance needs more time; \
+             submit it as a job or give a longer limit",
+            O::NAME,
+            match status {
+                Status::Cancelled => "cancelled",
+                _ => "timeout",
+            }
+        ))
+        .about("instance")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An operation with no answer of its own for a deadline (a grade) is a 422 about the
+    /// instance, which asks for more time than the limit gives.
+    #[test]
+    fn no_answer_by_the_deadline_names_the_instance() {
+        let req = crate::grade::GradeRequest {
+            instance: serde_json::from_value(serde_json::json!({"n": 5})).unwrap(),
+            steps: false,
+        };
+        for status in [Status::Timeout, Status::Cancelled] {
+            let e = interrupted::<crate::grade::Grade>(&req, status, Instant::now()).unwrap_err();
+            assert_eq!(e.field().as_deref(), Some("instance"), "{e}");
+            assert_eq!(e.http_status(), 422, "{e}");
+            assert!(e.to_string().contains("grade did not finish"), "{e}");
+        }
     }
 }

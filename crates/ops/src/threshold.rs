@@ -223,7 +223,8 @@ pub fn threshold_reporting(
             } else {
                 ": run it in shards (`--shard I/N`) or with more memory"
             }
-        )));
+        ))
+        .about("shard"));
     }
     let status = if run.interrupted {
         if queens_engine::threshold::stopped() {

@@ -148,7 +148,8 @@ pub fn check_applies(problem: &Problem) -> Result<(), Error> {
             "ring bounds hold for the n-queens rule (full diagonals), not for puzzles where \
              only touching queens attack: drop --rings"
                 .into(),
-        ));
+        )
+        .about("rings"));
     }
     Ok(())
 }

@@ -196,7 +196,8 @@ fn build(
     if !applies(problem) {
         return Err(Error::unsupported(
             "the core engines solve classic boards (rule full, no regions)".into(),
-        ));
+        )
+        .about("engine"));
     }
     if bound == Bound::Small || problem.fixed().is_empty() {
         fits(problem)?;

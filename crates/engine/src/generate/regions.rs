@@ -57,13 +57,15 @@ pub fn regions(
     if n == 0 || n > MAX_N {
         return Err(Error::unsupported(format!(
             "region puzzles are generated for n from 1 to {MAX_N}, not {n}"
-        )));
+        ))
+        .about("n"));
     }
     if n == 2 || n == 3 {
         return Err(Error::unsupported(format!(
             "no region puzzle exists for n = {n}: no {n}×{n} placement keeps queens in distinct \
              rows and columns without two of them touching"
-        )));
+        ))
+        .about("n"));
     }
     let mut rng = Rng::new(seed);
     let growths = Growth::for_grade(difficulty);

@@ -965,6 +965,7 @@ pub fn sweep(n: usize, variant: Variant, opts: &Options) -> Result<Solution, Ret
             layout.block_bytes() >> 10,
             max >> 20
         ))
+        .about("n")
         .into());
     }
     let folder = match &opts.checkpoint {
