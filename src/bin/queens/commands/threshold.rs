@@ -368,6 +368,7 @@ fn check(
                     "n": a.n,
                     "k": a.k,
                     "exact": a.exact,
+                    "covered": a.covered,
                     "solutions": a.solutions,
                     "witnesses": a.witnesses,
                     "placements": a.walk.placements,
@@ -378,17 +379,19 @@ fn check(
                 writeln!(out, "{v}")?;
             } else {
                 let (n, k) = (a.n, a.k);
-                if a.exact {
-                    writeln!(out, "accepted: a({n}) = {k}")?;
-                } else {
-                    writeln!(out, "accepted: a({n}) ≥ {k}")?;
+                match (a.covered, a.exact) {
+                    (false, _) => writeln!(out, "accepted: a({n}) ≤ {k} (no cover: a bound only)")?,
+                    (true, true) => writeln!(out, "accepted: a({n}) = {k}")?,
+                    (true, false) => writeln!(out, "accepted: a({n}) ≥ {k}")?,
                 }
-                writeln!(
-                    out,
-                    "cover: {} solutions ({} with images) hold the {} placements of k = {k} \
-                     walked and the {} smaller ones",
-                    a.solutions, a.witnesses, a.walk.placements, a.walk.smaller
-                )?;
+                if a.covered {
+                    writeln!(
+                        out,
+                        "cover: {} solutions ({} with images) hold the {} placements of k = \
+                         {k} walked and the {} smaller ones",
+                        a.solutions, a.witnesses, a.walk.placements, a.walk.smaller
+                    )?;
+                }
                 if a.exact {
                     writeln!(
                         out,
