@@ -595,6 +595,12 @@ fn a_binary_cover_is_checked_whole_and_in_parts() {
             None,
         );
         exited(&o, 0);
+        // A part claims its share, not the term.
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains(&format!("part {i}/3 accepted, toward a(")) && out.contains("--parts 3"),
+            "{out}"
+        );
     }
     let o = queens(&["threshold", "check", b, "--parts", "3", "--json"], None);
     exited(&o, 0);

@@ -379,11 +379,22 @@ fn check(
                 writeln!(out, "{v}")?;
             } else {
                 let (n, k) = (a.n, a.k);
-                match (a.covered, a.exact) {
-                    (false, _) => writeln!(out, "accepted: a({n}) ≤ {k} (no cover: a bound only)")?,
-                    (true, true) => writeln!(out, "accepted: a({n}) = {k}")?,
-                    (true, false) => writeln!(out, "accepted: a({n}) ≥ {k}")?,
-                }
+                // One part shows its share of the claim, not the claim.
+                let what = match shard {
+                    Some(shard) => format!(
+                        "part {shard} accepted, toward a({n}) {} {k} once all {} parts are \
+                         (`--parts {}`)",
+                        if a.exact { "=" } else { "≥" },
+                        shard.of,
+                        shard.of
+                    ),
+                    None => match (a.covered, a.exact) {
+                        (false, _) => format!("accepted: a({n}) ≤ {k} (no cover: a bound only)"),
+                        (true, true) => format!("accepted: a({n}) = {k}"),
+                        (true, false) => format!("accepted: a({n}) ≥ {k}"),
+                    },
+                };
+                writeln!(out, "{what}")?;
                 if a.covered {
                     writeln!(
                         out,
