@@ -595,6 +595,12 @@ fn a_binary_cover_is_checked_whole_and_in_parts() {
             None,
         );
         exited(&o, 0);
+        // A part claims its share, not the term.
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains(&format!("part {i}/3 accepted, toward a(")) && out.contains("--parts 3"),
+            "{out}"
+        );
     }
     let o = queens(&["threshold", "check", b, "--parts", "3", "--json"], None);
     exited(&o, 0);
@@ -835,4 +841,66 @@ fn progress_lines_and_the_memory_limit() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("outgrew the memory limit"), "{err}");
     assert!(ck.join("threshold-checkpoint.txt").exists());
+}
+
+/// A placement of `k` queens found before any round walked the board shows only
+/// `a(n) ≤ k - 1`: the certificate claims that bound (`at_most`), holds no cover, and the
+/// check accepts it as a bound; checking it in parts is refused, naming the whole check.
+#[test]
+fn a_counterexample_alone_certifies_an_upper_bound_only() {
+    let root = temp::dir("threshold-bound");
+    let dir = root.join("c24k6");
+    let o = queens(
+        &[
+            "threshold",
+            "--n",
+            "24",
+            "--k",
+            "6",
+            "--certificate",
+            dir.to_str().unwrap(),
+        ],
+        None,
+    );
+    exited(&o, 1);
+    let claim: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("threshold.json")).unwrap())
+            .unwrap();
+    assert_eq!(claim, serde_json::json!({"n": 24, "at_most": 5}));
+    assert!(!dir.join(COVER).exists() && !dir.join("cover.bin").exists());
+    let o = queens(&["threshold", "check", dir.to_str().unwrap()], None);
+    exited(&o, 0);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("accepted: a(24) ≤ 5"), "{out}");
+    assert!(out.contains("counterexample: 6 queens"), "{out}");
+    let o = queens(
+        &["threshold", "check", dir.to_str().unwrap(), "--json"],
+        None,
+    );
+    let v = json(&o);
+    assert_eq!(
+        (v["covered"].clone(), v["k"].clone()),
+        (false.into(), 5.into()),
+        "{v}"
+    );
+    let o = queens(
+        &[
+            "threshold",
+            "check",
+            dir.to_str().unwrap(),
+            "--shard",
+            "0/2",
+        ],
+        None,
+    );
+    exited(&o, 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("claims only a(24) ≤ 5"), "{err}");
+    // Claiming more than the folder holds is rejected: the same folder claiming a(24) = 5
+    // has no cover.
+    std::fs::write(dir.join("threshold.json"), "{\"n\": 24, \"k\": 5}\n").unwrap();
+    let o = queens(&["threshold", "check", dir.to_str().unwrap()], None);
+    exited(&o, 1);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("needs a cover"), "{out}");
 }

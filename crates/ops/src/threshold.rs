@@ -16,8 +16,8 @@ use queens_engine::threshold::{Options, Report};
 use queens_model::error::Error;
 use queens_model::status::Status;
 use queens_proof::threshold::certificate::{
-    claim_text, cover_bin, cover_text, read_cover_file, CLAIM, COUNTEREXAMPLE, COVER, COVER_BIN,
-    PROOF, PROOF_CNF,
+    bound_claim_text, claim_text, cover_bin, cover_text, read_cover_file, CLAIM, COUNTEREXAMPLE,
+    COVER, COVER_BIN, PROOF, PROOF_CNF,
 };
 
 /// Boards up to this size answer in seconds, so a synchronous call may ask for them.
@@ -265,13 +265,13 @@ pub fn threshold_reporting(
             }
         }
         if let Some(p) = &run.counterexample {
-            // The claim names the counterexample's `k`, so a placement that refutes a `k`
-            // asked is certified against `k = size - 1` when no lower bound was shown.
+            // With no round walked to a lower bound, the counterexample shows only an
+            // upper bound: the claim says `at_most`, with no cover.
             if run.lower.is_none() && req.shard.is_none() {
                 let k = p.len().saturating_sub(1);
                 artifacts
                     .0
-                    .push((CLAIM.into(), claim_text(req.n, k).into_bytes()));
+                    .push((CLAIM.into(), bound_claim_text(req.n, k).into_bytes()));
             }
             match queens_engine::threshold::prove_counterexample(req.n, p, &ctx.budget)? {
                 Some(cert) => {

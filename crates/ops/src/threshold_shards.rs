@@ -251,6 +251,8 @@ pub fn sha256_file(path: &Path) -> Result<String, Error> {
 /// ([`queens_proof::threshold::certificate::check_certificate_part`]) and, when accepted,
 /// its record (written by the caller beside the certificate).
 pub fn check_part(dir: &Path, shard: Shard) -> Result<(Verdict, Option<CheckRecord>), Error> {
+    // A claim of a bound only has no cover to share out: refused, naming the whole check.
+    read_claim(dir)?;
     let sha = sha256_file(&cover_path(dir))?;
     let verdict = check_certificate_part(dir, (shard.index, shard.of))?;
     let record = match &verdict {
@@ -282,6 +284,7 @@ pub fn merge_checks(dir: &Path, parts: usize) -> Result<Verdict, Error> {
         n,
         k,
         exact: false,
+        covered: true,
         solutions: 0,
         witnesses: 0,
         walk: WalkStats::default(),

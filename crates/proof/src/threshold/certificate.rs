@@ -12,6 +12,10 @@
 //!   clause holds in every completion of it (checked clause by clause, below), and
 //!   `counterexample.lrat`, a text LRAT refutation of that CNF: then the term is exactly `K`.
 //!
+//! A folder may instead claim only an upper bound, `{"n": N, "at_most": K}`: it holds no
+//! cover, only the counterexample of `K + 1` queens, which shows `a(N) ≤ K` (a placement of
+//! more queens was found to have no completion before any round walked the board).
+//!
 //! The CNF's clauses are checked against the placement, not against an encoder: its
 //! variables are cells (`c cell VAR ROW COL` comment lines, as `queens encode` writes them),
 //! and each clause must be one of: two negated cells that share a line (they cannot both hold
@@ -53,8 +57,11 @@ pub struct Accepted {
     /// Every placement of at most `k` queens completes.
     pub k: usize,
     /// True when a placement of `k + 1` queens was proved to have no completion: the term
-    /// is exactly `k`.
+    /// is exactly `k` (or, without a cover, at most `k`).
     pub exact: bool,
+    /// False for a claim of an upper bound only (`at_most`): no cover was checked, and the
+    /// counterexample shows `a(n) ≤ k`.
+    pub covered: bool,
     /// Lines of the cover.
     pub solutions: usize,
     /// The cover with its symmetric images.
@@ -79,12 +86,32 @@ fn read(dir: &Path, name: &str) -> Result<String, Error> {
     std::fs::read_to_string(&path).map_err(|source| Error::Io { path, source })
 }
 
-/// Reads the claim `threshold.json`: `(n, k)`.
+/// Reads the claim `threshold.json` of a folder with a cover: `(n, k)`. A claim of an upper
+/// bound only (`at_most`) is refused, naming the command that checks it.
 pub fn read_claim(dir: &Path) -> Result<(usize, usize), Error> {
+    let (n, k, covered) = read_any_claim(dir)?;
+    if !covered {
+        return Err(Error::input_at_field(
+            &dir.join(CLAIM).display().to_string(),
+            "at_most",
+            format!(
+                "claims only a({n}) ≤ {k}, from its counterexample: there is no cover to \
+                 check in parts or merge; check it whole with `queens threshold check {}`",
+                dir.display()
+            ),
+        ));
+    }
+    Ok((n, k))
+}
+
+/// Reads either claim: `(n, k, true)` for `{"n", "k"}`, `(n, k, false)` for
+/// `{"n", "at_most": k}`.
+pub fn read_any_claim(dir: &Path) -> Result<(usize, usize, bool), Error> {
     let origin = dir.join(CLAIM).display().to_string();
     let text = read(dir, CLAIM)?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| Error::input(&origin, e.to_string()))?;
+    let covered = value.get("at_most").is_none();
     let field = |name: &str| {
         value
             .get(name)
@@ -98,7 +125,7 @@ pub fn read_claim(dir: &Path) -> Result<(usize, usize), Error> {
                 )
             })
     };
-    let (n, k) = (field("n")?, field("k")?);
+    let (n, k) = (field("n")?, field(if covered { "k" } else { "at_most" })?);
     if !(1..=MAX_WALK_N).contains(&n) {
         return Err(Error::input_at_field(
             &origin,
@@ -107,18 +134,24 @@ pub fn read_claim(dir: &Path) -> Result<(usize, usize), Error> {
         ));
     }
     if k > n {
+        let name = if covered { "k" } else { "at_most" };
         return Err(Error::input_at_field(
             &origin,
-            "k",
-            format!("field `k`: {k} is more queens than the board's {n} rows"),
+            name,
+            format!("field `{name}`: {k} is more queens than the board's {n} rows"),
         ));
     }
-    Ok((n, k))
+    Ok((n, k, covered))
 }
 
 /// The claim's text.
 pub fn claim_text(n: usize, k: usize) -> String {
     format!("{{\"n\": {n}, \"k\": {k}}}\n")
+}
+
+/// The text of a claim of an upper bound only: a counterexample of `k + 1` queens, no cover.
+pub fn bound_claim_text(n: usize, k: usize) -> String {
+    format!("{{\"n\": {n}, \"at_most\": {k}}}\n")
 }
 
 /// The cover's text: one solution a line.
@@ -522,9 +555,41 @@ pub fn check_certificate(dir: &Path) -> Result<Verdict, Error> {
 /// [`check_certificate`] over part `index` of `parts` of the cover's walk
 /// ([`check_cover_part`]); the counterexample, when there is one, is checked by part 0.
 pub fn check_certificate_part(dir: &Path, part: (usize, usize)) -> Result<Verdict, Error> {
-    let (n, k) = read_claim(dir)?;
+    let (n, k, covered) = read_any_claim(dir)?;
+    if !covered {
+        if part != (0, 1) {
+            // Refused, as read_claim refuses it, naming the whole check.
+            read_claim(dir)?;
+        }
+        if !dir.join(COUNTEREXAMPLE).exists() {
+            return Ok(Verdict::Rejected(format!(
+                "{}: the claim a({n}) ≤ {k} needs {COUNTEREXAMPLE}, and there is none",
+                dir.display()
+            )));
+        }
+        return Ok(match check_counterexample(dir, n, k)? {
+            Ok(lemmas) => Verdict::Accepted(Accepted {
+                n,
+                k,
+                exact: true,
+                covered: false,
+                solutions: 0,
+                witnesses: 0,
+                walk: WalkStats::default(),
+                lemmas,
+            }),
+            Err(why) => Verdict::Rejected(why),
+        });
+    }
     let path = cover_path(dir);
     let origin = path.display().to_string();
+    if !path.exists() {
+        return Ok(Verdict::Rejected(format!(
+            "{}: the claim that every placement of at most {k} queens completes needs a \
+             cover ({COVER} or {COVER_BIN}), and there is none",
+            dir.display()
+        )));
+    }
     let mut witnesses = match read_cover_file(&path, n)? {
         Ok(w) => w,
         Err(why) => return Ok(Verdict::Rejected(why)),
@@ -547,6 +612,7 @@ pub fn check_certificate_part(dir: &Path, part: (usize, usize)) -> Result<Verdic
         n,
         k,
         exact,
+        covered: true,
         solutions: witnesses.solutions().len(),
         witnesses: witnesses.len(),
         walk,

@@ -368,6 +368,7 @@ fn check(
                     "n": a.n,
                     "k": a.k,
                     "exact": a.exact,
+                    "covered": a.covered,
                     "solutions": a.solutions,
                     "witnesses": a.witnesses,
                     "placements": a.walk.placements,
@@ -378,17 +379,30 @@ fn check(
                 writeln!(out, "{v}")?;
             } else {
                 let (n, k) = (a.n, a.k);
-                if a.exact {
-                    writeln!(out, "accepted: a({n}) = {k}")?;
-                } else {
-                    writeln!(out, "accepted: a({n}) ≥ {k}")?;
+                // One part shows its share of the claim, not the claim.
+                let what = match shard {
+                    Some(shard) => format!(
+                        "part {shard} accepted, toward a({n}) {} {k} once all {} parts are \
+                         (`--parts {}`)",
+                        if a.exact { "=" } else { "≥" },
+                        shard.of,
+                        shard.of
+                    ),
+                    None => match (a.covered, a.exact) {
+                        (false, _) => format!("accepted: a({n}) ≤ {k} (no cover: a bound only)"),
+                        (true, true) => format!("accepted: a({n}) = {k}"),
+                        (true, false) => format!("accepted: a({n}) ≥ {k}"),
+                    },
+                };
+                writeln!(out, "{what}")?;
+                if a.covered {
+                    writeln!(
+                        out,
+                        "cover: {} solutions ({} with images) hold the {} placements of k = \
+                         {k} walked and the {} smaller ones",
+                        a.solutions, a.witnesses, a.walk.placements, a.walk.smaller
+                    )?;
                 }
-                writeln!(
-                    out,
-                    "cover: {} solutions ({} with images) hold the {} placements of k = {k} \
-                     walked and the {} smaller ones",
-                    a.solutions, a.witnesses, a.walk.placements, a.walk.smaller
-                )?;
                 if a.exact {
                     writeln!(
                         out,
