@@ -498,8 +498,12 @@ impl Settle for Search<'_, '_, '_> {
             }
         }
         if let Some(p) = &self.budget.progress {
+            // In thousandths of the walks, each first queen weighed by the placements below
+            // it (the share the progress line shows), not counted as one: the first
+            // queens of row 0 hold most of a board walk.
             let (i, of) = self.round;
-            p(i * total + done, of * total);
+            let share = (self.walk.fraction(done) * 1000.0).round() as u64;
+            p(i * 1000 + share.min(1000), of * 1000);
         }
         Flow::Continue
     }

@@ -57,7 +57,8 @@ async fn blocking<T: Send + 'static>(
 /// Progress of a running job, where the engine reports it.
 #[derive(Clone, Copy, Debug, Serialize, serde::Deserialize, ToSchema)]
 pub struct JobProgress {
-    /// Units done (subtrees of a count).
+    /// Units done: subtrees of a count; thousandths of each walk of a threshold round (its
+    /// first queens weighed by the placements below them).
     pub done: u64,
     /// Units in all.
     pub total: u64,
