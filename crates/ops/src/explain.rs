@@ -45,7 +45,7 @@ pub struct ExplainRequest {
 impl ExplainRequest {
     /// Checks the options before any work.
     pub fn validate(&self) -> Result<(), Error> {
-        if matches!(self.engine, EngineName::Race | EngineName::Ext) {
+        if self.engine.runs_in_child() {
             return Err(Error::unsupported_at_field(
                 "engine",
                 "explain runs backtrack or sat, not race or ext",
