@@ -103,7 +103,10 @@ fn count_and_solve_text_name_the_engine_that_ran() {
     for (args, word) in [
         (&["count", "--n", "6", "--engine", "dlx"][..], "(dlx, "),
         (&["count", "--n", "6"][..], "(backtrack, "),
-        (&["count", "--n", "6", "--engine", "auto"][..], "(backtrack, "),
+        (
+            &["count", "--n", "6", "--engine", "auto"][..],
+            "(backtrack, ",
+        ),
         (&["solve", "--n", "6", "--engine", "dlx"][..], "(dlx, "),
     ] {
         let o = queens(args, None);
