@@ -605,6 +605,7 @@ fn json_output_is_the_operations_layers_serialization() {
             encoding: Encoding::Auto,
             proof: None,
             timeout_ms: None,
+            solver: None,
         };
         serde_json::to_string(&ops::explain(&req, &ctx).unwrap().0).unwrap()
     };

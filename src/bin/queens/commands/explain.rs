@@ -47,6 +47,7 @@ impl Run for ExplainArgs {
             encoding: self.encoding,
             proof: self.proof.format(),
             timeout_ms: None,
+            solver: None,
         })
     }
 }
