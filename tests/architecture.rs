@@ -513,6 +513,141 @@ fn engine_patterns(src: &str) -> Vec<usize> {
     lines.into_iter().collect()
 }
 
+/// In the engine crate an import line says where a name lives: no file names an item
+/// through the crate root's re-exports (`crate::Answer`, `use crate::{Budget, …}`, or
+/// `super::` from a file just under the root), but through the file that defines it
+/// (`crate::answer::Answer`, `queens_model::Budget`).
+#[test]
+fn the_engine_crate_imports_names_from_the_files_that_define_them() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("crates/engine/src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let exported = re_exports(&lib);
+    assert!(
+        exported.contains("Answer") && exported.contains("Budget"),
+        "{exported:?}"
+    );
+    let mut report = String::new();
+    for f in workspace_sources(root) {
+        let Some(inside) = f.strip_prefix("crates/engine/src/") else {
+            continue;
+        };
+        if inside == "lib.rs" {
+            continue;
+        }
+        // `super::` of a file just under the root (`plan.rs`, `ext/mod.rs`) is the root.
+        let under_root = !inside.contains('/')
+            || inside.matches('/').count() == 1 && inside.ends_with("/mod.rs");
+        let text = std::fs::read_to_string(root.join(&f)).unwrap();
+        for (line, name) in through_the_root(&text, &exported, under_root) {
+            report += &format!("    {f}:{line}: {name}\n");
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "names imported through crates/engine/src/lib.rs's re-exports; name the file that \
+         defines each:\n{report}"
+    );
+}
+
+/// The reader of [`the_engine_crate_imports_names_from_the_files_that_define_them`] sees a
+/// re-exported name in a `use` group, alone and in a path, and through `super::` at a
+/// file's top level, and not a module, a name the root does not re-export, or `super::` in a
+/// test module.
+#[test]
+fn the_re_export_reader_sees_names_through_the_root() {
+    let lib = "pub mod answer;\npub use answer::{Answer, Solved};\npub use queens_model::Budget;\n";
+    let exported = re_exports(lib);
+    assert_eq!(
+        exported.iter().cloned().collect::<Vec<_>>(),
+        ["Answer", "Budget", "Solved"]
+    );
+    let src = "use crate::{answer, Answer};\nuse crate::answer::Solved;\nuse super::Budget;\n\
+               fn f() -> crate::Solved { crate::answer::x() }\n\
+               #[cfg(test)]\nmod tests {\n    use super::Budget;\n}\n";
+    assert_eq!(
+        through_the_root(src, &exported, true),
+        vec![
+            (1, "Answer".to_string()),
+            (3, "Budget".to_string()),
+            (4, "Solved".to_string())
+        ]
+    );
+    assert_eq!(
+        through_the_root(src, &exported, false),
+        vec![(1, "Answer".to_string()), (4, "Solved".to_string())]
+    );
+}
+
+/// The names a crate root re-exports (`pub use a::{B, C};`, `pub use d::E;`).
+fn re_exports(lib: &str) -> BTreeSet<String> {
+    let t = files::tokens(lib);
+    let mut names = BTreeSet::new();
+    let mut i = 0;
+    while i + 1 < t.len() {
+        if t[i].text == "pub" && t[i + 1].text == "use" {
+            let mut k = i + 2;
+            while k < t.len() && t[k].text != ";" {
+                let is_name = t[k]
+                    .text
+                    .starts_with(|c: char| c.is_alphabetic() || c == '_');
+                let next = t.get(k + 1).map_or("", |x| x.text.as_str());
+                if is_name && next != "::" && t[k].text != "as" && t[k].text != "self" {
+                    names.insert(t[k].text.clone());
+                }
+                k += 1;
+            }
+            i = k;
+        }
+        i += 1;
+    }
+    names
+}
+
+/// Where `src` names an item of `exported` through the crate root: `crate::NAME`,
+/// `crate::{…, NAME, …}`, and with `under_root` also `super::` at the file's top level.
+fn through_the_root(
+    src: &str,
+    exported: &BTreeSet<String>,
+    under_root: bool,
+) -> Vec<(usize, String)> {
+    let t = files::tokens(src);
+    let text = |k: usize| t.get(k).map_or("", |x| x.text.as_str());
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    for i in 0..t.len() {
+        match text(i) {
+            "{" => depth += 1,
+            "}" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        let root = text(i) == "crate" || under_root && depth == 0 && text(i) == "super";
+        if !root || text(i + 1) != "::" {
+            continue;
+        }
+        if text(i + 2) == "{" {
+            // The names at the group's own level.
+            let mut k = i + 3;
+            let mut inner = 0usize;
+            while k < t.len() && !(inner == 0 && text(k) == "}") {
+                match text(k) {
+                    "{" => inner += 1,
+                    "}" => inner -= 1,
+                    _ => {}
+                }
+                let first = matches!(text(k - 1), "{" | ",") && inner == 0;
+                if first && exported.contains(text(k)) && text(k + 1) != "::" {
+                    found.push((t[k].line, text(k).to_string()));
+                }
+                k += 1;
+            }
+        } else if exported.contains(text(i + 2)) && text(i + 3) != "::" {
+            found.push((t[i + 2].line, text(i + 2).to_string()));
+        }
+    }
+    found
+}
+
 /// The file graph of [`no_circles_between_files`].
 mod files {
     use std::collections::{BTreeMap, BTreeSet};

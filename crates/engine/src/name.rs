@@ -1,6 +1,6 @@
 //! The engines' names, one type for the command line (`--engine`), the service's JSON
 //! (`"engine"`, `"answered_by"`) and `compare`'s tables: a family of
-//! [`crate::EngineSpec`]s (`spec.rs` turns a name into a spec and back).
+//! [`crate::spec::EngineSpec`]s (`spec.rs` turns a name into a spec and back).
 
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
