@@ -10,8 +10,8 @@
 //! [`crate::execute`] runs them. [`crate::execute::engine_of`] builds the
 //! engine an [`EngineSpec`] names.
 
-use crate::answer::{columns_of, ColumnAnswer, Counted, SolvedColumns};
-use crate::checked::checked;
+use crate::answer::{ColumnAnswer, Counted, SolvedColumns};
+use crate::checked::cells_answer;
 use crate::encode::amo::Encoding;
 use crate::memory::{check_sat_memory, SatMemory};
 use crate::name::EngineName;
@@ -67,26 +67,6 @@ fn not_started(budget: &Budget, spec: EngineSpec) -> Option<SolvedColumns> {
             ..Work::default()
         },
     })
-}
-
-/// A complete engine's cells as an answer, with its `work`: a solution (checked on the cells
-/// first), "no", or no answer when the run stopped.
-fn cells_answer(
-    problem: &Problem,
-    found: Option<Vec<Pos>>,
-    stopped: bool,
-    name: &str,
-    work: Work,
-) -> Result<SolvedColumns, Error> {
-    let answer = match found {
-        Some(q) => {
-            checked(problem, &q, name)?;
-            ColumnAnswer::Sat(columns_of(problem.n(), &q))
-        }
-        None if stopped => ColumnAnswer::Interrupted,
-        None => ColumnAnswer::Unsat(None),
-    };
-    Ok(SolvedColumns { answer, work })
 }
 
 /// The bitset backtracker ([`backtrack`]) on `threads` threads (0 = all cores), with the
