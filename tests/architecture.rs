@@ -265,20 +265,403 @@ fn the_file_graph_sees_circles_and_resolves_re_exports() {
     );
 }
 
+/// The files that may ask which engine a spec or a name is by matching on it: the plan
+/// (`plan.rs`, with the completion portfolio's node in `portfolio.rs` and the proof's steps in
+/// `prove.rs`), the executor and its engine table (`execute.rs`, `side_by_side.rs`), and the
+/// names and the grammar the table is keyed by (`name.rs`, `spec.rs`). Everywhere else a
+/// question is asked of them (`EngineSpec::fields`, `EngineName::searcher`, …), so that a new
+/// engine is one folder and one line of the table.
+const MAY_MATCH_ENGINES: &[&str] = &[
+    "crates/engine/src/plan.rs",
+    "crates/engine/src/portfolio.rs",
+    "crates/engine/src/prove.rs",
+    "crates/engine/src/execute.rs",
+    "crates/engine/src/side_by_side.rs",
+    "crates/engine/src/name.rs",
+    "crates/engine/src/spec.rs",
+];
+
+/// Every `.rs` file of the workspace's sources (crates, the binary, python, tests, examples,
+/// benches), as paths relative to the root, sorted.
+fn workspace_sources(root: &std::path::Path) -> Vec<String> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if name.starts_with('.') || name == "target" {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, out);
+            } else if name.ends_with(".rs") {
+                out.push(path);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for top in ["crates", "src", "python", "tests", "examples", "benches"] {
+        walk(&root.join(top), &mut found);
+    }
+    let mut files: Vec<String> = found
+        .iter()
+        .map(|p| {
+            p.strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// No `match` arm (nor `matches!`, `if let`, `while let` or `let … else`) on an
+/// `EngineSpec::…` or `EngineName::…` pattern outside [`MAY_MATCH_ENGINES`].
+#[test]
+fn engines_are_matched_on_in_the_plan_and_the_engine_table_only() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = workspace_sources(root);
+    assert!(files.len() > 200, "sources found: {}", files.len());
+    assert!(
+        files.iter().any(|f| f == "crates/ops/src/solve.rs"),
+        "the walk misses the operations layer"
+    );
+    let mut report = String::new();
+    for f in &files {
+        if MAY_MATCH_ENGINES.contains(&f.as_str()) {
+            continue;
+        }
+        let src = std::fs::read_to_string(root.join(f)).unwrap();
+        for line in engine_patterns(&src) {
+            report += &format!("    {f}:{line}\n");
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "a pattern on an engine's name outside the plan and the engine table (ask the table: a \
+         method on EngineSpec or EngineName in crates/engine/src/spec.rs or name.rs):\n{report}"
+    );
+}
+
+/// The reader of [`engines_are_matched_on_in_the_plan_and_the_engine_table_only`] sees arms
+/// (one or several lines, guarded, after block bodies and `if` bodies), `matches!` and
+/// `if let`, and not a spec built in an arm's body, a comment or a string.
+#[test]
+fn the_engine_pattern_reader_sees_arms_and_nothing_else() {
+    let src = r#"
+fn f(spec: EngineSpec, b: bool) -> u8 {
+    // EngineSpec::Sat(_) => 1,
+    let s = "EngineName::Sat => 2";
+    let x = match b {
+        true => EngineSpec::Backtrack { threads: 1 },
+        false => if b { EngineSpec::Dlx } else { EngineSpec::Sat(e) }
+    };
+    match (spec, b) {
+        (EngineSpec::Sat(_), true) => {
+            let y = EngineSpec::Dlx;
+        }
+        (_, false)
+            if b =>
+        {
+            0
+        }
+        (queens_engine::EngineSpec::Local { .. }, _) if b => 3,
+        _ => 4,
+    }
+    match n {
+        EngineName::Sat
+        | EngineName::Ext => 5,
+        _ => 6,
+    }
+    if matches!(spec, EngineSpec::Dlx) {}
+    if let EngineSpec::Backtrack { threads } = spec {}
+    let Some(EngineName::Auto) = name else { return 7 };
+    let z = EngineSpec::Dlx;
+}
+"#;
+    assert_eq!(engine_patterns(src), vec![10, 18, 22, 23, 26, 27, 28]);
+}
+
+/// The lines of `src` on which a pattern names an `EngineSpec::…` or `EngineName::…`: the
+/// patterns of `match` arms, of `matches!`, and of `let` (`if let`, `while let`, `let … else`).
+fn engine_patterns(src: &str) -> Vec<usize> {
+    let t = files::tokens(src);
+    let text = |k: usize| t.get(k).map_or("", |x| x.text.as_str());
+    let mut lines = BTreeSet::new();
+    let mut flag = |from: usize, to: usize| {
+        let to = to.min(t.len());
+        for (k, tok) in t.iter().enumerate().take(to).skip(from) {
+            if (tok.text == "EngineSpec" || tok.text == "EngineName") && text(k + 1) == "::" {
+                lines.insert(tok.line);
+            }
+        }
+    };
+    let opens = |s: &str| matches!(s, "(" | "[" | "{");
+    let closes = |s: &str| matches!(s, ")" | "]" | "}");
+    // Past the expression of an arm's body that starts at `k`: past its comma, or at the `}`
+    // that closes the match.
+    let body_end = |mut k: usize| {
+        let block_like = matches!(
+            text(k),
+            "{" | "if" | "match" | "loop" | "unsafe" | "while" | "for"
+        );
+        let mut depth = 0usize;
+        while k < t.len() {
+            let s = text(k);
+            if depth == 0 && s == "," {
+                return k + 1;
+            }
+            if depth == 0 && closes(s) {
+                return k;
+            }
+            if opens(s) {
+                depth += 1;
+            } else if closes(s) {
+                depth -= 1;
+                if depth == 0
+                    && s == "}"
+                    && block_like
+                    && !matches!(text(k + 1), "else" | "." | "?")
+                {
+                    return k + 1 + usize::from(text(k + 1) == ",");
+                }
+            }
+            k += 1;
+        }
+        k
+    };
+    for i in 0..t.len() {
+        match text(i) {
+            "match" => {
+                // The scrutinee ends at the `{` that opens the arms.
+                let mut k = i + 1;
+                let mut depth = 0usize;
+                while k < t.len() && !(depth == 0 && text(k) == "{") {
+                    if opens(text(k)) {
+                        depth += 1;
+                    } else if closes(text(k)) {
+                        depth = depth.saturating_sub(1);
+                    }
+                    k += 1;
+                }
+                k += 1;
+                // Arms: a pattern up to `=>` at depth 0, then its body.
+                loop {
+                    let start = k;
+                    let mut depth = 0usize;
+                    while k < t.len() && !(depth == 0 && text(k) == "=" && text(k + 1) == ">") {
+                        if opens(text(k)) {
+                            depth += 1;
+                        } else if closes(text(k)) {
+                            if depth == 0 {
+                                break;
+                            }
+                            depth -= 1;
+                        }
+                        k += 1;
+                    }
+                    if text(k) != "=" {
+                        break;
+                    }
+                    flag(start, k);
+                    k = body_end(k + 2);
+                }
+            }
+            "matches" if text(i + 1) == "!" && text(i + 2) == "(" => {
+                let mut k = i + 3;
+                let mut depth = 0usize;
+                let mut pattern = None;
+                while k < t.len() {
+                    if opens(text(k)) {
+                        depth += 1;
+                    } else if closes(text(k)) {
+                        if depth == 0 {
+                            break;
+                        }
+                        depth -= 1;
+                    } else if depth == 0 && text(k) == "," && pattern.is_none() {
+                        pattern = Some(k + 1);
+                    }
+                    k += 1;
+                }
+                if let Some(p) = pattern {
+                    flag(p, k);
+                }
+            }
+            "let" => {
+                let mut k = i + 1;
+                let mut depth = 0usize;
+                while k < t.len() && !(depth == 0 && matches!(text(k), "=" | ";" | ":")) {
+                    if opens(text(k)) {
+                        depth += 1;
+                    } else if closes(text(k)) {
+                        if depth == 0 {
+                            break;
+                        }
+                        depth -= 1;
+                    }
+                    k += 1;
+                }
+                flag(i + 1, k);
+            }
+            _ => {}
+        }
+    }
+    lines.into_iter().collect()
+}
+
+/// In the engine crate an import line says where a name lives: no file names an item
+/// through the crate root's re-exports (`crate::Answer`, `use crate::{Budget, …}`, or
+/// `super::` from a file just under the root), but through the file that defines it
+/// (`crate::answer::Answer`, `queens_model::Budget`).
+#[test]
+fn the_engine_crate_imports_names_from_the_files_that_define_them() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("crates/engine/src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let exported = re_exports(&lib);
+    assert!(
+        exported.contains("Answer") && exported.contains("Budget"),
+        "{exported:?}"
+    );
+    let mut report = String::new();
+    for f in workspace_sources(root) {
+        let Some(inside) = f.strip_prefix("crates/engine/src/") else {
+            continue;
+        };
+        if inside == "lib.rs" {
+            continue;
+        }
+        // `super::` of a file just under the root (`plan.rs`, `ext/mod.rs`) is the root.
+        let under_root = !inside.contains('/')
+            || inside.matches('/').count() == 1 && inside.ends_with("/mod.rs");
+        let text = std::fs::read_to_string(root.join(&f)).unwrap();
+        for (line, name) in through_the_root(&text, &exported, under_root) {
+            report += &format!("    {f}:{line}: {name}\n");
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "names imported through crates/engine/src/lib.rs's re-exports; name the file that \
+         defines each:\n{report}"
+    );
+}
+
+/// The reader of [`the_engine_crate_imports_names_from_the_files_that_define_them`] sees a
+/// re-exported name in a `use` group, alone and in a path, and through `super::` at a
+/// file's top level, and not a module, a name the root does not re-export, or `super::` in a
+/// test module.
+#[test]
+fn the_re_export_reader_sees_names_through_the_root() {
+    let lib = "pub mod answer;\npub use answer::{Answer, Solved};\npub use queens_model::Budget;\n";
+    let exported = re_exports(lib);
+    assert_eq!(
+        exported.iter().cloned().collect::<Vec<_>>(),
+        ["Answer", "Budget", "Solved"]
+    );
+    let src = "use crate::{answer, Answer};\nuse crate::answer::Solved;\nuse super::Budget;\n\
+               fn f() -> crate::Solved { crate::answer::x() }\n\
+               #[cfg(test)]\nmod tests {\n    use super::Budget;\n}\n";
+    assert_eq!(
+        through_the_root(src, &exported, true),
+        vec![
+            (1, "Answer".to_string()),
+            (3, "Budget".to_string()),
+            (4, "Solved".to_string())
+        ]
+    );
+    assert_eq!(
+        through_the_root(src, &exported, false),
+        vec![(1, "Answer".to_string()), (4, "Solved".to_string())]
+    );
+}
+
+/// The names a crate root re-exports (`pub use a::{B, C};`, `pub use d::E;`).
+fn re_exports(lib: &str) -> BTreeSet<String> {
+    let t = files::tokens(lib);
+    let mut names = BTreeSet::new();
+    let mut i = 0;
+    while i + 1 < t.len() {
+        if t[i].text == "pub" && t[i + 1].text == "use" {
+            let mut k = i + 2;
+            while k < t.len() && t[k].text != ";" {
+                let is_name = t[k]
+                    .text
+                    .starts_with(|c: char| c.is_alphabetic() || c == '_');
+                let next = t.get(k + 1).map_or("", |x| x.text.as_str());
+                if is_name && next != "::" && t[k].text != "as" && t[k].text != "self" {
+                    names.insert(t[k].text.clone());
+                }
+                k += 1;
+            }
+            i = k;
+        }
+        i += 1;
+    }
+    names
+}
+
+/// Where `src` names an item of `exported` through the crate root: `crate::NAME`,
+/// `crate::{…, NAME, …}`, and with `under_root` also `super::` at the file's top level.
+fn through_the_root(
+    src: &str,
+    exported: &BTreeSet<String>,
+    under_root: bool,
+) -> Vec<(usize, String)> {
+    let t = files::tokens(src);
+    let text = |k: usize| t.get(k).map_or("", |x| x.text.as_str());
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    for i in 0..t.len() {
+        match text(i) {
+            "{" => depth += 1,
+            "}" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        let root = text(i) == "crate" || under_root && depth == 0 && text(i) == "super";
+        if !root || text(i + 1) != "::" {
+            continue;
+        }
+        if text(i + 2) == "{" {
+            // The names at the group's own level.
+            let mut k = i + 3;
+            let mut inner = 0usize;
+            while k < t.len() && !(inner == 0 && text(k) == "}") {
+                match text(k) {
+                    "{" => inner += 1,
+                    "}" => inner -= 1,
+                    _ => {}
+                }
+                let first = matches!(text(k - 1), "{" | ",") && inner == 0;
+                if first && exported.contains(text(k)) && text(k + 1) != "::" {
+                    found.push((t[k].line, text(k).to_string()));
+                }
+                k += 1;
+            }
+        } else if exported.contains(text(i + 2)) && text(i + 3) != "::" {
+            found.push((t[i + 2].line, text(i + 2).to_string()));
+        }
+    }
+    found
+}
+
 /// The file graph of [`no_circles_between_files`].
 mod files {
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};
 
     /// A token: an identifier or keyword, `::`, a lifetime, or one punctuation character.
-    struct Tok {
-        text: String,
-        line: usize,
+    pub struct Tok {
+        pub text: String,
+        pub line: usize,
     }
 
     /// Tokens of Rust source without comments, strings and character literals (a literal
     /// becomes the token `"`).
-    fn tokens(src: &str) -> Vec<Tok> {
+    pub fn tokens(src: &str) -> Vec<Tok> {
         let s: Vec<char> = src.chars().collect();
         let mut out = Vec::new();
         let (mut i, mut line) = (0, 1);

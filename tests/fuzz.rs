@@ -739,6 +739,7 @@ fn exercise_ops(p: &Problem) {
                 encoding: Default::default(),
                 proof,
                 timeout_ms: None,
+                solver: None,
             }));
         }
         requests.push(Request::Encode(EncodeRequest {

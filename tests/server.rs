@@ -1414,6 +1414,64 @@ fn external_solvers_come_only_from_the_servers_allowlist() {
     }
 }
 
+/// An external solver is named as on the command line, `"engine": "ext:NAME"`, or as
+/// `"engine": "ext", "solver": "NAME"`, on every endpoint that takes an engine; a `solver`
+/// beside the word that names another is refused by its field.
+#[test]
+fn the_engine_word_ext_solver_reads_as_on_the_command_line() {
+    let giveup = format!(
+        "giveup=sh {}/tests/data/solvers/unknown.sh {{cnf}}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let s = Server::start(&["--solver", &giveup]);
+    for body in [
+        json!({"instance": {"n": 6}, "engine": "ext:giveup"}),
+        json!({"instance": {"n": 6}, "engine": "ext", "solver": "giveup"}),
+        json!({"instance": {"n": 6}, "engine": "ext:giveup", "solver": "giveup"}),
+        json!({"instance": {"n": 6}, "engine": "ext:giveup:seq", "encoding": "seq"}),
+    ] {
+        let (code, v) = post(&s, "/v1/solve", &body);
+        assert_eq!(
+            (code, &v["status"]),
+            (200, &json!("unknown")),
+            "{body}: {v}"
+        );
+        let mut count = body.clone();
+        count["limit"] = json!(1);
+        let (code, v) = post(&s, "/v1/count", &count);
+        assert_eq!(code, 200, "{count}: {v}");
+        let mut job = body.clone();
+        job["op"] = json!("solve");
+        let (code, v) = post(&s, "/v1/jobs", &job);
+        assert_eq!(code, 202, "{job}: {v}");
+        // explain reads the engine, then refuses an external solver for what it is.
+        let (code, v) = post(&s, "/v1/explain", &body);
+        assert_eq!((code, &v["field"]), (422, &json!("engine")), "{body}: {v}");
+        assert!(
+            v["detail"].as_str().unwrap().contains("not race or ext"),
+            "{v}"
+        );
+    }
+    for (body, field) in [
+        (
+            json!({"instance": {"n": 6}, "engine": "ext:giveup", "solver": "other"}),
+            "solver",
+        ),
+        (
+            json!({"instance": {"n": 6}, "engine": "ext:giveup:seq", "encoding": "pairwise"}),
+            "encoding",
+        ),
+        (json!({"instance": {"n": 6}, "engine": "ext:"}), "engine"),
+    ] {
+        let (code, v) = post(&s, "/v1/solve", &body);
+        assert_eq!((code, &v["field"]), (422, &json!(field)), "{body}: {v}");
+        let mut job = body.clone();
+        job["op"] = json!("solve");
+        let (code, v) = post(&s, "/v1/jobs", &job);
+        assert_eq!((code, &v["field"]), (422, &json!(field)), "{job}: {v}");
+    }
+}
+
 /// A throw-away Postgres server for the replica tests.
 #[path = "support/postgres.rs"]
 mod pg;

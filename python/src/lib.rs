@@ -193,6 +193,7 @@ fn request(
         stand_in.set_item("n", 1)?;
         value.set_item("instance", stand_in)?;
     }
+    engine_word(value)?;
     let value = value.as_any();
     fn typed<T: DeserializeOwned>(v: &Bound<'_, PyAny>) -> PyResult<T> {
         let mut de = pythonize::Depythonizer::from_object(v);
@@ -216,6 +217,35 @@ fn request(
         *slot = Instance(p.problem.clone());
     }
     Ok(req)
+}
+
+/// The command line's engine word in the options (`engine="ext:cadical"`) as the fields the
+/// request carries, read as the service reads it ([`ops::engine_word`]).
+fn engine_word(options: &Bound<'_, PyDict>) -> PyResult<()> {
+    let Some(engine) = options.get_item("engine")? else {
+        return Ok(());
+    };
+    let Ok(word) = engine.extract::<String>() else {
+        return Ok(());
+    };
+    if !word.starts_with("ext:") {
+        return Ok(());
+    }
+    let mut map = serde_json::Map::new();
+    map.insert("engine".into(), serde_json::Value::String(word));
+    for key in ["solver", "encoding", "rings"] {
+        if let Some(v) = options.get_item(key)? {
+            // A value of the wrong type is left for the request's own reading to refuse.
+            if let Ok(v) = pythonize::depythonize::<serde_json::Value>(&v) {
+                map.insert(key.into(), v);
+            }
+        }
+    }
+    ops::engine_word::split_engine_word(&mut map).map_err(raise)?;
+    for (key, v) in map {
+        options.set_item(key, pythonize::pythonize(options.py(), &v)?)?;
+    }
+    Ok(())
 }
 
 /// The deadline `timeout` seconds from now; an error naming `timeout` when it is not a

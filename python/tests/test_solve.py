@@ -4,6 +4,7 @@ proofs written and checked."""
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +158,28 @@ def test_plan_is_the_tree_solve_runs_without_running_it():
     assert queens.plan(queens.Problem(100))["step"] == "side_by_side"
     ran = queens.solve(queens.Problem(8))
     assert ran.plan["ending"] == "answered"
+
+
+def test_an_external_solver_is_named_as_on_the_command_line():
+    # ``ext:NAME`` (with an encoding and ``+rings`` in it) reads as the service and the
+    # command line read it: engine ``ext`` and its solver; a solver beside it that names
+    # another is refused by its field. The solver gives up, so it needs no SAT solver.
+    script = Path(__file__).resolve().parents[2] / "tests" / "data" / "solvers" / "unknown.sh"
+    queens._native.configure_solvers([f"giveup=sh {script} {{cnf}}"])
+    p = queens.Problem(6)
+    for options in (
+        {"engine": "ext:giveup"},
+        {"engine": "ext", "solver": "giveup"},
+        {"engine": "ext:giveup", "solver": "giveup"},
+        {"engine": "ext:giveup:seq", "encoding": "seq"},
+    ):
+        r = queens.solve(p, **options)
+        assert r.status == "unknown", options
+        assert queens.count(p, limit=1, **options).status == "unknown", options
+    for options, name in (
+        ({"engine": "ext:giveup", "solver": "other"}, "solver"),
+        ({"engine": "ext:giveup:seq", "encoding": "pairwise"}, "encoding"),
+    ):
+        with pytest.raises(queens.UnsupportedError) as e:
+            queens.solve(p, **options)
+        assert e.value.field == name

@@ -96,6 +96,28 @@ fn unsolvable_is_a_result_with_exit_1() {
     );
 }
 
+/// The text of a count (and of a solve) names the engine that searched, not the
+/// backtracker whatever ran.
+#[test]
+fn count_and_solve_text_name_the_engine_that_ran() {
+    for (args, word) in [
+        (&["count", "--n", "6", "--engine", "dlx"][..], "(dlx, "),
+        (&["count", "--n", "6"][..], "(backtrack, "),
+        (
+            &["count", "--n", "6", "--engine", "auto"][..],
+            "(backtrack, ",
+        ),
+        (&["solve", "--n", "6", "--engine", "dlx"][..], "(dlx, "),
+    ] {
+        let o = queens(args, None);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        let text = stdout(&o);
+        assert!(text.contains(word), "{args:?}: {text}");
+        let other = if word == "(dlx, " { "backtrack" } else { "dlx" };
+        assert!(!text.contains(other), "{args:?}: {text}");
+    }
+}
+
 #[test]
 fn count_with_unique_and_limit() {
     let v = json(&queens(&["count", "--n", "8", "--unique", "--json"], None));
@@ -583,6 +605,7 @@ fn json_output_is_the_operations_layers_serialization() {
             encoding: Encoding::Auto,
             proof: None,
             timeout_ms: None,
+            solver: None,
         };
         serde_json::to_string(&ops::explain(&req, &ctx).unwrap().0).unwrap()
     };

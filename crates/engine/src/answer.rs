@@ -6,7 +6,7 @@ use crate::work::Work;
 use queens_model::model::Pos;
 
 /// The answer to "is there a solution?": a solution `S`, or a proven "no" carrying `U`, or no
-/// answer. One type for every engine: [`crate::solve`]'s (cells sorted by row, nothing more),
+/// answer. One type for every engine: [`crate::execute::solve`]'s (cells sorted by row, nothing more),
 /// [`ColumnAnswer`] (one column per row, and the reason a cheap refutation found) and
 /// [`crate::prove::CertifiedAnswer`] (the checked proof).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,7 +48,7 @@ impl<S, U> Answer<S, U> {
     }
 }
 
-/// [`crate::solve`]'s result.
+/// [`crate::execute::solve`]'s result.
 #[derive(Clone, Debug)]
 pub struct Solved {
     /// The answer.
@@ -57,7 +57,7 @@ pub struct Solved {
     pub work: Work,
 }
 
-/// [`crate::enumerate`]'s result.
+/// [`crate::execute::enumerate`]'s result.
 #[derive(Clone, Debug)]
 pub struct Listed {
     /// The solutions found, each verified.
@@ -70,7 +70,7 @@ pub struct Listed {
     pub work: Work,
 }
 
-/// [`crate::count`]'s result.
+/// [`crate::execute::count`]'s result.
 #[derive(Clone, Copy, Debug)]
 pub struct Counted {
     /// Solutions counted (a lower bound when `limited` or `interrupted`).
@@ -86,7 +86,7 @@ pub struct Counted {
     pub work: Work,
 }
 
-/// An answer given as one column per row (what [`crate::solve_columns`] returns: a board of 10⁸
+/// An answer given as one column per row (what [`crate::execute::solve_columns`] returns: a board of 10⁸
 /// rows is 400 MB this way, 1.6 GB as cells): `cols[r]` is the column of row `r`'s queen;
 /// a "no" carries the reason when a cheap refutation found it.
 pub type ColumnAnswer = Answer<Vec<u32>, Option<Reason>>;
@@ -133,7 +133,7 @@ impl std::fmt::Display for Reason {
     }
 }
 
-/// [`crate::solve_columns`]'s result.
+/// [`crate::execute::solve_columns`]'s result.
 #[derive(Clone, Debug)]
 pub struct SolvedColumns {
     /// The answer.

@@ -2,8 +2,9 @@
 //! that breaks one is a bug in the engine, reported as [`Error::Internal`] naming the engine
 //! and the rule, never an answer.
 
-use crate::answer::{ColumnAnswer, SolvedColumns};
+use crate::answer::{columns_of, ColumnAnswer, SolvedColumns};
 use crate::spec::EngineSpec;
+use crate::work::Work;
 use queens_model::error::Error;
 use queens_model::model::{Pos, Problem};
 use queens_model::verify::verify;
@@ -35,4 +36,25 @@ pub fn verify_columns(
         })?;
     }
     Ok(())
+}
+
+/// A complete engine's cells as an answer, with its `work`: a solution (checked on the
+/// cells first), "no", or no answer when the run stopped. Every engine that finds cells
+/// (the backtracker, the SAT engines, Dancing Links) ends its solve with it.
+pub fn cells_answer(
+    problem: &Problem,
+    found: Option<Vec<Pos>>,
+    stopped: bool,
+    name: &str,
+    work: Work,
+) -> Result<SolvedColumns, Error> {
+    let answer = match found {
+        Some(q) => {
+            checked(problem, &q, name)?;
+            ColumnAnswer::Sat(columns_of(problem.n(), &q))
+        }
+        None if stopped => ColumnAnswer::Interrupted,
+        None => ColumnAnswer::Unsat(None),
+    };
+    Ok(SolvedColumns { answer, work })
 }

@@ -5,21 +5,22 @@
 //! also lists the solutions ([`Engine::list`]) and may count them faster than listing
 //! ([`Engine::count`]). Proving a "no" is [`crate::prove`]'s, on the engines that can.
 //!
-//! The leaf engines are [`Backtrack`], [`Sat`], [`Ext`], [`Local`] and [`Core`] (the
+//! The leaf engines are [`Backtrack`], [`Sat`], [`Ext`], [`Local`] and [`CoreSearch`] (the
 //! backtracker on the core of a completion); [`crate::plan`] chooses and combines them and
 //! [`crate::execute`] runs them. [`crate::execute::engine_of`] builds the
 //! engine an [`EngineSpec`] names.
 
-use crate::answer::{columns_of, ColumnAnswer, Counted, SolvedColumns};
-use crate::checked::checked;
+use crate::answer::{ColumnAnswer, Counted, SolvedColumns};
+use crate::checked::cells_answer;
 use crate::encode::amo::Encoding;
 use crate::memory::{check_sat_memory, SatMemory};
 use crate::name::EngineName;
 use crate::spec::EngineSpec;
 use crate::work::{ms, SatStats, Work};
-use crate::{backtrack, completion, ext, local, sat, Budget};
+use crate::{backtrack, completion, ext, local, sat};
 use queens_model::error::Error;
 use queens_model::model::{Pos, Problem};
+use queens_model::Budget;
 
 /// One engine.
 pub trait Engine: Sync {
@@ -69,29 +70,9 @@ fn not_started(budget: &Budget, spec: EngineSpec) -> Option<SolvedColumns> {
     })
 }
 
-/// A complete engine's cells as an answer, with its `work`: a solution (checked on the cells
-/// first), "no", or no answer when the run stopped.
-fn cells_answer(
-    problem: &Problem,
-    found: Option<Vec<Pos>>,
-    stopped: bool,
-    name: &str,
-    work: Work,
-) -> Result<SolvedColumns, Error> {
-    let answer = match found {
-        Some(q) => {
-            checked(problem, &q, name)?;
-            ColumnAnswer::Sat(columns_of(problem.n(), &q))
-        }
-        None if stopped => ColumnAnswer::Interrupted,
-        None => ColumnAnswer::Unsat(None),
-    };
-    Ok(SolvedColumns { answer, work })
-}
-
 /// The bitset backtracker ([`backtrack`]) on `threads` threads (0 = all cores), with the
 /// ring prune or without; past [`queens_model::model::MAX_N`] it searches the core of the
-/// completion ([`Core`]).
+/// completion ([`CoreSearch`]).
 pub struct Backtrack {
     /// Worker threads (0 = all cores).
     pub threads: usize,
@@ -134,7 +115,7 @@ impl Engine for Backtrack {
 
     fn solve(&self, problem: &Problem, budget: &Budget) -> Result<SolvedColumns, Error> {
         if problem.is_sparse() && !self.rings {
-            return Core { seed: 1 }.solve(problem, budget);
+            return CoreSearch { seed: 1 }.solve(problem, budget);
         }
         if let Some(stopped) = not_started(budget, self.spec()) {
             return Ok(stopped);
@@ -284,7 +265,7 @@ impl Engine for Ext {
 
 /// Local search ([`local`]) with this seed: it finds solutions, and proves "no" only by its
 /// cheap checks ([`local::refute`]). Its memory is checked by the caller
-/// ([`crate::check_local_memory`]).
+/// ([`crate::memory::check_local_memory`]).
 pub struct Local {
     /// The seed.
     pub seed: u64,
@@ -321,12 +302,12 @@ impl Engine for Local {
 
 /// The backtracker on the core of a completion ([`completion`]): the fixed queens' lines
 /// taken out, the free rows searched, the solution lifted back onto the whole board.
-pub struct Core {
+pub struct CoreSearch {
     /// The seed of the search's value order.
     pub seed: u64,
 }
 
-impl Engine for Core {
+impl Engine for CoreSearch {
     fn name(&self) -> EngineName {
         EngineName::Backtrack
     }

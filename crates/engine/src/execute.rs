@@ -16,7 +16,7 @@ use crate::answer::{Answer, ColumnAnswer, Counted, Listed, Solved, SolvedColumns
 use crate::checked::{checked, verify_columns};
 use crate::completion;
 use crate::encode::amo::Encoding;
-use crate::engines::{self, Core, Engine};
+use crate::engines::{self, CoreSearch, Engine};
 use crate::memory::check_local_memory;
 use crate::plan::{plan, Action, Ask, Ending, Plan, Step};
 use crate::side_by_side::side_by_side;
@@ -427,7 +427,7 @@ pub fn count(
     let by_core = matches!(spec, EngineSpec::Auto { .. }) && crate::plan::counts_on_core(problem)
         || problem.is_sparse() && matches!(spec, EngineSpec::Backtrack { .. });
     if by_core {
-        return Core { seed: 1 }
+        return CoreSearch { seed: 1 }
             .count(problem, limit, budget)
             .expect("the core search counts");
     }

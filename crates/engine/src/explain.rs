@@ -4,10 +4,13 @@
 //! ([`crate::sat::explain`]) it also minimises excluded diagonals, and its core can be
 //! certified like any instance ([`crate::prove`]).
 
-use super::{solve, Answer, Budget, EngineSpec};
+use crate::answer::Answer;
+use crate::execute::solve;
 use crate::sat::Explanation;
+use crate::spec::EngineSpec;
 use queens_model::error::Error;
 use queens_model::model::{Diagonal, Pos, Problem};
+use queens_model::Budget;
 
 /// One preset of a problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -80,7 +80,7 @@ pub fn certify(formula: &CnfFormula, lrat: Vec<u8>) -> Result<Outcome, Error> {
     let stats = queens_proof::check_lrat(formula, &lrat).map_err(internal("proof check"))?;
     Ok(Outcome::Unsat(Proof {
         lemmas: stats.lemmas,
-        check_ms: crate::ms(start),
+        check_ms: crate::work::ms(start),
         lrat,
     }))
 }

@@ -4,9 +4,10 @@
 //! and what to do instead.
 
 use crate::encode::amo::Encoding;
-use crate::{local, Budget};
+use crate::local;
 use queens_model::error::Error;
 use queens_model::model::Problem;
+use queens_model::Budget;
 
 /// What the SAT engine would build for a problem, counted without building it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The engines' names, one type for the command line (`--engine`), the service's JSON
 //! (`"engine"`, `"answered_by"`) and `compare`'s tables: a family of
-//! [`crate::EngineSpec`]s (`spec.rs` turns a name into a spec and back).
+//! [`crate::spec::EngineSpec`]s (`spec.rs` turns a name into a spec and back).
 
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::ToSchema;
@@ -82,6 +82,33 @@ impl EngineName {
             EngineName::Dlx => "dlx",
             EngineName::Auto => "auto",
         }
+    }
+
+    /// True for varisat in this process: its own time is its encoding and its solving, apart
+    /// from the request's parsing (`compare` reports that).
+    pub fn sat_in_process(self) -> bool {
+        self == EngineName::Sat
+    }
+
+    /// True when `explain` minimises the excluded diagonals of a core with this engine (the
+    /// SAT engine's core keeps all of them).
+    pub fn minimises_excluded_diagonals(self) -> bool {
+        self != EngineName::Sat
+    }
+
+    /// The engine that searches when this one is asked: `auto` is a plan whose complete
+    /// search (a count, a listing, the core of a completion) is the backtracker's.
+    pub fn searcher(self) -> EngineName {
+        match self {
+            EngineName::Auto => EngineName::Backtrack,
+            e => e,
+        }
+    }
+
+    /// True for the engines that run (a side) in another process: `race` (its SAT side) and
+    /// `ext` (the external solver).
+    pub fn runs_in_child(self) -> bool {
+        matches!(self, EngineName::Race | EngineName::Ext)
     }
 
     /// The engine that cross-checks this one.

@@ -17,13 +17,17 @@ use std::time::Instant;
 
 use varisat::ExtendFormula;
 
-use super::{checked, ms, Answer, Budget, EngineSpec, Work};
+use crate::answer::Answer;
 use crate::backtrack::certify::{refute, refute_lrat, ClauseIds, DratStyle, LratOut, Refutation};
+use crate::checked::checked;
 use crate::cnf::FixedMode;
 use crate::encode::amo::Encoding;
 use crate::sat::{self, Encoded, SatStats};
+use crate::spec::EngineSpec;
+use crate::work::{ms, Work};
 use queens_model::error::Error;
 use queens_model::model::{Pos, Problem};
+use queens_model::Budget;
 use queens_proof::lrat::LratPipe;
 use queens_proof::ProofFormat;
 

@@ -81,6 +81,123 @@ impl EngineSpec {
     }
 }
 
+/// A spec taken apart into the fields of a request (`engine`, `threads`, `encoding`,
+/// `solver`, `rings`, `seed`): the inverse of [`EngineName::spec`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpecFields {
+    /// The engine's family.
+    pub engine: EngineName,
+    /// The backtracker's worker threads (0 = all cores); `None` for an engine without.
+    pub threads: Option<usize>,
+    /// The at-most-one encoding of an engine on the CNF; `None` for one without.
+    pub encoding: Option<Encoding>,
+    /// The external solver.
+    pub solver: Option<ExtName>,
+    /// The ring bounds (the backtracker's prune, or clauses in an external solver's CNF).
+    pub rings: bool,
+    /// The seed of local search (and of `auto`'s local search).
+    pub seed: Option<u64>,
+}
+
+/// What the layers above ask of a spec instead of matching on it.
+impl EngineSpec {
+    /// The spec as a request's fields.
+    pub fn fields(self) -> SpecFields {
+        let none = SpecFields {
+            engine: EngineName::of(self),
+            threads: None,
+            encoding: None,
+            solver: None,
+            rings: false,
+            seed: None,
+        };
+        match self {
+            EngineSpec::Backtrack { threads } => SpecFields {
+                threads: Some(threads),
+                ..none
+            },
+            EngineSpec::BacktrackRings { threads } => SpecFields {
+                threads: Some(threads),
+                rings: true,
+                ..none
+            },
+            EngineSpec::Sat(encoding) | EngineSpec::Race(encoding) => SpecFields {
+                encoding: Some(encoding),
+                ..none
+            },
+            EngineSpec::Ext(x) => SpecFields {
+                encoding: Some(x.encoding),
+                solver: Some(x.solver),
+                rings: x.rings,
+                ..none
+            },
+            EngineSpec::Local { seed } | EngineSpec::Auto { seed } => SpecFields {
+                seed: Some(seed),
+                ..none
+            },
+            EngineSpec::Dlx => none,
+        }
+    }
+
+    /// The spec with this seed for the engines that take one (local search, `auto`).
+    pub fn with_seed(self, seed: u64) -> EngineSpec {
+        match self {
+            EngineSpec::Local { .. } => EngineSpec::Local { seed },
+            EngineSpec::Auto { .. } => EngineSpec::Auto { seed },
+            other => other,
+        }
+    }
+
+    /// The spec with this many worker threads for the engines that take a count (the
+    /// backtracker, with or without the rings).
+    pub fn with_threads(self, threads: usize) -> EngineSpec {
+        match self {
+            EngineSpec::Backtrack { .. } => EngineSpec::Backtrack { threads },
+            EngineSpec::BacktrackRings { .. } => EngineSpec::BacktrackRings { threads },
+            other => other,
+        }
+    }
+
+    /// The encoding of the in-process SAT engine (varisat); `None` for any other engine.
+    pub fn sat_encoding(self) -> Option<Encoding> {
+        match self {
+            EngineSpec::Sat(encoding) => Some(encoding),
+            _ => None,
+        }
+    }
+
+    /// The threads of the bitset backtracker without the ring prune (the engine of the
+    /// symmetric counter); `None` for any other engine.
+    pub fn plain_backtracker_threads(self) -> Option<usize> {
+        match self {
+            EngineSpec::Backtrack { threads } => Some(threads),
+            _ => None,
+        }
+    }
+
+    /// True for the engines whose work counts the queens they placed (`nodes`): the
+    /// backtracker, with or without the rings.
+    pub fn counts_nodes(self) -> bool {
+        self.fields().threads.is_some()
+    }
+
+    /// True for the engines that write a proof of their "no" in `compare` (the backtracker's
+    /// refutation, varisat's DRAT).
+    pub fn proves(self) -> bool {
+        matches!(self, EngineSpec::Backtrack { .. } | EngineSpec::Sat(_))
+    }
+
+    /// True for local search, which takes only the boards [`crate::local::supports`] accepts.
+    pub fn is_local_search(self) -> bool {
+        matches!(self, EngineSpec::Local { .. })
+    }
+
+    /// True for an external solver, which may give up (`s UNKNOWN`) within the limits.
+    pub fn may_give_up(self) -> bool {
+        matches!(self, EngineSpec::Ext(_))
+    }
+}
+
 impl fmt::Display for EngineSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -211,6 +328,16 @@ impl EngineName {
             (EngineName::Auto, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
             (EngineName::Auto, None) => EngineSpec::Auto { seed: 1 },
         })
+    }
+
+    /// The engine and its options as one word (a batch file's header): `backtrack`,
+    /// `ext:SOLVER:ENCODING`, else `NAME:ENCODING`.
+    pub fn label(self, solver: Option<ExtName>, encoding: Encoding) -> String {
+        match (self, solver) {
+            (EngineName::Backtrack, _) => "backtrack".to_string(),
+            (EngineName::Ext, Some(s)) => format!("ext:{s}:{encoding}"),
+            (e, _) => format!("{}:{encoding}", e.name()),
+        }
     }
 
     /// The name of the family a spec belongs to.

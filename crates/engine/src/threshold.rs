@@ -14,9 +14,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::{completion, ms, Answer, Budget, EngineSpec};
+use crate::answer::Answer;
+use crate::completion;
+use crate::spec::EngineSpec;
+use crate::work::ms;
 use queens_model::error::Error;
 use queens_model::model::Problem;
+use queens_model::Budget;
 use queens_proof::threshold::walk::{
     centre_box, edge_band, first_queens, map_solution, walk_part_resume, Cell, Flow, Lines, Settle,
     WalkStats, Walked, Witnesses, MAX_WALK_N,

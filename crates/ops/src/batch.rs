@@ -151,11 +151,7 @@ pub fn batch(
         shard: opts.shard,
         set,
         total: entries.len(),
-        engine: match (opts.engine, opts.solver) {
-            (EngineName::Backtrack, _) => "backtrack".to_string(),
-            (EngineName::Ext, Some(s)) => format!("ext:{s}:{}", opts.encoding),
-            (e, _) => format!("{}:{}", e.name(), opts.encoding),
-        },
+        engine: opts.engine.label(opts.solver, opts.encoding),
         timeout_ms: opts.timeout_ms,
         proof: opts.proof,
         members,

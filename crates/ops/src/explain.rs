@@ -10,6 +10,7 @@ use crate::instance::Instance;
 use crate::proof_info::ProofInfo;
 use crate::solve::{certificate, prove_no};
 use queens_engine::encode::amo::Encoding;
+use queens_engine::ext::ExtName;
 use queens_engine::prove::CertifiedAnswer;
 use queens_engine::sat::{self, Explanation};
 use queens_engine::EngineName;
@@ -40,15 +41,26 @@ pub struct ExplainRequest {
     pub proof: Option<ProofFormat>,
     /// Give up after this many milliseconds (`status: "timeout"`).
     pub timeout_ms: Option<u64>,
+    /// The solver of engine `ext` (`"engine": "ext:NAME"` gives it too), read so that an
+    /// external solver is refused for what it is: explain runs backtrack or sat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub solver: Option<ExtName>,
 }
 
 impl ExplainRequest {
     /// Checks the options before any work.
     pub fn validate(&self) -> Result<(), Error> {
-        if matches!(self.engine, EngineName::Race | EngineName::Ext) {
+        if self.engine.runs_in_child() {
             return Err(Error::unsupported_at_field(
                 "engine",
                 "explain runs backtrack or sat, not race or ext",
+            ));
+        }
+        if self.solver.is_some() {
+            return Err(Error::unsupported_at_field(
+                "solver",
+                "names the solver of engine ext only",
             ));
         }
         Ok(())

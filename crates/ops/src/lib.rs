@@ -20,6 +20,7 @@ mod context;
 mod count;
 mod decode;
 mod encode;
+pub mod engine_word;
 mod explain;
 mod generate;
 mod grade;

@@ -121,15 +121,11 @@ pub(super) fn run(
 /// The request of one side of the race: `spec`'s engine (its threads, its encoding) on the
 /// race's question, without a timeout of its own (the race's deadline stops it).
 fn one_side(req: &SolveRequest, spec: EngineSpec) -> SolveRequest {
-    let (threads, encoding) = match spec {
-        EngineSpec::Backtrack { threads } => ((threads > 0).then_some(threads), req.encoding),
-        EngineSpec::Sat(encoding) => (req.threads, encoding),
-        _ => (req.threads, req.encoding),
-    };
+    let f = spec.fields();
     SolveRequest {
-        engine: EngineName::of(spec),
-        threads,
-        encoding,
+        engine: f.engine,
+        threads: f.threads.map_or(req.threads, |t| (t > 0).then_some(t)),
+        encoding: f.encoding.unwrap_or(req.encoding),
         timeout_ms: None,
         ..req.clone()
     }

@@ -269,7 +269,7 @@ pub fn count(
     budget: &Budget,
 ) -> Result<ShardCounted, Error> {
     let start = std::time::Instant::now();
-    if let EngineSpec::Backtrack { threads } = spec {
+    if let Some(threads) = spec.plain_backtracker_threads() {
         if problem.is_empty_classic() {
             // The counter's progress reports are the tasks it finished.
             let finished = std::sync::Arc::new(AtomicU64::new(0));
@@ -315,12 +315,9 @@ pub fn count(
         .filter(|&(k, _)| shard.owns_part(k))
         .map(|(_, p)| p)
         .collect();
-    let inner = match spec {
-        EngineSpec::Backtrack { .. } => EngineSpec::Backtrack { threads: 1 },
-        other => other,
-    };
-    let threads = match spec {
-        EngineSpec::Backtrack { threads: t @ 1.. } => t,
+    let inner = spec.with_threads(1);
+    let threads = match spec.fields().threads {
+        Some(t @ 1..) => t,
         _ => std::thread::available_parallelism().map_or(1, |t| t.get()),
     };
     // The engine reports no progress of its own here: a subproblem is the unit.
@@ -384,7 +381,7 @@ pub fn count(
         interrupted: interrupted.into_inner(),
         finished: done.into_inner(),
         work: Work {
-            nodes: matches!(spec, EngineSpec::Backtrack { .. }).then(|| nodes.into_inner()),
+            nodes: spec.counts_nodes().then(|| nodes.into_inner()),
             time_ms: queens_engine::ms(start),
             ..Work::default()
         },

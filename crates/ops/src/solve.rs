@@ -147,7 +147,7 @@ impl SolveRequest {
         }
         if self.instance.0.is_sparse() {
             let core_proof = queens_engine::completion::applies(&self.instance.0)
-                && matches!(self.engine, EngineName::Auto | EngineName::Backtrack);
+                && self.engine.searcher() == EngineName::Backtrack;
             if core_proof
                 && matches!(
                     self.proof,
@@ -225,50 +225,15 @@ impl SolveRequest {
     /// solver, rings and seed included): what `compare` runs for each attempt.
     pub fn on_engine(problem: Problem, spec: EngineSpec) -> SolveRequest {
         let base = SolveRequest::new(problem);
-        let threads = |t: usize| (t > 0).then_some(t);
-        match spec {
-            EngineSpec::Backtrack { threads: t } => SolveRequest {
-                engine: EngineName::Backtrack,
-                threads: threads(t),
-                ..base
-            },
-            EngineSpec::BacktrackRings { threads: t } => SolveRequest {
-                engine: EngineName::Backtrack,
-                threads: threads(t),
-                rings: true,
-                ..base
-            },
-            EngineSpec::Sat(encoding) => SolveRequest {
-                engine: EngineName::Sat,
-                encoding,
-                ..base
-            },
-            EngineSpec::Race(encoding) => SolveRequest {
-                engine: EngineName::Race,
-                encoding,
-                ..base
-            },
-            EngineSpec::Ext(x) => SolveRequest {
-                engine: EngineName::Ext,
-                encoding: x.encoding,
-                solver: Some(x.solver),
-                rings: x.rings,
-                ..base
-            },
-            EngineSpec::Local { seed } => SolveRequest {
-                engine: EngineName::Local,
-                seed: Some(seed),
-                ..base
-            },
-            EngineSpec::Dlx => SolveRequest {
-                engine: EngineName::Dlx,
-                ..base
-            },
-            EngineSpec::Auto { seed } => SolveRequest {
-                engine: EngineName::Auto,
-                seed: Some(seed),
-                ..base
-            },
+        let f = spec.fields();
+        SolveRequest {
+            engine: f.engine,
+            threads: f.threads.filter(|&t| t > 0),
+            encoding: f.encoding.unwrap_or(base.encoding),
+            solver: f.solver,
+            rings: f.rings,
+            seed: f.seed,
+            ..base
         }
     }
 }
@@ -351,7 +316,7 @@ impl WorkReport {
     /// One line for people: `backtrack, 13 nodes, 0.037 ms` or
     /// `sat/auto, 22 vars, 104 clauses, encode 0.036 ms, solve 0.091 ms` (`ext:cadical/auto,
     /// …` for an external solver).
-    pub fn describe(&self, time_ms: f64) -> String {
+    pub fn describe(&self, searcher: EngineName, time_ms: f64) -> String {
         if let Some(swaps) = self.swaps {
             return format!(
                 "local, {} collisions after the start, {swaps} swaps, {} restarts, {time_ms} ms",
@@ -371,12 +336,17 @@ impl WorkReport {
             ),
             _ => match self.core {
                 Some(core) => format!(
-                    "backtrack on the core of {} rows and {} cells, {} nodes, {time_ms} ms",
+                    "{} on the core of {} rows and {} cells, {} nodes, {time_ms} ms",
+                    searcher.name(),
                     core.rows,
                     core.cells,
                     self.nodes.unwrap_or(0)
                 ),
-                None => format!("backtrack, {} nodes, {time_ms} ms", self.nodes.unwrap_or(0)),
+                None => format!(
+                    "{}, {} nodes, {time_ms} ms",
+                    searcher.name(),
+                    self.nodes.unwrap_or(0)
+                ),
             },
         }
     }
@@ -513,11 +483,11 @@ fn find(
     ctx: &Context,
 ) -> Result<Found, Error> {
     if cap == Some(1) {
-        let solved = match spec {
-            EngineSpec::Sat(encoding) if learned => {
+        let solved = match spec.sat_encoding().filter(|_| learned) {
+            Some(encoding) => {
                 queens_engine::solve_counting_learned(problem, encoding, &ctx.budget)?
             }
-            _ => queens_engine::execute::solve_leaf(problem, spec, &ctx.budget)?,
+            None => queens_engine::execute::solve_leaf(problem, spec, &ctx.budget)?,
         };
         let (solutions, interrupted) = match solved.answer {
             Answer::Sat(q) => (vec![q], false),
@@ -543,9 +513,10 @@ fn find(
 /// The status of a run that stopped without an answer: `timeout` or `cancelled`, or
 /// `unknown` when an external solver gave up (`s UNKNOWN`) within the limits.
 pub(super) fn no_answer(spec: EngineSpec, ctx: &Context) -> Status {
-    match spec {
-        EngineSpec::Ext(_) if !ctx.budget.exhausted() => Status::Unknown,
-        _ => Status::interrupted(&ctx.budget),
+    if spec.may_give_up() && !ctx.budget.exhausted() {
+        Status::Unknown
+    } else {
+        Status::interrupted(&ctx.budget)
     }
 }
 
@@ -649,15 +620,10 @@ fn trace_board(root: &mut Step, resp: &SolveResponse, cross_checked: bool, time_
 /// The plan of a `solve` request ([`queens_engine::plan::plan`], the one place an engine is
 /// chosen), within the context's memory limit.
 pub fn plan<'r>(req: &'r SolveRequest, ctx: &Context) -> Result<Plan<'r>, Error> {
-    let spec = match req.engine.spec(req.encoding, req.solver, req.rings)? {
-        queens_engine::EngineSpec::Auto { .. } => queens_engine::EngineSpec::Auto {
-            seed: req.seed.unwrap_or(1),
-        },
-        queens_engine::EngineSpec::Local { .. } => queens_engine::EngineSpec::Local {
-            seed: req.seed.unwrap_or(1),
-        },
-        spec => spec,
-    };
+    let spec = req
+        .engine
+        .spec(req.encoding, req.solver, req.rings)?
+        .with_seed(req.seed.unwrap_or(1));
     let ask = Ask {
         many: req.all || req.limit.is_some(),
         proof: req.proof.is_some(),

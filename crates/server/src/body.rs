@@ -61,6 +61,11 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             },
         );
     }
+    if let Some(body) = with_engine_word_split(bytes)? {
+        let value = serde_path_to_error::deserialize(&body).map_err(|e| invalid(e, Some(&body)))?;
+        objects_only::<T>(&body)?;
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let body = serde_json::from_slice(bytes).ok();
@@ -72,6 +77,23 @@ pub fn parse_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         objects_only::<T>(&body)?;
     }
     Ok(value)
+}
+
+/// The body with its `"engine": "ext:SOLVER…"` word split into the request's fields
+/// ([`queens_ops::engine_word`]); `None` for a body without one, read as it is.
+fn with_engine_word_split(bytes: &[u8]) -> Result<Option<serde_json::Value>, ApiError> {
+    // Only a body that names an external solver in its engine word is read twice.
+    if !bytes.windows(4).any(|w| w == b"ext:") {
+        return Ok(None);
+    }
+    let Ok(serde_json::Value::Object(mut map)) = serde_json::from_slice(bytes) else {
+        return Ok(None);
+    };
+    if !matches!(map.get("engine"), Some(serde_json::Value::String(w)) if w.starts_with("ext:")) {
+        return Ok(None);
+    }
+    queens_ops::engine_word::split_engine_word(&mut map)?;
+    Ok(Some(serde_json::Value::Object(map)))
 }
 
 /// 422 naming the field where `body` gives an array for an object ([`strict`]).
@@ -148,6 +170,7 @@ pub fn parse_job(bytes: &[u8]) -> Result<Request, ApiError> {
             );
         }
     };
+    queens_ops::engine_word::split_engine_word(&mut object)?;
     let rest = serde_json::Value::Object(object);
     /// The rest of the body as the operation's request.
     struct Typed(serde_json::Value);

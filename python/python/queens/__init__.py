@@ -593,13 +593,6 @@ def _options(op: str, arguments: Dict[str, Any]) -> Dict[str, Any]:
     )
 
 
-def _engine(engine: str, solver: Optional[str]) -> Tuple[str, Optional[str]]:
-    """``ext:cadical`` is engine ``ext`` with solver ``cadical``, as on the command line."""
-    if isinstance(engine, str) and engine.startswith("ext:") and solver is None:
-        return "ext", engine[4:]
-    return engine, solver
-
-
 def _result(cls: Type[_R], op: str, resp: Dict[str, Any], **given: Any) -> _R:
     """A written result class (a dataclass) filled from operation ``op``'s answer: each
     field is the answer's field of that name (cells as ``(row, col)``, ``None`` when the
@@ -676,7 +669,6 @@ def solve(
     before the answer is given. ``all``/``limit`` list solutions into ``solutions``. The
     answer's ``plan`` is the tree of steps that ran, with their times and endings;
     ``plan_only`` answers the plan without running it (see :func:`plan`)."""
-    engine, solver = _engine(engine, solver)
     options = _options("solve", locals())
     path = None if proof is None else os.fspath(proof)
     if path is not None:
@@ -714,7 +706,6 @@ def plan(
     tree of steps as a dict, each with ``step`` (``run``, ``side_by_side``, ``portfolio``,
     ``refute``, ``presolve``, …), ``engine``, ``what``, the ``estimate`` it was chosen on
     and its ``steps``. ``proof_format`` plans a solve that proves a "no"."""
-    engine, solver = _engine(engine, solver)
     options: Dict[str, Any] = {"engine": engine, "plan_only": True}
     given = {
         "all": all,
@@ -750,7 +741,6 @@ def count(
     to the board's symmetries; ``shard={"index": i, "of": n}`` counts only shard ``i`` of
     ``n`` of the search (``queens count --shard i/n``), for the shards' counts to be
     summed."""
-    engine, solver = _engine(engine, solver)
     options = _options("count", locals())
     resp, _, _ = _run("count", problem, options, timeout, None, progress)
     return _result(CountResult, "count", resp)
@@ -813,9 +803,11 @@ def explain(
     proof_format: str = "lrat",
     cnf: Optional[PathArg] = None,
     encoding: str = DECLARED,
+    solver: Optional[str] = DECLARED,
 ) -> ExplainResult:
     """Why there is no solution (``queens explain``): a small core of presets that already
-    has none, with a checked proof of it written to ``proof`` when given."""
+    has none, with a checked proof of it written to ``proof`` when given. ``engine`` is
+    ``backtrack`` or ``sat``; an external solver (``ext:NAME``, or ``solver``) is refused."""
     options = _options("explain", locals())
     path = None if proof is None else os.fspath(proof)
     if path is not None:

@@ -38,7 +38,7 @@ pub struct Config {
 
 impl Config {
     /// The configuration of a run within `budget`, on `threads` threads (0 = all cores).
-    pub fn within(budget: &crate::Budget, threads: usize) -> Config {
+    pub fn within(budget: &queens_model::Budget, threads: usize) -> Config {
         Config {
             deadline: budget.deadline,
             stop: budget.cancel.clone(),

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use super::core::{Core, NONE};
 use super::open::Open;
-use crate::Budget;
+use queens_model::Budget;
 
 /// The free rows × free columns as a bipartite graph: row `i`'s possible neighbours are at
 /// positions `0..width(i)`, and [`Bipartite::at`] says which of them is an edge.
@@ -71,7 +71,7 @@ pub enum Hall {
     /// Every free row can get its own free column.
     Holds,
     /// Free rows that cannot all be matched to free columns: the sentence and the sets.
-    Fails(crate::Reason),
+    Fails(crate::answer::Reason),
     /// The limit on looks, or the budget, ran out first.
     Unknown,
 }
@@ -101,7 +101,10 @@ impl Looks<'_> {
 /// Free rows of a built core that cannot all be matched to free columns, described for
 /// people; `None` when a perfect matching exists, or when `budget` ran out first (the search
 /// that follows then stops at once).
-pub(super) fn hall_violation(core: &Core, budget: Option<&Budget>) -> Option<crate::Reason> {
+pub(super) fn hall_violation(
+    core: &Core,
+    budget: Option<&Budget>,
+) -> Option<crate::answer::Reason> {
     let mut looks = Looks {
         left: u64::MAX,
         budget,
@@ -257,9 +260,9 @@ fn hall<G: Bipartite>(core: &G, looks: &mut Looks) -> Hall {
         reached_cols.len(),
         list(&reached_cols)
     );
-    Hall::Fails(crate::Reason {
+    Hall::Fails(crate::answer::Reason {
         text,
-        hall: Some(crate::HallSets {
+        hall: Some(crate::answer::HallSets {
             rows: sorted(reached_rows),
             columns: sorted(reached_cols),
         }),

@@ -21,9 +21,9 @@ mod matching;
 mod open;
 pub mod search;
 
-use crate::Budget;
 use queens_model::error::Error;
 use queens_model::model::{DiagonalRule, Problem};
+use queens_model::Budget;
 
 use self::core::empty_line_reason;
 pub use self::core::Core;
@@ -69,7 +69,7 @@ pub enum Refutation {
     EmptyLine(String),
     /// Free rows whose open cells lie in fewer free columns (Hall's condition), with them
     /// and their columns as data.
-    Hall(crate::Reason),
+    Hall(crate::answer::Reason),
 }
 
 impl Refutation {
@@ -82,7 +82,7 @@ impl Refutation {
     }
 
     /// The reason, with its data.
-    pub fn into_reason(self) -> crate::Reason {
+    pub fn into_reason(self) -> crate::answer::Reason {
         match self {
             Refutation::Presets(s) | Refutation::EmptyLine(s) => s.into(),
             Refutation::Hall(r) => r,
@@ -372,15 +372,17 @@ pub fn suits_auto(problem: &Problem) -> bool {
 /// cheap refutation, or the budget spent), or the core to search with the work so far.
 pub enum Presolve {
     /// Decided (or interrupted) before any search.
-    Answered(crate::SolvedColumns),
+    Answered(crate::answer::SolvedColumns),
     /// The core, for the engine stage.
-    Core(Box<Core>, crate::Work),
+    Core(Box<Core>, crate::work::Work),
 }
 
 /// The presolve stage of the core path: the fixed queens' lines taken out and the cheap
 /// refutations tried ([`presolve`]), the work counted as the backtracker's on one thread.
 pub fn presolve_stage(problem: &Problem, budget: &Budget) -> Result<Presolve, Error> {
-    use crate::{ColumnAnswer, EngineSpec, SolvedColumns, Work};
+    use crate::answer::{ColumnAnswer, SolvedColumns};
+    use crate::spec::EngineSpec;
+    use crate::work::Work;
     let mut work = Work {
         answered_by: Some(EngineSpec::Backtrack { threads: 1 }),
         nodes: Some(0),
@@ -411,9 +413,9 @@ pub fn lift(
     problem: &Problem,
     core: &Core,
     (found, stats): (search::Found, search::Stats),
-    mut work: crate::Work,
-) -> crate::SolvedColumns {
-    use crate::{ColumnAnswer, SolvedColumns};
+    mut work: crate::work::Work,
+) -> crate::answer::SolvedColumns {
+    use crate::answer::{ColumnAnswer, SolvedColumns};
     work.nodes = Some(stats.nodes);
     let answer = match found {
         search::Found::Solution(cells) => ColumnAnswer::Sat(core.lift(problem, &cells)),
@@ -429,7 +431,7 @@ pub fn solve_columns(
     problem: &Problem,
     seed: u64,
     budget: &Budget,
-) -> Result<crate::SolvedColumns, Error> {
+) -> Result<crate::answer::SolvedColumns, Error> {
     Ok(match presolve_stage(problem, budget)? {
         Presolve::Answered(solved) => solved,
         Presolve::Core(core, work) => lift(problem, &core, search::find(&core, seed, budget), work),
@@ -445,16 +447,16 @@ pub fn count(
     problem: &Problem,
     limit: Option<u64>,
     budget: &Budget,
-) -> Result<(search::Counted, Option<CoreSize>), Error> {
+) -> Result<(search::CoreCount, Option<CoreSize>), Error> {
     match build(problem, true, budget, Bound::Memory)? {
         None => Ok((
-            search::Counted {
+            search::CoreCount {
                 interrupted: true,
-                ..search::Counted::default()
+                ..search::CoreCount::default()
             },
             None,
         )),
-        Some(Presolved::Refuted(_)) => Ok((search::Counted::default(), None)),
+        Some(Presolved::Refuted(_)) => Ok((search::CoreCount::default(), None)),
         Some(Presolved::Core(core)) => Ok((search::count(&core, limit, budget), Some(core.size()))),
     }
 }
@@ -500,8 +502,9 @@ pub fn prove(
     problem: &Problem,
     lrat: bool,
     budget: &Budget,
-) -> Result<(Proved, crate::Work), Error> {
-    use crate::{EngineSpec, Work};
+) -> Result<(Proved, crate::work::Work), Error> {
+    use crate::spec::EngineSpec;
+    use crate::work::Work;
     let mut work = Work {
         answered_by: Some(EngineSpec::Backtrack { threads: 1 }),
         nodes: Some(0),
@@ -538,7 +541,7 @@ pub fn prove(
                     queens_proof::drat::check_drat(&formula, &drat, false).map_err(proof_error)?;
                 (drat, stats.lemmas)
             };
-            let check_ms = crate::ms(start);
+            let check_ms = crate::work::ms(start);
             // The cheap reasons say more than "exhausted" where they hold.
             let why = core
                 .empty_line()

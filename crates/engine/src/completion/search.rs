@@ -17,8 +17,8 @@
 use std::io::Write;
 
 use super::core::{Core, Lines, NONE};
-use crate::Budget;
 use queens_model::rng::Rng;
+use queens_model::Budget;
 
 /// How a search ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub struct Stats {
 
 /// [`count`]'s result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counted {
+pub struct CoreCount {
     /// Solutions found (all of them unless `limited` or `interrupted`).
     pub count: u64,
     /// The limit stopped the count.
@@ -525,14 +525,14 @@ pub fn find(core: &Core, seed: u64, budget: &Budget) -> (Found, Stats) {
 }
 
 /// The number of solutions, up to `limit`.
-pub fn count(core: &Core, limit: Option<u64>, budget: &Budget) -> Counted {
+pub fn count(core: &Core, limit: Option<u64>, budget: &Budget) -> CoreCount {
     let mut stats = Stats::default();
     let mut goal = Goal::Count { limit, found: 0 };
     let found = run(core, &mut goal, 1, budget, &mut stats).unwrap_or(Found::Interrupted);
     let Goal::Count { found: count, .. } = goal else {
         unreachable!("the goal stays a count")
     };
-    Counted {
+    CoreCount {
         count,
         limited: matches!(found, Found::Solution(_)),
         interrupted: found == Found::Interrupted,

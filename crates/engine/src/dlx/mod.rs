@@ -14,8 +14,8 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crate::answer::{columns_of, ColumnAnswer, Counted, SolvedColumns};
-use crate::checked::checked;
+use crate::answer::{Counted, SolvedColumns};
+use crate::checked::cells_answer;
 use crate::engines::Engine;
 use crate::name::EngineName;
 use crate::spec::EngineSpec;
@@ -382,17 +382,9 @@ impl Engine for Dlx {
             found = Some(q.to_vec());
             false
         })?;
-        let answer = match found {
-            Some(q) => {
-                checked(problem, &q, "dlx")?;
-                ColumnAnswer::Sat(columns_of(problem.n(), &q))
-            }
-            None if stopped => ColumnAnswer::Interrupted,
-            None => ColumnAnswer::Unsat(None),
-        };
         let mut w = work(nodes);
         w.time_ms = ms(start);
-        Ok(SolvedColumns { answer, work: w })
+        cells_answer(problem, found, stopped, "dlx", w)
     }
 
     fn list(

@@ -24,13 +24,16 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use varisat::{ExtendFormula, Lit};
 
-use super::{check_sat_memory, checked, ms, Budget, SatMemory};
+use crate::checked::checked;
 use crate::child::{self, Exit};
 use crate::cnf::FixedMode;
+use crate::memory::{check_sat_memory, SatMemory};
 use crate::sat::{self, Encoded, SatStats};
+use crate::work::ms;
 use queens_model::error::Error;
 use queens_model::formats::dimacs::{self, ModelAnswer};
 use queens_model::model::{Pos, Problem};
+use queens_model::Budget;
 
 pub use spec::{ExtName, ExtSpec, MAX_NAME};
 

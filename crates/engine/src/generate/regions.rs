@@ -17,10 +17,10 @@
 
 use crate::backtrack::{self, Config};
 use crate::puzzle::grade::{grade, logical_path, Grade};
-use crate::Budget;
 use queens_model::error::Error;
 use queens_model::model::{DiagonalRule, Problem, Regions};
 use queens_model::rng::Rng;
+use queens_model::Budget;
 
 /// Largest board the generator makes (the boards are rows of `u64` bits; grading a 32×32
 /// puzzle already takes seconds).

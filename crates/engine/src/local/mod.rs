@@ -14,9 +14,9 @@ mod search;
 
 use std::time::Instant;
 
-use crate::Budget;
 use queens_model::error::Error;
 use queens_model::model::{cell, Diagonal, DiagonalRule, Problem};
+use queens_model::Budget;
 
 pub use crate::work::LocalStats as Stats;
 pub use config::Config;
@@ -64,13 +64,13 @@ pub fn search(
     let start = Instant::now();
     if let Some(why) = refute(problem) {
         let stats = Stats {
-            time_ms: crate::ms(start),
+            time_ms: crate::work::ms(start),
             ..Stats::default()
         };
         return Ok((Outcome::Refuted(why), stats));
     }
     let (outcome, mut stats) = search::run(problem, config, budget);
-    stats.time_ms = crate::ms(start);
+    stats.time_ms = crate::work::ms(start);
     Ok((outcome, stats))
 }
 

@@ -12,9 +12,9 @@
 use super::config::Config;
 use super::outcome::Outcome;
 use crate::work::LocalStats as Stats;
-use crate::Budget;
 use queens_model::hash::FastMap;
 use queens_model::model::{Diagonal, Problem};
+use queens_model::Budget;
 
 /// wyrand (Wang Yi's public-domain generator): one multiply per draw, which matters when
 /// the inner loop draws a row per swap. Seeded from the configuration's seed through

@@ -75,8 +75,8 @@ impl Report {
     fn of(resp: &SolveResponse) -> Report {
         let w = &resp.work;
         // The SAT engine's own time: encoding and solving, without the request's parsing.
-        let time_ms = match (resp.engine, w.encode_ms, w.solve_ms) {
-            (EngineName::Sat, Some(e), Some(s)) => e + s,
+        let time_ms = match (resp.engine.sat_in_process(), w.encode_ms, w.solve_ms) {
+            (true, Some(e), Some(s)) => e + s,
             _ => resp.time_ms,
         };
         Report {
@@ -143,7 +143,7 @@ pub struct ProofRun {
 
 /// True when `spec` can prove its UNSAT answers here.
 pub fn proves(spec: EngineSpec) -> bool {
-    matches!(spec, EngineSpec::Backtrack { .. } | EngineSpec::Sat(_))
+    spec.proves()
 }
 
 /// Where one attempt's proof goes: `proof` in `format`, and the CNF it refutes.
@@ -260,7 +260,7 @@ pub fn run_child_until(
         proof: None,
     };
     let mut req = SolveRequest::on_engine(problem.clone(), spec);
-    req.learned = matches!(spec, EngineSpec::Sat(_));
+    req.learned = spec.sat_encoding().is_some();
     let mut ctx = Context::default();
     ctx.budget.cancel = Some(Arc::clone(stop));
     // A limit too far off for the clock is no limit.
@@ -430,7 +430,7 @@ pub fn unsupported(problem: &Problem, spec: EngineSpec) -> Option<String> {
             queens_model::model::MAX_N
         ));
     }
-    if matches!(spec, EngineSpec::Local { .. }) {
+    if spec.is_local_search() {
         if let Err(e) = queens_engine::local::supports(problem) {
             return Some(e.to_string());
         }

@@ -160,7 +160,7 @@ fn count(
     }
     // A run killed at its deadline (in a child process) reports no work.
     if r.work != WorkReport::default() {
-        let work = r.work.describe(r.time_ms);
+        let work = r.work.describe(r.engine.searcher(), r.time_ms);
         writeln!(out, "{} ({work})", report::summary(problem))?;
     }
     cross_checked(out, r.cross_checked)

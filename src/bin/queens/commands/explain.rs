@@ -47,6 +47,7 @@ impl Run for ExplainArgs {
             encoding: self.encoding,
             proof: self.proof.format(),
             timeout_ms: None,
+            solver: None,
         })
     }
 }
@@ -100,17 +101,16 @@ fn explain(
             if !excluded.is_empty() {
                 let pairs: Vec<String> =
                     excluded.iter().map(|(k, t)| format!("[{k},{t}]")).collect();
-                let what = match r.engine {
-                    EngineName::Sat => {
-                        "excluded diagonals (all of them: sat does not minimise these)"
-                    }
-                    _ => "minimal core: excluded diagonals",
+                let what = if r.engine.minimises_excluded_diagonals() {
+                    "minimal core: excluded diagonals"
+                } else {
+                    "excluded diagonals (all of them: sat does not minimise these)"
                 };
                 writeln!(out, "{what} {}", pairs.join(" "))?;
             }
             let minimised = !core.is_empty()
                 || !blocked.is_empty()
-                || !excluded.is_empty() && r.engine != EngineName::Sat;
+                || !excluded.is_empty() && r.engine.minimises_excluded_diagonals();
             if minimised {
                 writeln!(out, "removing any one of them makes the rest completable")?;
             }

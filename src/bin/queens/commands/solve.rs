@@ -299,9 +299,6 @@ fn write_solution(
 
 /// The work of the answer in one line, named after the engine that searched.
 fn describe(r: &SolveResponse) -> String {
-    let text = r.work.describe(r.time_ms);
-    match r.engine {
-        EngineName::Dlx => text.replacen("backtrack", "dlx", 1),
-        _ => text,
-    }
+    r.work
+        .describe(r.answered_by.unwrap_or(r.engine).searcher(), r.time_ms)
 }
