@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::ToSchema;
 
 use crate::answer::{Answer, ColumnAnswer};
-use crate::completion::{self, Open};
+use crate::completion::{self, estimate_core, CoreEstimate, Open};
 use crate::local;
 use crate::name::EngineName;
 use crate::spec::EngineSpec;
@@ -79,26 +79,6 @@ impl Ending {
             Answer::Interrupted => Ending::Stopped,
         }
     }
-}
-
-/// The completion portfolio's estimates, made before any core is built.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct CoreEstimate {
-    /// Free rows.
-    pub free_rows: usize,
-    /// The core's open cells, estimated from a sample of its rows.
-    pub cells: u64,
-    /// The core's memory at its peak, in bytes ([`completion::memory_estimate`]).
-    pub core_memory: u64,
-    /// Local search's memory, in bytes ([`local::memory_estimate`]).
-    pub local_memory: u64,
-    /// Local search runs (it fits the memory limit).
-    pub local: bool,
-    /// The core may be built at all: it fits [`completion::fits`] and the memory limit.
-    pub core: bool,
-    /// The core is built at once, beside local search; otherwise only once local search has
-    /// given up (or when it does not run).
-    pub core_first: bool,
 }
 
 /// One step of a plan, and once run, how it went.
@@ -584,32 +564,6 @@ fn bytes(b: u64) -> String {
         format!("{} KB", b.div_ceil(1 << 10))
     } else {
         format!("{} MB", b.div_ceil(1 << 20))
-    }
-}
-
-/// The portfolio's estimates for a classic completion: the core's memory estimated from the
-/// bitmaps ([`Open::estimate_cells`]) against local search's and the budget's limit.
-pub fn estimate_core(problem: &Problem, open: &Open, budget: &Budget) -> CoreEstimate {
-    let cells = open.estimate_cells();
-    let core_memory = completion::memory_estimate(problem.n(), cells as usize);
-    let local_memory = local::memory_estimate(problem);
-    let under = |need: u64| budget.max_memory.is_none_or(|limit| need <= limit);
-    let local = under(local_memory) && local::supports(problem).is_ok();
-    let core = under(core_memory) && completion::fits(problem).is_ok();
-    // A core no larger than local search's own memory (at least 8 MiB) is built at once:
-    // it keeps `auto` within twice the faster engine's peak, and it is built in about the
-    // time local search takes to start. Past that the core costs more than local search in
-    // time too (measured: 1,000 rows with 600 free, 4,000 with 800 free), until local
-    // search gives up.
-    let core_first = core && (!local || core_memory <= local_memory);
-    CoreEstimate {
-        free_rows: open.free_rows(),
-        cells,
-        core_memory,
-        local_memory,
-        local,
-        core,
-        core_first,
     }
 }
 

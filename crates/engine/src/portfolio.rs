@@ -5,7 +5,7 @@
 //! Neither engine alone is good at every density: near the crossing local search gives up
 //! where the core search answers in milliseconds, and on lightly preset boards local search
 //! answers in milliseconds where the core holds millions of cells. The core's memory is
-//! estimated from the bitmaps before it is built ([`crate::plan::estimate_core`], when the
+//! estimated from the bitmaps before it is built ([`crate::completion::estimate_core`], when the
 //! plan is made); a core larger than local search's own memory is not built while local
 //! search is in play: its side checks Hall's condition on the bitmaps (the "no" local search
 //! cannot give) and waits, and builds the core only once local search has given up. Both
@@ -18,9 +18,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::answer::{ColumnAnswer, SolvedColumns};
+use crate::completion::CoreEstimate;
 use crate::completion::{self, Hall, Open};
 use crate::engines::{Backtrack, Engine, Local};
-use crate::plan::{CoreEstimate, Ending, Step, CORE_ALONE};
+use crate::plan::{Ending, Step, CORE_ALONE};
 use crate::side_by_side::{side_by_side, Side};
 use crate::spec::EngineSpec;
 use crate::work::{ms, Work};
@@ -575,7 +576,7 @@ mod tests {
     fn a_refutation_on_the_bitmaps_before_any_core() {
         let p = hall_board(3000, 1000);
         let (open, _) = Open::new(&p);
-        let decision = plan::estimate_core(&p, &open, &Budget::default());
+        let decision = completion::estimate_core(&p, &open, &Budget::default());
         assert!(decision.local && !decision.core_first, "{decision:?}");
         let (solved, said, _) = solve(&p, &Budget::default());
         assert!(matches!(solved.answer, ColumnAnswer::Unsat(_)));
@@ -593,7 +594,7 @@ mod tests {
     fn a_middle_band_board_goes_to_local_search_without_its_core() {
         let p = generate::completion(4000, 2000, 1).unwrap();
         let (open, _) = Open::new(&p);
-        let decision = plan::estimate_core(&p, &open, &Budget::default());
+        let decision = completion::estimate_core(&p, &open, &Budget::default());
         assert!(
             decision.core && decision.local && !decision.core_first,
             "{decision:?}"
@@ -642,32 +643,5 @@ mod tests {
                 ),
             "{said}"
         );
-    }
-
-    /// The core's memory, estimated from a sample of rows before it is built, against the
-    /// arrays the built core holds.
-    #[test]
-    fn the_memory_estimate_bounds_the_built_core() {
-        for (n, queens, seed) in [(1000, 900, 1), (2000, 1500, 3), (3000, 1800, 4)] {
-            let p = generate::completion(n, queens, seed).unwrap();
-            let (open, _) = Open::new(&p);
-            let estimated = open.estimate_cells();
-            let Some(completion::Presolved::Core(core)) =
-                completion::presolve(&p, false, &Budget::default()).unwrap()
-            else {
-                panic!("a core")
-            };
-            let cells = core.cells() as f64;
-            assert!(
-                (estimated as f64 - cells).abs() <= 0.15 * cells,
-                "n {n}: estimated {estimated} cells, built {cells}"
-            );
-            let measured = core.heap_bytes() + (3 * n as u64) / 4;
-            let bound = completion::memory_estimate(n, core.cells());
-            assert!(
-                measured <= bound && bound <= 3 * measured,
-                "n {n}: {measured} bytes held, {bound} estimated"
-            );
-        }
     }
 }

@@ -17,6 +17,7 @@
 
 pub mod cnf;
 mod core;
+mod estimate;
 mod matching;
 mod open;
 pub mod search;
@@ -28,6 +29,7 @@ use queens_model::Budget;
 use self::core::empty_line_reason;
 pub use self::core::Core;
 use self::core::{Lines, NONE};
+pub use self::estimate::{estimate_core, CoreEstimate};
 pub use self::matching::{hall_on_bitmaps, Hall};
 pub use self::open::Open;
 pub use crate::work::CoreSize;
