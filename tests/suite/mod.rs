@@ -16,6 +16,7 @@ mod limits;
 mod local;
 mod mod2;
 mod parse;
+mod plan;
 mod proofs;
 mod properties;
 mod puzzle;

@@ -6,7 +6,7 @@
 //! supplies.
 //!
 //! The leaves are the engines, built from their spec in one table ([`engine_of`]); the
-//! completion portfolio's node runs in [`crate::portfolio`].
+//! completion portfolio's node runs in [`crate::plan::run_portfolio`].
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -176,7 +176,7 @@ fn run(
         Action::SideBySide => return two_engines(step, problem, budget, t0),
         Action::Portfolio => {
             let (open, clash) = bitmaps.unwrap_or_else(|| completion::Open::new(problem));
-            return crate::portfolio::run(step, problem, &open, clash, budget, t0);
+            return crate::plan::run_portfolio(step, problem, &open, clash, budget, t0);
         }
         Action::Refute | Action::ThenIfGaveUp | Action::CrossCheck | Action::Certify => {
             return Err(Error::internal(

@@ -6,11 +6,12 @@
 //!
 //! `spec.rs` is the engine spec grammar (`name.rs` its families), `answer.rs` what engines
 //! answer and `work.rs` the work a run did, `memory.rs` the memory estimates made before any
-//! work, `checked.rs` the check of every board. The routing: `plan.rs` makes the one plan
-//! of a request (a tree of steps: `auto`'s choice, the completion portfolio's decision),
-//! `execute.rs` runs any plan (the engine table, listings and counts), `side_by_side.rs` is
-//! the one combinator of two steps at once, and `portfolio.rs` runs the completion
-//! portfolio's node.
+//! work, `checked.rs` the check of every board. The routing, three files: `plan.rs` makes
+//! the one plan of a request (a tree of steps: `auto`'s choice, the completion portfolio's
+//! decision, and the portfolio's run), `execute.rs` runs any plan (the engine table,
+//! listings and counts), and `side_by_side.rs` is the one combinator of two steps at once.
+//! The core's estimates the portfolio decides on are the completion's
+//! (`completion/estimate.rs`).
 
 pub mod child;
 pub mod cnf;
@@ -37,7 +38,6 @@ pub mod local;
 pub mod memory;
 pub mod name;
 pub mod plan;
-pub mod portfolio;
 pub mod prove;
 pub mod sat;
 pub mod side_by_side;
