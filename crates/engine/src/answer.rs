@@ -152,3 +152,22 @@ pub(crate) fn columns_of(n: usize, queens: &[Pos]) -> Vec<u32> {
     }
     cols
 }
+
+impl SolvedColumns {
+    /// The answer as cells sorted by row, from one column per row.
+    pub fn into_cells(self) -> Solved {
+        let answer = self
+            .answer
+            .map_sat(|cols| {
+                cols.iter()
+                    .enumerate()
+                    .map(|(r, &c)| (r, c as usize))
+                    .collect()
+            })
+            .map_unsat(|_| ());
+        Solved {
+            answer,
+            work: self.work,
+        }
+    }
+}

@@ -17,7 +17,7 @@ use crate::checked::{checked, verify_columns};
 use crate::completion;
 use crate::encode::amo::Encoding;
 use crate::engines::{self, CoreSearch, Engine};
-use crate::memory::check_local_memory;
+use crate::memory::{check_local_memory, complete_only, nothing_counts};
 use crate::plan::{plan, Action, Ask, Ending, Plan, Step};
 use crate::side_by_side::side_by_side;
 use crate::spec::EngineSpec;
@@ -121,12 +121,9 @@ pub fn solve_leaf(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Resul
     if problem.is_sparse() && matches!(spec, EngineSpec::Backtrack { .. }) {
         step = Step::new(Action::Presolve, "the core", vec![step]);
     }
-    Ok(as_cells(execute_step(&mut step, problem, spec, budget)?))
-}
-
-/// How a step's answer ended it.
-fn ending_of(answer: &ColumnAnswer) -> Ending {
-    Ending::of(answer)
+    Ok(SolvedColumns::into_cells(execute_step(
+        &mut step, problem, spec, budget,
+    )?))
 }
 
 /// Milliseconds from the plan's start `t0` to `t`.
@@ -167,7 +164,11 @@ fn run(
                     let found = completion::search::find(&core, 1, budget);
                     let solved = completion::lift(problem, &core, found, work);
                     if let Some(search) = step.steps.first_mut() {
-                        search.ran(presolved, at(t0, Instant::now()), ending_of(&solved.answer));
+                        search.ran(
+                            presolved,
+                            at(t0, Instant::now()),
+                            Ending::of(&solved.answer),
+                        );
                     }
                     return Ok(solved);
                 }
@@ -184,7 +185,7 @@ fn run(
             ))
         }
     };
-    step.ran(begun, at(t0, Instant::now()), ending_of(&solved.answer));
+    step.ran(begun, at(t0, Instant::now()), Ending::of(&solved.answer));
     Ok(solved)
 }
 
@@ -245,7 +246,7 @@ fn two_engines(
         None
     };
     for (i, (s, r)) in step.steps.iter_mut().zip([&first, &second]).enumerate() {
-        let ending = match (winner, ending_of(&r.answer)) {
+        let ending = match (winner, Ending::of(&r.answer)) {
             (Some(w), Ending::Answered) if w != i => Ending::Passed,
             (_, e) => e,
         };
@@ -264,7 +265,7 @@ fn two_engines(
             },
         },
     };
-    step.ran(begun, at(t0, Instant::now()), ending_of(&solved.answer));
+    step.ran(begun, at(t0, Instant::now()), Ending::of(&solved.answer));
     Ok(solved)
 }
 
@@ -290,36 +291,6 @@ fn on_whole_board(
     Ok(solved)
 }
 
-/// Refuses a board past [`queens_model::model::MAX_N`] to the complete engines, which keep n²
-/// bits, except backtrack, sat, ext and their race on a classic board whose core fits
-/// ([`completion::fits`]): they search the core.
-pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
-    if problem.is_sparse() && !matches!(spec, EngineSpec::Local { .. } | EngineSpec::Auto { .. }) {
-        let on_core = matches!(
-            spec,
-            EngineSpec::Backtrack { .. }
-                | EngineSpec::Sat(_)
-                | EngineSpec::Ext(_)
-                | EngineSpec::Race(_)
-        );
-        if on_core && completion::applies(problem) {
-            return completion::fits(problem);
-        }
-        let n = problem.n();
-        return Err(Error::too_large_at_field(
-            "n",
-            format!(
-                "the {} engine works on boards up to {}×{} (it keeps n² bits); a \
-                 {n}×{n} board is solved by local search: use engine local or auto",
-                spec.name(),
-                queens_model::model::MAX_N,
-                queens_model::model::MAX_N
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// Finds one solution or proves there is none, within the budget (the SAT engine only
 /// notices the budget before it starts: run it in a child process for a hard deadline).
 /// The cells are sorted by row.
@@ -330,7 +301,9 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
             work: Work::default(),
         });
     }
-    Ok(as_cells(solve_columns(problem, spec, budget)?))
+    Ok(SolvedColumns::into_cells(solve_columns(
+        problem, spec, budget,
+    )?))
 }
 
 /// [`solve`] on the SAT engine, also counting the clauses the solver learns
@@ -347,7 +320,7 @@ pub fn solve_counting_learned(
         learned: true,
     };
     let solved = on_whole_board(problem, Ok(Box::new(engine)), spec, budget)?;
-    Ok(as_cells(solved))
+    Ok(SolvedColumns::into_cells(solved))
 }
 
 /// Lists solutions, up to `cap` of them, each verified.
@@ -451,25 +424,6 @@ pub fn count(
     Ok(counted)
 }
 
-/// Refuses to count or list an empty board past [`queens_model::model::MAX_N`]: no engine does
-/// (the complete engines keep n² bits up to it, and past it search only the rows fixed queens
-/// leave free; local search finds one solution and counts nothing).
-fn nothing_counts(problem: &Problem) -> Result<(), Error> {
-    if problem.is_sparse() && problem.fixed().is_empty() {
-        let (n, max) = (problem.n(), queens_model::model::MAX_N);
-        return Err(Error::too_large_at_field(
-            "n",
-            format!(
-                "no engine counts or lists the solutions of an empty board past {max} rows \
-                 (this one has {n}): the complete engines keep n² bits up to {max}×{max}, and \
-                 past it search only the rows that fixed queens leave free; one solution of \
-                 it is `solve`'s (local search)"
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// The engine that lists or counts for `spec`: `auto` counts with the backtracker; local
 /// search cannot count (it finds one solution at a time and proves nothing).
 fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
@@ -482,22 +436,5 @@ fn counting_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
         )
         .about("engine")),
         spec => Ok(spec),
-    }
-}
-
-/// An answer as cells sorted by row, from one column per row.
-fn as_cells(solved: SolvedColumns) -> Solved {
-    let answer = solved
-        .answer
-        .map_sat(|cols| {
-            cols.iter()
-                .enumerate()
-                .map(|(r, &c)| (r, c as usize))
-                .collect()
-        })
-        .map_unsat(|_| ());
-    Solved {
-        answer,
-        work: solved.work,
     }
 }

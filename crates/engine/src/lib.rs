@@ -48,10 +48,10 @@ pub mod work;
 pub use answer::{Answer, ColumnAnswer, Counted, HallSets, Listed, Reason, Solved, SolvedColumns};
 pub use checked::{checked, verify_columns};
 pub use engines::Engine;
-pub use execute::{complete_only, count, enumerate, solve, solve_columns, solve_counting_learned};
+pub use execute::{count, enumerate, solve, solve_columns, solve_counting_learned};
 pub use memory::{
-    check_local_memory, check_sat_memory, default_max_memory, dimacs_text_bound, sat_estimate,
-    SatEstimate, SatMemory,
+    check_local_memory, check_sat_memory, complete_only, default_max_memory, dimacs_text_bound,
+    sat_estimate, SatEstimate, SatMemory,
 };
 pub use name::EngineName;
 pub use spec::EngineSpec;

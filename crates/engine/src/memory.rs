@@ -1,10 +1,13 @@
 //! Memory estimates, made before anything is allocated: what the SAT engine would build
 //! for a problem ([`sat_estimate`], [`check_sat_memory`]), and what local search needs
 //! ([`check_local_memory`]). An engine over the budget's limit is refused with the estimate
-//! and what to do instead.
+//! and what to do instead, and so is a board past [`queens_model::model::MAX_N`] to the
+//! complete engines, which keep n² bits ([`complete_only`], [`nothing_counts`]).
 
+use crate::completion;
 use crate::encode::amo::Encoding;
 use crate::local;
+use crate::spec::EngineSpec;
 use queens_model::error::Error;
 use queens_model::model::Problem;
 use queens_model::Budget;
@@ -198,4 +201,46 @@ pub fn check_local_memory(problem: &Problem, budget: &Budget) -> Result<(), Erro
             limit >> 20
         ),
     ))
+}
+
+/// Refuses a board past [`queens_model::model::MAX_N`] to the complete engines, which keep n²
+/// bits, except backtrack, sat, ext and their race on a classic board whose core fits
+/// ([`completion::fits`]): they search the core.
+pub fn complete_only(problem: &Problem, spec: EngineSpec) -> Result<(), Error> {
+    if problem.is_sparse() && spec.keeps_the_board() {
+        if spec.searches_the_core() && completion::applies(problem) {
+            return completion::fits(problem);
+        }
+        let n = problem.n();
+        return Err(Error::too_large_at_field(
+            "n",
+            format!(
+                "the {} engine works on boards up to {}×{} (it keeps n² bits); a \
+                 {n}×{n} board is solved by local search: use engine local or auto",
+                spec.name(),
+                queens_model::model::MAX_N,
+                queens_model::model::MAX_N
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses to count or list an empty board past [`queens_model::model::MAX_N`]: no engine does
+/// (the complete engines keep n² bits up to it, and past it search only the rows fixed queens
+/// leave free; local search finds one solution and counts nothing).
+pub fn nothing_counts(problem: &Problem) -> Result<(), Error> {
+    if problem.is_sparse() && problem.fixed().is_empty() {
+        let (n, max) = (problem.n(), queens_model::model::MAX_N);
+        return Err(Error::too_large_at_field(
+            "n",
+            format!(
+                "no engine counts or lists the solutions of an empty board past {max} rows \
+                 (this one has {n}): the complete engines keep n² bits up to {max}×{max}, and \
+                 past it search only the rows that fixed queens leave free; one solution of \
+                 it is `solve`'s (local search)"
+            ),
+        ));
+    }
+    Ok(())
 }

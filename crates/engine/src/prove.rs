@@ -148,7 +148,7 @@ pub fn solve_certified_to(
 ) -> Result<Certified, Error> {
     let start = Instant::now();
     let spec = proving_engine(spec)?;
-    super::complete_only(problem, spec)?;
+    crate::memory::complete_only(problem, spec)?;
     let direct = direct_lrat(spec, encoding, mode, format);
     let encoding = if direct { Encoding::Pairwise } else { encoding };
     if budget.exhausted() {

@@ -44,10 +44,10 @@ pub enum EngineSpec {
     /// Knuth's Dancing Links ([`crate::dlx`]): Algorithm X on the exact cover of the board.
     Dlx,
     /// The engine for the job (a plan of engines, [`crate::plan`]): on a completion the
-    /// portfolio of the core search and local search ([`crate::portfolio`]); the backtracker
-    /// on small boards and whatever must be proved or counted, local search on empty boards
-    /// past [`queens_model::model::MAX_N`], and a race of the two in between. The answer
-    /// names the engine that answered.
+    /// portfolio of the core search and local search ([`crate::plan::run_portfolio`]); the
+    /// backtracker on small boards and whatever must be proved or counted, local search on
+    /// empty boards past [`queens_model::model::MAX_N`], and a race of the two in between. The
+    /// answer names the engine that answered.
     Auto {
         /// The local engine's seed.
         seed: u64,
@@ -195,6 +195,24 @@ impl EngineSpec {
     /// True for an external solver, which may give up (`s UNKNOWN`) within the limits.
     pub fn may_give_up(self) -> bool {
         matches!(self, EngineSpec::Ext(_))
+    }
+
+    /// True for the engines that keep the whole board (n² bits): every engine but local
+    /// search and `auto`, whose plan chooses ([`crate::memory::complete_only`]).
+    pub fn keeps_the_board(self) -> bool {
+        !matches!(self, EngineSpec::Local { .. } | EngineSpec::Auto { .. })
+    }
+
+    /// True for the complete engines that search the core of a classic completion past
+    /// [`queens_model::model::MAX_N`]: backtrack, sat, ext and their race.
+    pub fn searches_the_core(self) -> bool {
+        matches!(
+            self,
+            EngineSpec::Backtrack { .. }
+                | EngineSpec::Sat(_)
+                | EngineSpec::Ext(_)
+                | EngineSpec::Race(_)
+        )
     }
 }
 

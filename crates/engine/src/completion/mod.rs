@@ -360,7 +360,7 @@ fn build(
 pub const AUTO_FROM_N: usize = 64;
 
 /// Whether `auto` counts `problem` on its core ([`crate::plan::counts_on_core`]; one
-/// solution is the portfolio's, [`crate::portfolio`]): a classic board of at least
+/// solution is the portfolio's, [`crate::plan::run_portfolio`]): a classic board of at least
 /// [`AUTO_FROM_N`] rows with fixed queens, at most 40 % of its rows free and at most
 /// [`MAX_CORE_ROWS`].
 pub fn suits_auto(problem: &Problem) -> bool {
