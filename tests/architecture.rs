@@ -266,14 +266,13 @@ fn the_file_graph_sees_circles_and_resolves_re_exports() {
 }
 
 /// The files that may ask which engine a spec or a name is by matching on it: the plan
-/// (`plan.rs`, with the completion portfolio's node in `portfolio.rs` and the proof's steps in
-/// `prove.rs`), the executor and its engine table (`execute.rs`, `side_by_side.rs`), and the
+/// (`plan.rs`, with the completion portfolio's node, and the proof's steps in `prove.rs`),
+/// the executor and its engine table (`execute.rs`, `side_by_side.rs`), and the
 /// names and the grammar the table is keyed by (`name.rs`, `spec.rs`). Everywhere else a
 /// question is asked of them (`EngineSpec::fields`, `EngineName::searcher`, …), so that a new
 /// engine is one folder and one line of the table.
 const MAY_MATCH_ENGINES: &[&str] = &[
     "crates/engine/src/plan.rs",
-    "crates/engine/src/portfolio.rs",
     "crates/engine/src/prove.rs",
     "crates/engine/src/execute.rs",
     "crates/engine/src/side_by_side.rs",
@@ -649,6 +648,178 @@ fn through_the_root(
 }
 
 /// The file graph of [`no_circles_between_files`].
+// ---------------------------------------------------------------------------------------------
+// The routing is small, and the engines know nothing of it or of each other.
+
+/// The routing of the engine crate: the plan (the tree of steps, `plan()`, and the
+/// completion portfolio's node and run), the executor with the engine table, and the one
+/// combinator of two steps at once. Every other file of the crate is an engine, a model of
+/// the problem (the board's core and its estimates, the CNF, the memory limits) or a proof
+/// writer; a new routing file is a new entry here, and counts.
+const ROUTING: &[&str] = &[
+    "crates/engine/src/plan.rs",
+    "crates/engine/src/execute.rs",
+    "crates/engine/src/side_by_side.rs",
+];
+
+/// The routing's files at most, and their lines at most: every line of each file counts
+/// (`wc -l`: doc comments, blank lines and unit tests included), so tests of the routing
+/// live in `tests/suite/plan.rs`.
+const ROUTING_MAX_FILES: usize = 3;
+const ROUTING_MAX_LINES: usize = 1_700;
+
+/// What is wrong with the routing under `root`: over [`ROUTING_MAX_FILES`] files or
+/// [`ROUTING_MAX_LINES`] lines, or a file of [`ROUTING`] missing; empty when all is well.
+fn routing_report(root: &std::path::Path, routing: &[&str]) -> String {
+    let mut report = String::new();
+    if routing.len() > ROUTING_MAX_FILES {
+        report += &format!(
+            "the routing is {} files, at most {ROUTING_MAX_FILES}: {routing:?}\n",
+            routing.len()
+        );
+    }
+    let mut total = 0;
+    let mut each = String::new();
+    for f in routing {
+        let Ok(text) = std::fs::read_to_string(root.join(f)) else {
+            report += &format!("the routing file {f} is missing: fold its successor in here\n");
+            continue;
+        };
+        let lines = text.lines().count();
+        total += lines;
+        each += &format!("    {lines:>5} {f}\n");
+    }
+    if total > ROUTING_MAX_LINES {
+        report += &format!(
+            "the routing is {total} lines, at most {ROUTING_MAX_LINES}: move what is a model of \
+             the problem to its model, and tests to tests/suite/plan.rs\n{each}"
+        );
+    }
+    report
+}
+
+#[test]
+fn the_routing_is_three_files_and_at_most_its_lines() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let report = routing_report(root, ROUTING);
+    assert!(report.is_empty(), "{report}");
+    // The count sees a file grown past the bound, and a fourth file.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.rs"), "//\n".repeat(ROUTING_MAX_LINES)).unwrap();
+    assert!(routing_report(dir.path(), &["a.rs"]).is_empty());
+    std::fs::write(dir.path().join("b.rs"), "fn f() {}\n").unwrap();
+    let grown = routing_report(dir.path(), &["a.rs", "b.rs"]);
+    assert!(
+        grown.contains(&format!("{} lines", ROUTING_MAX_LINES + 1)),
+        "{grown}"
+    );
+    let four = routing_report(dir.path(), &["a.rs", "b.rs", "b.rs", "b.rs"]);
+    assert!(four.contains("is 4 files"), "{four}");
+}
+
+/// The engines' own files: each folder (or file) is one engine, which may use the models
+/// (the board, the core, the CNF, the memory limits, `engines.rs`'s `Engine` trait) but
+/// neither another engine nor the routing. `completion/` is the model of a completion's
+/// core and its estimates; only its search is an engine. `sat.rs` counts as a model here:
+/// it holds the CNF formula (`Encoded`, `encode_problem`) that `ext/` writes out, beside
+/// varisat's run.
+const ENGINE_FOLDERS: &[&str] = &[
+    "crates/engine/src/backtrack/",
+    "crates/engine/src/dlx/",
+    "crates/engine/src/local/",
+    "crates/engine/src/ext/",
+    "crates/engine/src/completion/search.rs",
+];
+
+/// Uses of another engine that are cross-checks in an engine's unit tests: (from, to).
+const ENGINE_CROSS_CHECKS: &[(&str, &str)] = &[
+    // Dancing Links' count against the backtracker's on the same boards.
+    (
+        "crates/engine/src/dlx/mod.rs",
+        "crates/engine/src/backtrack/mod.rs",
+    ),
+];
+
+/// The engine (of `engines`) whose folder holds `file`.
+fn engine_folder<'a>(file: &str, engines: &[&'a str]) -> Option<&'a str> {
+    engines.iter().copied().find(|e| file.starts_with(e))
+}
+
+/// Every use, in `graph`, of another engine or of the routing from an engine's file.
+fn engine_imports(
+    graph: &files::Graph,
+    engines: &[&str],
+    routing: &[&str],
+    allowed: &[(&str, &str)],
+) -> String {
+    let mut report = String::new();
+    for (from, to, at) in graph.edges() {
+        let Some(own) = engine_folder(&from, engines) else {
+            continue;
+        };
+        let other = engine_folder(&to, engines).is_some_and(|e| e != own);
+        let planned = routing.contains(&to.as_str());
+        if (other || planned) && !allowed.contains(&(from.as_str(), to.as_str())) {
+            let what = if planned {
+                "the routing"
+            } else {
+                "another engine"
+            };
+            report += &format!("    {from} -> {to} ({what}; {at})\n");
+        }
+    }
+    report
+}
+
+#[test]
+fn no_engine_uses_another_engine_or_the_routing() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let graph = files::Graph::of_crate(root, &root.join("crates/engine/src/lib.rs"));
+    for e in ENGINE_FOLDERS {
+        assert!(
+            root.join(e).exists(),
+            "the engine {e} is gone: update ENGINE_FOLDERS"
+        );
+    }
+    let report = engine_imports(&graph, ENGINE_FOLDERS, ROUTING, ENGINE_CROSS_CHECKS);
+    assert!(
+        report.is_empty(),
+        "an engine uses another engine or the routing (what both need is a model: move it \
+         to one):\n{report}"
+    );
+    // The check sees a planted use of the plan and of another engine.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    std::fs::create_dir_all(src.join("b")).unwrap();
+    let write = |p: &str, text: &str| std::fs::write(src.join(p), text).unwrap();
+    write(
+        "lib.rs",
+        "pub mod a;\npub mod b;\npub mod plan;\npub mod model;\n",
+    );
+    write("model.rs", "pub struct Board;\n");
+    write("plan.rs", "pub struct Step;\n");
+    write("b/mod.rs", "pub fn run() {}\n");
+    write(
+        "a/mod.rs",
+        "use crate::model::Board;\npub fn f(_: Board) {}\n",
+    );
+    let (engines, routing) = (&["src/a/", "src/b/"][..], &["src/plan.rs"][..]);
+    let clean = files::Graph::of_crate(dir.path(), &src.join("lib.rs"));
+    assert_eq!(engine_imports(&clean, engines, routing, &[]), "");
+    write(
+        "a/mod.rs",
+        "use crate::plan::Step;\npub fn f(_: Step) { crate::b::run() }\n",
+    );
+    let planted = files::Graph::of_crate(dir.path(), &src.join("lib.rs"));
+    let report = engine_imports(&planted, engines, routing, &[]);
+    assert!(
+        report.contains("src/a/mod.rs -> src/plan.rs (the routing")
+            && report.contains("src/a/mod.rs -> src/b/mod.rs (another engine"),
+        "{report}"
+    );
+}
+
 mod files {
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};
@@ -911,6 +1082,17 @@ mod files {
             let mut b = Builder::new(root);
             b.add_crate(crate_root);
             b.graph()
+        }
+
+        /// Every edge: from, to, and where (line and path).
+        pub fn edges(&self) -> Vec<(String, String, String)> {
+            self.edges
+                .iter()
+                .map(|(&(a, b), e)| {
+                    let at = format!("line {}: {}", e.line, e.path);
+                    (self.files[a].clone(), self.files[b].clone(), at)
+                })
+                .collect()
         }
 
         /// Every edge as `from -> to`.
