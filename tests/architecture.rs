@@ -738,6 +738,10 @@ const ENGINE_CROSS_CHECKS: &[(&str, &str)] = &[
         "crates/engine/src/dlx/mod.rs",
         "crates/engine/src/backtrack/mod.rs",
     ),
+    (
+        "crates/engine/src/dlx/mod.rs",
+        "crates/engine/src/backtrack/config.rs",
+    ),
 ];
 
 /// The engine (of `engines`) whose folder holds `file`.
