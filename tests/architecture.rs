@@ -647,7 +647,6 @@ fn through_the_root(
     found
 }
 
-/// The file graph of [`no_circles_between_files`].
 // ---------------------------------------------------------------------------------------------
 // The routing is small, and the engines know nothing of it or of each other.
 
@@ -666,7 +665,7 @@ const ROUTING: &[&str] = &[
 /// (`wc -l`: doc comments, blank lines and unit tests included), so tests of the routing
 /// live in `tests/suite/plan.rs`.
 const ROUTING_MAX_FILES: usize = 3;
-const ROUTING_MAX_LINES: usize = 1_700;
+const ROUTING_MAX_LINES: usize = 1_650;
 
 /// What is wrong with the routing under `root`: over [`ROUTING_MAX_FILES`] files or
 /// [`ROUTING_MAX_LINES`] lines, or a file of [`ROUTING`] missing; empty when all is well.
@@ -824,6 +823,7 @@ fn no_engine_uses_another_engine_or_the_routing() {
     );
 }
 
+/// The file graph of [`no_circles_between_files`].
 mod files {
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};

@@ -30,7 +30,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::ToSchema;
 
 use crate::answer::{Answer, ColumnAnswer, SolvedColumns};
-use crate::completion::{self, estimate_core, CoreEstimate, Hall, Open};
+use crate::completion::{self, bytes, estimate_core, CoreEstimate, Hall, Open, CORE_ALONE};
 use crate::engines::{Backtrack, Engine, Local};
 use crate::local;
 use crate::name::EngineName;
@@ -44,11 +44,6 @@ use queens_model::Budget;
 /// Boards smaller than this go to the backtracker alone: it answers them in well under a
 /// millisecond, and proves "no solution" where there is none (n = 2, 3).
 pub const RACE_FROM_N: usize = 32;
-
-/// How long the portfolio searches a core built at once alone, before local search starts
-/// beside it: near the crossing the core search answers in well under this, and starting two
-/// threads costs more than the answer; a search not done by then starts again on its thread.
-pub const CORE_ALONE: Duration = Duration::from_millis(20);
 
 /// What one step does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -544,47 +539,6 @@ fn portfolio(problem: &Problem, open: &Open, seed: u64, budget: &Budget) -> Step
             "the core search and local search on a classic completion",
             steps,
         )
-    }
-}
-
-impl CoreEstimate {
-    /// The decision for people, in one clause: the estimates, and what ran first.
-    pub fn why(&self) -> String {
-        let estimate = format!(
-            "the core ({} free rows) was estimated at {} against local search's {}",
-            self.free_rows,
-            bytes(self.core_memory),
-            bytes(self.local_memory)
-        );
-        match (self.local, self.core, self.core_first) {
-            (true, true, true) => format!(
-                "{estimate}, so the core was built at once and searched alone for up to {} ms, \
-                 then beside local search",
-                CORE_ALONE.as_millis()
-            ),
-            (true, true, false) => format!(
-                "{estimate}, so local search ran first, beside Hall's condition on the bitmaps, \
-                 and the core only once local search gave up"
-            ),
-            (true, false, _) => format!(
-                "{estimate}, and the core is over the limits (the core search's bound or the \
-                 memory limit), so local search ran, beside Hall's condition on the bitmaps"
-            ),
-            (false, true, _) => format!(
-                "{estimate}, and local search is over the memory limit, so the core search ran \
-                 alone"
-            ),
-            (false, false, _) => format!("{estimate}: neither fits the limits"),
-        }
-    }
-}
-
-/// A size for people: kilobytes under a megabyte, megabytes above.
-fn bytes(b: u64) -> String {
-    if b < 1 << 20 {
-        format!("{} KB", b.div_ceil(1 << 10))
-    } else {
-        format!("{} MB", b.div_ceil(1 << 20))
     }
 }
 

@@ -1,6 +1,9 @@
 //! The core's size before it is built: its open cells estimated from the bitmaps
 //! ([`Open::estimate_cells`]) and its memory against local search's and the budget's limit,
-//! on which the completion portfolio chooses ([`CoreEstimate`]).
+//! on which the completion portfolio chooses ([`CoreEstimate`]), and the choice for people
+//! ([`CoreEstimate::why`]).
+
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -9,6 +12,11 @@ use super::Open;
 use crate::local;
 use queens_model::model::Problem;
 use queens_model::Budget;
+
+/// How long the portfolio searches a core built at once alone, before local search starts
+/// beside it: near the crossing the core search answers in well under this, and starting two
+/// threads costs more than the answer; a search not done by then starts again on its thread.
+pub const CORE_ALONE: Duration = Duration::from_millis(20);
 
 /// The completion portfolio's estimates, made before any core is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -53,6 +61,47 @@ pub fn estimate_core(problem: &Problem, open: &Open, budget: &Budget) -> CoreEst
         local,
         core,
         core_first,
+    }
+}
+
+impl CoreEstimate {
+    /// The decision for people, in one clause: the estimates, and what ran first.
+    pub fn why(&self) -> String {
+        let estimate = format!(
+            "the core ({} free rows) was estimated at {} against local search's {}",
+            self.free_rows,
+            bytes(self.core_memory),
+            bytes(self.local_memory)
+        );
+        match (self.local, self.core, self.core_first) {
+            (true, true, true) => format!(
+                "{estimate}, so the core was built at once and searched alone for up to {} ms, \
+                 then beside local search",
+                CORE_ALONE.as_millis()
+            ),
+            (true, true, false) => format!(
+                "{estimate}, so local search ran first, beside Hall's condition on the bitmaps, \
+                 and the core only once local search gave up"
+            ),
+            (true, false, _) => format!(
+                "{estimate}, and the core is over the limits (the core search's bound or the \
+                 memory limit), so local search ran, beside Hall's condition on the bitmaps"
+            ),
+            (false, true, _) => format!(
+                "{estimate}, and local search is over the memory limit, so the core search ran \
+                 alone"
+            ),
+            (false, false, _) => format!("{estimate}: neither fits the limits"),
+        }
+    }
+}
+
+/// A size for people: kilobytes under a megabyte, megabytes above.
+pub fn bytes(b: u64) -> String {
+    if b < 1 << 20 {
+        format!("{} KB", b.div_ceil(1 << 10))
+    } else {
+        format!("{} MB", b.div_ceil(1 << 20))
     }
 }
 

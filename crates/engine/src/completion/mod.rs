@@ -29,7 +29,7 @@ use queens_model::Budget;
 use self::core::empty_line_reason;
 pub use self::core::Core;
 use self::core::{Lines, NONE};
-pub use self::estimate::{estimate_core, CoreEstimate};
+pub use self::estimate::{bytes, estimate_core, CoreEstimate, CORE_ALONE};
 pub use self::matching::{hall_on_bitmaps, Hall};
 pub use self::open::Open;
 pub use crate::work::CoreSize;
