@@ -432,36 +432,32 @@ fn engine_patterns(src: &str) -> Vec<usize> {
         }
         k
     };
+    // From `k`, the first token at the depth of `k` for which `stop` holds, or the bracket
+    // that closes the one `k` is inside.
+    let scan = |mut k: usize, stop: &dyn Fn(usize) -> bool| {
+        let mut depth = 0usize;
+        while k < t.len() && !(depth == 0 && stop(k)) {
+            if opens(text(k)) {
+                depth += 1;
+            } else if closes(text(k)) {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            k += 1;
+        }
+        k
+    };
     for i in 0..t.len() {
         match text(i) {
             "match" => {
                 // The scrutinee ends at the `{` that opens the arms.
-                let mut k = i + 1;
-                let mut depth = 0usize;
-                while k < t.len() && !(depth == 0 && text(k) == "{") {
-                    if opens(text(k)) {
-                        depth += 1;
-                    } else if closes(text(k)) {
-                        depth = depth.saturating_sub(1);
-                    }
-                    k += 1;
-                }
-                k += 1;
+                let mut k = scan(i + 1, &|k| text(k) == "{") + 1;
                 // Arms: a pattern up to `=>` at depth 0, then its body.
                 loop {
                     let start = k;
-                    let mut depth = 0usize;
-                    while k < t.len() && !(depth == 0 && text(k) == "=" && text(k + 1) == ">") {
-                        if opens(text(k)) {
-                            depth += 1;
-                        } else if closes(text(k)) {
-                            if depth == 0 {
-                                break;
-                            }
-                            depth -= 1;
-                        }
-                        k += 1;
-                    }
+                    k = scan(k, &|k| text(k) == "=" && text(k + 1) == ">");
                     if text(k) != "=" {
                         break;
                     }
@@ -470,42 +466,13 @@ fn engine_patterns(src: &str) -> Vec<usize> {
                 }
             }
             "matches" if text(i + 1) == "!" && text(i + 2) == "(" => {
-                let mut k = i + 3;
-                let mut depth = 0usize;
-                let mut pattern = None;
-                while k < t.len() {
-                    if opens(text(k)) {
-                        depth += 1;
-                    } else if closes(text(k)) {
-                        if depth == 0 {
-                            break;
-                        }
-                        depth -= 1;
-                    } else if depth == 0 && text(k) == "," && pattern.is_none() {
-                        pattern = Some(k + 1);
-                    }
-                    k += 1;
-                }
-                if let Some(p) = pattern {
-                    flag(p, k);
+                // The pattern follows the first comma, up to the closing parenthesis.
+                let comma = scan(i + 3, &|k| text(k) == ",");
+                if text(comma) == "," {
+                    flag(comma + 1, scan(comma + 1, &|_| false));
                 }
             }
-            "let" => {
-                let mut k = i + 1;
-                let mut depth = 0usize;
-                while k < t.len() && !(depth == 0 && matches!(text(k), "=" | ";" | ":")) {
-                    if opens(text(k)) {
-                        depth += 1;
-                    } else if closes(text(k)) {
-                        if depth == 0 {
-                            break;
-                        }
-                        depth -= 1;
-                    }
-                    k += 1;
-                }
-                flag(i + 1, k);
-            }
+            "let" => flag(i + 1, scan(i + 1, &|k| matches!(text(k), "=" | ";" | ":"))),
             _ => {}
         }
     }
