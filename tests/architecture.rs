@@ -2,7 +2,7 @@
 //! do: this test reads them (`cargo metadata`, `cargo tree`) and fails when an arrow points up, or when the
 //! verifier's or the proof checkers' crate gains a path to anything that searches.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
 use serde_json::Value;
@@ -786,6 +786,82 @@ fn no_engine_uses_another_engine_or_the_routing() {
     assert!(
         report.contains("src/a/mod.rs -> src/plan.rs (the routing")
             && report.contains("src/a/mod.rs -> src/b/mod.rs (another engine"),
+        "{report}"
+    );
+}
+
+/// The public types defined in the engine crate's sources, `(name, file)`, from the
+/// `pub struct`, `pub enum`, `pub type` and `pub trait` items (`pub(crate)` and narrower
+/// are not the crate's names).
+fn public_types(root: &std::path::Path, files: &[String]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for f in files {
+        let src = std::fs::read_to_string(root.join(f)).unwrap();
+        let t = files::tokens(&src);
+        for w in t.windows(3) {
+            if w[0].text == "pub"
+                && matches!(w[1].text.as_str(), "struct" | "enum" | "type" | "trait")
+            {
+                out.push((w[2].text.clone(), f.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The names of the engine crate's public types that `routing` (its files' sources) names
+/// and that more than one file defines, with those files: empty when every type a reader
+/// of the routing meets has one name.
+fn shared_names_in_routing(types: &[(String, String)], routing: &[String]) -> String {
+    let mut by_name: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (name, file) in types {
+        by_name.entry(name).or_default().insert(file);
+    }
+    let named: BTreeSet<String> = routing
+        .iter()
+        .flat_map(|src| files::tokens(src).into_iter().map(|t| t.text))
+        .collect();
+    by_name
+        .iter()
+        .filter(|(name, files)| files.len() > 1 && named.contains(**name))
+        .map(|(name, files)| {
+            let files: Vec<&str> = files.iter().copied().collect();
+            format!("  {name}: {}\n", files.join(", "))
+        })
+        .collect()
+}
+
+#[test]
+fn the_types_a_reader_of_the_routing_meets_have_one_name_each() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let engine: Vec<String> = workspace_sources(root)
+        .into_iter()
+        .filter(|f| f.starts_with("crates/engine/src/"))
+        .collect();
+    let types = public_types(root, &engine);
+    assert!(
+        types
+            .iter()
+            .any(|(n, f)| n == "Step" && f.ends_with("plan.rs")),
+        "the type reader found no plan::Step: {} types",
+        types.len()
+    );
+    let routing: Vec<String> = ROUTING
+        .iter()
+        .map(|f| std::fs::read_to_string(root.join(f)).unwrap())
+        .collect();
+    let report = shared_names_in_routing(&types, &routing);
+    assert!(
+        report.is_empty(),
+        "public types of the engine crate that the routing names share a name with another \
+         (rename one):\n{report}"
+    );
+    // The check sees a planted second `Step`.
+    let mut planted = types.clone();
+    planted.push(("Step".into(), "crates/engine/src/puzzle/planted.rs".into()));
+    let report = shared_names_in_routing(&planted, &routing);
+    assert!(
+        report.contains("Step: crates/engine/src/plan.rs, crates/engine/src/puzzle/planted.rs"),
         "{report}"
     );
 }

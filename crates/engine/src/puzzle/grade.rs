@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::deduce::{next_step, Step, Technique};
+use super::deduce::{next_step, Deduction, Technique};
 use super::Position;
 use queens_model::model::Problem;
 
@@ -52,7 +52,7 @@ impl Grade {
 /// The logical path from the problem's position (its queens and marks).
 pub struct Path {
     /// The steps, in order.
-    pub steps: Vec<Step>,
+    pub steps: Vec<Deduction>,
     /// True when the steps reach a solved board.
     pub solved: bool,
 }

@@ -1,14 +1,14 @@
 //! A queen rules out the other cells of its row, column and region, and the cells it
 //! attacks (rule `full`) or touches (rule `touch`).
 
-use super::step::{Step, Technique};
+use super::step::{Deduction, Technique};
 use super::words::cells;
 use crate::puzzle::Position;
 
-pub(super) fn find(pos: &Position) -> Option<Step> {
+pub(super) fn find(pos: &Position) -> Option<Deduction> {
     pos.queens().into_iter().find_map(|q| {
         let out = pos.ruled_out_by(q);
-        (!out.is_empty()).then(|| Step {
+        (!out.is_empty()).then(|| Deduction {
             technique: Technique::Attacked,
             place: vec![],
             lines: pos.lines_of(q),

@@ -2,11 +2,11 @@
 //! cell of the row can; a row (column) whose open cells all lie in one region holds that
 //! region's queen, so no other cell of the region can.
 
-use super::step::{Step, Technique};
+use super::step::{Deduction, Technique};
 use super::words::{capitalised, cells};
 use crate::puzzle::{Line, Position};
 
-pub(super) fn find(pos: &Position) -> Option<Step> {
+pub(super) fn find(pos: &Position) -> Option<Deduction> {
     let regions = pos.problem().regions()?;
     let n = pos.n();
     let open_lines = |make: fn(usize) -> Line| {
@@ -28,7 +28,7 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
                     .filter(|&p| Line::Region(regions.id(p)) != region)
                     .collect();
                 if !out.is_empty() {
-                    return Some(Step {
+                    return Some(Deduction {
                         technique: Technique::Confined,
                         place: vec![],
                         lines: vec![region, line],
@@ -64,7 +64,7 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
                 .filter(|&p| !on_line(p))
                 .collect();
             if !out.is_empty() {
-                return Some(Step {
+                return Some(Deduction {
                     technique: Technique::Confined,
                     place: vec![],
                     lines: vec![line, region],

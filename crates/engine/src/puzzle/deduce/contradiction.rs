@@ -2,13 +2,13 @@
 //! hold one: a bounded "if this cell held a queen" chain.
 
 use super::direct::next_step;
-use super::step::{Step, Technique};
+use super::step::{Deduction, Technique};
 use crate::puzzle::{Cell, Position};
 
 /// Most steps a chain may take before it is given up.
 const MAX_CHAIN: usize = 64;
 
-pub(super) fn find(pos: &Position) -> Option<Step> {
+pub(super) fn find(pos: &Position) -> Option<Deduction> {
     let n = pos.n();
     for i in 0..n * n {
         let x = (i / n, i % n);
@@ -26,7 +26,7 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
             steps += 1;
         }
         if let Some(line) = what_if.dead_line() {
-            return Some(Step {
+            return Some(Deduction {
                 technique: Technique::Contradiction,
                 place: vec![],
                 eliminate: vec![x],

@@ -1,16 +1,16 @@
 //! A line without a queen that has one open cell left: the queen goes there.
 
-use super::step::{Step, Technique};
+use super::step::{Deduction, Technique};
 use super::words::capitalised;
 use crate::puzzle::Position;
 
-pub(super) fn find(pos: &Position) -> Option<Step> {
+pub(super) fn find(pos: &Position) -> Option<Deduction> {
     pos.lines().into_iter().find_map(|line| {
         if pos.has_queen(line) {
             return None;
         }
         match pos.open_in(line).as_slice() {
-            &[only] => Some(Step {
+            &[only] => Some(Deduction {
                 technique: Technique::LastCell,
                 place: vec![only],
                 eliminate: vec![],

@@ -21,11 +21,11 @@ mod would_empty;
 
 use super::Position;
 
-pub use step::{Step, Technique};
+pub use step::{Deduction, Technique};
 
 /// The next step by the simplest technique that finds one, up to `hardest`; `None` when the
 /// position is solved, stuck, or already contradictory (see [`Position::dead_line`]).
-pub fn next_step(pos: &Position, hardest: Technique) -> Option<Step> {
+pub fn next_step(pos: &Position, hardest: Technique) -> Option<Deduction> {
     if pos.dead_line().is_some() {
         return None;
     }

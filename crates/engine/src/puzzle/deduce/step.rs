@@ -52,7 +52,7 @@ impl Technique {
 
 /// One deduction.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Step {
+pub struct Deduction {
     /// How it was found.
     pub technique: Technique,
     /// Cells that must hold a queen.
@@ -65,7 +65,7 @@ pub struct Step {
     pub reason: String,
 }
 
-impl Step {
+impl Deduction {
     /// Applies the step to a position.
     pub fn apply(&self, pos: &mut Position) {
         for &p in &self.eliminate {

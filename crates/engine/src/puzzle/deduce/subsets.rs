@@ -3,7 +3,7 @@
 //! regions' queens, so no other cell of those regions can. Columns likewise. (k = 1 is
 //! [`super::confined`].)
 
-use super::step::{Step, Technique};
+use super::step::{Deduction, Technique};
 use super::words::{cells, lines};
 use crate::puzzle::{Line, Position};
 use queens_model::model::Pos;
@@ -12,7 +12,7 @@ use queens_model::model::Pos;
 /// their complements (n − k lines of the other kind).
 const MAX_K: usize = 4;
 
-pub(super) fn find(pos: &Position) -> Option<Step> {
+pub(super) fn find(pos: &Position) -> Option<Deduction> {
     let regions = pos.problem().regions()?;
     let n = pos.n();
     if n > 64 {
@@ -69,7 +69,7 @@ fn search(
     from: usize,
     union: u64,
     chosen: &mut Vec<usize>,
-) -> Option<Step> {
+) -> Option<Deduction> {
     if union.count_ones() as usize > k {
         return None;
     }
@@ -88,7 +88,7 @@ fn search(
         if out.is_empty() || union.count_ones() as usize != k {
             return None;
         }
-        return Some(Step {
+        return Some(Deduction {
             technique: Technique::Subsets,
             place: vec![],
             lines: inside.iter().chain(&targets).copied().collect(),

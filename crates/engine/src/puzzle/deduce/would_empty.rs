@@ -1,9 +1,9 @@
 //! A cell whose queen would rule out every open cell of some other line cannot hold one.
 
-use super::step::{Step, Technique};
+use super::step::{Deduction, Technique};
 use crate::puzzle::{Cell, Position};
 
-pub(super) fn find(pos: &Position) -> Option<Step> {
+pub(super) fn find(pos: &Position) -> Option<Deduction> {
     let n = pos.n();
     let lines = pos.lines();
     for i in 0..n * n {
@@ -19,7 +19,7 @@ pub(super) fn find(pos: &Position) -> Option<Step> {
             }
             let open = pos.open_in(line);
             if open.iter().all(|p| gone.contains(p)) {
-                return Some(Step {
+                return Some(Deduction {
                     technique: Technique::WouldEmpty,
                     place: vec![],
                     eliminate: vec![x],
