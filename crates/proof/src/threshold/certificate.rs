@@ -91,17 +91,22 @@ fn read(dir: &Path, name: &str) -> Result<String, Error> {
 pub fn read_claim(dir: &Path) -> Result<(usize, usize), Error> {
     let (n, k, covered) = read_any_claim(dir)?;
     if !covered {
-        return Err(Error::input_at_field(
-            &dir.join(CLAIM).display().to_string(),
-            "at_most",
-            format!(
-                "claims only a({n}) ≤ {k}, from its counterexample: there is no cover to \
-                 check in parts or merge; check it whole with `queens threshold check {}`",
-                dir.display()
-            ),
-        ));
+        return Err(bound_only(dir, n, k));
     }
     Ok((n, k))
+}
+
+/// The refusal of a claim of a bound only (`at_most`) where a cover is needed.
+fn bound_only(dir: &Path, n: usize, k: usize) -> Error {
+    Error::input_at_field(
+        &dir.join(CLAIM).display().to_string(),
+        "at_most",
+        format!(
+            "claims only a({n}) ≤ {k}, from its counterexample: there is no cover to check \
+             in parts or merge; check it whole with `queens threshold check {}`",
+            dir.display()
+        ),
+    )
 }
 
 /// Reads either claim: `(n, k, true)` for `{"n", "k"}`, `(n, k, false)` for
@@ -558,8 +563,7 @@ pub fn check_certificate_part(dir: &Path, part: (usize, usize)) -> Result<Verdic
     let (n, k, covered) = read_any_claim(dir)?;
     if !covered {
         if part != (0, 1) {
-            // Refused, as read_claim refuses it, naming the whole check.
-            read_claim(dir)?;
+            return Err(bound_only(dir, n, k));
         }
         if !dir.join(COUNTEREXAMPLE).exists() {
             return Ok(Verdict::Rejected(format!(
