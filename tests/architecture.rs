@@ -266,18 +266,18 @@ fn the_file_graph_sees_circles_and_resolves_re_exports() {
 }
 
 /// The files that may ask which engine a spec or a name is by matching on it: the plan
-/// (`plan.rs`, with the completion portfolio's node, and the proof's steps in `prove.rs`),
-/// the executor and its engine table (`execute.rs`, `side_by_side.rs`), and the
+/// (`plan.rs`, with the completion portfolio's node),
+/// the executor (`execute.rs`, `side_by_side.rs`), the engine table (`table.rs`), and the
 /// names and the grammar the table is keyed by (`name.rs`, `spec.rs`). Everywhere else a
 /// question is asked of them (`EngineSpec::fields`, `EngineName::searcher`, …), so that a new
 /// engine is one folder and one line of the table.
 const MAY_MATCH_ENGINES: &[&str] = &[
     "crates/engine/src/plan.rs",
-    "crates/engine/src/prove.rs",
     "crates/engine/src/execute.rs",
     "crates/engine/src/side_by_side.rs",
     "crates/engine/src/name.rs",
     "crates/engine/src/spec.rs",
+    "crates/engine/src/table.rs",
 ];
 
 /// Every `.rs` file of the workspace's sources (crates, the binary, python, tests, examples,
@@ -739,6 +739,84 @@ fn engine_imports(
         }
     }
     report
+}
+
+/// Where the product's sources (not its tests) name the engine without options `leaf`,
+/// outside its own folder: each line as `file:line`, but for its line of the engine table
+/// (`table.rs`, the line of `LEAVES`) and its `mod` line in `lib.rs`.
+fn leaf_mentions(root: &std::path::Path, leaf: &str) -> Vec<String> {
+    let folder = format!("crates/engine/src/{leaf}/");
+    let word = |line: &str| {
+        let lower = line.to_lowercase();
+        lower.match_indices(leaf).any(|(i, _)| {
+            let before = lower[..i].chars().next_back();
+            let after = lower[i + leaf.len()..].chars().next();
+            let part = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !part(before) && !part(after)
+        })
+    };
+    let mut found = Vec::new();
+    for f in workspace_sources(root) {
+        let product = (f.starts_with("crates/") && f.contains("/src/"))
+            || f.starts_with("src/")
+            || f.starts_with("python/src/");
+        if !product || f.starts_with(&folder) {
+            continue;
+        }
+        let text = std::fs::read_to_string(root.join(&f)).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let allowed = (f == "crates/engine/src/table.rs" && line.contains("pub static LEAVES"))
+                || (f == "crates/engine/src/lib.rs" && line.trim() == format!("pub mod {leaf};"));
+            if word(line) && !allowed {
+                found.push(format!("{f}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// An engine without options arrives as its folder and one line of the engine table
+/// (`LEAVES` in `table.rs`): outside its folder no source of the product names it, so its
+/// name, help, listing, parsing and running all come from that line.
+#[test]
+fn an_engine_without_options_is_its_folder_and_one_line_of_the_table() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let table = std::fs::read_to_string(root.join("crates/engine/src/table.rs")).unwrap();
+    let line = table
+        .lines()
+        .find(|l| l.contains("pub static LEAVES"))
+        .expect("table.rs lists the engines without options in one line, `pub static LEAVES`");
+    let leaves: Vec<&str> = line
+        .split("crate::")
+        .skip(1)
+        .filter_map(|s| s.split("::").next())
+        .collect();
+    assert!(leaves.contains(&"dlx"), "{line}");
+    for leaf in leaves {
+        let found = leaf_mentions(root, leaf);
+        assert!(
+            found.is_empty(),
+            "the engine {leaf} is named outside its folder and its line of the table:\n{}",
+            found.join("\n")
+        );
+    }
+    // The check sees a planted mention.
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("crates/engine/src");
+    std::fs::create_dir_all(src.join("xyz")).unwrap();
+    std::fs::write(src.join("lib.rs"), "pub mod xyz;\n").unwrap();
+    std::fs::write(src.join("xyz/mod.rs"), "// xyz\n").unwrap();
+    std::fs::write(
+        src.join("table.rs"),
+        "pub static LEAVES = [crate::xyz::LEAF];\n",
+    )
+    .unwrap();
+    assert!(leaf_mentions(dir.path(), "xyz").is_empty());
+    std::fs::write(src.join("plan.rs"), "// the XYZ engine\nfn xyzzy() {}\n").unwrap();
+    assert_eq!(
+        leaf_mentions(dir.path(), "xyz"),
+        ["crates/engine/src/plan.rs:1: // the XYZ engine"]
+    );
 }
 
 #[test]

@@ -118,6 +118,36 @@ fn count_and_solve_text_name_the_engine_that_ran() {
     }
 }
 
+/// An engine name the table does not know is refused (exit 2) with the table's names by
+/// every command that takes `--engine`, and `ext` alone asks for its solver.
+#[test]
+fn an_unknown_engine_is_refused_with_the_names_of_the_table() {
+    let nauck = instance("nauck-1850.txt");
+    for (args, names) in [
+        (
+            &["solve", "--n", "6", "--engine", "dlxx"][..],
+            "`dlxx`: use auto, backtrack, sat, race, local, dlx or ext:SOLVER",
+        ),
+        (
+            &["count", "--n", "6", "--engine", "dlxx"][..],
+            "`dlxx`: use auto, backtrack, sat, race, local, dlx or ext:SOLVER",
+        ),
+        (
+            &["explain", &nauck, "--engine", "dlxx"][..],
+            "[possible values: auto, backtrack, sat, race, local, dlx]",
+        ),
+    ] {
+        let o = queens(args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(names), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let o = queens(&["solve", "--n", "6", "--engine", "ext"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"));
+}
+
 #[test]
 fn count_with_unique_and_limit() {
     let v = json(&queens(&["count", "--n", "8", "--unique", "--json"], None));

@@ -296,11 +296,12 @@ fn dancing_links_agrees_with_the_backtracker_on_region_puzzles() {
         }
     }
     let budget = Budget::default();
+    let dlx: EngineSpec = "dlx".parse().unwrap();
     for (name, p) in &puzzles {
         let by = |spec| count(p, spec, Some(2), &budget).unwrap().count;
         let want = by(EngineSpec::Backtrack { threads: 1 });
-        assert_eq!(by(EngineSpec::Dlx), want, "{name}");
-        let one = queens::engine::solve(p, EngineSpec::Dlx, &budget).unwrap();
+        assert_eq!(by(dlx), want, "{name}");
+        let one = queens::engine::solve(p, dlx, &budget).unwrap();
         if let queens::engine::Answer::Sat(q) = one.answer {
             assert!(queens::verify::verify(p, &q).is_ok(), "{name}");
         }

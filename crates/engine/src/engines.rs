@@ -7,12 +7,13 @@
 //!
 //! The leaf engines are [`Backtrack`], [`Sat`], [`Ext`], [`Local`] and [`CoreSearch`] (the
 //! backtracker on the core of a completion); [`crate::plan`] chooses and combines them and
-//! [`crate::execute`] runs them. [`crate::execute::engine_of`] builds the
+//! [`crate::execute`] runs them. [`crate::table::engine_of`] builds the
 //! engine an [`EngineSpec`] names.
 
 use crate::answer::{ColumnAnswer, Counted, SolvedColumns};
 use crate::checked::cells_answer;
 use crate::encode::amo::Encoding;
+use crate::leaf::About;
 use crate::memory::{check_sat_memory, SatMemory};
 use crate::name::EngineName;
 use crate::spec::EngineSpec;
@@ -24,8 +25,8 @@ use queens_model::Budget;
 
 /// One engine.
 pub trait Engine: Sync {
-    /// Its family, as answers name it.
-    fn name(&self) -> EngineName;
+    /// Its family's name, as answers write it.
+    fn name(&self) -> &'static str;
 
     /// One solution (one column per row, not yet verified) or a proven "no", within
     /// `budget`. `work.answered_by` names the configuration that answered.
@@ -42,7 +43,7 @@ pub trait Engine: Sync {
     ) -> Result<(Work, bool), Error> {
         Err(Error::unsupported(format!(
             "the {} engine does not list solutions; count or list them with backtrack or sat",
-            self.name().name()
+            self.name()
         ))
         .about("engine"))
     }
@@ -57,6 +58,15 @@ pub trait Engine: Sync {
     ) -> Option<Result<Counted, Error>> {
         None
     }
+}
+
+/// An engine without options: what it says of itself, and the engine. Its folder defines
+/// one, and one line of the engine table ([`crate::table::LEAVES`]) lists it.
+pub struct Leaf {
+    /// Its name and help.
+    pub about: About,
+    /// The engine.
+    pub build: fn() -> Box<dyn Engine>,
 }
 
 /// A complete engine's answer when the budget ran out before it started.
@@ -109,8 +119,8 @@ impl Backtrack {
 }
 
 impl Engine for Backtrack {
-    fn name(&self) -> EngineName {
-        EngineName::Backtrack
+    fn name(&self) -> &'static str {
+        EngineName::Backtrack.name()
     }
 
     fn solve(&self, problem: &Problem, budget: &Budget) -> Result<SolvedColumns, Error> {
@@ -194,8 +204,8 @@ fn sat_core(problem: &Problem, work: &mut Work) {
 }
 
 impl Engine for Sat {
-    fn name(&self) -> EngineName {
-        EngineName::Sat
+    fn name(&self) -> &'static str {
+        EngineName::Sat.name()
     }
 
     fn solve(&self, problem: &Problem, budget: &Budget) -> Result<SolvedColumns, Error> {
@@ -231,8 +241,8 @@ impl Engine for Sat {
 pub struct Ext(pub ext::ExtSpec);
 
 impl Engine for Ext {
-    fn name(&self) -> EngineName {
-        EngineName::Ext
+    fn name(&self) -> &'static str {
+        EngineName::Ext.name()
     }
 
     fn solve(&self, problem: &Problem, budget: &Budget) -> Result<SolvedColumns, Error> {
@@ -272,8 +282,8 @@ pub struct Local {
 }
 
 impl Engine for Local {
-    fn name(&self) -> EngineName {
-        EngineName::Local
+    fn name(&self) -> &'static str {
+        EngineName::Local.name()
     }
 
     fn solve(&self, problem: &Problem, budget: &Budget) -> Result<SolvedColumns, Error> {
@@ -308,8 +318,8 @@ pub struct CoreSearch {
 }
 
 impl Engine for CoreSearch {
-    fn name(&self) -> EngineName {
-        EngineName::Backtrack
+    fn name(&self) -> &'static str {
+        EngineName::Backtrack.name()
     }
 
     fn solve(&self, problem: &Problem, budget: &Budget) -> Result<SolvedColumns, Error> {

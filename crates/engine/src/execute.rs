@@ -5,8 +5,9 @@
 //! [`crate::side_by_side`], whose sides may be closures over a child process the caller
 //! supplies.
 //!
-//! The leaves are the engines, built from their spec in one table ([`engine_of`]); the
-//! completion portfolio's node runs in [`crate::plan::run_portfolio`].
+//! The leaves are the engines, built from their spec by the engine table
+//! ([`crate::table::engine_of`]); the completion portfolio's node runs in
+//! [`crate::plan::run_portfolio`].
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -21,47 +22,11 @@ use crate::memory::{check_local_memory, complete_only, nothing_counts};
 use crate::plan::{plan, Action, Ask, Ending, Plan, Step};
 use crate::side_by_side::side_by_side;
 use crate::spec::EngineSpec;
+use crate::table::engine_of;
 use crate::work::{ms, Work};
 use queens_model::error::Error;
 use queens_model::model::{Pos, Problem};
 use queens_model::Budget;
-
-/// The error for a race asked of an entry point that cannot start its SAT child, or for
-/// more than one solution.
-pub(crate) fn race_needs_a_caller() -> Error {
-    Error::unsupported(
-        "engine race answers whether there is a solution (solve, one solution); use \
-         backtrack or sat for counting and listing"
-            .into(),
-    )
-}
-
-/// The engine table: the leaf engine `spec` names. `auto` is a plan, not a leaf, and a race
-/// of the backtracker and the SAT engine needs a caller that can start a child process (the
-/// operations layer).
-pub fn engine_of(spec: EngineSpec) -> Result<Box<dyn Engine>, Error> {
-    Ok(match spec {
-        EngineSpec::Backtrack { threads } => Box::new(engines::Backtrack {
-            threads,
-            rings: false,
-        }),
-        EngineSpec::BacktrackRings { threads } => Box::new(engines::Backtrack {
-            threads,
-            rings: true,
-        }),
-        EngineSpec::Sat(encoding) => Box::new(engines::Sat {
-            encoding,
-            learned: false,
-        }),
-        EngineSpec::Ext(x) => Box::new(engines::Ext(x)),
-        EngineSpec::Local { seed } => Box::new(engines::Local { seed }),
-        EngineSpec::Dlx => Box::new(crate::dlx::Dlx),
-        EngineSpec::Auto { .. } => {
-            return Err(Error::internal("auto is a plan of engines, not one engine"))
-        }
-        EngineSpec::Race(_) => return Err(race_needs_a_caller()),
-    })
-}
 
 /// Finds one solution or proves there is none, as one column per row: any engine, and the
 /// only way to solve a board past [`queens_model::model::MAX_N`] (local, auto, or a complete

@@ -4,12 +4,14 @@
 //! does not is an [`Error::Internal`], never an answer. "No solution" is [`Answer::Unsat`], a
 //! result; running out of time or being cancelled is [`Answer::Interrupted`], neither.
 //!
-//! `spec.rs` is the engine spec grammar (`name.rs` its families), `answer.rs` what engines
+//! `spec.rs` is the engine spec grammar (`name.rs` its families), `table.rs` the engine
+//! table (the leaf each spec names; an engine without options is its folder and one line
+//! there), `answer.rs` what engines
 //! answer and `work.rs` the work a run did, `memory.rs` the memory estimates made before any
 //! work, `checked.rs` the check of every board. The routing, three files: `plan.rs` makes
 //! the one plan of a request (a tree of steps: `auto`'s choice, the completion portfolio's
-//! decision, and the portfolio's run), `execute.rs` runs any plan (the engine table,
-//! listings and counts), and `side_by_side.rs` is the one combinator of two steps at once.
+//! decision, and the portfolio's run), `execute.rs` runs any plan (listings and
+//! counts too), and `side_by_side.rs` is the one combinator of two steps at once.
 //! The core's estimates the portfolio decides on are the completion's
 //! (`completion/estimate.rs`).
 
@@ -34,6 +36,7 @@ pub mod execute;
 pub mod explain;
 pub mod ext;
 pub mod formula;
+pub mod leaf;
 pub mod local;
 pub mod memory;
 pub mod name;
@@ -42,6 +45,7 @@ pub mod prove;
 pub mod sat;
 pub mod side_by_side;
 pub mod spec;
+pub mod table;
 pub mod threshold;
 pub mod work;
 

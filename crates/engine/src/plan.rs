@@ -372,7 +372,7 @@ pub fn plan<'p>(problem: &'p Problem, spec: EngineSpec, ask: Ask, budget: &Budge
             };
             (Step::run(spec, named), false)
         }
-        EngineSpec::Sat(_) | EngineSpec::Ext(_) | EngineSpec::Dlx => {
+        EngineSpec::Sat(_) | EngineSpec::Ext(_) | EngineSpec::Leaf(_) => {
             (Step::run(spec, named), false)
         }
     };

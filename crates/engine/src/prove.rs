@@ -80,7 +80,7 @@ pub fn direct_lrat(
     mode: FixedMode,
     format: ProofFormat,
 ) -> bool {
-    matches!(spec, EngineSpec::Backtrack { .. })
+    spec.plain_backtracker_threads().is_some()
         && matches!(format, ProofFormat::Lrat | ProofFormat::BinaryLrat)
         && mode == FixedMode::Simplify
         && matches!(encoding, Encoding::Auto | Encoding::Pairwise)
@@ -147,7 +147,7 @@ pub fn solve_certified_to(
     target: &ProofTarget,
 ) -> Result<Certified, Error> {
     let start = Instant::now();
-    let spec = proving_engine(spec)?;
+    let spec = spec.proving()?;
     crate::memory::complete_only(problem, spec)?;
     let direct = direct_lrat(spec, encoding, mode, format);
     let encoding = if direct { Encoding::Pairwise } else { encoding };
@@ -159,10 +159,7 @@ pub fn solve_certified_to(
     if direct {
         let vars = cnf.map.var_table();
         if let Some(ids) = ClauseIds::new(problem, &cnf.formula, &vars) {
-            let threads = match spec {
-                EngineSpec::Backtrack { threads } => threads,
-                _ => 0,
-            };
+            let threads = spec.plain_backtracker_threads().unwrap_or(0);
             return certify_lrat(
                 problem, cnf, &vars, &ids, threads, budget, target, start, format,
             );
@@ -216,25 +213,6 @@ impl Certified {
     }
 }
 
-/// The engine that proves for `spec`: the complete engines; `auto` proves with the
-/// backtracker, local search proves nothing.
-fn proving_engine(spec: EngineSpec) -> Result<EngineSpec, Error> {
-    match spec {
-        EngineSpec::Auto { .. } => Ok(EngineSpec::Backtrack { threads: 0 }),
-        EngineSpec::Local { .. } => Err(Error::unsupported_at_field(
-            "proof",
-            "the local engine proves nothing; ask backtrack, sat or auto \
-             for a proof",
-        )),
-        EngineSpec::Dlx => Err(Error::unsupported_at_field(
-            "proof",
-            "the dlx engine writes no proof of its \"no\"; ask backtrack, sat or auto \
-             for a proof",
-        )),
-        spec => Ok(spec),
-    }
-}
-
 /// Refuses a CNF to refute over the memory limit. The SAT engine's refusal advises the
 /// backtracker; here the backtracker needs the CNF too, to refute it.
 fn check_cnf_memory(
@@ -244,11 +222,11 @@ fn check_cnf_memory(
     budget: &Budget,
 ) -> Result<(), Error> {
     match (
-        spec,
+        spec.plain_backtracker_threads(),
         super::check_sat_memory(problem, encoding, super::SatMemory::WithFormula, budget),
     ) {
         (_, Ok(())) => Ok(()),
-        (EngineSpec::Backtrack { .. }, Err(Error::TooLarge { .. })) => {
+        (Some(_), Err(Error::TooLarge { .. })) => {
             let limit = budget.max_memory.unwrap_or(0);
             Err(Error::too_large(format!(
                 "the CNF a proof would refute ({encoding} encoding) needs more than the memory \
@@ -298,93 +276,83 @@ fn search(
 ) -> Result<Searched, Error> {
     // The engines write DRAT; LRAT is derived from binary DRAT.
     let binary = format != ProofFormat::Drat;
-    match spec {
-        EngineSpec::Backtrack { threads } => {
-            let vars = cnf.map.var_table();
-            let style = if binary {
-                DratStyle::Binary
-            } else {
-                DratStyle::Text
-            };
-            let max_bytes = budget.max_memory.unwrap_or_else(super::default_max_memory) / 4;
-            let (refutation, stats) = refute(
-                problem,
-                &vars,
-                style,
-                max_bytes,
-                &crate::backtrack::Config::within(budget, threads),
-            );
-            work.nodes = Some(stats.nodes);
-            match refutation {
-                Refutation::Sat(q) => Ok(Searched::Solution(q)),
-                Refutation::Unsat(p) => Ok(Searched::Refuted(p.bytes)),
-                Refutation::Interrupted => Ok(Searched::Stopped),
-                Refutation::Failed(message) => Err(Error::internal(message)),
-                Refutation::TooLarge(bytes) => Err(Error::too_large(format!(
-                    "the proof outgrew its share of the memory limit ({} MB written, \
-                     limit {} MB): raise the limit (--max-memory), or solve without a \
-                     proof",
-                    bytes >> 20,
-                    max_bytes >> 20
-                ))
-                .about("proof")),
+    if let Some(threads) = spec.plain_backtracker_threads() {
+        let vars = cnf.map.var_table();
+        let style = if binary {
+            DratStyle::Binary
+        } else {
+            DratStyle::Text
+        };
+        let max_bytes = budget.max_memory.unwrap_or_else(super::default_max_memory) / 4;
+        let (refutation, stats) = refute(
+            problem,
+            &vars,
+            style,
+            max_bytes,
+            &crate::backtrack::Config::within(budget, threads),
+        );
+        work.nodes = Some(stats.nodes);
+        match refutation {
+            Refutation::Sat(q) => Ok(Searched::Solution(q)),
+            Refutation::Unsat(p) => Ok(Searched::Refuted(p.bytes)),
+            Refutation::Interrupted => Ok(Searched::Stopped),
+            Refutation::Failed(message) => Err(Error::internal(message)),
+            Refutation::TooLarge(bytes) => Err(Error::too_large(format!(
+                "the proof outgrew its share of the memory limit ({} MB written, \
+                 limit {} MB): raise the limit (--max-memory), or solve without a \
+                 proof",
+                bytes >> 20,
+                max_bytes >> 20
+            ))
+            .about("proof")),
+        }
+    } else if let Some(x) = spec.ext() {
+        if format == ProofFormat::BinaryDrat {
+            return Err(Error::unsupported(
+                "an external solver's proof is checked as text DRAT: ask for drat (or \
+                 lrat, converted from it)"
+                    .into(),
+            )
+            .about("proof"));
+        }
+        if x.rings {
+            super::ext::add_rings(problem, cnf)?;
+        }
+        let run = super::ext::solve_proving(problem, x, cnf, budget)?;
+        work.sat = Some(run.stats);
+        match run.answer {
+            super::ext::ExtAnswer::Sat(q) => Ok(Searched::Solution(q)),
+            super::ext::ExtAnswer::Unsat => Ok(Searched::Refuted(run.proof.unwrap_or_default())),
+            super::ext::ExtAnswer::Unknown | super::ext::ExtAnswer::Interrupted => {
+                Ok(Searched::Stopped)
             }
         }
-        EngineSpec::Race(_) => Err(crate::execute::race_needs_a_caller()),
-        EngineSpec::BacktrackRings { .. } => Err(Error::unsupported(
-            "a proof comes from the backtracker without the ring prune: drop --rings".into(),
-        )
-        .about("rings")),
-        EngineSpec::Ext(x) => {
-            if format == ProofFormat::BinaryDrat {
-                return Err(Error::unsupported(
-                    "an external solver's proof is checked as text DRAT: ask for drat (or \
-                     lrat, converted from it)"
-                        .into(),
-                )
-                .about("proof"));
+    } else if spec.sat_encoding().is_some() {
+        let solve_start = Instant::now();
+        let mut drat = Vec::new();
+        let drat_format = if binary {
+            ProofFormat::BinaryDrat
+        } else {
+            ProofFormat::Drat
+        };
+        let model = crate::sat::solve_with_proof(&cnf.formula, drat_format, &mut drat)
+            .map_err(|e| Error::internal_from("proof", e))?;
+        work.sat = Some(SatStats {
+            solve_ms: ms(solve_start),
+            solver_calls: 1,
+            ..cnf.stats
+        });
+        Ok(match model {
+            Some(model) => {
+                let set: HashSet<varisat::Lit> = model.into_iter().collect();
+                Searched::Solution(cnf.map.decode(|l| set.contains(&l)))
             }
-            if x.rings {
-                super::ext::add_rings(problem, cnf)?;
-            }
-            let run = super::ext::solve_proving(problem, x, cnf, budget)?;
-            work.sat = Some(run.stats);
-            match run.answer {
-                super::ext::ExtAnswer::Sat(q) => Ok(Searched::Solution(q)),
-                super::ext::ExtAnswer::Unsat => {
-                    Ok(Searched::Refuted(run.proof.unwrap_or_default()))
-                }
-                super::ext::ExtAnswer::Unknown | super::ext::ExtAnswer::Interrupted => {
-                    Ok(Searched::Stopped)
-                }
-            }
-        }
-        EngineSpec::Local { .. } | EngineSpec::Auto { .. } | EngineSpec::Dlx => {
-            unreachable!("proving_engine maps these")
-        }
-        EngineSpec::Sat(_) => {
-            let solve_start = Instant::now();
-            let mut drat = Vec::new();
-            let drat_format = if binary {
-                ProofFormat::BinaryDrat
-            } else {
-                ProofFormat::Drat
-            };
-            let model = crate::sat::solve_with_proof(&cnf.formula, drat_format, &mut drat)
-                .map_err(|e| Error::internal_from("proof", e))?;
-            work.sat = Some(SatStats {
-                solve_ms: ms(solve_start),
-                solver_calls: 1,
-                ..cnf.stats
-            });
-            Ok(match model {
-                Some(model) => {
-                    let set: HashSet<varisat::Lit> = model.into_iter().collect();
-                    Searched::Solution(cnf.map.decode(|l| set.contains(&l)))
-                }
-                None => Searched::Refuted(drat),
-            })
-        }
+            None => Searched::Refuted(drat),
+        })
+    } else {
+        Err(Error::internal(
+            "the proof's engine is the backtracker, sat or ext",
+        ))
     }
 }
 
@@ -428,7 +396,7 @@ fn convert(
         &cnf.formula,
         &drat,
         // An external solver writes text DRAT.
-        !matches!(spec, EngineSpec::Ext(_)),
+        spec.ext().is_none(),
         &mut lrat,
     )
     .map_err(rejected(spec))?;
@@ -464,11 +432,10 @@ fn check(
     budget: &Budget,
 ) -> Result<Checked, Error> {
     let start = Instant::now();
-    let outside = match spec {
-        EngineSpec::Ext(_) if format == ProofFormat::Drat => {
-            super::ext::check_with_drat_trim(cnf, proof, budget)
-        }
-        _ => None,
+    let outside = if spec.ext().is_some() && format == ProofFormat::Drat {
+        super::ext::check_with_drat_trim(cnf, proof, budget)
+    } else {
+        None
     };
     let stats = match &outside {
         Some(Ok(())) => queens_proof::ProofStats {

@@ -1,12 +1,13 @@
 //! The engine spec grammar: one engine configuration (`backtrack:4`, `sat:seq`, `race`,
 //! `ext:cadical:product+rings`, `local:7`, `auto`), how it is written and how `--engine`
-//! strings parse into it. [`crate::name::EngineName`] is its family.
+//! strings parse into it (in the engine table, [`crate::table`], which knows the engines
+//! without options). [`crate::name::EngineName`] is its family.
 
 use std::fmt;
-use std::str::FromStr;
 
 use crate::encode::amo::Encoding;
 use crate::ext::spec::{ExtName, ExtSpec};
+use crate::leaf::LeafName;
 use crate::name::EngineName;
 use queens_model::error::Error;
 
@@ -41,8 +42,8 @@ pub enum EngineSpec {
         /// The seed (`local:SEED`; 1 when not given).
         seed: u64,
     },
-    /// Knuth's Dancing Links ([`crate::dlx`]): Algorithm X on the exact cover of the board.
-    Dlx,
+    /// An engine without options, from the engine table ([`crate::table::LEAVES`]).
+    Leaf(LeafName),
     /// The engine for the job (a plan of engines, [`crate::plan`]): on a completion the
     /// portfolio of the core search and local search ([`crate::plan::run_portfolio`]); the
     /// backtracker on small boards and whatever must be proved or counted, local search on
@@ -69,7 +70,7 @@ impl EngineSpec {
             EngineSpec::Sat(_)
             | EngineSpec::Ext(_)
             | EngineSpec::Local { .. }
-            | EngineSpec::Dlx
+            | EngineSpec::Leaf(_)
             | EngineSpec::Auto { .. } => EngineSpec::Backtrack { threads: 0 },
         }
     }
@@ -79,6 +80,16 @@ impl EngineSpec {
     pub fn uninterruptible(self) -> bool {
         matches!(self, EngineSpec::Sat(_))
     }
+}
+
+/// The error for a race asked of an entry point that cannot start its SAT child, or for
+/// more than one solution.
+pub(crate) fn race_needs_a_caller() -> Error {
+    Error::unsupported(
+        "engine race answers whether there is a solution (solve, one solution); use \
+         backtrack or sat for counting and listing"
+            .into(),
+    )
 }
 
 /// A spec taken apart into the fields of a request (`engine`, `threads`, `encoding`,
@@ -135,7 +146,7 @@ impl EngineSpec {
                 seed: Some(seed),
                 ..none
             },
-            EngineSpec::Dlx => none,
+            EngineSpec::Leaf(_) => none,
         }
     }
 
@@ -155,6 +166,40 @@ impl EngineSpec {
             EngineSpec::Backtrack { .. } => EngineSpec::Backtrack { threads },
             EngineSpec::BacktrackRings { .. } => EngineSpec::BacktrackRings { threads },
             other => other,
+        }
+    }
+
+    /// The external solver's spec; `None` for any other engine.
+    pub fn ext(self) -> Option<ExtSpec> {
+        match self {
+            EngineSpec::Ext(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The engine that proves a "no" for this one: the backtracker without the ring prune,
+    /// varisat or an external solver (`auto` proves with the backtracker); the others are
+    /// refused, saying what to ask instead.
+    pub fn proving(self) -> Result<EngineSpec, Error> {
+        let nothing = |what: &str| {
+            Err(Error::unsupported_at_field(
+                "proof",
+                format!("{what}; ask backtrack, sat or auto for a proof"),
+            ))
+        };
+        match self {
+            EngineSpec::Auto { .. } => Ok(EngineSpec::Backtrack { threads: 0 }),
+            EngineSpec::Local { .. } => nothing("the local engine proves nothing"),
+            EngineSpec::Leaf(leaf) => nothing(&format!(
+                "the {} engine writes no proof of its \"no\"",
+                leaf.name()
+            )),
+            EngineSpec::Race(_) => Err(race_needs_a_caller()),
+            EngineSpec::BacktrackRings { .. } => Err(Error::unsupported(
+                "a proof comes from the backtracker without the ring prune: drop --rings".into(),
+            )
+            .about("rings")),
+            EngineSpec::Backtrack { .. } | EngineSpec::Sat(_) | EngineSpec::Ext(_) => Ok(self),
         }
     }
 
@@ -229,67 +274,9 @@ impl fmt::Display for EngineSpec {
             EngineSpec::BacktrackRings { threads } => write!(f, "backtrack:{threads}+rings"),
             EngineSpec::Local { seed: 1 } => write!(f, "local"),
             EngineSpec::Local { seed } => write!(f, "local:{seed}"),
-            EngineSpec::Dlx => write!(f, "dlx"),
+            EngineSpec::Leaf(leaf) => f.write_str(leaf.name()),
             EngineSpec::Auto { seed: 1 } => write!(f, "auto"),
             EngineSpec::Auto { seed } => write!(f, "auto:{seed}"),
-        }
-    }
-}
-
-impl FromStr for EngineSpec {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<EngineSpec, String> {
-        if let Some(plain) = s
-            .strip_suffix("+rings")
-            .filter(|p| p.starts_with("backtrack"))
-        {
-            return match plain.parse::<EngineSpec>() {
-                Ok(EngineSpec::Backtrack { threads }) => Ok(EngineSpec::BacktrackRings { threads }),
-                _ => Err(format!(
-                    "`{s}`: use backtrack+rings or backtrack:THREADS+rings"
-                )),
-            };
-        }
-        let (name, arg) = match s.split_once(':') {
-            Some((a, b)) => (a, Some(b)),
-            None => (s, None),
-        };
-        match (name, arg) {
-            ("backtrack", None) => Ok(EngineSpec::Backtrack { threads: 0 }),
-            ("backtrack", Some(t)) => match t.parse::<usize>() {
-                Ok(threads) if threads >= 1 => Ok(EngineSpec::Backtrack { threads }),
-                _ => Err(format!(
-                    "`{s}`: after `backtrack:` give a thread count of 1 or more"
-                )),
-            },
-            ("sat", None) => Ok(EngineSpec::Sat(Encoding::Auto)),
-            ("sat", Some(e)) => e
-                .parse::<Encoding>()
-                .map(EngineSpec::Sat)
-                .map_err(|err| format!("`{s}`: {err}")),
-            ("race", None) => Ok(EngineSpec::Race(Encoding::Auto)),
-            ("race", Some(e)) => e
-                .parse::<Encoding>()
-                .map(EngineSpec::Race)
-                .map_err(|err| format!("`{s}`: {err}")),
-            ("ext", Some(rest)) => ExtSpec::parse(rest)
-                .map(EngineSpec::Ext)
-                .map_err(|err| format!("`{s}`: {err}")),
-            ("local", None) => Ok(EngineSpec::Local { seed: 1 }),
-            ("dlx", None) => Ok(EngineSpec::Dlx),
-            ("auto", None) => Ok(EngineSpec::Auto { seed: 1 }),
-            ("local" | "auto", Some(t)) => match t.parse::<u64>() {
-                Ok(seed) if name == "local" => Ok(EngineSpec::Local { seed }),
-                Ok(seed) => Ok(EngineSpec::Auto { seed }),
-                _ => Err(format!(
-                    "`{s}`: after `{name}:` give a seed (a whole number)"
-                )),
-            },
-            _ => Err(format!(
-                "`{s}`: unknown engine (use backtrack, backtrack:THREADS, sat:ENCODING, \
-                 race, local[:SEED], auto[:SEED], dlx or ext:SOLVER, e.g. sat:seq or ext:cadical)"
-            )),
         }
     }
 }
@@ -341,7 +328,7 @@ impl EngineName {
             (EngineName::Sat, None) => EngineSpec::Sat(encoding),
             (EngineName::Race, None) => EngineSpec::Race(encoding),
             (EngineName::Local, None) => EngineSpec::Local { seed: 1 },
-            (EngineName::Dlx, None) => EngineSpec::Dlx,
+            (EngineName::Leaf(leaf), None) => EngineSpec::Leaf(leaf),
             // The ring prune is the backtracker's: `auto` with rings is the backtracker.
             (EngineName::Auto, None) if rings => EngineSpec::BacktrackRings { threads: 0 },
             (EngineName::Auto, None) => EngineSpec::Auto { seed: 1 },
@@ -368,7 +355,7 @@ impl EngineName {
             EngineSpec::Race(_) => EngineName::Race,
             EngineSpec::Ext(_) => EngineName::Ext,
             EngineSpec::Local { .. } => EngineName::Local,
-            EngineSpec::Dlx => EngineName::Dlx,
+            EngineSpec::Leaf(leaf) => EngineName::Leaf(leaf),
             EngineSpec::Auto { .. } => EngineName::Auto,
         }
     }

@@ -299,7 +299,8 @@ struct Health {
 /// `GET /v1/engines`.
 #[derive(Serialize, ToSchema)]
 struct Engines {
-    /// The built-in engines: `auto`, `backtrack`, `sat`, `race`, `local`.
+    /// The built-in engines, in the engine table's order: `auto`, `backtrack`, `sat`, `race`,
+    /// `local`, then the engines without options.
     engines: Vec<&'static str>,
     /// The external SAT solvers this server allows (`"engine": "ext", "solver": NAME`):
     /// only those given to `queens serve --solver`.

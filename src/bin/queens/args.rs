@@ -161,6 +161,16 @@ pub(crate) struct EngineChoice {
     pub(crate) ext: Option<queens::engine::ext::ExtSpec>,
 }
 
+/// `--engine`'s help: the engine table's names.
+fn engine_help() -> String {
+    let names: Vec<&str> = EngineName::built_in().map(EngineName::name).collect();
+    format!(
+        "Which engine answers (by default auto for solve, backtrack for count): {}, or \
+         ext:SOLVER (an external SAT solver, e.g. ext:cadical; see --solver)",
+        names.join(", ")
+    )
+}
+
 pub(crate) fn engine_choice(s: &str) -> Result<EngineChoice, String> {
     if let Some(rest) = s.strip_prefix("ext:") {
         let ext = queens::engine::ext::ExtSpec::parse(rest)?;
@@ -232,10 +242,8 @@ impl ProofArgs {
 
 #[derive(Args, Clone, Copy)]
 pub(crate) struct EngineArgs {
-    /// Which engine answers: auto (the default for solve), backtrack (the default for
-    /// count), sat, race, local, dlx (Dancing Links), or ext:SOLVER (an external SAT solver,
-    /// e.g. ext:cadical; see --solver).
-    #[arg(long, value_parser = engine_choice, value_name = "ENGINE")]
+    // Its help lists the engine table's names (`engine_help`).
+    #[arg(long, value_parser = engine_choice, value_name = "ENGINE", help = engine_help())]
     pub(crate) engine: Option<EngineChoice>,
     /// At-most-one encoding for the SAT engine: pairwise, seq, commander, product, bimander, auto.
     #[arg(long, default_value = "auto")]

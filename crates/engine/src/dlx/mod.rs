@@ -16,9 +16,8 @@ use std::time::Instant;
 
 use crate::answer::{Counted, SolvedColumns};
 use crate::checked::cells_answer;
-use crate::engines::Engine;
-use crate::name::EngineName;
-use crate::spec::EngineSpec;
+use crate::engines::{Engine, Leaf};
+use crate::leaf::About;
 use crate::work::{ms, Work};
 use queens_model::error::Error;
 use queens_model::model::{DiagonalRule, Pos, Problem};
@@ -30,6 +29,17 @@ pub const MAX_DLX_N: usize = 512;
 
 /// Knuth's Dancing Links engine (see the module documentation).
 pub struct Dlx;
+
+/// Its row of the engine table.
+pub const LEAF: Leaf = Leaf {
+    about: About {
+        name: "dlx",
+        help: "Knuth's Dancing Links: exact cover by Algorithm X (rows, columns and regions \
+               exactly once, diagonals at most once), boards up to 512; complete, it counts \
+               and lists",
+    },
+    build: || Box::new(Dlx),
+};
 
 /// The exact-cover matrix as linked lists. Nodes `0..=items` are the item headers (0 the
 /// root of the list of primary items still to cover); the option nodes follow, each option
@@ -365,14 +375,13 @@ pub fn supports(problem: &Problem) -> Result<(), Error> {
 fn work(nodes: u64) -> Work {
     Work {
         nodes: Some(nodes),
-        answered_by: Some(EngineSpec::Dlx),
         ..Work::default()
     }
 }
 
 impl Engine for Dlx {
-    fn name(&self) -> EngineName {
-        EngineName::Dlx
+    fn name(&self) -> &'static str {
+        LEAF.about.name
     }
 
     fn solve(&self, problem: &Problem, budget: &Budget) -> Result<SolvedColumns, Error> {
