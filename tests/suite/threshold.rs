@@ -7,7 +7,7 @@ use std::process::Command;
 
 use queens::proof::threshold::certificate::{check_certificate, Verdict, COVER};
 
-use super::cli::{json, queens};
+use super::cli::{json, queens, stdout};
 use crate::temp;
 
 /// A374013 from n = 4.
@@ -115,6 +115,20 @@ fn a_board_out_of_range_and_a_timeout_are_reported() {
     );
     assert_eq!(o.status.code(), Some(4));
     assert_eq!(json(&o)["status"], "timeout");
+    // The text says what holds so far, and says so when nothing does yet.
+    for (timeout, first) in [
+        (
+            "0.000001",
+            "timeout: no answer yet; no round finished, so no bound is shown",
+        ),
+        ("0.3", "timeout: no answer yet; every placement of at most "),
+    ] {
+        let o = queens(&["threshold", "--n", "26", "--timeout", timeout], None);
+        assert_eq!(o.status.code(), Some(4));
+        let text = stdout(&o);
+        assert!(text.starts_with(first), "{timeout}: {text}");
+        assert!(!text.contains("at most -"), "{timeout}: {text}");
+    }
 }
 
 /// A certificate of n = 10 in a fresh folder, checked.

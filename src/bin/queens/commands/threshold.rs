@@ -243,11 +243,15 @@ fn print(
             out,
             "no: not every placement of at most {k} queens on the {n}×{n} board completes"
         )?,
-        (None, _, lower) => writeln!(
+        (None, _, Some(lower)) => writeln!(
             out,
-            "{}: no answer yet; every placement of at most {} queens completes",
-            resp.status,
-            lower.map_or("-".to_string(), |l| l.to_string())
+            "{}: no answer yet; every placement of at most {lower} queens completes",
+            resp.status
+        )?,
+        (None, _, None) => writeln!(
+            out,
+            "{}: no answer yet; no round finished, so no bound is shown",
+            resp.status
         )?,
     }
     writeln!(
