@@ -617,11 +617,12 @@ fn through_the_root(
 // ---------------------------------------------------------------------------------------------
 // The routing is small, and the engines know nothing of it or of each other.
 
-/// The routing of the engine crate: the plan (the tree of steps, `plan()`, and the
-/// completion portfolio's node and run), the executor with the engine table, and the one
+/// The routing of the engine crate: the plan (`plan()`, `auto`'s choice and the completion
+/// portfolio's node), the executor (every step, the portfolio's too), and the one
 /// combinator of two steps at once. Every other file of the crate is an engine, a model of
-/// the problem (the board's core and its estimates, the CNF, the memory limits) or a proof
-/// writer; a new routing file is a new entry here, and counts.
+/// the problem (the board's core and its estimates, the CNF, the memory limits), a proof
+/// writer, or what an answer holds (`answer.rs`, `work.rs`, and `step.rs`, the tree's steps
+/// and their JSON and text); a new routing file is a new entry here, and counts.
 const ROUTING: &[&str] = &[
     "crates/engine/src/plan.rs",
     "crates/engine/src/execute.rs",
@@ -632,7 +633,7 @@ const ROUTING: &[&str] = &[
 /// (`wc -l`: doc comments, blank lines and unit tests included), so tests of the routing
 /// live in `tests/suite/plan.rs`.
 const ROUTING_MAX_FILES: usize = 3;
-const ROUTING_MAX_LINES: usize = 1_650;
+const ROUTING_MAX_LINES: usize = 1_200;
 
 /// What is wrong with the routing under `root`: over [`ROUTING_MAX_FILES`] files or
 /// [`ROUTING_MAX_LINES`] lines, or a file of [`ROUTING`] missing; empty when all is well.
@@ -920,8 +921,8 @@ fn the_types_a_reader_of_the_routing_meets_have_one_name_each() {
     assert!(
         types
             .iter()
-            .any(|(n, f)| n == "Step" && f.ends_with("plan.rs")),
-        "the type reader found no plan::Step: {} types",
+            .any(|(n, f)| n == "Step" && f.ends_with("step.rs")),
+        "the type reader found no step::Step: {} types",
         types.len()
     );
     let routing: Vec<String> = ROUTING

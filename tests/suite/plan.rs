@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use queens::engine::completion::{self, Hall, Open};
-use queens::engine::plan::{plan, plans_made, Action, Ask, PortfolioEnding, Step};
+use queens::engine::plan::{plan, plans_made, Action, Ask, Ending, Step};
 use queens::engine::side_by_side::{first_answer, Side};
 use queens::engine::{self, execute, generate, local, Budget, ColumnAnswer, EngineName};
 use queens::engine::{EngineSpec, SolvedColumns};
@@ -40,6 +40,27 @@ fn auto_on_a_completion_is_the_portfolio_and_lists_with_the_backtracker() {
     assert_eq!(
         listing.root.engine,
         Some(EngineSpec::Backtrack { threads: 0 })
+    );
+    // A count searches the core where it suits, and otherwise counts as a listing lists.
+    let count = Ask {
+        count: true,
+        ..many
+    };
+    let big = generate::completion(10_000, 9_990, 1).unwrap();
+    let on_core = plan(&big, auto, count, &b).root;
+    assert_eq!(on_core.step, Action::Presolve);
+    assert_eq!(
+        on_core.steps[0].engine,
+        Some(EngineSpec::Backtrack { threads: 1 })
+    );
+    assert_eq!(plan(&big, auto, many, &b).root.step, Action::Run);
+    let whole = plan(&small, auto, count, &b).root;
+    assert_eq!(whole.engine, Some(EngineSpec::Backtrack { threads: 0 }));
+    let local = EngineSpec::Local { seed: 1 };
+    let refused = execute::count(&small, local, None, &b).unwrap_err();
+    assert!(
+        refused.to_string().contains("finds one solution"),
+        "{refused}"
     );
 }
 
@@ -79,6 +100,22 @@ fn solve(p: &Problem, budget: &Budget) -> (SolvedColumns, String, Step) {
     assert_eq!(made.root.step, Action::Portfolio);
     let solved = execute::execute(&mut made, p, auto, budget).unwrap();
     (solved, made.why(), made.root)
+}
+
+/// How the executed steps ended, depth first: each step's action, engine and ending; every
+/// step that ran has its times, in order.
+fn endings(root: &Step) -> Vec<(Action, Option<EngineSpec>, Ending)> {
+    root.all()
+        .iter()
+        .map(|s| {
+            let ending = s.ending.expect("every step has an ending");
+            if ending != Ending::Skipped {
+                let (a, b) = (s.start_ms.unwrap(), s.end_ms.unwrap());
+                assert!(0.0 <= a && a <= b, "{s:?}");
+            }
+            (s.step, s.engine, ending)
+        })
+        .collect()
 }
 
 /// An n×n board whose last `free` rows are free, the others holding the queens of a
@@ -136,7 +173,7 @@ fn a_refutation_local_search_never_gives() {
     // The core is small: it is built beside local search, and its presolve refutes it.
     assert_eq!(
         root.said.as_deref(),
-        Some(PortfolioEnding::Core { searched: false }.said())
+        Some("the core's presolve refuted the board before any search (the reason says how)")
     );
     assert!(root.all().iter().all(|s| s.ending.is_some()), "{root:?}");
     assert!(
@@ -180,9 +217,27 @@ fn a_refutation_on_the_bitmaps_before_any_core() {
     let (open, _) = Open::new(&p);
     let decision = completion::estimate_core(&p, &open, &Budget::default());
     assert!(decision.local && !decision.core_first, "{decision:?}");
-    let (solved, said, _) = solve(&p, &Budget::default());
+    let (solved, said, root) = solve(&p, &Budget::default());
     assert!(matches!(solved.answer, ColumnAnswer::Unsat(_)));
     assert_eq!(solved.work.core, None, "the core was never built");
+    let local = EngineSpec::Local { seed: 1 };
+    let whole = EngineSpec::Backtrack { threads: 0 };
+    let mut ended = endings(&root);
+    // Local search gave up, or was stopped by the refutation: whichever came first.
+    let (_, _, last) = ended.pop().unwrap();
+    assert!(matches!(last, Ending::GaveUp | Ending::Stopped), "{last:?}");
+    assert_eq!(
+        ended,
+        [
+            (Action::Portfolio, None, Ending::Answered),
+            (Action::Refute, None, Ending::Passed),
+            (Action::SideBySide, None, Ending::Answered),
+            (Action::ThenIfGaveUp, None, Ending::Answered),
+            (Action::Hall, None, Ending::Refuted),
+            (Action::Run, Some(whole), Ending::Skipped),
+        ]
+    );
+    assert_eq!(root.steps[1].steps[1].engine, Some(local));
     assert!(
         said.contains("so local search ran first")
             && said.ends_with("; Hall's condition refuted the board before the core was built"),
@@ -205,9 +260,28 @@ fn a_middle_band_board_goes_to_local_search_without_its_core() {
         decision.core_memory > 2 * decision.local_memory,
         "{decision:?}"
     );
-    let (solved, said, _) = solve(&p, &Budget::default());
+    let (solved, said, root) = solve(&p, &Budget::default());
     assert!(matches!(solved.answer, ColumnAnswer::Sat(_)));
     assert_eq!(by(&solved), Some(EngineName::Local));
+    // Local search answered: the core's side was stopped before its complete engine ran.
+    let ended = endings(&root);
+    assert_eq!(
+        ended.last(),
+        Some(&(
+            Action::Run,
+            Some(EngineSpec::Local { seed: 1 }),
+            Ending::Answered
+        ))
+    );
+    assert_eq!(ended[3], (Action::ThenIfGaveUp, None, Ending::Stopped));
+    assert_eq!(
+        ended[5],
+        (
+            Action::Run,
+            Some(EngineSpec::Backtrack { threads: 0 }),
+            Ending::Skipped
+        )
+    );
     assert_eq!(solved.work.core, None, "the core was never built");
     let (core, local) = (
         decision.core_memory.div_ceil(1 << 20),
@@ -233,10 +307,21 @@ fn a_crossing_board_is_decided_by_the_core_where_local_search_gives_up() {
     };
     let (outcome, _) = local::search(&p, quick, &Budget::default()).unwrap();
     assert!(matches!(outcome, local::Outcome::GaveUp), "{outcome:?}");
-    let (solved, said, _) = solve(&p, &Budget::default());
+    let (solved, said, root) = solve(&p, &Budget::default());
     assert!(solved.answer.is_decided(), "{:?}", solved.answer);
     assert_eq!(by(&solved), Some(EngineName::Backtrack));
     assert!(solved.work.core.is_some());
+    // The core is searched alone for at most its limit, then beside local search.
+    let ended = endings(&root);
+    assert_eq!(ended[2], (Action::Presolve, None, Ending::Passed));
+    assert_eq!(root.steps[2].limit_ms, Some(20));
+    let core = Some(EngineSpec::Backtrack { threads: 1 });
+    let answered = ended
+        .iter()
+        .filter(|e| e.2 == Ending::Answered && e.0 == Action::Run)
+        .collect::<Vec<_>>();
+    assert_eq!(answered.len(), 1, "{ended:?}");
+    assert_eq!(answered[0].1, core);
     // The core is no larger than local search's memory: both ran, and the core answered.
     assert!(
         said.starts_with("portfolio: the core (100 free rows) was estimated at ")

@@ -10,11 +10,11 @@
 //! [`crate::execute`] runs them. [`crate::table::engine_of`] builds the
 //! engine an [`EngineSpec`] names.
 
-use crate::answer::{ColumnAnswer, Counted, SolvedColumns};
+use crate::answer::{ColumnAnswer, Counted, Solved, SolvedColumns};
 use crate::checked::cells_answer;
 use crate::encode::amo::Encoding;
 use crate::leaf::About;
-use crate::memory::{check_sat_memory, SatMemory};
+use crate::memory::{check_sat_memory, complete_only, SatMemory};
 use crate::name::EngineName;
 use crate::spec::EngineSpec;
 use crate::work::{ms, SatStats, Work};
@@ -181,6 +181,25 @@ pub struct Sat {
     pub encoding: Encoding,
     /// Count the learned clauses.
     pub learned: bool,
+}
+
+/// One solution (cells sorted by row) by varisat, also counting the clauses it learns
+/// (`work.sat.learned`): what `compare` reports beside the backtracker's nodes. A leaf called
+/// directly, on a board the engine can take ([`complete_only`]).
+pub fn solve_counting_learned(
+    problem: &Problem,
+    encoding: Encoding,
+    budget: &Budget,
+) -> Result<Solved, Error> {
+    let start = std::time::Instant::now();
+    complete_only(problem, EngineSpec::Sat(encoding))?;
+    let learned = Sat {
+        encoding,
+        learned: true,
+    };
+    let mut solved = learned.solve(problem, budget)?;
+    solved.work.time_ms = ms(start);
+    Ok(SolvedColumns::into_cells(solved))
 }
 
 /// A SAT engine's work: its solver's statistics, and the configuration that answered.

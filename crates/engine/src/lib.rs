@@ -9,9 +9,10 @@
 //! there), `answer.rs` what engines
 //! answer and `work.rs` the work a run did, `memory.rs` the memory estimates made before any
 //! work, `checked.rs` the check of every board. The routing, three files: `plan.rs` makes
-//! the one plan of a request (a tree of steps: `auto`'s choice, the completion portfolio's
-//! decision, and the portfolio's run), `execute.rs` runs any plan (listings and
-//! counts too), and `side_by_side.rs` is the one combinator of two steps at once.
+//! the one plan of a request (a tree of steps: `auto`'s choice and the completion portfolio's
+//! decision), `execute.rs` runs any plan (the portfolio's steps like any others, listings and
+//! counts too), and `side_by_side.rs` is the one combinator of two steps at once. `step.rs`
+//! holds the tree's steps and shows them (JSON and text), as `answer.rs` holds answers.
 //! The core's estimates the portfolio decides on are the completion's
 //! (`completion/estimate.rs`).
 
@@ -45,14 +46,16 @@ pub mod prove;
 pub mod sat;
 pub mod side_by_side;
 pub mod spec;
+pub mod step;
 pub mod table;
 pub mod threshold;
 pub mod work;
 
 pub use answer::{Answer, ColumnAnswer, Counted, HallSets, Listed, Reason, Solved, SolvedColumns};
 pub use checked::{checked, verify_columns};
+pub use engines::solve_counting_learned;
 pub use engines::Engine;
-pub use execute::{count, enumerate, solve, solve_columns, solve_counting_learned};
+pub use execute::{count, enumerate, solve, solve_columns};
 pub use memory::{
     check_local_memory, check_sat_memory, complete_only, default_max_memory, dimacs_text_bound,
     sat_estimate, SatEstimate, SatMemory,

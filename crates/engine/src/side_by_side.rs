@@ -39,7 +39,8 @@ pub struct Finish<T> {
 }
 
 impl<T> Finish<T> {
-    fn of(&self, side: Side) -> &Result<T, Error> {
+    /// The result of `side`.
+    pub fn of(&self, side: Side) -> &Result<T, Error> {
         match side {
             Side::First => &self.first,
             Side::Second => &self.second,

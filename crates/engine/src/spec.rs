@@ -45,7 +45,7 @@ pub enum EngineSpec {
     /// An engine without options, from the engine table ([`crate::table::LEAVES`]).
     Leaf(LeafName),
     /// The engine for the job (a plan of engines, [`crate::plan`]): on a completion the
-    /// portfolio of the core search and local search ([`crate::plan::run_portfolio`]); the
+    /// portfolio of the core search and local search (a node of the plan); the
     /// backtracker on small boards and whatever must be proved or counted, local search on
     /// empty boards past [`queens_model::model::MAX_N`], and a race of the two in between. The
     /// answer names the engine that answered.

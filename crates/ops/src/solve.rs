@@ -629,6 +629,7 @@ pub fn plan<'r>(req: &'r SolveRequest, ctx: &Context) -> Result<Plan<'r>, Error>
         proof: req.proof.is_some(),
         cross_check: req.cross_check,
         rings: req.rings,
+        count: false,
         threads: req.threads,
     };
     Ok(queens_engine::plan::plan(

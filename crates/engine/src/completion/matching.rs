@@ -116,6 +116,14 @@ pub(super) fn hall_violation(
     }
 }
 
+/// Cells Hall's condition looks at on the bitmaps of a core too large to build yet, at once
+/// (a few milliseconds): it settles the boards of up to about 2,000 free rows.
+pub const HALL_QUICK_LOOKS: u64 = 1 << 22;
+
+/// Cells Hall's condition looks at on the bitmaps in all (about a third of a second): past
+/// it the condition is left unknown and the engines decide.
+pub const HALL_LOOKS: u64 = 100_000_000;
+
 /// Hall's condition on a core not built, read from its bitmaps: at most `max_looks` cells
 /// looked at, and stopped when `budget` is exhausted.
 pub fn hall_on_bitmaps(open: &Open, max_looks: u64, budget: &Budget) -> Hall {

@@ -30,7 +30,7 @@ use self::core::empty_line_reason;
 pub use self::core::Core;
 use self::core::{Lines, NONE};
 pub use self::estimate::{bytes, estimate_core, CoreEstimate, CORE_ALONE};
-pub use self::matching::{hall_on_bitmaps, Hall};
+pub use self::matching::{hall_on_bitmaps, Hall, HALL_LOOKS, HALL_QUICK_LOOKS};
 pub use self::open::Open;
 pub use crate::work::CoreSize;
 
@@ -360,7 +360,7 @@ fn build(
 pub const AUTO_FROM_N: usize = 64;
 
 /// Whether `auto` counts `problem` on its core ([`crate::plan::counts_on_core`]; one
-/// solution is the portfolio's, [`crate::plan::run_portfolio`]): a classic board of at least
+/// solution is the portfolio's, a node of [`crate::plan`]): a classic board of at least
 /// [`AUTO_FROM_N`] rows with fixed queens, at most 40 % of its rows free and at most
 /// [`MAX_CORE_ROWS`].
 pub fn suits_auto(problem: &Problem) -> bool {
