@@ -291,6 +291,13 @@ fn sat_engine_with_cross_check_reports_its_encoding() {
     assert_eq!(v["cross_checked"], "backtrack");
     assert!(v["vars"].as_u64().unwrap() > 0 && v["clauses"].as_u64().unwrap() > 0);
     assert!(v["encode_ms"].is_number() && v["solve_ms"].is_number());
+    // The trace: the SAT engine, then the backtracker from where it ended, within the whole.
+    let steps = &v["plan"]["steps"];
+    let t = |i: usize, k: &str| steps[i][k].as_f64().unwrap();
+    assert_eq!(v["plan"]["step"], "cross_check", "{}", v["plan"]);
+    assert!(t(0, "start_ms") <= t(0, "end_ms"), "{}", v["plan"]);
+    assert_eq!(t(0, "end_ms"), t(1, "start_ms"), "{}", v["plan"]);
+    assert!(t(1, "end_ms") <= v["plan"]["end_ms"].as_f64().unwrap());
     let o = queens(
         &[
             "count",

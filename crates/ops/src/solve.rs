@@ -568,12 +568,13 @@ fn run_plan(
     }
     let start = Instant::now();
     let spec = leaf(&plan.root)?;
-    let (mut resp, artifacts) = solve_on(req, spec, ctx)?;
+    let (mut resp, artifacts, first_ms) = solve_on_timed(req, spec, ctx)?;
     if req.engine == EngineName::Auto {
         resp.engine = EngineName::Auto;
         resp.answered_by = Some(EngineName::Backtrack);
     }
-    trace_board(&mut plan.root, &resp, req.cross_check, ms(start));
+    let first_ms = first_ms.unwrap_or(resp.time_ms);
+    trace_board(&mut plan.root, &resp, req.cross_check, first_ms, ms(start));
     Ok((resp, artifacts))
 }
 
@@ -589,29 +590,33 @@ fn leaf(root: &Step) -> Result<queens_engine::EngineSpec, Error> {
 }
 
 /// The trace of a plan that ran one engine on the board (and its cross-check), which took
-/// `time_ms` in all.
-fn trace_board(root: &mut Step, resp: &SolveResponse, cross_checked: bool, time_ms: f64) {
+/// `time_ms` in all, the first engine ending at `first_ms`.
+fn trace_board(
+    root: &mut Step,
+    resp: &SolveResponse,
+    cross_checked: bool,
+    first_ms: f64,
+    time_ms: f64,
+) {
     let ending = match resp.status {
         Status::Sat | Status::Unsat => Ending::Answered,
         Status::Unknown => Ending::GaveUp,
         _ => Ending::Stopped,
     };
-    let engine_ms = resp.time_ms.min(time_ms);
+    let first_ms = first_ms.min(time_ms);
     match root.step {
         Action::CrossCheck => {
             let first = root.steps[0].engine.is_some();
             if first {
-                root.steps[0].ran(0.0, engine_ms / 2.0, ending);
+                root.steps[0].ran(0.0, first_ms, ending);
             }
             match resp.cross_checked {
-                Some(_) => root.steps[1].ran(engine_ms / 2.0, time_ms, Ending::Answered),
-                None if cross_checked => {
-                    root.steps[1].ran(engine_ms / 2.0, time_ms, Ending::Stopped)
-                }
+                Some(_) => root.steps[1].ran(first_ms, time_ms, Ending::Answered),
+                None if cross_checked => root.steps[1].ran(first_ms, time_ms, Ending::Stopped),
                 None => root.steps[1].skip_rest(),
             }
         }
-        Action::Certify => root.steps[0].ran(0.0, engine_ms, ending),
+        Action::Certify => root.steps[0].ran(0.0, first_ms, ending),
         _ => {}
     }
     root.ran(0.0, time_ms, ending);
@@ -647,10 +652,20 @@ pub(super) fn solve_on(
     spec: EngineSpec,
     ctx: &Context,
 ) -> Result<(SolveResponse, Artifacts), Error> {
+    solve_on_timed(req, spec, ctx).map(|(resp, artifacts, _)| (resp, artifacts))
+}
+
+/// [`solve_on`], and with a cross-check the milliseconds after which the first engine was
+/// done (the second ran from then on).
+fn solve_on_timed(
+    req: &SolveRequest,
+    spec: EngineSpec,
+    ctx: &Context,
+) -> Result<(SolveResponse, Artifacts, Option<f64>), Error> {
     let problem = &req.instance.0;
     let many = req.all || req.limit.is_some();
     if let Some(format) = req.proof {
-        return solve_with_proof(req, spec, format, ctx);
+        return solve_with_proof(req, spec, format, ctx).map(|(r, a)| (r, a, None));
     }
     let start = Instant::now();
     let most = max_listed(problem.n());
@@ -661,6 +676,7 @@ pub(super) fn solve_on(
         Some(1)
     };
     let found = find(problem, spec, cap, req.learned, ctx)?;
+    let first_ms = req.cross_check.then(|| ms(start));
     let mut cross_checked = None;
     if req.cross_check && !found.interrupted {
         let other_spec = spec.other(req.encoding);
@@ -714,7 +730,7 @@ pub(super) fn solve_on(
         solution_path: None,
         solution_url: None,
     };
-    Ok((resp, Artifacts::default()))
+    Ok((resp, Artifacts::default(), first_ms))
 }
 
 /// One solution as one column per row (engines `local` and `auto`): inline `queens` up to
