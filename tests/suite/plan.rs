@@ -56,6 +56,15 @@ fn auto_on_a_completion_is_the_portfolio_and_lists_with_the_backtracker() {
     assert_eq!(plan(&big, auto, many, &b).root.step, Action::Run);
     let whole = plan(&small, auto, count, &b).root;
     assert_eq!(whole.engine, Some(EngineSpec::Backtrack { threads: 0 }));
+    // An explanation: the SAT engine's assumptions, else deletion by the backtracker.
+    let explain = Ask {
+        explain: true,
+        ..Ask::default()
+    };
+    let sat = EngineSpec::Sat(engine::encode::amo::Encoding::Auto);
+    assert_eq!(plan(&p, sat, explain, &b).root.engine, Some(sat));
+    let by_search = plan(&p, auto, explain, &b).root;
+    assert_eq!(by_search.engine, Some(EngineSpec::Backtrack { threads: 0 }));
     let local = EngineSpec::Local { seed: 1 };
     let refused = execute::count(&small, local, None, &b).unwrap_err();
     assert!(

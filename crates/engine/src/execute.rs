@@ -177,14 +177,10 @@ fn run(step: &mut Step, ctx: Ctx) -> Result<Option<SolvedColumns>, Error> {
         )),
     };
     if step.ending.is_none() {
+        let refutes = matches!(step.step, Action::Refute | Action::Hall | Action::Presolve);
         let ending = match &out {
             Ok(None) => Ending::Passed,
-            Ok(Some(s))
-                if matches!(step.step, Action::Refute | Action::Hall | Action::Presolve)
-                    && matches!(s.answer, Answer::Unsat(_)) =>
-            {
-                Ending::Refuted
-            }
+            Ok(Some(s)) if refutes && matches!(s.answer, Answer::Unsat(_)) => Ending::Refuted,
             Ok(Some(s)) => Ending::of(&s.answer),
             Err(e) => {
                 step.said = Some(e.to_string());
@@ -226,15 +222,12 @@ fn portfolio(step: &mut Step, ctx: Ctx) -> Result<SolvedColumns, Error> {
         seed: seed.unwrap_or(1),
         ..ctx
     };
-    let solved = in_turn(&mut step.steps, ctx)?;
-    let solved = solved.unwrap_or_else(|| answer(ColumnAnswer::GaveUp, CORE));
+    let solved = in_turn(&mut step.steps, ctx)?.unwrap_or(answer(ColumnAnswer::GaveUp, CORE));
     step.skip_rest();
-    let refuted = step.steps[0].ending == Some(Ending::Refuted);
-    let ending = if refuted {
-        Ending::Refuted
-    } else {
-        Ending::of(&solved.answer)
-    };
+    let mut ending = Ending::of(&solved.answer);
+    if step.steps[0].ending == Some(Ending::Refuted) {
+        ending = Ending::Refuted;
+    }
     step.ran(begun, ms(ctx.t0), ending);
     step.said = Some(crate::plan::portfolio_said(step).into());
     Ok(solved)

@@ -50,6 +50,8 @@ pub struct Ask {
     /// A count, not a listing: the core search counts a completion's core where it suits
     /// ([`counts_on_core`]).
     pub count: bool,
+    /// A minimal core of the presets, or a solution (`explain`).
+    pub explain: bool,
     /// Backtracker threads, when the request names them.
     pub threads: Option<usize>,
 }
@@ -108,6 +110,14 @@ pub fn plan<'p>(problem: &'p Problem, spec: EngineSpec, ask: Ask, budget: &Budge
         _ => false,
     };
     let (run, columns) = match spec {
+        EngineSpec::Sat(_) if ask.explain => (
+            Step::run(spec, "the SAT engine's failed assumptions, then deletion"),
+            false,
+        ),
+        _ if ask.explain => {
+            let why = "deletion: each preset dropped while the rest still has no completion";
+            (Step::run(EngineSpec::Backtrack { threads: 0 }, why), false)
+        }
         _ if ask.count && on_core => (
             Step::new(
                 Action::Presolve,

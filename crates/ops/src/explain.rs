@@ -11,6 +11,7 @@ use crate::proof_info::ProofInfo;
 use crate::solve::{certificate, prove_no};
 use queens_engine::encode::amo::Encoding;
 use queens_engine::ext::ExtName;
+use queens_engine::plan::Ask;
 use queens_engine::prove::CertifiedAnswer;
 use queens_engine::sat::{self, Explanation};
 use queens_engine::EngineName;
@@ -141,14 +142,20 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
         resp.time_ms = ms(start);
         return Ok((resp, artifacts));
     }
-    let (exp, calls) = if req.engine == EngineName::Sat {
+    let spec = req.engine.spec(req.encoding, None, false)?;
+    let ask = Ask {
+        explain: true,
+        ..Ask::default()
+    };
+    let made = queens_engine::plan::plan(problem, spec, ask, &ctx.budget);
+    let (exp, calls) = if let Some(encoding) = made.root.engine.and_then(EngineSpec::sat_encoding) {
         queens_engine::check_sat_memory(
             problem,
-            req.encoding,
+            encoding,
             queens_engine::SatMemory::Streamed,
             &ctx.budget,
         )?;
-        let (exp, stats) = sat::explain(problem, req.encoding)?;
+        let (exp, stats) = sat::explain(problem, encoding)?;
         (Some(exp), stats.solver_calls)
     } else {
         let found = queens_engine::explain::explain(problem, &ctx.budget)?;
@@ -158,11 +165,7 @@ pub fn explain(req: &ExplainRequest, ctx: &Context) -> Result<(ExplainResponse, 
     match exp {
         None => {}
         Some(Explanation::Solvable(q)) => {
-            queens_engine::checked(
-                problem,
-                &q,
-                EngineSpec::name(req.engine.spec(req.encoding, None, false)?),
-            )?;
+            queens_engine::checked(problem, &q, EngineSpec::name(spec))?;
             resp.status = Status::Sat;
             resp.queens = Some(q);
         }

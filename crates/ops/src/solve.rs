@@ -634,8 +634,8 @@ pub fn plan<'r>(req: &'r SolveRequest, ctx: &Context) -> Result<Plan<'r>, Error>
         proof: req.proof.is_some(),
         cross_check: req.cross_check,
         rings: req.rings,
-        count: false,
         threads: req.threads,
+        ..Ask::default()
     };
     Ok(queens_engine::plan::plan(
         &req.instance.0,
