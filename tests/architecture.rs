@@ -940,7 +940,7 @@ fn the_types_a_reader_of_the_routing_meets_have_one_name_each() {
     planted.push(("Step".into(), "crates/engine/src/puzzle/planted.rs".into()));
     let report = shared_names_in_routing(&planted, &routing);
     assert!(
-        report.contains("Step: crates/engine/src/plan.rs, crates/engine/src/puzzle/planted.rs"),
+        report.contains("Step: crates/engine/src/puzzle/planted.rs, crates/engine/src/step.rs"),
         "{report}"
     );
 }
