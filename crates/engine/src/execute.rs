@@ -256,10 +256,8 @@ fn hall(ctx: Ctx) -> Option<SolvedColumns> {
         }
         hall = completion::hall_on_bitmaps(open, HALL_LOOKS, ctx.budget);
     }
-    match hall {
-        Hall::Fails(why) => Some(answer(ColumnAnswer::Unsat(Some(why)), CORE)),
-        _ => None,
-    }
+    let Hall::Fails(why) = hall else { return None };
+    Some(answer(ColumnAnswer::Unsat(Some(why)), CORE))
 }
 
 /// The core of the completion, kept for the steps after this one, then this step's own
@@ -452,7 +450,8 @@ pub fn solve(problem: &Problem, spec: EngineSpec, budget: &Budget) -> Result<Sol
     )?))
 }
 
-/// Lists solutions, up to `cap` of them, each verified.
+/// Lists solutions, up to `cap` of them, each verified. Only `auto` is planned here: any
+/// other spec is one the caller's plan chose, and lists as it is.
 pub fn enumerate(
     problem: &Problem,
     spec: EngineSpec,
@@ -464,7 +463,8 @@ pub fn enumerate(
         many: true,
         ..Ask::default()
     };
-    let spec = counting_engine(&plan(problem, spec, many, budget), spec)?;
+    let made = matches!(spec, EngineSpec::Auto { .. }).then(|| plan(problem, spec, many, budget));
+    let spec = counting_engine(made.as_ref(), spec)?;
     let (work, seen, interrupted) = visit_all(problem, spec, cap, budget, &mut |q| {
         solutions.push(q.to_vec())
     })?;
@@ -542,7 +542,7 @@ pub fn count(
             .count(problem, limit, budget)
             .expect("the core search counts");
     }
-    let spec = counting_engine(&made, spec)?;
+    let spec = counting_engine(Some(&made), spec)?;
     complete_only(problem, spec)?;
     let engine = engine_of(spec)?;
     let mut counted = match engine.count(problem, limit, budget) {
@@ -562,10 +562,10 @@ pub fn count(
     Ok(counted)
 }
 
-/// The engine a listing's or count's plan `made` runs (`spec` where its root runs none);
-/// local search cannot count (it finds one solution at a time and proves nothing).
-fn counting_engine(made: &Plan<'_>, spec: EngineSpec) -> Result<EngineSpec, Error> {
-    match made.root.engine.unwrap_or(spec) {
+/// The engine a listing's or count's plan `made` runs, else `spec`; local search cannot
+/// count (it finds one solution at a time and proves nothing).
+fn counting_engine(made: Option<&Plan<'_>>, spec: EngineSpec) -> Result<EngineSpec, Error> {
+    match made.and_then(|m| m.root.engine).unwrap_or(spec) {
         EngineSpec::Local { .. } => Err(Error::unsupported(
             "the local engine finds one solution; count or list solutions with backtrack or \
              sat"
