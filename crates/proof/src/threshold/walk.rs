@@ -18,6 +18,14 @@
 //! unmarked are handed to [`Settle::uncovered`]. A placement is covered when a witness
 //! contains it; since the witnesses are closed under the symmetries, that holds for the whole
 //! orbit.
+//!
+//! **Why lists are bytes.** A list holds copies of its witnesses' columns in the rows below
+//! its node's last queen (a `Records`), not indices into the spelled images: the images
+//! holding one first queen run to hundreds of megabytes at n = 26, and a list of indices
+//! costs a cache miss at every witness each time it is read. Bucketing copies each record
+//! once per row, cut to the rows below, so from depth 2 down every list is read in order from
+//! cache. The lists one queen short of `k` are never built: their parent marks their cells
+//! in one pass over its own list (`Walker::mark`).
 
 use std::collections::HashSet;
 
@@ -232,6 +240,11 @@ impl Witnesses {
         self.cols[w as usize * self.n + r] as usize
     }
 
+    /// Spelled image `w`, one column per row.
+    fn image(&self, w: u32) -> &[u8] {
+        &self.cols[w as usize * self.n..(w as usize + 1) * self.n]
+    }
+
     /// True when spelled image `w` holds every cell of `cells`.
     fn holds(&self, w: u32, cells: &[Cell]) -> bool {
         cells.iter().all(|&(r, c)| self.col(w, r) == c)
@@ -424,10 +437,12 @@ pub fn walk_part_resume(
         hi: 0,
         allowed: vec![0; n],
         queens: Vec::with_capacity(k),
-        lists: vec![Vec::new(); k + 1],
+        lists: vec![Records::default(); k + 1],
         sorted: vec![Vec::new(); k + 1],
         starts: vec![vec![0; n + 1]; k + 1],
-        late: vec![Vec::new(); k + 1],
+        fill: vec![0; n + 1],
+        marks: vec![0; n * n],
+        late: vec![Records::default(); k + 1],
         cov: vec![0; n],
         stats: WalkStats::default(),
         stopped_at: None,
@@ -456,13 +471,20 @@ struct Walker<'a> {
     /// The columns each row may use (box and `within`).
     allowed: Vec<u64>,
     queens: Vec<Cell>,
-    /// `lists[d]`: the witnesses holding the first `d` queens.
-    lists: Vec<Vec<u32>>,
-    /// `lists[d]` bucketed by column in the row being walked at depth `d`.
-    sorted: Vec<Vec<u32>>,
+    /// `lists[d]` (`d ≥ 2`): the witnesses holding the first `d` queens, as records of the
+    /// rows below the last of them. At depth 1 the list is every image spelled out, read in
+    /// place.
+    lists: Vec<Records>,
+    /// The list of depth `d` bucketed by column in the row being walked at depth `d`, as
+    /// the children's records (the rows below that row), `starts[d]` records apart.
+    sorted: Vec<Vec<u8>>,
     starts: Vec<Vec<u32>>,
-    /// Witnesses added to `lists[d]` after it was bucketed.
-    late: Vec<Vec<u32>>,
+    /// Scratch for [`Walker::bucket`]: where each column's next record goes.
+    fill: Vec<u32>,
+    /// [`Walker::mark`]'s marks: for column `c`, the cells of row `r` at `c * n + r`.
+    marks: Vec<u64>,
+    /// Witnesses added to the list of depth `d` after it was bucketed, laid out as it is.
+    late: Vec<Records>,
     /// One queen short of `k`: the cells the witnesses left hold, per row.
     cov: Vec<u64>,
     stats: WalkStats,
@@ -527,8 +549,7 @@ impl Walker<'_> {
                 self.queens.push((m, c));
                 // Every image spelled out holds the first queen.
                 self.witnesses.focus(Some((m, c)));
-                let all = self.witnesses.spelled() as u32;
-                self.lists[1] = (0..all).collect();
+                self.late[1].reset(0, n);
                 // Resumed inside this first queen: it was settled before.
                 let resumed = index as u64 == self.from && self.from_row > 0;
                 if !resumed && !self.settle_node(1) {
@@ -549,7 +570,7 @@ impl Walker<'_> {
         } else {
             self.stats.smaller += 1;
         }
-        if !self.lists[d].is_empty() {
+        if self.count(d) != 0 {
             return true;
         }
         self.ask(d, None)
@@ -569,8 +590,12 @@ impl Walker<'_> {
         for x in before..after {
             for j in 1..=d {
                 if self.witnesses.holds(x, &self.queens[..j]) {
-                    self.lists[j].push(x);
-                    self.late[j].push(x);
+                    let image = self.witnesses.image(x);
+                    // At depth 1 the list is the spelled images themselves.
+                    if j >= 2 {
+                        self.lists[j].push(image);
+                    }
+                    self.late[j].push(image);
                 }
             }
             if extra.is_some() && self.witnesses.holds(x, &self.queens[..d]) {
@@ -610,8 +635,11 @@ impl Walker<'_> {
     fn descend(&mut self, d: usize) -> bool {
         let rl = self.queens[d - 1].0;
         if d == self.k - 1 {
-            return self.leaves(d, rl);
+            return self.leaves(d, rl, None);
         }
+        // The children hold `k - 1` queens: their lists are only ever marked, so the marks
+        // are made here, in one pass, and no record is copied.
+        let last = d + 2 == self.k;
         for r in rl + 1..=self.hi {
             // A first queen's subtree can take minutes: the caller may save and stop at
             // each row of the second queen too.
@@ -631,23 +659,43 @@ impl Walker<'_> {
             if free == 0 {
                 continue;
             }
-            self.bucket(d, r);
+            if last {
+                self.mark(d, r);
+            } else {
+                self.bucket(d, r);
+            }
+            // The children's records: the rows below `r`.
+            let stride = self.hi - r;
             let mut cols = free;
             while cols != 0 {
                 let c = cols.trailing_zeros() as usize;
                 cols &= cols - 1;
                 let mut child = std::mem::take(&mut self.lists[d + 1]);
-                child.clear();
+                child.reset(r + 1, stride);
                 let (s, e) = (self.starts[d][c] as usize, self.starts[d][c + 1] as usize);
-                child.extend_from_slice(&self.sorted[d][s..e]);
-                for &x in &self.late[d] {
-                    if self.witnesses.col(x, r) == c {
-                        child.push(x);
+                if !last {
+                    child
+                        .bytes
+                        .extend_from_slice(&self.sorted[d][s * stride..e * stride]);
+                }
+                child.count = e - s;
+                let late = &self.late[d];
+                for record in late.records() {
+                    if record[r - late.base] as usize == c {
+                        let from = r + 1 - late.base;
+                        child.bytes.extend_from_slice(&record[from..from + stride]);
+                        child.count += 1;
                     }
                 }
                 self.lists[d + 1] = child;
+                self.late[d + 1].reset(r + 1, stride);
                 self.queens.push((r, c));
-                let ok = self.settle_node(d + 1) && self.descend(d + 1);
+                let ok = self.settle_node(d + 1)
+                    && if last {
+                        self.leaves(d + 1, r, Some(c))
+                    } else {
+                        self.descend(d + 1)
+                    };
                 self.queens.pop();
                 if !ok {
                     return false;
@@ -657,38 +705,102 @@ impl Walker<'_> {
         true
     }
 
-    /// Buckets `lists[d]` by column in row `r`.
+    /// The witnesses holding the first `d` queens.
+    fn count(&self, d: usize) -> usize {
+        if d == 1 {
+            self.witnesses.spelled()
+        } else {
+            self.lists[d].count
+        }
+    }
+
+    /// Buckets the list of depth `d` by column in row `r` into `sorted[d]`, each record
+    /// cut to the rows below `r`: a child's list is then one run of bytes, read in order,
+    /// however scattered its witnesses lie among the spelled images.
     fn bucket(&mut self, d: usize, r: usize) {
-        let n = self.n;
-        let starts = &mut self.starts[d];
+        let (n, cut) = (self.n, self.hi - r);
+        let Walker {
+            witnesses,
+            lists,
+            sorted,
+            starts,
+            fill,
+            late,
+            ..
+        } = self;
+        let (bytes, base, stride) = source(witnesses, lists, d);
+        let at = r - base;
+        let starts = &mut starts[d];
         starts.iter_mut().for_each(|s| *s = 0);
-        for &x in &self.lists[d] {
-            starts[self.witnesses.col(x, r) + 1] += 1;
+        let records = bytes.chunks_exact(stride.max(1));
+        for record in records.clone() {
+            starts[record[at] as usize + 1] += 1;
         }
         for c in 0..n {
             starts[c + 1] += starts[c];
         }
-        let sorted = &mut self.sorted[d];
+        let sorted = &mut sorted[d];
         sorted.clear();
-        sorted.resize(self.lists[d].len(), 0);
-        let mut fill = starts.clone();
-        for &x in &self.lists[d] {
-            let c = self.witnesses.col(x, r);
-            sorted[fill[c] as usize] = x;
+        sorted.resize(starts[n] as usize * cut, 0);
+        fill.copy_from_slice(starts);
+        for record in records {
+            let c = record[at] as usize;
+            let to = fill[c] as usize * cut;
+            sorted[to..to + cut].copy_from_slice(&record[at + 1..at + 1 + cut]);
             fill[c] += 1;
         }
-        self.late[d].clear();
+        late[d].reset(base, stride);
+    }
+
+    /// [`Walker::bucket`] for children that hold `k - 1` queens: counts the list of depth `d`
+    /// by column in row `r` into `starts[d]`, as `bucket` does, and, for each column `c`,
+    /// marks in `marks` (row `r'` of column `c` at `c * n + r'`) the cells below `r` that
+    /// the records of column `c` hold, which is all [`Walker::leaves`] reads of them.
+    fn mark(&mut self, d: usize, r: usize) {
+        let (n, hi) = (self.n, self.hi);
+        let Walker {
+            witnesses,
+            lists,
+            starts,
+            marks,
+            late,
+            ..
+        } = self;
+        let (bytes, base, stride) = source(witnesses, lists, d);
+        let at = r - base;
+        let starts = &mut starts[d];
+        starts.iter_mut().for_each(|s| *s = 0);
+        for c in 0..n {
+            marks[c * n + r + 1..=c * n + hi].fill(0);
+        }
+        for record in bytes.chunks_exact(stride.max(1)) {
+            let c = record[at] as usize;
+            starts[c + 1] += 1;
+            let held = &mut marks[c * n + r + 1..=c * n + hi];
+            for (held, &b) in held.iter_mut().zip(&record[at + 1..]) {
+                *held |= 1 << b;
+            }
+        }
+        for c in 0..n {
+            starts[c + 1] += starts[c];
+        }
+        late[d].reset(base, stride);
     }
 
     /// The placements one queen larger than the node holding `d = k - 1` queens, the last in
-    /// row `rl`.
-    fn leaves(&mut self, d: usize, rl: usize) -> bool {
+    /// row `rl`. With `marked = Some(c)`, the cells its list's records hold were marked by
+    /// [`Walker::mark`] for column `c`, and the list holds only the records added since.
+    fn leaves(&mut self, d: usize, rl: usize, marked: Option<usize>) -> bool {
+        let n = self.n;
         for r in rl + 1..=self.hi {
-            self.cov[r] = 0;
+            self.cov[r] = marked.map_or(0, |c| self.marks[c * n + r]);
         }
-        for &x in &self.lists[d] {
-            for r in rl + 1..=self.hi {
-                self.cov[r] |= 1 << self.witnesses.col(x, r);
+        let (bytes, base, stride) = source(self.witnesses, &self.lists, d);
+        let from = rl + 1 - base;
+        let cov = &mut self.cov[rl + 1..=self.hi];
+        for record in bytes.chunks_exact(stride.max(1)) {
+            for (held, &c) in cov.iter_mut().zip(&record[from..]) {
+                *held |= 1 << c;
             }
         }
         for r in rl + 1..=self.hi {
@@ -707,6 +819,56 @@ impl Walker<'_> {
             }
         }
         true
+    }
+}
+
+/// The witnesses of one node of the walk, as bytes: each record is the columns of one image
+/// in rows `base..base + stride`, the rows below the node's last queen, which are all its
+/// subtree reads. Read in order, they stay in cache where indices into the spelled images
+/// would miss it at every witness.
+#[derive(Clone, Debug, Default)]
+struct Records {
+    base: usize,
+    stride: usize,
+    /// Records held (`bytes` is `count * stride` long; `stride` may be 0).
+    count: usize,
+    bytes: Vec<u8>,
+}
+
+impl Records {
+    /// Empties the list, its records to hold rows `base..base + stride`.
+    fn reset(&mut self, base: usize, stride: usize) {
+        self.base = base;
+        self.stride = stride;
+        self.count = 0;
+        self.bytes.clear();
+    }
+
+    /// Adds the record of a whole image (one column per row).
+    fn push(&mut self, image: &[u8]) {
+        self.bytes
+            .extend_from_slice(&image[self.base..self.base + self.stride]);
+        self.count += 1;
+    }
+
+    /// The records in order.
+    fn records(&self) -> impl Iterator<Item = &[u8]> {
+        self.bytes.chunks_exact(self.stride.max(1))
+    }
+}
+
+/// The list of depth `d` of a walk: its records, the first row they hold and their length.
+/// At depth 1 it is every image spelled out, read in place.
+fn source<'a>(
+    witnesses: &'a Witnesses,
+    lists: &'a [Records],
+    d: usize,
+) -> (&'a [u8], usize, usize) {
+    if d == 1 {
+        (&witnesses.cols, 0, witnesses.n)
+    } else {
+        let list = &lists[d];
+        (&list.bytes, list.base, list.stride)
     }
 }
 
@@ -861,7 +1023,7 @@ mod tests {
     fn the_walk_counts_the_bounded_placements_and_settles_each_uncovered_one() {
         for n in 5..=8 {
             let sols = solutions(n);
-            for k in 1..=3 {
+            for k in 1..=5 {
                 // Every solution a witness: the walk meets exactly the bounded placements,
                 // and hands over exactly those no solution holds.
                 let mut all = Witnesses::new(n);
@@ -915,7 +1077,7 @@ mod tests {
     #[test]
     fn the_parts_of_a_walk_meet_each_placement_once() {
         for n in 5..=8 {
-            for k in 0..=3 {
+            for k in 0..=5 {
                 let mut whole = Record(Vec::new());
                 walk(k, None, &mut Witnesses::new(n), &mut whole);
                 whole.0.sort();
