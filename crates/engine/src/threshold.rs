@@ -124,9 +124,13 @@ pub struct Report {
     pub bytes: usize,
     /// Seconds since the walk started (or resumed).
     pub seconds: f64,
-    /// Estimated share of the walk's placements (of this shard) walked, from the first
-    /// queens passed, each weighed by the cells below it to the power `k - 1`.
+    /// Estimated share of the walk's placements (of this shard) walked: the first queens
+    /// finished, each weighed by the cells below it to the power `k - 1`, and of the one
+    /// under way, the rows of the second queen finished, weighed the same way.
     pub fraction: f64,
+    /// That share when the walk started (or resumed): the rate, and so the time left, counts
+    /// only what this run walked.
+    pub fraction_at_start: f64,
 }
 
 impl Report {
@@ -137,7 +141,8 @@ impl Report {
 
     /// Estimated seconds left in the walk.
     pub fn eta(&self) -> Option<f64> {
-        (self.fraction > 0.0).then(|| self.seconds * (1.0 - self.fraction) / self.fraction)
+        let walked = self.fraction - self.fraction_at_start;
+        (walked > 0.0).then(|| self.seconds * (1.0 - self.fraction) / walked)
     }
 }
 
@@ -263,26 +268,44 @@ struct WalkClock {
     /// Weights of the walk's first queens (this shard's; others 0), and their sum.
     weights: Vec<f64>,
     total: f64,
+    /// Of each first queen `(m, c)`, `m`, and the share of its weight left when the
+    /// second queen starts row `m + 1 + i`, at `[i]`.
+    left: Vec<(usize, Vec<f64>)>,
+    /// The share done when the walk started (or resumed).
+    at_start: f64,
 }
 
 impl WalkClock {
     fn new(n: usize, k: usize, region: Region, part: (usize, usize), searched: u64) -> Self {
         let within = region.cells(n);
-        let weights: Vec<f64> = first_queens(n)
-            .iter()
-            .enumerate()
-            .map(|(i, &(m, c))| {
-                let hi = n - 1 - m;
-                let ok = |r: usize, c: usize| within.as_ref().is_none_or(|w| w[r] >> c & 1 != 0);
-                if i % part.1 != part.0 || !ok(m, c) {
-                    return 0.0;
-                }
-                let below = (m + 1..=hi)
-                    .map(|r| (m..=hi).filter(|&x| ok(r, x)).count())
-                    .sum::<usize>();
-                (below as f64).powi(k.saturating_sub(1) as i32)
-            })
-            .collect();
+        let power = k.saturating_sub(1) as i32;
+        let mut weights = Vec::new();
+        let mut left = Vec::new();
+        for (i, &(m, c)) in first_queens(n).iter().enumerate() {
+            let hi = n - 1 - m;
+            let ok = |r: usize, c: usize| within.as_ref().is_none_or(|w| w[r] >> c & 1 != 0);
+            if i % part.1 != part.0 || !ok(m, c) {
+                weights.push(0.0);
+                left.push((m, Vec::new()));
+                continue;
+            }
+            // The cells in the rows from each row below the first queen's down.
+            let mut cells: Vec<usize> = (m + 1..=hi)
+                .map(|r| (m..=hi).filter(|&x| ok(r, x)).count())
+                .collect();
+            for j in (1..cells.len()).rev() {
+                cells[j - 1] += cells[j];
+            }
+            let below = cells.first().copied().unwrap_or(0);
+            weights.push((below as f64).powi(power));
+            left.push((
+                m,
+                cells
+                    .iter()
+                    .map(|&b| (b as f64 / below.max(1) as f64).powi(power))
+                    .collect(),
+            ));
+        }
         let total = weights.iter().sum();
         WalkClock {
             k,
@@ -291,17 +314,34 @@ impl WalkClock {
             searched,
             weights,
             total,
+            left,
+            at_start: 0.0,
         }
     }
 
-    fn fraction(&self, done: u64) -> f64 {
+    /// The clock of a walk that starts at `done` first queens and, of the next, `row`.
+    fn from(mut self, done: u64, row: usize) -> Self {
+        self.at_start = self.fraction(done, row);
+        self
+    }
+
+    /// The estimated share done once the first queens before `done` are finished and, of
+    /// first queen `done`, the second queen's rows above `row`.
+    fn fraction(&self, done: u64, row: usize) -> f64 {
         if self.total <= 0.0 {
             return 1.0;
         }
         let done = (done as usize).min(self.weights.len());
-        self.weights[..done].iter().sum::<f64>() / self.total
+        let mut walked = self.weights[..done].iter().sum::<f64>();
+        if let (Some(&w), Some((m, left))) = (self.weights.get(done), self.left.get(done)) {
+            if let Some(&l) = row.checked_sub(m + 1).and_then(|i| left.get(i)) {
+                walked += w * (1.0 - l);
+            }
+        }
+        (walked / self.total).min(1.0)
     }
 }
+
 /// A resumable point of a run: the state after `done` first queens of region `region` of
 /// round `k`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -497,7 +537,8 @@ impl Settle for Search<'_, '_, '_> {
                     witnesses: self.images,
                     bytes: self.bytes,
                     seconds: self.walk.start.elapsed().as_secs_f64(),
-                    fraction: self.walk.fraction(done),
+                    fraction: self.walk.fraction(self.mark.done, self.mark.row),
+                    fraction_at_start: self.walk.at_start,
                 });
             }
         }
@@ -506,7 +547,7 @@ impl Settle for Search<'_, '_, '_> {
             // it (the share the progress line shows), not counted as one: the first
             // queens of row 0 hold most of a board walk.
             let (i, of) = self.round;
-            let share = (self.walk.fraction(done) * 1000.0).round() as u64;
+            let share = (self.walk.fraction(self.mark.done, self.mark.row) * 1000.0).round() as u64;
             p(i * 1000 + share.min(1000), of * 1000);
         }
         Flow::Continue
@@ -734,7 +775,7 @@ pub fn threshold_resumable(
                 began: before,
             };
             let start = Instant::now();
-            search.walk = WalkClock::new(n, k, region, part, search.searched);
+            search.walk = WalkClock::new(n, k, region, part, search.searched).from(skip.0, skip.1);
             let within = region.cells(n);
             let walked = walk_part_resume(
                 k,
@@ -840,5 +881,83 @@ pub fn prove_counterexample(
             "the placement the core search refuted has a solution for the backtracker",
         )),
         Answer::GaveUp | Answer::Interrupted => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The points of a walk in order: before each first queen, then before each row of its
+    /// second queen.
+    fn points(n: usize) -> Vec<(u64, usize)> {
+        let mut out = Vec::new();
+        for (i, &(m, _)) in first_queens(n).iter().enumerate() {
+            out.push((i as u64, 0));
+            out.extend((m + 1..n - m).map(|r| (i as u64, r)));
+        }
+        out.push((first_queens(n).len() as u64, 0));
+        out
+    }
+
+    /// The share grows from 0 to 1 through the walk, and inside a first queen with its
+    /// second queen's rows: the first queen under way counts only for its rows finished.
+    #[test]
+    fn the_share_done_grows_row_by_row() {
+        for (n, k, part) in [
+            (14, 3, (0, 1)),
+            (14, 5, (0, 1)),
+            (20, 5, (1, 3)),
+            (9, 4, (0, 2)),
+        ] {
+            let clock = WalkClock::new(n, k, Region::Board, part, 0);
+            let shares: Vec<f64> = points(n)
+                .iter()
+                .map(|&(d, r)| clock.fraction(d, r))
+                .collect();
+            assert_eq!(shares[0], 0.0, "n = {n}, k = {k}");
+            assert!(
+                (shares.last().unwrap() - 1.0).abs() < 1e-12,
+                "n = {n}, k = {k}"
+            );
+            assert!(
+                shares.windows(2).all(|w| w[0] <= w[1] + 1e-12),
+                "n = {n}, k = {k}: {shares:?}"
+            );
+            // The shard's first first queen, half-way down its rows: part of its weight.
+            let first = part.0 as u64;
+            let (m, _) = first_queens(n)[part.0];
+            let begun = clock.fraction(first, 0);
+            let half = clock.fraction(first, (m + 1 + n - m) / 2);
+            let after = clock.fraction(first + 1, 0);
+            assert!(
+                begun < half && half < after,
+                "n = {n}, k = {k}: {begun} {half} {after}"
+            );
+        }
+    }
+
+    /// A resumed walk's time left counts only what it walked since it resumed.
+    #[test]
+    fn a_resumed_walk_reckons_its_rate_from_where_it_resumed() {
+        let clock = WalkClock::new(16, 4, Region::Board, (0, 1), 0).from(3, 0);
+        let at_start = clock.at_start;
+        assert!(at_start > 0.0 && at_start < 1.0);
+        let report = Report {
+            k: 4,
+            region: Region::Board,
+            first_queens_done: 5,
+            first_queens: first_queens(16).len() as u64,
+            placements: 1000,
+            searched: 0,
+            solutions: 0,
+            witnesses: 0,
+            bytes: 0,
+            seconds: 10.0,
+            fraction: at_start + (1.0 - at_start) / 2.0,
+            fraction_at_start: at_start,
+        };
+        // Half of what was left walked in 10 s: 10 s to go.
+        assert!((report.eta().unwrap() - 10.0).abs() < 1e-9);
     }
 }
