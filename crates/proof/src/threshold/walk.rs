@@ -201,27 +201,32 @@ impl Witnesses {
         self.focus = cell;
         self.cols.clear();
         let n = self.n;
-        for i in 0..self.lines.len() / n.max(1) {
-            let line = &self.lines[i * n..(i + 1) * n];
+        let cols = &mut self.cols;
+        for line in self.lines.chunks_exact(n.max(1)) {
             match cell {
                 None => {
                     for image in distinct_images(line) {
-                        self.cols.extend_from_slice(&image);
+                        cols.extend_from_slice(&image);
                     }
                 }
                 Some((r, c)) => {
-                    // Which cell of the solution each symmetry takes to `(r, c)`: only the
-                    // images that hold it are made.
-                    let mut hit = false;
+                    // Only the images whose symmetry takes a cell of the solution to `(r, c)`
+                    // are made, straight into place, each once.
+                    let first = cols.len();
                     for s in 0..8 {
                         let (r0, c0) = map_cell(n, (r, c), inverse(s));
-                        hit |= line[r0] as usize == c0;
-                    }
-                    if hit {
-                        for image in distinct_images(line) {
-                            if image[r] as usize == c {
-                                self.cols.extend_from_slice(&image);
-                            }
+                        if line[r0] as usize != c0 {
+                            continue;
+                        }
+                        let at = cols.len();
+                        cols.resize(at + n, 0);
+                        for (row, &col) in line.iter().enumerate() {
+                            let (r2, c2) = map_cell(n, (row, col as usize), s);
+                            cols[at + r2] = c2 as u8;
+                        }
+                        let (before, image) = cols[first..].split_at(at - first);
+                        if before.chunks_exact(n).any(|b| b == image) {
+                            cols.truncate(at);
                         }
                     }
                 }
@@ -959,6 +964,40 @@ mod tests {
             })
             .min()
             .unwrap()
+    }
+
+    /// Focused on a cell, the witnesses spell out exactly the distinct images holding it,
+    /// each once, whether the solutions came before or after the focus, the symmetric
+    /// solutions (whose images repeat) among them.
+    #[test]
+    fn a_focus_spells_each_image_holding_its_cell_once() {
+        for n in [4, 5, 6, 8, 9] {
+            let all = solutions(n);
+            for r in 0..n {
+                for c in 0..n {
+                    let mut early = Witnesses::new(n);
+                    early.focus(Some((r, c)));
+                    let mut late = Witnesses::new(n);
+                    for s in &all {
+                        early.add(s);
+                        late.add(s);
+                    }
+                    late.focus(Some((r, c)));
+                    // The solutions are closed under the symmetries: the images holding
+                    // the cell are the solutions that hold it.
+                    let mut want: Vec<Vec<u8>> =
+                        all.iter().filter(|s| s[r] as usize == c).cloned().collect();
+                    want.sort();
+                    for w in [&early, &late] {
+                        let mut got: Vec<Vec<u8>> = (0..w.spelled() as u32)
+                            .map(|i| w.image(i).to_vec())
+                            .collect();
+                        got.sort();
+                        assert_eq!(got, want, "n = {n}, cell ({r}, {c})");
+                    }
+                }
+            }
+        }
     }
 
     /// Records the placements handed over, adding nothing.
