@@ -320,7 +320,7 @@ impl WalkClock {
     }
 
     /// The clock of a walk that starts at `done` first queens and, of the next, `row`.
-    fn from(mut self, done: u64, row: usize) -> Self {
+    fn resumed_at(mut self, done: u64, row: usize) -> Self {
         self.at_start = self.fraction(done, row);
         self
     }
@@ -775,7 +775,8 @@ pub fn threshold_resumable(
                 began: before,
             };
             let start = Instant::now();
-            search.walk = WalkClock::new(n, k, region, part, search.searched).from(skip.0, skip.1);
+            search.walk =
+                WalkClock::new(n, k, region, part, search.searched).resumed_at(skip.0, skip.1);
             let within = region.cells(n);
             let walked = walk_part_resume(
                 k,
@@ -940,7 +941,7 @@ mod tests {
     /// A resumed walk's time left counts only what it walked since it resumed.
     #[test]
     fn a_resumed_walk_reckons_its_rate_from_where_it_resumed() {
-        let clock = WalkClock::new(16, 4, Region::Board, (0, 1), 0).from(3, 0);
+        let clock = WalkClock::new(16, 4, Region::Board, (0, 1), 0).resumed_at(3, 0);
         let at_start = clock.at_start;
         assert!(at_start > 0.0 && at_start < 1.0);
         let report = Report {

@@ -46,13 +46,18 @@ pub fn map_cell(n: usize, (r, c): Cell, s: usize) -> Cell {
 
 /// The image of a full solution (one column per row) under symmetry `s`.
 pub fn map_solution(cols: &[u8], s: usize) -> Vec<u8> {
+    let mut out = vec![0u8; cols.len()];
+    map_solution_into(cols, s, &mut out);
+    out
+}
+
+/// [`map_solution`] into `out` (as long as `cols`), with no allocation.
+fn map_solution_into(cols: &[u8], s: usize, out: &mut [u8]) {
     let n = cols.len();
-    let mut out = vec![0u8; n];
     for (r, &c) in cols.iter().enumerate() {
         let (r2, c2) = map_cell(n, (r, c as usize), s);
         out[r2] = c2 as u8;
     }
-    out
 }
 
 /// The witnesses: full solutions of the `n`×`n` board, each standing for its eight
@@ -220,10 +225,7 @@ impl Witnesses {
                         }
                         let at = cols.len();
                         cols.resize(at + n, 0);
-                        for (row, &col) in line.iter().enumerate() {
-                            let (r2, c2) = map_cell(n, (row, col as usize), s);
-                            cols[at + r2] = c2 as u8;
-                        }
+                        map_solution_into(line, s, &mut cols[at..]);
                         let (before, image) = cols[first..].split_at(at - first);
                         if before.chunks_exact(n).any(|b| b == image) {
                             cols.truncate(at);
